@@ -1,0 +1,6 @@
+package main
+
+// The players available to every command register themselves here.
+import (
+	_ "kalah/heuristic"
+)

@@ -1,0 +1,3 @@
+module kalah
+
+go 1.26.8

@@ -1,0 +1,129 @@
+package kalah
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+)
+
+// Record is a game as JSON: one object a line in match and tournament
+// files. It carries everything needed to replay and check the game.
+type Record struct {
+	Rules       Rules             `json:"rules"`
+	Players     Players           `json:"players"`
+	Start       string            `json:"start,omitempty"` // set-up position, if not the rules' start
+	Moves       []RecordMove      `json:"moves"`
+	Final       Score             `json:"final"`
+	Result      Result            `json:"result"`
+	Termination Termination       `json:"termination"`
+	Tags        map[string]string `json:"tags,omitempty"`
+}
+
+// Players names the players by the side each started on.
+type Players struct {
+	South string `json:"south"`
+	North string `json:"north"`
+}
+
+// Score is the seeds in each store.
+type Score struct {
+	South int `json:"south"`
+	North int `json:"north"`
+}
+
+// RecordMove is one move of a record. House counts 1..n from the mover's
+// left; a swap has Swap set and no house. Millis is the time the mover
+// took, where a referee measured it.
+type RecordMove struct {
+	Side   Side  `json:"side"`
+	House  int   `json:"house,omitempty"`
+	Swap   bool  `json:"swap,omitempty"`
+	Millis int64 `json:"ms,omitempty"`
+}
+
+// Record returns the game as a record.
+func (g *Game) Record() Record {
+	rec := Record{
+		Rules:       g.rules.Canonical(),
+		Players:     Players{South: g.Players[0], North: g.Players[1]},
+		Moves:       make([]RecordMove, len(g.moves)),
+		Result:      g.result,
+		Termination: g.term,
+		Tags:        maps.Clone(g.Tags),
+	}
+	if g.start != g.rules.Start() {
+		rec.Start = g.start.String()
+	}
+	for i, p := range g.moves {
+		if p.Move == Swap {
+			rec.Moves[i] = RecordMove{Side: p.Side, Swap: true}
+		} else {
+			rec.Moves[i] = RecordMove{Side: p.Side, House: int(p.Move)}
+		}
+	}
+	rec.Final.South, rec.Final.North = g.Score()
+	return rec
+}
+
+// Game replays the record, checking every move, the sides, the ending and
+// the final score.
+func (rec *Record) Game() (*Game, error) {
+	r := rec.Rules
+	if err := r.Validate(); err != nil {
+		return nil, err
+	}
+	start := r.Start()
+	if rec.Start != "" {
+		var err error
+		if start, err = ParsePosition(rec.Start); err != nil {
+			return nil, err
+		}
+	}
+	g, err := NewGameFrom(r, start)
+	if err != nil {
+		return nil, err
+	}
+	g.Players = [2]string{rec.Players.South, rec.Players.North}
+	g.Tags = maps.Clone(rec.Tags)
+	for i, m := range rec.Moves {
+		if m.Side != g.ToMove() {
+			return nil, fmt.Errorf("%w: move %d is by %s but %s is to move", ErrIllegalMove, i+1, m.Side, g.ToMove())
+		}
+		mv := Move(m.House)
+		if m.Swap {
+			if m.House != 0 {
+				return nil, fmt.Errorf("%w: move %d is a swap with a house", ErrSyntax, i+1)
+			}
+			mv = Swap
+		}
+		if _, err := g.Play(mv); err != nil {
+			return nil, fmt.Errorf("move %d: %w", i+1, err)
+		}
+	}
+	term := rec.Termination.String()
+	if rec.Termination == NotOver && g.Over() {
+		term = ""
+	}
+	final := fmt.Sprintf("%d-%d", rec.Final.South, rec.Final.North)
+	if err := g.finish(rec.Result.Token(), term, final); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// MarshalJSON writes the game as its Record.
+func (g *Game) MarshalJSON() ([]byte, error) { return json.Marshal(g.Record()) }
+
+// UnmarshalJSON reads a Record and replays it.
+func (g *Game) UnmarshalJSON(b []byte) error {
+	var rec Record
+	if err := json.Unmarshal(b, &rec); err != nil {
+		return err
+	}
+	ng, err := rec.Game()
+	if err != nil {
+		return err
+	}
+	*g = *ng
+	return nil
+}
