@@ -133,6 +133,7 @@ type Info struct {
 
 // Level is a friendly difficulty name for a player spec.
 type Level struct {
+	Rank        int    // order from easiest (lowest) to strongest
 	Name        string // such as "easy"
 	Spec        string // such as "pekar"
 	Description string
@@ -158,8 +159,8 @@ func Register(info Info) {
 	kinds[info.Name] = info
 }
 
-// RegisterLevel adds a difficulty level; levels are listed in the order
-// registered, easiest first.
+// RegisterLevel adds a difficulty level; levels are listed by Rank,
+// easiest first.
 func RegisterLevel(l Level) {
 	mu.Lock()
 	defer mu.Unlock()
@@ -177,7 +178,7 @@ func List() []Info {
 func Levels() []Level {
 	mu.RLock()
 	defer mu.RUnlock()
-	return slices.Clone(levels)
+	return slices.SortedStableFunc(slices.Values(levels), func(a, b Level) int { return a.Rank - b.Rank })
 }
 
 // Lookup returns the registered kind of player a spec names; a level name
