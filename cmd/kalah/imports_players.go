@@ -1,0 +1,6 @@
+package main
+
+// The searching players of the thesis register themselves here.
+import (
+	_ "kalah/search"
+)
