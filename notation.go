@@ -308,6 +308,7 @@ func splitTags(text string) (map[string]string, string, error) {
 // follow it; a switch tag always wins over the preset.
 func rulesFromTags(tags map[string]string) (Rules, error) {
 	r := Standard()
+	r.Name = "" // a custom set unless the Rules tag names a preset
 	if name := tags["Rules"]; name != "" {
 		var err error
 		if r, err = PresetRules(name); err != nil {

@@ -43,6 +43,7 @@ const (
 // NewPosition or ParsePosition.
 type Position struct {
 	pits   [maxPits]uint16
+	seeds  [2]uint16 // seeds in each side's houses, kept in step with pits
 	n      uint8
 	toMove Side
 	phase  Phase
@@ -59,6 +60,8 @@ func (r Rules) Start() Position {
 		p.pits[i] = uint16(r.Seeds)
 		p.pits[r.Houses+1+i] = uint16(r.Seeds)
 	}
+	p.seeds[South] = uint16(r.Houses * r.Seeds)
+	p.seeds[North] = p.seeds[South]
 	p.toMove = r.First
 	if r.Pie {
 		p.phase = PhaseFirst
@@ -105,6 +108,7 @@ func NewPosition(south, north []int, southStore, northStore int, toMove Side) (P
 	if total > 0xffff {
 		return Position{}, fmt.Errorf("%w: %d seeds in all (at most 65535)", ErrBadPosition, total)
 	}
+	p.recount()
 	return p, nil
 }
 
@@ -128,13 +132,19 @@ func (p *Position) House(s Side, h int) int { return int(p.pits[int(s)*(int(p.n)
 func (p *Position) Pit(i int) int { return int(p.pits[i]) }
 
 // Seeds returns the seeds in a side's houses, its store excluded.
-func (p *Position) Seeds(s Side) int {
-	base := int(s) * (int(p.n) + 1)
-	t := 0
-	for _, v := range p.pits[base : base+int(p.n)] {
-		t += int(v)
+func (p *Position) Seeds(s Side) int { return int(p.seeds[s&1]) }
+
+// recount sets the per-side counts from the pits.
+func (p *Position) recount() {
+	n := int(p.n)
+	for s := range 2 {
+		base := s * (n + 1)
+		t := uint16(0)
+		for _, v := range p.pits[base : base+n] {
+			t += v
+		}
+		p.seeds[s] = t
 	}
-	return t
 }
 
 // Total returns every seed on the board and in the stores.
@@ -189,72 +199,128 @@ func (p *Position) Moves() []Move {
 func (p *Position) Play(r *Rules, h int) Effect {
 	n := int(p.n)
 	me := p.toMove
-	base := int(me) * (n + 1)
-	store := base + n
-	pits := 2*n + 2
-	skip := (store + n + 1) % pits // the opponent's store
-	if r.SowOpponentStore {
-		skip = -1
+	base, store := 0, n
+	if me == North {
+		base, store = n+1, 2*n+1
 	}
 	i := base + h - 1
 	seeds := int(p.pits[i])
 	p.pits[i] = 0
-
-	cycle := pits
-	if skip >= 0 {
-		cycle--
-	}
-	if seeds >= cycle {
-		laps := seeds / cycle
-		seeds -= laps * cycle
-		for j := 0; j < pits; j++ {
-			if j != skip {
-				p.pits[j] += uint16(laps)
-			}
+	last := i + seeds
+	if last <= store {
+		// Most sowings stay on the mover's side and store.
+		for j := i + 1; j <= last; j++ {
+			p.pits[j]++
 		}
-	}
-	last := i
-	for seeds > 0 {
-		last++
-		if last == pits {
-			last = 0
+		if last == store {
+			p.seeds[me]--
 		}
-		if last == skip {
-			continue
-		}
-		p.pits[last]++
-		seeds--
+	} else {
+		last = p.sowAround(r, h, seeds)
 	}
 
 	var eff Effect
-	next := me.Other()
 	switch {
 	case last == store:
 		if p.phase != PhaseFirst {
-			eff |= Extra
-			next = me
+			eff = Extra
 		}
 	case last >= base && last < store && p.pits[last] == 1:
 		opp := 2*n - last
-		if p.pits[opp] != 0 || r.EmptyCapture {
-			p.pits[store] += p.pits[opp] + 1
+		if c := p.pits[opp]; c != 0 || r.EmptyCapture {
+			p.pits[store] += c + 1
 			p.pits[opp] = 0
 			p.pits[last] = 0
-			eff |= Capture
+			p.seeds[me]--
+			p.seeds[me^1] -= c
+			eff = Capture
 		}
 	}
-	switch p.phase {
-	case PhaseFirst:
-		p.phase = PhaseSwap
-	case PhaseSwap:
-		p.phase = PhasePlay
+	if p.phase != PhasePlay {
+		if p.phase == PhaseFirst {
+			p.phase = PhaseSwap
+		} else {
+			p.phase = PhasePlay
+		}
 	}
-	p.toMove = next
+	if eff != Extra {
+		p.toMove = me ^ 1
+	}
 	if p.ended(r, me) {
 		p.sweep()
 		eff |= End
 	}
 	return eff
+}
+
+// sowAround sows the seeds taken from the mover's house h when they go past
+// the mover's store: along the mover's side to the store, over the
+// opponent's houses (and store, if the rules sow into it) and back, lap
+// after lap. It keeps the per-side counts and returns the last seed's pit.
+func (p *Position) sowAround(r *Rules, h, seeds int) int {
+	n := int(p.n)
+	me := p.toMove
+	base, obase := 0, n+1 // the first house of the mover and of the opponent
+	if me == North {
+		base, obase = n+1, 0
+	}
+	cycle := 2*n + 1
+	if r.SowOpponentStore {
+		cycle++
+	}
+	own, opp := -seeds, 0
+	last := base + h - 1
+	if seeds >= cycle {
+		laps := seeds / cycle
+		seeds %= cycle
+		l := uint16(laps)
+		for j := range n {
+			p.pits[base+j] += l
+			p.pits[obase+j] += l
+		}
+		p.pits[base+n] += l
+		if r.SowOpponentStore {
+			p.pits[obase+n] += l
+		}
+		own += n * laps
+		opp += n * laps
+	}
+	if seeds > 0 { // the mover's houses after h, then the store
+		k := min(seeds, n+1-h)
+		for j := base + h; j < base+h+k; j++ {
+			p.pits[j]++
+		}
+		seeds -= k
+		last = base + h + k - 1
+		own += k
+		if k == n+1-h {
+			own-- // the store's seed
+		}
+	}
+	if seeds > 0 { // the opponent's houses
+		k := min(seeds, n)
+		for j := obase; j < obase+k; j++ {
+			p.pits[j]++
+		}
+		seeds -= k
+		last = obase + k - 1
+		opp += k
+	}
+	if seeds > 0 && r.SowOpponentStore {
+		p.pits[obase+n]++
+		seeds--
+		last = obase + n
+	}
+	if seeds > 0 { // back on the mover's side, short of house h
+		for j := base; j < base+seeds; j++ {
+			p.pits[j]++
+		}
+		last = base + seeds - 1
+		own += seeds
+	}
+	p.seeds[me] = uint16(int(p.seeds[me]) + own)
+	p.seeds[me^1] = uint16(int(p.seeds[me^1]) + opp)
+	return last
 }
 
 // Swap plays the pie rule's swap: the players exchange sides and the board
@@ -279,10 +345,12 @@ func (p *Position) Apply(r *Rules, m Move) (Effect, error) {
 
 // ended applies the end rules after a sowing by mover.
 func (p *Position) ended(r *Rules, mover Side) bool {
-	south, north := p.Seeds(South), p.Seeds(North)
+	n := int(p.n)
+	south, north := int(p.seeds[South]), int(p.seeds[North])
 	if r.EarlyEnd {
-		half := p.Total() / 2
-		if int(p.pits[p.n]) > half || int(p.pits[2*p.n+1]) > half {
+		ss, ns := int(p.pits[n]), int(p.pits[2*n+1])
+		half := (south + north + ss + ns) / 2
+		if ss > half || ns > half {
 			return true
 		}
 	}
@@ -340,6 +408,7 @@ func (p *Position) sweep() {
 		}
 		p.pits[base+n] += t
 	}
+	p.seeds = [2]uint16{}
 }
 
 // Forfeit ends the game with winner taking every seed left on the board.
@@ -354,6 +423,7 @@ func (p *Position) Forfeit(winner Side) {
 		}
 	}
 	p.pits[int(winner)*(n+1)+n] += t
+	p.seeds = [2]uint16{}
 }
 
 // Outcome compares the stores: the result if the game ended here.
@@ -375,6 +445,7 @@ func (p Position) Mirror() Position {
 	n := int(p.n)
 	copy(q.pits[:n+1], p.pits[n+1:2*n+2])
 	copy(q.pits[n+1:2*n+2], p.pits[:n+1])
+	q.seeds[South], q.seeds[North] = p.seeds[North], p.seeds[South]
 	q.toMove = p.toMove.Other()
 	return q
 }
