@@ -1,0 +1,213 @@
+package egdb
+
+import (
+	"context"
+	"fmt"
+	"hash/crc32"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"kalah"
+)
+
+// MaxSeeds is the largest K a database may be built for.
+const MaxSeeds = 64
+
+// maxEntries bounds the size of a database (16 GiB of values).
+const maxEntries = 1 << 34
+
+// Progress is told how many configurations are done out of the total.
+type Progress func(done, total uint64)
+
+// BuildOptions tune Build.
+type BuildOptions struct {
+	// Workers is the number of goroutines; zero means GOMAXPROCS.
+	Workers int
+	// Progress, if set, is called from the building goroutine as the work
+	// advances.
+	Progress Progress
+}
+
+// Supported reports whether databases can be built for rules r: any board of
+// the rules library except the early end (KGP), where the stores decide when
+// the game ends, so the houses alone do not determine a value.
+func Supported(r kalah.Rules) error {
+	if err := r.Validate(); err != nil {
+		return err
+	}
+	if r.EarlyEnd {
+		return fmt.Errorf("%w: the early end makes values depend on the stores", ErrUnsupported)
+	}
+	return nil
+}
+
+// Size returns the number of entries (bytes of payload) of a database for
+// boards of n houses a side and up to k seeds: C(k+2n, 2n).
+func Size(n, k int) uint64 {
+	return Count(k, 2*n+1)
+}
+
+// Build computes the exact value of every configuration of up to k seeds on
+// the board under rules r. Configurations of k seeds depend only on those of
+// fewer seeds and on those of k seeds with a lower potential (the sum over
+// seeds of the distance to the next store), since a sowing that reaches no
+// store moves seeds strictly towards it; so each k is computed level by level
+// of potential, and each level in parallel.
+func Build(ctx context.Context, r kalah.Rules, k int, o BuildOptions) (*DB, error) {
+	if err := Supported(r); err != nil {
+		return nil, err
+	}
+	if k < 0 || k > MaxSeeds {
+		return nil, fmt.Errorf("%w: %d seeds (want 0 to %d)", ErrUnsupported, k, MaxSeeds)
+	}
+	if 2*r.Houses+k > maxBinom || Size(r.Houses, k) > maxEntries {
+		return nil, fmt.Errorf("%w: a database of %d seeds on %d houses a side is too large", ErrUnsupported, k, r.Houses)
+	}
+	db := &DB{v: newVariant(r), k: k, off: make([]uint64, k+2)}
+	m := 2 * r.Houses
+	for j := 0; j <= k; j++ {
+		db.off[j+1] = db.off[j] + Count(j, m)
+	}
+	db.vals = make([]int8, db.off[k+1])
+	workers := o.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	b := &builder{db: db, v: db.v, m: m}
+	total := db.off[k+1]
+	var done atomic.Uint64
+	for seeds := 0; seeds <= k; seeds++ {
+		for pot := 0; pot <= seeds*r.Houses; pot++ {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			b.level(seeds, pot, workers, &done)
+			if o.Progress != nil {
+				o.Progress(done.Load(), total)
+			}
+		}
+	}
+	if got := done.Load(); got != total {
+		return nil, fmt.Errorf("egdb: internal error: built %d of %d entries", got, total)
+	}
+	db.crc = crc32.Checksum(payload(db.vals), castagnoli)
+	return db, nil
+}
+
+type builder struct {
+	db *DB
+	v  variant
+	m  int
+}
+
+// weight is the distance from house j to the next store.
+func (b *builder) weight(j int) int { return b.v.n - j%b.v.n }
+
+// level computes every configuration of k seeds and potential pot.
+func (b *builder) level(k, pot, workers int, done *atomic.Uint64) {
+	// Tasks fix the first house (and the second, when there are more than
+	// two), so the workers share a level between them.
+	type task struct{ c0, c1 int }
+	two := b.m > 2
+	var tasks []task
+	for c0 := 0; c0 <= k; c0++ {
+		if !two {
+			tasks = append(tasks, task{c0, -1})
+			continue
+		}
+		for c1 := 0; c0+c1 <= k; c1++ {
+			if c0*b.weight(0)+c1*b.weight(1) <= pot {
+				tasks = append(tasks, task{c0, c1})
+			}
+		}
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			var h [32]uint8
+			count := uint64(0)
+			for {
+				t := int(next.Add(1) - 1)
+				if t >= len(tasks) {
+					break
+				}
+				c0, c1 := tasks[t].c0, tasks[t].c1
+				h[0] = uint8(c0)
+				r := binom[c0][1] // bar 0 sits after the seeds of house 0
+				if !two {
+					count += b.fill(&h, 1, k-c0, pot-c0*b.weight(0), c0, r, k)
+					continue
+				}
+				h[1] = uint8(c1)
+				r += binom[c0+c1+1][2]
+				count += b.fill(&h, 2, k-c0-c1, pot-c0*b.weight(0)-c1*b.weight(1), c0+c1, r, k)
+			}
+			done.Add(count)
+		})
+	}
+	wg.Wait()
+}
+
+// fill enumerates houses j.. with seeds left to place and potential pot
+// left to reach; prefix is the seeds in houses before j and r the rank so
+// far. It returns the number of configurations computed.
+func (b *builder) fill(h *[32]uint8, j, seeds, pot, prefix int, r uint64, k int) uint64 {
+	m := b.m
+	if j == m-1 {
+		if seeds*b.weight(j) != pot {
+			return 0
+		}
+		h[j] = uint8(seeds)
+		b.db.vals[b.db.off[k]+r] = int8(b.eval(h, k))
+		return 1
+	}
+	w := b.weight(j)
+	// The houses after j have weights between 1 and n.
+	var count uint64
+	for c := 0; c <= seeds; c++ {
+		left, lp := seeds-c, pot-c*w
+		if lp < 0 {
+			break
+		}
+		if lp < left || lp > left*b.v.n {
+			continue
+		}
+		h[j] = uint8(c)
+		count += b.fill(h, j+1, left, lp, prefix+c, r+binom[prefix+c+j][j+1], k)
+	}
+	return count
+}
+
+// eval computes the value of configuration h of k seeds from the values
+// already known.
+func (b *builder) eval(h *[32]uint8, k int) int {
+	if v, ok := b.v.terminal(h); ok {
+		return v
+	}
+	best := -1 << 30
+	n := b.v.n
+	for i := 0; i < n; i++ {
+		if h[i] == 0 {
+			continue
+		}
+		c := *h
+		d, extra, over := b.v.sow(&c, i)
+		val := d
+		if !over {
+			kk := 0
+			for j := 0; j < b.m; j++ {
+				kk += int(c[j])
+			}
+			cv := int(b.db.vals[b.db.off[kk]+Rank(c[:b.m])])
+			if extra {
+				val += cv
+			} else {
+				val -= cv
+			}
+		}
+		best = max(best, val)
+	}
+	return best
+}

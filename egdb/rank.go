@@ -1,0 +1,68 @@
+package egdb
+
+import "math"
+
+// maxBinom bounds the binomial table: seeds plus houses.
+const maxBinom = 128
+
+// binom[a][b] is C(a, b), saturated at math.MaxUint64.
+var binom [maxBinom + 1][maxBinom + 1]uint64
+
+func init() {
+	for a := 0; a <= maxBinom; a++ {
+		binom[a][0] = 1
+		for b := 1; b <= a; b++ {
+			x, y := binom[a-1][b-1], binom[a-1][b]
+			if x > math.MaxUint64-y {
+				binom[a][b] = math.MaxUint64
+			} else {
+				binom[a][b] = x + y
+			}
+		}
+	}
+}
+
+// Count returns the number of configurations of exactly k seeds in m houses:
+// C(k+m-1, m-1).
+func Count(k, m int) uint64 {
+	if m < 1 || k < 0 || k+m-1 > maxBinom {
+		return math.MaxUint64
+	}
+	return binom[k+m-1][m-1]
+}
+
+// Rank returns the index of a configuration of k seeds (the sum of h) among
+// all configurations of k seeds in len(h) houses: the colex rank of the
+// stars-and-bars bar positions, in [0, Count(k, len(h))).
+func Rank(h []uint8) uint64 {
+	var r uint64
+	p := 0
+	for j := 0; j < len(h)-1; j++ {
+		p += int(h[j])
+		r += binom[p+j][j+1]
+	}
+	return r
+}
+
+// unrank fills h (of m houses) with the configuration of k seeds of rank r.
+func unrank(h []uint8, k int, r uint64) {
+	m := len(h)
+	// Bars j = m-2 .. 0 sit at positions b_j with r = sum C(b_j, j+1).
+	next := k + m - 1 // position after the last bar's possible range
+	prefix := make([]int, m)
+	for j := m - 2; j >= 0; j-- {
+		b := next - 1
+		for binom[b][j+1] > r {
+			b--
+		}
+		r -= binom[b][j+1]
+		prefix[j] = b - j
+		next = b
+	}
+	prev := 0
+	for j := 0; j < m-1; j++ {
+		h[j] = uint8(prefix[j] - prev)
+		prev = prefix[j]
+	}
+	h[m-1] = uint8(k - prev)
+}
