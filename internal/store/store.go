@@ -1,0 +1,558 @@
+// Package store keeps the server's games and bot credentials in an SQLite
+// file (modernc.org/sqlite, pure Go, WAL mode): every game as it starts,
+// every move as it is made, the end when it comes, and each bot's name with
+// a salted hash of its token. Writes go through one goroutine that commits
+// whatever is waiting in one transaction (group commit), so a thousand games
+// moving at once cost one fsync-free WAL commit a batch rather than one
+// each; a write returns only once it is committed.
+package store
+
+import (
+	"context"
+	"crypto/pbkdf2"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
+
+	"kalah"
+)
+
+// Errors returned by the store, matched with errors.Is.
+var (
+	ErrNotFound = errors.New("not found")
+	ErrBadToken = errors.New("wrong token")
+	ErrClosed   = errors.New("store closed")
+)
+
+// Status is where a game stands.
+type Status string
+
+// The statuses of a game.
+const (
+	Live     Status = "live"
+	Finished Status = "finished"
+)
+
+// Seat describes who plays one side of a stored game, so a restarted
+// server can resume it.
+type Seat struct {
+	Name string `json:"name"`
+	// Kind is "bot" (a bot logged in over the network, which must come
+	// back), "spec" (a server-side player built from Spec), "human" (a
+	// person moving through the API) or another transport's name ("kgp").
+	Kind string `json:"kind"`
+	Spec string `json:"spec,omitempty"`
+}
+
+// Game is a stored game.
+type Game struct {
+	ID       int64
+	Seats    [2]Seat // by the side each started on
+	Status   Status
+	Created  time.Time
+	Finished time.Time // zero while live
+	// Record holds the rules, players, moves so far (each with its time),
+	// and for a finished game the result, termination and final score.
+	// Games returns it without moves.
+	Record kalah.Record
+}
+
+// Store is an open game database. Its methods are safe for concurrent use.
+type Store struct {
+	db     *sql.DB // readers
+	wdb    *sql.DB // the single writer connection
+	writes chan writeReq
+	done   chan struct{}
+	closed chan struct{}
+	once   sync.Once
+}
+
+type writeReq struct {
+	fn    func(tx *sql.Tx) error
+	reply chan error
+}
+
+const schema = `
+CREATE TABLE IF NOT EXISTS games (
+	id          INTEGER PRIMARY KEY,
+	rules       TEXT NOT NULL,
+	seats       TEXT NOT NULL,
+	south       TEXT NOT NULL,
+	north       TEXT NOT NULL,
+	start       TEXT NOT NULL DEFAULT '',
+	tags        TEXT NOT NULL DEFAULT '{}',
+	status      TEXT NOT NULL,
+	result      TEXT NOT NULL DEFAULT 'ongoing',
+	termination TEXT NOT NULL DEFAULT '',
+	south_score INTEGER NOT NULL DEFAULT 0,
+	north_score INTEGER NOT NULL DEFAULT 0,
+	created     INTEGER NOT NULL,
+	finished    INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS games_status ON games(status, id);
+CREATE TABLE IF NOT EXISTS moves (
+	game  INTEGER NOT NULL REFERENCES games(id),
+	ply   INTEGER NOT NULL,
+	side  TEXT NOT NULL,
+	house INTEGER NOT NULL,
+	swap  INTEGER NOT NULL,
+	ms    INTEGER NOT NULL,
+	PRIMARY KEY (game, ply)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS bots (
+	name    TEXT PRIMARY KEY,
+	salt    BLOB NOT NULL,
+	hash    BLOB NOT NULL,
+	created INTEGER NOT NULL
+);
+`
+
+// DefaultDir returns the default data directory: ./kalah-data if it
+// exists, otherwise "kalah" under os.UserDataDir's equivalent
+// ($XDG_DATA_HOME or ~/.local/share on Unix), falling back to ./kalah-data.
+func DefaultDir() string {
+	if fi, err := os.Stat("kalah-data"); err == nil && fi.IsDir() {
+		return "kalah-data"
+	}
+	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
+		return filepath.Join(d, "kalah")
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(home, ".local", "share", "kalah")
+	}
+	return "kalah-data"
+}
+
+// Open opens (creating if need be) the database at path, a file name or
+// ":memory:" for a database that lives only as long as the Store.
+func Open(path string) (*Store, error) {
+	var dsn string
+	if path == ":memory:" {
+		// One connection serves readers and the writer alike.
+		dsn = ":memory:"
+	} else {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return nil, fmt.Errorf("store: %w", err)
+		}
+		dsn = "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)"
+	}
+	wdb, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	wdb.SetMaxOpenConns(1)
+	if _, err := wdb.Exec(schema); err != nil {
+		wdb.Close()
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	db := wdb
+	if path != ":memory:" {
+		if db, err = sql.Open("sqlite", dsn); err != nil {
+			wdb.Close()
+			return nil, fmt.Errorf("store: open %s: %w", path, err)
+		}
+		db.SetMaxOpenConns(4)
+	}
+	s := &Store{db: db, wdb: wdb, writes: make(chan writeReq, 1024), done: make(chan struct{}), closed: make(chan struct{})}
+	go s.writer()
+	return s, nil
+}
+
+// Close waits for pending writes and closes the database.
+func (s *Store) Close() error {
+	s.once.Do(func() { close(s.done) })
+	<-s.closed
+	if s.db == s.wdb {
+		return s.wdb.Close()
+	}
+	return errors.Join(s.db.Close(), s.wdb.Close())
+}
+
+// writer commits queued writes in batches.
+func (s *Store) writer() {
+	defer close(s.closed)
+	for {
+		var batch []writeReq
+		select {
+		case r := <-s.writes:
+			batch = append(batch, r)
+		case <-s.done:
+			// Finish what is queued, then stop.
+			for {
+				select {
+				case r := <-s.writes:
+					s.commit([]writeReq{r})
+				default:
+					return
+				}
+			}
+		}
+	more:
+		for len(batch) < 512 {
+			select {
+			case r := <-s.writes:
+				batch = append(batch, r)
+			default:
+				break more
+			}
+		}
+		s.commit(batch)
+	}
+}
+
+// commit runs a batch in one transaction; a failing write is rolled back
+// to a savepoint so it fails alone.
+func (s *Store) commit(batch []writeReq) {
+	tx, err := s.wdb.Begin()
+	if err != nil {
+		for _, r := range batch {
+			r.reply <- err
+		}
+		return
+	}
+	errs := make([]error, len(batch))
+	for i, r := range batch {
+		if _, err := tx.Exec("SAVEPOINT w"); err != nil {
+			errs[i] = err
+			continue
+		}
+		if err := r.fn(tx); err != nil {
+			errs[i] = err
+			tx.Exec("ROLLBACK TO w")
+		}
+		tx.Exec("RELEASE w")
+	}
+	if err := tx.Commit(); err != nil {
+		for i := range errs {
+			if errs[i] == nil {
+				errs[i] = err
+			}
+		}
+	}
+	for i, r := range batch {
+		r.reply <- errs[i]
+	}
+}
+
+// write queues fn and waits until it is committed.
+func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	r := writeReq{fn: fn, reply: make(chan error, 1)}
+	select {
+	case <-s.done:
+		return ErrClosed
+	default:
+	}
+	select {
+	case s.writes <- r:
+	case <-s.done:
+		return ErrClosed
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	// Once queued, the write happens; wait for it even if ctx ends, so a
+	// caller never believes a committed move was lost.
+	return <-r.reply
+}
+
+// NewGame describes a game to create.
+type NewGame struct {
+	Rules kalah.Rules
+	Seats [2]Seat
+	Start string // set-up position, empty for the rules' start
+	Tags  map[string]string
+}
+
+// CreateGame stores a new live game and returns its id.
+func (s *Store) CreateGame(ctx context.Context, ng NewGame) (int64, error) {
+	rules, err := json.Marshal(ng.Rules.Canonical())
+	if err != nil {
+		return 0, err
+	}
+	seats, _ := json.Marshal(ng.Seats)
+	tags, _ := json.Marshal(ng.Tags)
+	var id int64
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.Exec(`INSERT INTO games(rules, seats, south, north, start, tags, status, created) VALUES(?,?,?,?,?,?,?,?)`,
+			string(rules), string(seats), ng.Seats[0].Name, ng.Seats[1].Name, ng.Start, string(tags), string(Live), time.Now().UnixMilli())
+		if err != nil {
+			return err
+		}
+		id, err = res.LastInsertId()
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("store: create game: %w", err)
+	}
+	return id, nil
+}
+
+// AddMove stores move ply (0 for the first) of game id.
+func (s *Store) AddMove(ctx context.Context, id int64, ply int, m kalah.RecordMove) error {
+	swap := 0
+	if m.Swap {
+		swap = 1
+	}
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.Exec(`INSERT INTO moves(game, ply, side, house, swap, ms) VALUES(?,?,?,?,?,?)`, id, ply, m.Side.Letter(), m.House, swap, m.Millis)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store: game %d move %d: %w", id, ply+1, err)
+	}
+	return nil
+}
+
+// FinishGame marks game id finished with rec's result, termination and
+// final score. The moves must already be stored.
+func (s *Store) FinishGame(ctx context.Context, id int64, rec kalah.Record) error {
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.Exec(`UPDATE games SET status=?, result=?, termination=?, south_score=?, north_score=?, finished=? WHERE id=? AND status=?`,
+			string(Finished), rec.Result.String(), rec.Termination.String(), rec.Final.South, rec.Final.North, time.Now().UnixMilli(), id, string(Live))
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n != 1 {
+			return fmt.Errorf("%w: live game %d", ErrNotFound, id)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("store: finish game %d: %w", id, err)
+	}
+	return nil
+}
+
+const gameCols = `id, rules, seats, start, tags, status, result, termination, south_score, north_score, created, finished`
+
+type scanner interface{ Scan(...any) error }
+
+func scanGame(sc scanner) (Game, error) {
+	var g Game
+	var rules, seats, start, tags, status, result, term string
+	var created, finished int64
+	if err := sc.Scan(&g.ID, &rules, &seats, &start, &tags, &status, &result, &term, &g.Record.Final.South, &g.Record.Final.North, &created, &finished); err != nil {
+		return g, err
+	}
+	if err := json.Unmarshal([]byte(rules), &g.Record.Rules); err != nil {
+		return g, fmt.Errorf("store: game %d rules: %w", g.ID, err)
+	}
+	if err := json.Unmarshal([]byte(seats), &g.Seats); err != nil {
+		return g, fmt.Errorf("store: game %d seats: %w", g.ID, err)
+	}
+	json.Unmarshal([]byte(tags), &g.Record.Tags)
+	g.Record.Players = kalah.Players{South: g.Seats[0].Name, North: g.Seats[1].Name}
+	g.Record.Start = start
+	g.Status = Status(status)
+	g.Record.Result, _ = kalah.ParseResult(result)
+	g.Record.Termination, _ = kalah.ParseTermination(term)
+	g.Created = time.UnixMilli(created)
+	if finished != 0 {
+		g.Finished = time.UnixMilli(finished)
+	}
+	return g, nil
+}
+
+// Game returns game id with all its moves. For a live game the final
+// score is that of the position after the stored moves.
+func (s *Store) Game(ctx context.Context, id int64) (Game, error) {
+	g, err := scanGame(s.db.QueryRowContext(ctx, `SELECT `+gameCols+` FROM games WHERE id=?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return g, fmt.Errorf("store: game %d: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return g, fmt.Errorf("store: game %d: %w", id, err)
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT ply, side, house, swap, ms FROM moves WHERE game=? ORDER BY ply`, id)
+	if err != nil {
+		return g, fmt.Errorf("store: game %d moves: %w", id, err)
+	}
+	defer rows.Close()
+	g.Record.Moves = []kalah.RecordMove{}
+	for rows.Next() {
+		var ply int
+		var side string
+		var m kalah.RecordMove
+		var swap int
+		if err := rows.Scan(&ply, &side, &m.House, &swap, &m.Millis); err != nil {
+			return g, err
+		}
+		if ply != len(g.Record.Moves) {
+			return g, fmt.Errorf("store: game %d: move %d missing", id, len(g.Record.Moves)+1)
+		}
+		m.Side, _ = kalah.ParseSide(side)
+		m.Swap = swap != 0
+		g.Record.Moves = append(g.Record.Moves, m)
+	}
+	if err := rows.Err(); err != nil {
+		return g, err
+	}
+	if g.Status == Live {
+		if kg, err := Replay(g.Record); err == nil {
+			g.Record.Final.South, g.Record.Final.North = kg.Score()
+		}
+	}
+	return g, nil
+}
+
+// Replay rebuilds a live game from a stored record: the rules, start and
+// moves, leaving it unfinished.
+func Replay(rec kalah.Record) (*kalah.Game, error) {
+	start := rec.Rules.Start()
+	if rec.Start != "" {
+		var err error
+		if start, err = kalah.ParsePosition(rec.Start); err != nil {
+			return nil, err
+		}
+	}
+	g, err := kalah.NewGameFrom(rec.Rules, start)
+	if err != nil {
+		return nil, err
+	}
+	g.Players = [2]string{rec.Players.South, rec.Players.North}
+	for i, m := range rec.Moves {
+		mv := kalah.Move(m.House)
+		if m.Swap {
+			mv = kalah.Swap
+		}
+		if m.Side != g.ToMove() {
+			return nil, fmt.Errorf("move %d: %w: by %s but %s is to move", i+1, kalah.ErrIllegalMove, m.Side, g.ToMove())
+		}
+		if _, err := g.Play(mv); err != nil {
+			return nil, fmt.Errorf("move %d: %w", i+1, err)
+		}
+	}
+	return g, nil
+}
+
+// Filter selects games for Games.
+type Filter struct {
+	Status Status // "" for any
+	Player string // a name playing either side; "" for any
+	Limit  int    // at most this many, newest first; 0 means 100
+	Before int64  // only ids below this; 0 for no bound (paging)
+}
+
+// Games returns games matching f, newest first, without their moves.
+func (s *Store) Games(ctx context.Context, f Filter) ([]Game, error) {
+	var where []string
+	var args []any
+	if f.Status != "" {
+		where = append(where, "status=?")
+		args = append(args, string(f.Status))
+	}
+	if f.Player != "" {
+		where = append(where, "(south=? OR north=?)")
+		args = append(args, f.Player, f.Player)
+	}
+	if f.Before > 0 {
+		where = append(where, "id<?")
+		args = append(args, f.Before)
+	}
+	q := `SELECT ` + gameCols + ` FROM games`
+	if len(where) > 0 {
+		q += " WHERE " + strings.Join(where, " AND ")
+	}
+	limit := f.Limit
+	if limit <= 0 {
+		limit = 100
+	}
+	q += fmt.Sprintf(" ORDER BY id DESC LIMIT %d", limit)
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: games: %w", err)
+	}
+	defer rows.Close()
+	var out []Game
+	for rows.Next() {
+		g, err := scanGame(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, g)
+	}
+	return out, rows.Err()
+}
+
+// Unfinished returns every live game with its moves, oldest first, for a
+// server starting up to resume or adjudicate.
+func (s *Store) Unfinished(ctx context.Context) ([]Game, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id FROM games WHERE status=? ORDER BY id`, string(Live))
+	if err != nil {
+		return nil, fmt.Errorf("store: unfinished: %w", err)
+	}
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	out := make([]Game, 0, len(ids))
+	for _, id := range ids {
+		g, err := s.Game(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, g)
+	}
+	return out, nil
+}
+
+// hashToken derives the stored hash of a token.
+func hashToken(token string, salt []byte) []byte {
+	h, err := pbkdf2.Key(sha256.New, token, salt, 4096, 32)
+	if err != nil {
+		panic(err) // only for impossible parameters
+	}
+	return h
+}
+
+// Authenticate checks a bot's token. The first login of a name registers
+// it with the token (created is true); later logins must give the same
+// token or get ErrBadToken.
+func (s *Store) Authenticate(ctx context.Context, name, token string) (created bool, err error) {
+	var salt, hash []byte
+	err = s.db.QueryRowContext(ctx, `SELECT salt, hash FROM bots WHERE name=?`, name).Scan(&salt, &hash)
+	switch {
+	case err == nil:
+		if subtle.ConstantTimeCompare(hashToken(token, salt), hash) != 1 {
+			return false, fmt.Errorf("bot %q: %w", name, ErrBadToken)
+		}
+		return false, nil
+	case !errors.Is(err, sql.ErrNoRows):
+		return false, fmt.Errorf("store: bot %q: %w", name, err)
+	}
+	salt = make([]byte, 16)
+	rand.Read(salt)
+	hash = hashToken(token, salt)
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.Exec(`INSERT INTO bots(name, salt, hash, created) VALUES(?,?,?,?)`, name, salt, hash, time.Now().UnixMilli())
+		return err
+	})
+	if err != nil {
+		// Someone registered the name meanwhile: check against theirs.
+		var salt2, hash2 []byte
+		if qerr := s.db.QueryRowContext(ctx, `SELECT salt, hash FROM bots WHERE name=?`, name).Scan(&salt2, &hash2); qerr == nil {
+			if subtle.ConstantTimeCompare(hashToken(token, salt2), hash2) == 1 {
+				return false, nil
+			}
+			return false, fmt.Errorf("bot %q: %w", name, ErrBadToken)
+		}
+		return false, fmt.Errorf("store: register bot %q: %w", name, err)
+	}
+	return true, nil
+}
