@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/term"
+
+	"kalah"
+	"kalah/player"
+	"kalah/tui"
+)
+
+func init() {
+	register(&command{name: "play", summary: "play Kalah in the terminal against the computer or a friend", run: runPlay})
+}
+
+func runPlay(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "play", "[--opponent LEVEL|SPEC|human] [--you S|N] [--first S|N] [--time D] [--plain|--tui]",
+		"Plays Kalah in the terminal, as the 1961 DEC program did and better. Full-screen\n"+
+			"when input and output are a terminal (a menu chooses the opponent, who starts\n"+
+			"and your side; flags preselect them); line mode otherwise, for scripts.\n\n"+
+			tui.KeysHelp+"\n\n"+tui.LineModeHelp+"\n\n"+opponentsHelp())
+	rf := addRulesFlags(fs)
+	opponent := fs.String("opponent", tui.DefaultOpponent(), "the computer you play: a level or player spec (see above), or human for two people")
+	you := fs.String("you", "S", "the side you play: S (South) or N (North); yours is drawn at the bottom")
+	perMove := fs.Duration("time", time.Second, "the computer's time a move (0: none); hints get the same")
+	delay := fs.Duration("delay", 400*time.Millisecond, "full-screen mode: pause before each computer move, so you can follow")
+	seed := fs.Uint64("seed", 1, "seed for players that draw at random")
+	helper := fs.String("hint-player", "", "player that gives hints and moves for a person on space in a two-person game (default: the strongest level)")
+	plain := fs.Bool("plain", false, "line mode even at a terminal")
+	full := fs.Bool("tui", false, "full-screen mode even when input or output is not a terminal (it then uses /dev/tty)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected argument %q", fs.Arg(0))
+	}
+	if *plain && *full {
+		return usagef("--plain and --tui exclude each other")
+	}
+	r, err := rf.rules()
+	if err != nil {
+		return err
+	}
+	side, err := kalah.ParseSide(*you)
+	if err != nil {
+		return usagef("--you: %w", err)
+	}
+	if !tui.IsHuman(*opponent) {
+		if _, _, err := player.Lookup(*opponent); err != nil {
+			return usagef("--opponent: %w", err)
+		}
+	}
+	if *perMove < 0 || *delay < 0 {
+		return usagef("--time and --delay cannot be negative")
+	}
+	cfg := tui.Config{Rules: r, Opponent: *opponent, You: side, Time: *perMove, Seed: *seed, Helper: *helper}
+
+	in, inFile := e.stdin.(*os.File)
+	out, outFile := e.stdout.(*os.File)
+	terminal := inFile && outFile && term.IsTerminal(in.Fd()) && term.IsTerminal(out.Fd())
+	if *full || (terminal && !*plain) {
+		// Show the menu unless the game was chosen on the command line.
+		chosen := false
+		fs.Visit(func(f *flag.Flag) {
+			switch f.Name {
+			case "opponent", "you", "first":
+				chosen = true
+			}
+		})
+		t := &tui.TUI{Config: cfg, Menu: !chosen, Delay: *delay}
+		if terminal {
+			t.In, t.Out = in, out
+		}
+		return t.Run(ctx)
+	}
+	s, err := tui.NewSession(cfg)
+	if err != nil {
+		return err
+	}
+	pl := &tui.Plain{In: e.stdin, Out: e.stdout, Echo: !(inFile && term.IsTerminal(in.Fd()))}
+	return pl.Run(ctx, s)
+}
+
+// opponentsHelp lists the opponents on offer, levels first.
+func opponentsHelp() string {
+	var b strings.Builder
+	b.WriteString("Opponents (--opponent):\n")
+	for _, c := range tui.Opponents() {
+		fmt.Fprintf(&b, "  %-12s %s\n", c.Spec, c.Description)
+	}
+	b.WriteString("Any player spec with arguments works too, such as pekar-tree:4 (see kalah players).")
+	return b.String()
+}

@@ -1,0 +1,138 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"kalah"
+	"kalah/player"
+)
+
+// Choice is an opponent the game offers.
+type Choice struct {
+	Spec        string // what --opponent takes
+	Description string
+}
+
+// Opponents lists every opponent on offer: the difficulty levels with
+// their friendly names, easiest first, then a second person, then every
+// registered kind of player that needs no argument.
+func Opponents() []Choice {
+	var cs []Choice
+	for _, l := range player.Levels() {
+		cs = append(cs, Choice{l.Name, l.Spec + ": " + l.Description})
+	}
+	cs = append(cs, Choice{Human, "another person at this keyboard"})
+	for _, k := range player.List() {
+		if k.Raw {
+			continue
+		}
+		cs = append(cs, Choice{k.Name, k.Summary})
+	}
+	return cs
+}
+
+// menu chooses the opponent, who starts and the person's side.
+type menu struct {
+	base     Config
+	items    []Choice
+	cursor   int
+	youFirst bool
+	you      kalah.Side
+	err      string
+}
+
+func newMenu(cfg Config) menu {
+	m := menu{base: cfg, items: Opponents(), you: cfg.You, youFirst: cfg.Rules.First == cfg.You}
+	for i, c := range m.items {
+		if strings.EqualFold(c.Spec, cfg.Opponent) || (IsHuman(cfg.Opponent) && c.Spec == Human) {
+			m.cursor = i
+		}
+	}
+	return m
+}
+
+func (mn *menu) config() Config {
+	cfg := mn.base
+	cfg.Opponent = mn.items[mn.cursor].Spec
+	cfg.You = mn.you
+	cfg.Rules.First = mn.you
+	if !mn.youFirst {
+		cfg.Rules.First = mn.you.Other()
+	}
+	return cfg
+}
+
+func (m *model) menuKey(k tea.KeyPressMsg) tea.Cmd {
+	mn := &m.menu
+	mn.err = ""
+	switch k.String() {
+	case "up", "k":
+		mn.cursor = (mn.cursor + len(mn.items) - 1) % len(mn.items)
+	case "down", "j":
+		mn.cursor = (mn.cursor + 1) % len(mn.items)
+	case "left", "right", "tab", "f":
+		mn.youFirst = !mn.youFirst
+	case "s":
+		mn.you = mn.you.Other()
+	case "enter", "space":
+		cfg := mn.config()
+		s, err := NewSession(cfg)
+		if err != nil {
+			mn.err = err.Error()
+			return nil
+		}
+		m.s, m.cfg, m.scr = s, cfg, screenGame
+		m.changed("")
+		return m.kick()
+	case "esc":
+		if m.s != nil {
+			m.scr = screenGame
+			return m.kick()
+		}
+	case "q":
+		return m.quit()
+	default:
+		mn.err = fmt.Sprintf("%s: not a key here (↑/↓ choose, ←/→ who starts, s side, Enter play, q quit)", k.String())
+	}
+	return nil
+}
+
+func (mn *menu) view() string {
+	var b strings.Builder
+	b.WriteString(styleTitle.Render("Kalah") + "  " + styleFaint.Render("choose your game") + "\n\n")
+	b.WriteString("  Opponent (↑/↓):\n")
+	for i, c := range mn.items {
+		cur := "   "
+		name := c.Spec
+		if i == mn.cursor {
+			cur = " ▸ "
+			name = styleTitle.Render(name)
+		}
+		pad := max(0, 14-len(c.Spec))
+		b.WriteString("  " + cur + name + strings.Repeat(" ", pad) + styleFaint.Render(truncate(c.Description, 60)) + "\n")
+	}
+	first := "you"
+	if !mn.youFirst {
+		first = "your opponent"
+	}
+	fmt.Fprintf(&b, "\n  Who starts (←/→): %s\n", styleTitle.Render(first))
+	fmt.Fprintf(&b, "  Your side (s):    %s (drawn at the bottom)\n", styleTitle.Render(mn.you.String()))
+	r := mn.base.Rules
+	fmt.Fprintf(&b, "  Rules:            %s, %d houses, %d seeds (set with kalah play --rules ...)\n\n", rulesName(r), r.Houses, r.Seeds)
+	if mn.err != "" {
+		b.WriteString("  " + styleBad.Render(mn.err) + "\n\n")
+	}
+	b.WriteString(styleFaint.Render("Enter: play · Esc: back to the game · q: quit") + "\n")
+	return b.String()
+}
+
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

@@ -1,0 +1,174 @@
+package tui
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"kalah"
+)
+
+// press sends a key to the model and runs every command it starts, as the
+// Bubble Tea runtime would, until none is left; it reports whether the
+// model asked to quit.
+func press(t *testing.T, m *model, k tea.KeyPressMsg) bool {
+	t.Helper()
+	_, cmd := m.Update(k)
+	return run(t, m, cmd)
+}
+
+func run(t *testing.T, m *model, cmd tea.Cmd) bool {
+	t.Helper()
+	for i := 0; cmd != nil; i++ {
+		if i > 500 {
+			t.Fatal("commands never end")
+		}
+		msg := cmd()
+		if _, ok := msg.(tea.QuitMsg); ok {
+			return true
+		}
+		_, cmd = m.Update(msg)
+	}
+	return false
+}
+
+func keyText(s string) tea.KeyPressMsg { return tea.KeyPressMsg{Code: rune(s[0]), Text: s} }
+
+var (
+	keySpace = tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
+	keyEnter = tea.KeyPressMsg{Code: tea.KeyEnter}
+)
+
+func newTestModel(t *testing.T, cfg Config) *model {
+	t.Helper()
+	if cfg.Rules.Houses == 0 {
+		cfg.Rules = kalah.Standard()
+	}
+	cfg.Helper = "greedy"
+	m, err := newModel(context.Background(), cfg, 0, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(t, m, m.Init())
+	return m
+}
+
+func TestModelKeys(t *testing.T) {
+	m := newTestModel(t, Config{Opponent: "greedy"})
+	press(t, m, keyText("3"))
+	if got := m.s.Game().Position().String(); got != "4,4,0,5,5,5/4,4,4,4,4,4 1-0 S" {
+		t.Fatalf("after 3: %s", got)
+	}
+	before := m.s.Game().String()
+	press(t, m, keyText("7"))
+	if m.s.Game().String() != before || !strings.Contains(m.status, "rejected: there is no house 7") {
+		t.Errorf("7: status %q", m.status)
+	}
+	press(t, m, keyText("x"))
+	if m.s.Game().String() != before || !strings.Contains(ansi.Strip(m.gameView()), "not a key") {
+		t.Errorf("x: status %q", m.status)
+	}
+	press(t, m, keyText("1")) // then greedy answers at once
+	if m.s.Game().ToMove() != kalah.South || m.s.Game().Len() < 3 {
+		t.Fatalf("after 1 and the computer's turn: %s", m.s.Game().Position())
+	}
+	view := ansi.Strip(m.gameView())
+	if !strings.Contains(view, "North (greedy) sows house") || !strings.Contains(view, "South (you) to move") {
+		t.Errorf("view lacks the computer's move or the prompt:\n%s", view)
+	}
+	n := m.s.Game().Len()
+	press(t, m, keyText("u"))
+	if m.s.Game().Len() != 1 {
+		t.Errorf("undo: %d moves, want 1 (was %d)", m.s.Game().Len(), n)
+	}
+	press(t, m, keyText("h"))
+	if !strings.Contains(m.hint, "hint: sow house") {
+		t.Errorf("hint %q", m.hint)
+	}
+	press(t, m, keyEnter)
+	if m.s.Game().Len() != 0 {
+		t.Errorf("Enter did not restart")
+	}
+	if !press(t, m, keyText("q")) {
+		t.Error("q did not quit")
+	}
+}
+
+func TestModelWholeGameWithSpace(t *testing.T) {
+	m := newTestModel(t, Config{Opponent: "greedy"})
+	for i := 0; !m.s.Game().Over(); i++ {
+		if i > 200 {
+			t.Fatal("the game did not end")
+		}
+		press(t, m, keySpace)
+	}
+	view := ansi.Strip(m.gameView())
+	south, north := m.s.Game().Score()
+	if !strings.Contains(view, "Game over") || !strings.Contains(view, "Final stores") {
+		t.Errorf("no summary on screen:\n%s", view)
+	}
+	if south+north != 48 {
+		t.Errorf("stores %d+%d", south, north)
+	}
+	before := m.s.Game().String()
+	press(t, m, keySpace)
+	if m.s.Game().String() != before || !strings.Contains(m.status, "rejected") {
+		t.Errorf("space after the end: %q", m.status)
+	}
+}
+
+func TestModelMenu(t *testing.T) {
+	cfg := Config{Rules: kalah.Standard(), Opponent: "greedy", Helper: "greedy"}
+	m, err := newModel(context.Background(), cfg, 0, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	view := m.menu.view()
+	for _, c := range Opponents() {
+		if !strings.Contains(view, c.Spec) {
+			t.Errorf("menu lacks %s", c.Spec)
+		}
+	}
+	if m.menu.items[m.menu.cursor].Spec != "greedy" {
+		t.Errorf("menu starts on %s", m.menu.items[m.menu.cursor].Spec)
+	}
+	press(t, m, tea.KeyPressMsg{Code: tea.KeyRight}) // the opponent starts
+	press(t, m, keyEnter)
+	if m.scr != screenGame || m.s == nil {
+		t.Fatal("Enter did not start the game")
+	}
+	g := m.s.Game()
+	if g.Rules().First != kalah.North || g.Len() == 0 {
+		t.Errorf("the opponent should have started and moved: first %s, %d moves", g.Rules().First, g.Len())
+	}
+	press(t, m, keyText("o"))
+	if m.scr != screenMenu {
+		t.Error("o did not open the menu")
+	}
+	press(t, m, tea.KeyPressMsg{Code: tea.KeyEscape})
+	if m.scr != screenGame {
+		t.Error("Esc did not go back to the game")
+	}
+}
+
+func TestModelTenHouses(t *testing.T) {
+	r := kalah.Standard()
+	r.Houses = 12
+	m := newTestModel(t, Config{Rules: r, Opponent: Human})
+	press(t, m, keyText("1"))
+	if m.s.Game().Len() != 0 || m.digits != "1" {
+		t.Fatalf("1 on twelve houses should wait for a second digit")
+	}
+	press(t, m, keyText("2"))
+	if last, ok := m.s.Game().Last(); !ok || last.Move != 12 {
+		t.Errorf("1 then 2: %+v", last)
+	}
+	press(t, m, keyText("1"))
+	press(t, m, keyEnter)
+	if last, _ := m.s.Game().Last(); last.Move != 1 || m.s.Game().Len() != 2 {
+		t.Errorf("1 then Enter: %+v", last)
+	}
+}

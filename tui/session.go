@@ -1,0 +1,559 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"kalah"
+	"kalah/player"
+	"kalah/referee"
+)
+
+// Human is the opponent spec for a second person at the same keyboard.
+const Human = "human"
+
+// Errors returned by a Session, matched with errors.Is.
+var (
+	// ErrRejected marks a key that was refused; the game did not change.
+	ErrRejected = errors.New("rejected")
+	// ErrStale is returned for a computer's reply to a game that has since
+	// changed (an undo or restart while it thought).
+	ErrStale = errors.New("stale reply")
+)
+
+// Config is what a session is built from.
+type Config struct {
+	// Rules are the rules played.
+	Rules kalah.Rules
+	// Opponent is a player spec or level name for the computer, or Human
+	// (or empty) for a second person.
+	Opponent string
+	// You is the side the person plays against a computer. With two people
+	// it only chooses which side is drawn at the bottom.
+	You kalah.Side
+	// Time is the computer's time a move (zero: none); hints get the same.
+	Time time.Duration
+	// Seed feeds players that draw at random.
+	Seed uint64
+	// Helper is the player that moves for a person who presses space and
+	// gives hints; empty picks one (see DefaultHelper).
+	Helper string
+}
+
+// DefaultOpponent returns the opponent "kalah play" offers first: the level
+// named "medium", else the middle difficulty level, else greedy.
+func DefaultOpponent() string {
+	ls := player.Levels()
+	for _, l := range ls {
+		if strings.EqualFold(l.Name, "medium") {
+			return l.Name
+		}
+	}
+	if len(ls) > 0 {
+		return ls[(len(ls)-1)/2].Name
+	}
+	return "greedy"
+}
+
+// DefaultHelper returns the player used for hints and for space on a
+// person's turn when no computer opponent is playing: the strongest level,
+// else greedy.
+func DefaultHelper() string {
+	if ls := player.Levels(); len(ls) > 0 {
+		return ls[len(ls)-1].Name
+	}
+	return "greedy"
+}
+
+// IsHuman reports whether an opponent spec means a second person.
+func IsHuman(spec string) bool {
+	s := strings.ToLower(strings.TrimSpace(spec))
+	return s == "" || s == Human
+}
+
+// Session is one sitting at the board: the game in play, which seats are
+// people, and the computer players. Its methods are not safe for concurrent
+// use; a Request it hands out may run on another goroutine.
+type Session struct {
+	cfg    Config
+	game   *kalah.Game
+	prev   *kalah.Game // the game before the last restart, for undo
+	human  [2]bool     // by seat: 0 started as South, 1 as North
+	names  [2]string   // by seat, for messages
+	engine player.Player
+	helper player.Player
+	gen    int // changes with every change of the game, to spot stale replies
+}
+
+// NewSession builds a session and its computer players.
+func NewSession(cfg Config) (*Session, error) {
+	if err := cfg.Rules.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.You > kalah.North {
+		return nil, fmt.Errorf("side %d", cfg.You)
+	}
+	s := &Session{cfg: cfg}
+	opts := player.Options{Rules: cfg.Rules, Seed: cfg.Seed}
+	you := int(cfg.You)
+	helperSpec := cfg.Helper
+	if IsHuman(cfg.Opponent) {
+		s.human = [2]bool{true, true}
+		s.names = [2]string{"South player", "North player"}
+	} else {
+		p, err := player.New(cfg.Opponent, opts)
+		if err != nil {
+			return nil, err
+		}
+		s.engine = p
+		s.human[you] = true
+		s.names[you] = "you"
+		s.names[1-you] = OpponentName(cfg.Opponent)
+	}
+	if helperSpec == "" {
+		helperSpec = DefaultHelper()
+	}
+	if s.engine != nil && strings.EqualFold(helperSpec, cfg.Opponent) {
+		s.helper = s.engine
+	} else {
+		h, err := player.New(helperSpec, opts)
+		if err != nil {
+			return nil, fmt.Errorf("helper: %w", err)
+		}
+		s.helper = h
+	}
+	if s.engine == nil {
+		s.engine = s.helper
+	}
+	s.game = s.newGame()
+	return s, nil
+}
+
+// OpponentName is how a computer opponent is named on screen: a level as
+// "medium (alphabeta:6)", a spec as itself.
+func OpponentName(spec string) string {
+	for _, l := range player.Levels() {
+		if strings.EqualFold(l.Name, spec) {
+			return l.Name + " (" + l.Spec + ")"
+		}
+	}
+	return spec
+}
+
+func (s *Session) newGame() *kalah.Game {
+	g, _ := kalah.NewGame(s.cfg.Rules) // the rules were validated
+	for seat := range 2 {
+		if s.human[seat] {
+			g.Players[seat] = "human"
+		} else {
+			g.Players[seat] = s.cfg.Opponent
+		}
+	}
+	return g
+}
+
+// Config returns the configuration the session was built from.
+func (s *Session) Config() Config { return s.cfg }
+
+// Game returns the game in play; callers must not change it.
+func (s *Session) Game() *kalah.Game { return s.game }
+
+// Generation changes with every change of the game.
+func (s *Session) Generation() int { return s.gen }
+
+// IsHumanSide reports whether a person now plays side sd.
+func (s *Session) IsHumanSide(sd kalah.Side) bool { return s.human[s.game.Seat(sd)] }
+
+// TwoHumans reports whether two people share the keyboard.
+func (s *Session) TwoHumans() bool { return s.human[0] && s.human[1] }
+
+// Bottom returns the side drawn at the bottom: the person's (which may
+// change after a pie-rule swap), or the configured side for two people.
+func (s *Session) Bottom() kalah.Side {
+	if s.TwoHumans() {
+		return s.cfg.You
+	}
+	return s.game.PlayerSide(int(s.cfg.You))
+}
+
+// Label names side sd with its player, as "South (you)".
+func (s *Session) Label(sd kalah.Side) string {
+	seat := s.game.Seat(sd)
+	if s.TwoHumans() {
+		return sd.String()
+	}
+	return sd.String() + " (" + s.names[seat] + ")"
+}
+
+// NeedsComputer reports whether the game waits for the computer's own move.
+func (s *Session) NeedsComputer() bool {
+	return !s.game.Over() && !s.IsHumanSide(s.game.ToMove())
+}
+
+// Event is one move made in the session, described for people.
+type Event struct {
+	Played   kalah.Played
+	Label    string // the mover, as "North (greedy)"
+	Computer bool   // a computer chose it
+	Captured int    // seeds captured, the capturing seed included
+	Text     string // one line saying what happened
+	Report   *player.Report
+}
+
+// Play makes the person's move m (a house, or kalah.Swap). A refused move
+// returns an error wrapping ErrRejected that says why, and changes nothing.
+func (s *Session) Play(m kalah.Move) (Event, error) {
+	g := s.game
+	n := g.Rules().Houses
+	switch {
+	case g.Over():
+		return Event{}, fmt.Errorf("%w: the game is over", ErrRejected)
+	case !s.IsHumanSide(g.ToMove()):
+		return Event{}, fmt.Errorf("%w: it is the computer's turn", ErrRejected)
+	case m == kalah.Swap && !g.IsLegal(m):
+		return Event{}, fmt.Errorf("%w: no swap now (only the second player's first move may swap, under the pie rule)", ErrRejected)
+	case m != kalah.Swap && (m < 1 || int(m) > n):
+		return Event{}, fmt.Errorf("%w: there is no house %d (houses are 1-%d)", ErrRejected, m, n)
+	case !g.IsLegal(m):
+		return Event{}, fmt.Errorf("%w: house %d is empty", ErrRejected, m)
+	}
+	return s.apply(m, false, nil)
+}
+
+// apply plays a legal move and describes it.
+func (s *Session) apply(m kalah.Move, computer bool, rep *player.Report) (Event, error) {
+	g := s.game
+	before := g.Position()
+	label := s.Label(before.ToMove())
+	eff, err := g.Play(m)
+	if err != nil {
+		return Event{}, fmt.Errorf("%w: %w", ErrRejected, err)
+	}
+	s.gen++
+	ev := Event{Played: kalah.Played{Side: before.ToMove(), Move: m, Effect: eff}, Label: label, Computer: computer, Report: rep}
+	if eff&kalah.Capture != 0 {
+		ev.Captured = captured(before, g.Rules(), m)
+	}
+	ev.Text = s.describe(ev)
+	return ev, nil
+}
+
+func (s *Session) describe(ev Event) string {
+	var b strings.Builder
+	if ev.Played.Move == kalah.Swap {
+		fmt.Fprintf(&b, "%s swaps sides", ev.Label)
+	} else {
+		fmt.Fprintf(&b, "%s sows house %d", ev.Label, ev.Played.Move)
+	}
+	eff := ev.Played.Effect
+	switch {
+	case eff&kalah.Capture != 0:
+		fmt.Fprintf(&b, ": captures %d seeds", ev.Captured)
+	case eff&kalah.Extra != 0 && eff&kalah.End == 0:
+		fmt.Fprintf(&b, ": the last seed lands in the store, %s moves again", ev.Played.Side)
+	case eff&kalah.Extra != 0:
+		b.WriteString(": the last seed lands in the store")
+	}
+	if eff&kalah.End != 0 {
+		b.WriteString("; the game is over")
+	}
+	if r := ev.Report; r != nil && (r.Depth > 0 || r.Nodes > 0) {
+		b.WriteString(" " + reportText(*r))
+	}
+	return b.String()
+}
+
+func reportText(r player.Report) string {
+	var parts []string
+	if r.Depth > 0 {
+		parts = append(parts, fmt.Sprintf("depth %d", r.Depth))
+	}
+	if r.Exact {
+		parts = append(parts, fmt.Sprintf("proven %+d", r.Score))
+	} else if r.Depth > 0 {
+		parts = append(parts, fmt.Sprintf("score %+d", r.Score))
+	}
+	if len(r.PV) > 0 {
+		ms := make([]string, len(r.PV))
+		for i, m := range r.PV {
+			ms[i] = m.String()
+		}
+		parts = append(parts, "line "+strings.Join(ms, " "))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+// captured replays the sowing of m on a copy of the pits to count what a
+// capture took: the last seed and the seeds opposite it.
+func captured(before kalah.Position, r kalah.Rules, m kalah.Move) int {
+	n := before.Houses()
+	pits := make([]int, 2*n+2)
+	for i := range pits {
+		pits[i] = before.Pit(i)
+	}
+	me := int(before.ToMove())
+	skip := (1-me)*(n+1) + n
+	if r.SowOpponentStore {
+		skip = -1
+	}
+	i := me*(n+1) + int(m) - 1
+	seeds := pits[i]
+	pits[i] = 0
+	for seeds > 0 {
+		i = (i + 1) % len(pits)
+		if i == skip {
+			continue
+		}
+		pits[i]++
+		seeds--
+	}
+	return pits[2*n-i] + 1
+}
+
+// Request is a question for a computer player: a move or a hint. Run it on
+// any goroutine; hand the Reply back to Session.Finish on the session's.
+type Request struct {
+	Hint  bool          // a hint, not a move to play
+	Own   bool          // the computer moves for its own seat (not for a person)
+	Delay time.Duration // pause before asking, so people can follow
+	s     *Session
+	gen   int
+	game  *kalah.Game // a snapshot
+	p     player.Player
+	clock player.Clock
+	who   string
+}
+
+// Reply is a computer player's answer to a Request.
+type Reply struct {
+	Req     *Request
+	Move    kalah.Move
+	Report  *player.Report
+	Err     error
+	Elapsed time.Duration
+}
+
+// Ask returns a request for the computer to move for the side to move: the
+// computer's own move, or a move for the person who pressed space.
+func (s *Session) Ask() (*Request, error) {
+	if s.game.Over() {
+		return nil, fmt.Errorf("%w: the game is over", ErrRejected)
+	}
+	own := !s.IsHumanSide(s.game.ToMove())
+	if s.TwoHumans() {
+		return s.request(s.helper, s.helperName(), false, own), nil
+	}
+	return s.request(s.engine, s.names[1-int(s.cfg.You)], false, own), nil
+}
+
+// AskHint returns a request for a hint for the side to move.
+func (s *Session) AskHint() (*Request, error) {
+	if s.game.Over() {
+		return nil, fmt.Errorf("%w: the game is over", ErrRejected)
+	}
+	return s.request(s.helper, s.helperName(), true, false), nil
+}
+
+func (s *Session) helperName() string {
+	if s.cfg.Helper != "" {
+		return OpponentName(s.cfg.Helper)
+	}
+	return OpponentName(DefaultHelper())
+}
+
+func (s *Session) request(p player.Player, who string, hint, own bool) *Request {
+	return &Request{Hint: hint, Own: own, s: s, gen: s.gen, game: s.game.Clone(), p: p,
+		clock: player.Clock{PerMove: s.cfg.Time}, who: who}
+}
+
+// Run asks the player, honouring ctx and the clock. A player that overruns
+// its time by half again is cancelled.
+func (r *Request) Run(ctx context.Context) Reply {
+	if r.Delay > 0 {
+		t := time.NewTimer(r.Delay)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return Reply{Req: r, Err: ctx.Err()}
+		}
+	}
+	if limit := r.clock.Limit(); limit > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, limit+limit/2+100*time.Millisecond)
+		defer cancel()
+	}
+	start := time.Now()
+	m, err := safeMove(ctx, r.p, r.game, r.clock)
+	rep := Reply{Req: r, Move: m, Err: err, Elapsed: time.Since(start)}
+	if rp, ok := r.p.(player.Reporter); ok && err == nil {
+		x := rp.LastReport()
+		rep.Report = &x
+	}
+	return rep
+}
+
+func safeMove(ctx context.Context, p player.Player, g *kalah.Game, c player.Clock) (m kalah.Move, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("%w: panic: %v", player.ErrCrashed, v)
+		}
+	}()
+	return p.Move(ctx, g, c)
+}
+
+// Who names the player that answers the request.
+func (r *Request) Who() string { return r.who }
+
+// Finish applies a computer's reply: it plays the move (for a move
+// request) and describes it. A reply to a game that has changed since is
+// ErrStale. A computer that fails at its own move forfeits, as under a
+// referee; a failed move for a person changes nothing.
+func (s *Session) Finish(rep Reply) (Event, error) {
+	r := rep.Req
+	if r == nil || r.s != s || r.gen != s.gen {
+		return Event{}, ErrStale
+	}
+	if r.Hint {
+		if rep.Err != nil {
+			return Event{}, fmt.Errorf("no hint: %w", rep.Err)
+		}
+		if !s.game.IsLegal(rep.Move) {
+			return Event{}, fmt.Errorf("no hint: %s suggested the illegal move %s", r.who, rep.Move)
+		}
+		ev := Event{Played: kalah.Played{Side: s.game.ToMove(), Move: rep.Move}, Label: s.Label(s.game.ToMove()), Computer: true, Report: rep.Report}
+		ev.Text = fmt.Sprintf("hint: %s %s", moveWord(rep.Move), r.who)
+		if rep.Report != nil {
+			if t := reportText(*rep.Report); t != "" {
+				ev.Text += " " + t
+			}
+		}
+		return ev, nil
+	}
+	err := rep.Err
+	if err == nil && !s.game.IsLegal(rep.Move) {
+		err = fmt.Errorf("%w: %s", kalah.ErrIllegalMove, rep.Move)
+	}
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return Event{}, err
+		}
+		if !r.Own {
+			return Event{}, fmt.Errorf("%s could not move: %w", r.who, err)
+		}
+		side := s.game.ToMove()
+		if ferr := s.game.Forfeit(side, referee.Classify(err)); ferr != nil {
+			return Event{}, ferr
+		}
+		s.gen++
+		return Event{Label: s.Label(side), Computer: true,
+			Text: fmt.Sprintf("%s forfeits (%s): %v", s.Label(side), s.game.Termination(), err)}, nil
+	}
+	return s.apply(rep.Move, true, rep.Report)
+}
+
+func moveWord(m kalah.Move) string {
+	if m == kalah.Swap {
+		return "swap, says"
+	}
+	return fmt.Sprintf("sow house %d, says", m)
+}
+
+// Restart begins a new game with the same players; Undo straight after
+// brings the old one back.
+func (s *Session) Restart() {
+	s.prev = s.game
+	s.game = s.newGame()
+	s.gen++
+}
+
+// Undo takes back moves to the person's last move: that move and every
+// computer move after it, so the person is to move again where they were.
+// With two people it takes back one move. Right after a restart, with no
+// move of a person to take back, it brings back the game before it.
+func (s *Session) Undo() error {
+	g := s.game
+	if t := g.Termination(); t.IsForfeit() || t == kalah.Adjudicated {
+		if err := g.Undo(); err != nil {
+			return err
+		}
+		s.gen++
+		return nil
+	}
+	last := -1
+	for i, seat := range moverSeats(g) {
+		if s.human[seat] {
+			last = i
+		}
+	}
+	if last < 0 {
+		if s.prev != nil {
+			s.game, s.prev = s.prev, nil
+			s.gen++
+			return nil
+		}
+		return fmt.Errorf("%w: %w", ErrRejected, kalah.ErrNoUndo)
+	}
+	for g.Len() > last {
+		if err := g.Undo(); err != nil {
+			return err
+		}
+	}
+	s.gen++
+	return nil
+}
+
+// moverSeats returns, for each move of g, the seat that made it.
+func moverSeats(g *kalah.Game) []int {
+	swapped := false
+	var seats []int
+	for _, p := range g.Moves() {
+		seat := int(p.Side)
+		if swapped {
+			seat = 1 - seat
+		}
+		seats = append(seats, seat)
+		if p.Move == kalah.Swap {
+			swapped = !swapped
+		}
+	}
+	return seats
+}
+
+// Summary describes the finished game: the winner, the final stores and
+// how it ended. It is empty while the game goes on.
+func (s *Session) Summary() string {
+	g := s.game
+	if !g.Over() {
+		return ""
+	}
+	south, north := g.Score()
+	var b strings.Builder
+	b.WriteString("Game over: ")
+	if w, ok := g.Result().Winner(); ok {
+		hi, lo := south, north
+		if w == kalah.North {
+			hi, lo = north, south
+		}
+		fmt.Fprintf(&b, "%s wins %d-%d.", s.Label(w), hi, lo)
+	} else {
+		fmt.Fprintf(&b, "a draw, %d-%d.", south, north)
+	}
+	fmt.Fprintf(&b, " Final stores: %s %d, %s %d.", s.Label(kalah.South), south, s.Label(kalah.North), north)
+	switch t := g.Termination(); {
+	case t == kalah.Normal:
+		fmt.Fprintf(&b, " Ended by the rules after %d moves.", g.Len())
+	case t.IsForfeit():
+		w, _ := g.Result().Winner()
+		fmt.Fprintf(&b, " %s forfeited (%s); the seeds left went to the winner.", s.Label(w.Other()), t)
+	default:
+		fmt.Fprintf(&b, " Ended: %s.", t)
+	}
+	return b.String()
+}
