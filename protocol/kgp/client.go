@@ -1,0 +1,422 @@
+package kgp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+
+	"kalah"
+	"kalah/player"
+)
+
+// Client is a bot connected to the Server. It is a player.Player: Move
+// sends it the board and waits for its answer.
+type Client struct {
+	srv *Server
+	t   transport
+
+	done      chan struct{}
+	closeOnce sync.Once
+	modeCh    chan string
+	wg        sync.WaitGroup
+
+	mu          sync.Mutex
+	name        string
+	authors     string
+	description string
+	comment     string
+	mode        string
+	errors      int
+	nextID      uint64
+	req         *request
+	seat        int // the seat the client plays, known after its first move
+	seatKnown   bool
+	bye         bool
+}
+
+// request is a state sent to the client and awaiting its moves.
+type request struct {
+	id      uint64
+	move    kalah.Move
+	has     bool
+	yielded chan struct{}
+	yield   bool
+}
+
+func newClient(s *Server, t transport, name string) *Client {
+	return &Client{srv: s, t: t, name: name, done: make(chan struct{}), modeCh: make(chan string, 1)}
+}
+
+// Name returns the name the client gave with "set info:name", or a
+// generated one ("kgp-7").
+func (c *Client) Name() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.name
+}
+
+// Authors returns what the client sent with "set info:authors".
+func (c *Client) Authors() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.authors
+}
+
+// Description returns what the client sent with "set info:description".
+func (c *Client) Description() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.description
+}
+
+// Comment returns the client's last "set info:comment", its own account of
+// its latest move.
+func (c *Client) Comment() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.comment
+}
+
+// Remote returns the client's network address.
+func (c *Client) Remote() string { return c.t.remote() }
+
+// Done returns a channel closed when the connection ends.
+func (c *Client) Done() <-chan struct{} { return c.done }
+
+// Close says goodbye and ends the connection.
+func (c *Client) Close() error {
+	c.goodbye()
+	c.close()
+	return nil
+}
+
+func (c *Client) close() {
+	c.closeOnce.Do(func() {
+		close(c.done)
+		c.t.close()
+	})
+}
+
+// wait waits for the connection's goroutines.
+func (c *Client) wait() { c.wg.Wait() }
+
+func (c *Client) closed() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
+}
+
+func (c *Client) id() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	// Server ids are odd so that they never clash with a client that
+	// numbers its own commands from 2 up in steps of two, as KWARC's do.
+	c.nextID += 2
+	return c.nextID - 1
+}
+
+// send writes a command; a failed write ends the connection.
+func (c *Client) send(cmd Command) error {
+	if c.closed() {
+		return player.ErrDisconnected
+	}
+	if err := c.t.writeLine(cmd.String(), c.srv.writeTimeout()); err != nil {
+		c.close()
+		return fmt.Errorf("%w: %v", player.ErrDisconnected, err)
+	}
+	return nil
+}
+
+func (c *Client) goodbye() {
+	c.mu.Lock()
+	bye := c.bye
+	c.bye = true
+	c.mu.Unlock()
+	if !bye {
+		c.send(Command{Name: "goodbye"})
+	}
+}
+
+// readLoop reads and handles the client's commands until the connection
+// ends.
+func (c *Client) readLoop() {
+	defer c.wg.Done()
+	defer c.close()
+	for {
+		line, err := c.t.readLine(c.srv.idleTimeout())
+		if errors.Is(err, errLineTooLong) {
+			if !c.reject(0, "line too long") {
+				return
+			}
+			continue
+		}
+		if err != nil {
+			return
+		}
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		cmd, err := Parse(line)
+		if err != nil {
+			if !c.reject(0, err.Error()) {
+				return
+			}
+			continue
+		}
+		if !c.handle(cmd) {
+			return
+		}
+	}
+}
+
+// reject answers a bad command with an error and reports whether the
+// client may go on.
+func (c *Client) reject(ref uint64, msg string) bool {
+	c.mu.Lock()
+	c.errors++
+	tooMany := c.errors > c.srv.maxErrors()
+	c.mu.Unlock()
+	if tooMany {
+		c.send(Command{Name: "error", Args: []Arg{Str("too many errors")}})
+		c.goodbye()
+		return false
+	}
+	return c.send(Command{Ref: ref, Name: "error", Args: []Arg{Str(msg)}}) == nil
+}
+
+// handle acts on one command and reports whether to go on reading.
+func (c *Client) handle(cmd Command) bool {
+	switch cmd.Name {
+	case "mode":
+		if len(cmd.Args) != 1 {
+			return c.reject(cmd.ID, "mode takes one argument")
+		}
+		c.mu.Lock()
+		chosen := c.mode != ""
+		if !chosen {
+			c.mode = cmd.Args[0].String()
+		}
+		c.mu.Unlock()
+		if chosen {
+			return c.reject(cmd.ID, "mode already chosen")
+		}
+		c.modeCh <- cmd.Args[0].String()
+	case "set":
+		if len(cmd.Args) < 2 {
+			// Unknown or odd options must not end the connection.
+			return true
+		}
+		c.set(cmd.Args[0].String(), cmd.Args[1].String())
+	case "ping":
+		return c.send(Command{Ref: cmd.ID, Name: "pong"}) == nil
+	case "pong", "ok", "error":
+		// Liveness is noted by any line arriving; responses need no action.
+	case "move":
+		if cmd.Ref == 0 || len(cmd.Args) != 1 || cmd.Args[0].Kind != Integer {
+			return c.reject(cmd.ID, "usage: @<state id> move <house>")
+		}
+		m := cmd.Args[0].Int
+		if m < 0 || m > 1000 {
+			m = 0 // never a house: the referee rejects it as illegal
+		}
+		c.mu.Lock()
+		if r := c.req; r != nil && r.id == cmd.Ref && !r.yield {
+			r.move, r.has = kalah.Move(m), true
+		}
+		c.mu.Unlock()
+	case "yield":
+		c.mu.Lock()
+		if r := c.req; r != nil && r.id == cmd.Ref && !r.yield {
+			r.yield = true
+			close(r.yielded)
+		}
+		c.mu.Unlock()
+	case "goodbye":
+		c.mu.Lock()
+		c.bye = true
+		c.mu.Unlock()
+		return false
+	default:
+		return c.reject(cmd.ID, "unknown command "+cmd.Name)
+	}
+	return true
+}
+
+// maxInfo bounds the info strings a client may set.
+const maxInfo = 256
+
+func (c *Client) set(key, val string) {
+	val = clean(val, maxInfo)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch key {
+	case "info:name":
+		if n := clean(val, 64); n != "" {
+			c.name = n
+		}
+	case "info:authors":
+		c.authors = val
+	case "info:description":
+		c.description = val
+	case "info:comment":
+		c.comment = val
+	}
+}
+
+// clean drops control characters and cuts s to at most n runes.
+func clean(s string, n int) string {
+	var b strings.Builder
+	for _, r := range s {
+		if n == 0 {
+			break
+		}
+		if unicode.IsControl(r) || r == unicode.ReplacementChar {
+			continue
+		}
+		b.WriteRune(r)
+		n--
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// pingLoop pings the client so that a silent one is found out by the idle
+// timeout.
+func (c *Client) pingLoop() {
+	defer c.wg.Done()
+	t := time.NewTicker(c.srv.pingInterval())
+	defer t.Stop()
+	for {
+		select {
+		case <-c.done:
+			return
+		case <-t.C:
+			if c.send(Command{ID: c.id(), Name: "ping"}) != nil {
+				return
+			}
+		}
+	}
+}
+
+// Move sends the client the position, from its own view as South, and
+// returns the last move it sent for it when it yields or the time is up.
+// A position with a single legal house move is played without asking
+// unless Server.SendForced. KGP cannot express the pie rule's swap, so a
+// KGP client never swaps.
+func (c *Client) Move(ctx context.Context, g *kalah.Game, clock player.Clock) (kalah.Move, error) {
+	if c.closed() {
+		return kalah.NoMove, fmt.Errorf("%w: %s went away", player.ErrDisconnected, c.Name())
+	}
+	pos := g.Position()
+	var houses []kalah.Move
+	for _, m := range pos.Moves() {
+		if m != kalah.Swap {
+			houses = append(houses, m)
+		}
+	}
+	c.mu.Lock()
+	c.seat, c.seatKnown = g.Seat(pos.ToMove()), true
+	c.mu.Unlock()
+	if len(houses) == 1 && !c.srv.SendForced {
+		return houses[0], nil
+	}
+	view := pos
+	if pos.ToMove() == kalah.North {
+		view = pos.Mirror()
+	}
+	limit := clock.Limit()
+	if limit <= 0 {
+		limit = c.srv.moveTime()
+	}
+	// Stop a little before the referee's own deadline so the answer is in
+	// time.
+	limit -= min(max(limit/20, time.Millisecond), 50*time.Millisecond)
+
+	r := &request{id: c.id(), yielded: make(chan struct{})}
+	c.mu.Lock()
+	c.req = r
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		c.req = nil
+		c.mu.Unlock()
+	}()
+	if clock.Remaining > 0 {
+		secs := int64((clock.Remaining + time.Second - 1) / time.Second)
+		if err := c.send(Command{Name: "set", Args: []Arg{WordArg("time:clock"), Int(secs)}}); err != nil {
+			return kalah.NoMove, err
+		}
+	}
+	if err := c.send(Command{ID: r.id, Name: "state", Args: []Arg{BoardArg(BoardOf(view))}}); err != nil {
+		return kalah.NoMove, err
+	}
+	timer := time.NewTimer(limit)
+	defer timer.Stop()
+	select {
+	case <-r.yielded:
+	case <-timer.C:
+	case <-c.done:
+		return kalah.NoMove, fmt.Errorf("%w: %s went away", player.ErrDisconnected, c.Name())
+	case <-ctx.Done():
+		c.send(Command{ID: c.id(), Ref: r.id, Name: "stop"})
+		return kalah.NoMove, ctx.Err()
+	}
+	if err := c.send(Command{ID: c.id(), Ref: r.id, Name: "stop"}); err != nil {
+		return kalah.NoMove, err
+	}
+	c.mu.Lock()
+	m, has, yielded := r.move, r.has, r.yield
+	c.mu.Unlock()
+	switch {
+	case has:
+		return m, nil
+	case yielded:
+		return kalah.NoMove, fmt.Errorf("%w: yielded without a move", player.ErrResigned)
+	}
+	return kalah.NoMove, fmt.Errorf("%w: no move within %v", context.DeadlineExceeded, limit)
+}
+
+// Observe tells the client how its game ended once it is over, with the
+// options game:result (win, loss or draw) and game:termination (such as
+// normal or timeout); KGP clients ignore options they do not know.
+func (c *Client) Observe(ctx context.Context, g *kalah.Game) error {
+	if !g.Over() {
+		return nil
+	}
+	c.mu.Lock()
+	seat, known := c.seat, c.seatKnown
+	c.mu.Unlock()
+	if !known || c.closed() {
+		return nil
+	}
+	res := "draw"
+	if w, ok := g.Result().Winner(); ok {
+		res = "loss"
+		if g.Seat(w) == seat {
+			res = "win"
+		}
+	}
+	c.send(Command{Name: "set", Args: []Arg{WordArg("game:result"), WordArg(res)}})
+	c.send(Command{Name: "set", Args: []Arg{WordArg("game:termination"), WordArg(g.Termination().String())}})
+	return nil
+}
+
+// BoardOf returns the numbers of p's KGP board literal: houses a side,
+// South's store, North's store, South's houses, North's houses.
+func BoardOf(p kalah.Position) []int {
+	n := p.Houses()
+	v := make([]int, 0, 2*n+3)
+	v = append(v, n, p.Store(kalah.South), p.Store(kalah.North))
+	for _, s := range []kalah.Side{kalah.South, kalah.North} {
+		for h := 1; h <= n; h++ {
+			v = append(v, p.House(s, h))
+		}
+	}
+	return v
+}
