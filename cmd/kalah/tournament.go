@@ -1,0 +1,308 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"kalah/tournament"
+)
+
+func init() {
+	register(&command{name: "tournament", summary: "run, resume or show a tournament (round robin, gauntlet, Swiss, SPRT)", run: runTournament})
+}
+
+// listFlag collects a flag given several times, each value possibly a
+// comma-separated list.
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, ",") }
+
+func (l *listFlag) Set(s string) error {
+	for p := range strings.SplitSeq(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			*l = append(*l, p)
+		}
+	}
+	return nil
+}
+
+func runTournament(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "tournament", "--players A,B,C... [--system roundrobin|gauntlet|swiss] [--rounds N] [flags]\n       kalah tournament --sprt --players A,B [--elo0 0 --elo1 20]\n       kalah tournament --resume ID | --show ID | --list",
+		`Plays a tournament between any players (see kalah players) and prints the
+standings: points win 2, draw 1, loss 0; ties broken by total seeds, then
+head-to-head points; Elo ratings with 95% intervals. Every pairing plays
+each opening from both sides. Every game and move is stored in --db as it
+ends, so a tournament stopped at any moment (Ctrl-C, a crash, a kill) goes
+on with --resume ID and loses or repeats no game.
+
+Games run --jobs at a time on this machine. They are jobs on NATS
+JetStream: with --listen-nats the embedded NATS server takes connections
+from "kalah worker --join nats://HOST:PORT" on other machines (see
+docs/SCALING.md); --workers-only leaves all the playing to them.`)
+	rf := addRulesFlags(fs)
+	var players listFlag
+	fs.Var(&players, "players", "comma-separated player specs (or give --players several times)")
+	system := fs.String("system", "roundrobin", "roundrobin, gauntlet (the first player against each other) or swiss")
+	rounds := fs.Int("rounds", 1, "rounds: each pairing plays every opening from both sides once a round (Swiss: rounds to pair)")
+	openings := fs.String("openings", "none", "none, forced (every first move in turn) or paired (a random opening a pairing, played from both sides)")
+	plies := fs.Int("opening-plies", 2, "moves in a paired opening")
+	seed := fs.Uint64("seed", 1, "seed for openings and players that draw at random")
+	name := fs.String("name", "", "the tournament's name")
+	perMove := fs.Duration("time", 0, "time limit a move (0: none)")
+	budget := fs.Duration("budget", 0, "time budget a player and game (0: none)")
+	incr := fs.Duration("increment", 0, "time added to the budget after each move")
+	grace := fs.Duration("grace", 0, "slack beyond a limit before a move counts as late")
+	delay := fs.Duration("delay", 0, "pause before each move (for watching; uncharged)")
+	sprt := fs.Bool("sprt", false, "run an SPRT: is the first player stronger than the second?")
+	elo0 := fs.Float64("elo0", 0, "SPRT: Elo difference under H0")
+	elo1 := fs.Float64("elo1", 20, "SPRT: Elo difference under H1")
+	alpha := fs.Float64("alpha", 0.05, "SPRT: false positive rate")
+	beta := fs.Float64("beta", 0.05, "SPRT: false negative rate")
+	batch := fs.Int("batch", 8, "SPRT: opening pairs a round between tests")
+	maxGames := fs.Int("max-games", 10000, "SPRT: stop undecided after this many games")
+	dbPath := fs.String("db", tournament.DefaultDB, "SQLite database of tournaments")
+	resume := fs.Int64("resume", 0, "resume tournament ID")
+	show := fs.Int64("show", 0, "show tournament ID without playing")
+	list := fs.Bool("list", false, "list the stored tournaments")
+	games := fs.Bool("games", false, "with --show: list every game")
+	format := fs.String("format", "table", "output: "+strings.Join(tournament.Formats, ", "))
+	nf := addDistFlags(fs)
+	live := fs.Duration("live", 30*time.Second, "print the standings to stderr this often while playing (0: only at the end)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	if !validFormat(*format) {
+		return usagef("--format %q: want %s", *format, strings.Join(tournament.Formats, ", "))
+	}
+	st, err := tournament.Open(*dbPath)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+
+	switch {
+	case *list:
+		return listTournaments(ctx, e, st)
+	case *show != 0:
+		return showTournament(ctx, e, st, *show, *format, *games)
+	}
+
+	id := *resume
+	if id == 0 {
+		if len(players) == 0 {
+			return usagef("give --players A,B,... (or --resume ID, --show ID, --list)")
+		}
+		r, err := rf.rules()
+		if err != nil {
+			return err
+		}
+		cfg := tournament.Config{Name: *name, Players: players, Rounds: *rounds, Rules: r, Seed: *seed, OpeningPlies: *plies,
+			Clock: tournament.Clock{PerMove: *perMove, Budget: *budget, Increment: *incr, Grace: *grace, Delay: *delay}}
+		if cfg.Format, err = tournament.ParseFormat(*system); err != nil {
+			return usageError{err}
+		}
+		if *sprt {
+			cfg.Format = tournament.SPRT
+			cfg.SPRT = tournament.SPRTConfig{Elo0: *elo0, Elo1: *elo1, Alpha: *alpha, Beta: *beta, Batch: *batch, MaxGames: *maxGames}
+		}
+		if cfg.Openings, err = tournament.ParseOpenings(*openings); err != nil {
+			return usageError{err}
+		}
+		id, err = st.Create(ctx, cfg)
+		if err != nil {
+			if errors.Is(err, tournament.ErrConfig) {
+				return usageError{err}
+			}
+			return err
+		}
+		e.log.Info("tournament created", "id", id, "db", *dbPath, "resume", fmt.Sprintf("kalah tournament --db %s --resume %d", *dbPath, id))
+	} else {
+		in, err := st.Tournament(ctx, id)
+		if err != nil {
+			return err
+		}
+		e.log.Info("resuming tournament", "id", id, "played", in.Played, "scheduled", in.Games)
+	}
+
+	exec, stop, err := nf.executor(ctx, e)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	prog := newProgressView(e.stderr, e, st, id, *live)
+	defer prog.finish()
+	err = st.Run(ctx, id, tournament.RunOptions{Executor: exec, Progress: prog.update, Log: e.log})
+	prog.finish()
+	if err != nil {
+		if ctx.Err() != nil {
+			fmt.Fprintf(e.stderr, "stopped; resume with: kalah tournament --db %s --resume %d\n", *dbPath, id)
+		}
+		return err
+	}
+	rep, err := st.Report(ctx, id)
+	if err != nil {
+		return err
+	}
+	return rep.Write(e.stdout, *format)
+}
+
+func validFormat(f string) bool {
+	for _, x := range tournament.Formats {
+		if f == x {
+			return true
+		}
+	}
+	return f == "md"
+}
+
+func listTournaments(ctx context.Context, e *env, st *tournament.Store) error {
+	ts, err := st.List(ctx)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tNAME\tSYSTEM\tPLAYERS\tPLAYED\tSTATUS\tCREATED")
+	for _, t := range ts {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%d/%d\t%s\t%s\n", t.ID, t.Name, t.Config.Format, len(t.Config.Players), t.Played, t.Games, t.Status, t.Created.Format(time.DateTime))
+	}
+	return tw.Flush()
+}
+
+func showTournament(ctx context.Context, e *env, st *tournament.Store, id int64, format string, games bool) error {
+	rep, err := st.Report(ctx, id)
+	if err != nil {
+		return err
+	}
+	if err := rep.Write(e.stdout, format); err != nil {
+		return err
+	}
+	if !games {
+		return nil
+	}
+	gs, err := st.Games(ctx, id)
+	if err != nil {
+		return err
+	}
+	ps := rep.Tournament.Config.Players
+	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "\nGAME\tROUND\tSOUTH\tNORTH\tSCORE\tOPENING\tENDED\tWORKER")
+	for _, g := range gs {
+		op := make([]string, len(g.Opening))
+		for i, m := range g.Opening {
+			op[i] = m.String()
+		}
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%d-%d\t%s\t%s\t%s\n", g.ID, g.Round, ps[g.South], ps[g.North], g.SouthSeeds, g.NorthSeeds, strings.Join(op, " "), g.Termination, g.Worker)
+	}
+	return tw.Flush()
+}
+
+// progressView shows a tournament's progress: a bar with an ETA redrawn on
+// a terminal, slog lines every few seconds otherwise, and the standings
+// every live interval.
+type progressView struct {
+	w        io.Writer
+	e        *env
+	st       *tournament.Store
+	id       int64
+	tty      bool
+	live     time.Duration
+	mu       sync.Mutex
+	lastLog  time.Time
+	lastLive time.Time
+	drawn    bool
+}
+
+func newProgressView(w io.Writer, e *env, st *tournament.Store, id int64, live time.Duration) *progressView {
+	now := time.Now()
+	return &progressView{w: w, e: e, st: st, id: id, tty: isTerminal(w), live: live, lastLog: now, lastLive: now}
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0 && os.Getenv("TERM") != "dumb"
+}
+
+func (p *progressView) update(pr tournament.Progress) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := time.Now()
+	if p.live > 0 && now.Sub(p.lastLive) >= p.live {
+		p.lastLive = now
+		if rep, err := p.st.Report(context.Background(), p.id); err == nil {
+			p.clear()
+			rep.Write(p.w, "table")
+		}
+	}
+	if p.tty {
+		p.clear()
+		const width = 30
+		frac := float64(pr.Done) / float64(max(pr.Total, 1))
+		n := int(frac * width)
+		eta := "?"
+		if pr.ETA > 0 {
+			eta = pr.ETA.Round(time.Second).String()
+		}
+		fmt.Fprintf(p.w, "[%s%s] %d/%d %3.0f%%  ETA %s  %.1f games/s", strings.Repeat("#", n), strings.Repeat(".", width-n),
+			pr.Done, pr.Total, 100*frac, eta, rate(pr))
+		p.drawn = true
+		return
+	}
+	if now.Sub(p.lastLog) >= 5*time.Second || pr.Done == pr.Total {
+		p.lastLog = now
+		p.e.log.Info("tournament progress", "id", pr.Tournament, "done", pr.Done, "total", pr.Total,
+			"eta", pr.ETA.Round(time.Second), "games_per_s", fmt.Sprintf("%.1f", rate(pr)))
+	}
+}
+
+func rate(pr tournament.Progress) float64 {
+	if pr.Elapsed <= 0 {
+		return 0
+	}
+	return float64(pr.Done) / pr.Elapsed.Seconds()
+}
+
+func (p *progressView) clear() {
+	if p.drawn {
+		fmt.Fprint(p.w, "\r\033[K")
+		p.drawn = false
+	}
+}
+
+func (p *progressView) finish() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.drawn {
+		fmt.Fprintln(p.w)
+		p.drawn = false
+	}
+}
+
+// distFlags choose where games are played.
+type distFlags struct {
+	jobs int
+}
+
+func addDistFlags(fs *flag.FlagSet) *distFlags {
+	d := &distFlags{}
+	fs.IntVar(&d.jobs, "jobs", 0, "games played at once on this machine (0: one a core)")
+	return d
+}
+
+func (d *distFlags) executor(ctx context.Context, e *env) (tournament.Executor, func(), error) {
+	return tournament.Local{Workers: d.jobs}, func() {}, nil
+}

@@ -1,0 +1,106 @@
+package tournament
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"kalah"
+	"kalah/match"
+	"kalah/player"
+	"kalah/referee"
+)
+
+// Job is everything needed to play one scheduled game, with no database:
+// what a worker, local or on another machine, receives.
+type Job struct {
+	Tournament int64       `json:"tournament"`
+	Game       Scheduled   `json:"game"`
+	South      string      `json:"south"` // player specs
+	North      string      `json:"north"`
+	Rules      kalah.Rules `json:"rules"`
+	Clock      Clock       `json:"clock"`
+	Name       string      `json:"name,omitempty"` // the tournament's, for the record's tags
+}
+
+// jobFor builds the job of a scheduled game.
+func jobFor(id int64, cfg Config, g Scheduled) Job {
+	return Job{Tournament: id, Game: g, South: cfg.Players[g.South], North: cfg.Players[g.North],
+		Rules: cfg.Rules, Clock: cfg.Clock, Name: cfg.Name}
+}
+
+// Play plays a job's game through the referee with players built fresh for
+// it (and closed after it), so a player that crashes, hangs or is a dead
+// process costs only this game: the referee turns its failure into a
+// forfeit. It returns an error only if ctx ends first or the job itself is
+// malformed; the game is then not played and must be played again.
+func Play(ctx context.Context, job Job, worker string) (Result, error) {
+	start := time.Now()
+	g := job.Game
+	res := Result{GameID: g.ID, Tournament: job.Tournament, Worker: worker}
+	kg, err := kalah.NewGame(job.Rules)
+	if err != nil {
+		return res, fmt.Errorf("game %d: %w", g.ID, err)
+	}
+	kg.Players = [2]string{job.South, job.North}
+	kg.Tags = map[string]string{
+		"Round": fmt.Sprint(g.Round), "Pairing": fmt.Sprint(g.Pairing + 1), "Leg": fmt.Sprint(g.Leg + 1),
+		"Game": fmt.Sprint(g.ID), "Tournament": fmt.Sprint(job.Tournament), "Seed": fmt.Sprint(g.Seed),
+	}
+	if job.Name != "" {
+		kg.Tags["Event"] = job.Name
+	}
+	for i, m := range g.Opening {
+		if kg.Over() {
+			break
+		}
+		if _, err := kg.Play(m); err != nil {
+			return res, fmt.Errorf("game %d: opening move %d: %w", g.ID, i+1, err)
+		}
+	}
+	var players [2]player.Player
+	var failed error
+	failedSeat := -1
+	for seat, spec := range kg.Players {
+		p, err := player.New(spec, player.Options{Rules: job.Rules, Seed: match.GameSeed(g.Seed, 0, seat)})
+		if err != nil {
+			if failedSeat < 0 {
+				failed, failedSeat = err, seat
+			}
+			continue
+		}
+		players[seat] = p
+		if c, ok := p.(io.Closer); ok {
+			defer c.Close()
+		}
+	}
+	var out *referee.Outcome
+	if failedSeat >= 0 {
+		// A player that cannot even start loses the game as a crash.
+		if !kg.Over() {
+			if err := kg.Forfeit(kg.PlayerSide(failedSeat), kalah.Crash); err != nil {
+				return res, err
+			}
+		}
+		out = &referee.Outcome{Game: kg, Reason: failed}
+	} else {
+		ref := referee.Referee{PerMove: job.Clock.PerMove, Budget: job.Clock.Budget,
+			Increment: job.Clock.Increment, Grace: job.Clock.Grace, Delay: job.Clock.Delay}
+		out, err = ref.Play(ctx, kg, players)
+		if err != nil {
+			return res, fmt.Errorf("game %d: %w", g.ID, err)
+		}
+	}
+	res.Record = out.Record()
+	if out.Reason != nil {
+		res.Reason = out.Reason.Error()
+	}
+	s, n := kg.Score()
+	if kg.Swapped() {
+		s, n = n, s
+	}
+	res.SouthSeeds, res.NorthSeeds = s, n
+	res.Millis = time.Since(start).Milliseconds()
+	return res, nil
+}

@@ -1,0 +1,470 @@
+package tournament
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	_ "modernc.org/sqlite" // the pure-Go SQLite driver
+
+	"kalah"
+)
+
+// DefaultDB is where the command line keeps tournaments unless told otherwise.
+const DefaultDB = "kalah-data/tournaments.db"
+
+// ErrNotFound is returned for a tournament id that is not in the database.
+var ErrNotFound = errors.New("tournament not found")
+
+// Store is a database of tournaments: their configuration, entrants, every
+// scheduled game and every result with its moves. It is safe for concurrent
+// use; one process at a time should run a given tournament.
+type Store struct {
+	db *sql.DB
+}
+
+const schema = `
+CREATE TABLE IF NOT EXISTS tournaments (
+	id INTEGER PRIMARY KEY,
+	name TEXT NOT NULL,
+	config TEXT NOT NULL,
+	status TEXT NOT NULL DEFAULT 'created',
+	created TEXT NOT NULL,
+	finished TEXT
+);
+CREATE TABLE IF NOT EXISTS entrants (
+	tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+	idx INTEGER NOT NULL,
+	spec TEXT NOT NULL,
+	PRIMARY KEY (tournament_id, idx)
+);
+CREATE TABLE IF NOT EXISTS games (
+	id INTEGER PRIMARY KEY,
+	tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+	round INTEGER NOT NULL,
+	pairing INTEGER NOT NULL,
+	leg INTEGER NOT NULL,
+	south INTEGER NOT NULL,
+	north INTEGER NOT NULL,
+	opening TEXT NOT NULL DEFAULT '',
+	seed INTEGER NOT NULL,
+	UNIQUE (tournament_id, round, pairing, leg)
+);
+CREATE TABLE IF NOT EXISTS byes (
+	tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+	round INTEGER NOT NULL,
+	entrant INTEGER NOT NULL,
+	PRIMARY KEY (tournament_id, round)
+);
+CREATE TABLE IF NOT EXISTS results (
+	game_id INTEGER PRIMARY KEY REFERENCES games(id),
+	south_seeds INTEGER NOT NULL,
+	north_seeds INTEGER NOT NULL,
+	result TEXT NOT NULL,
+	termination TEXT NOT NULL,
+	reason TEXT NOT NULL DEFAULT '',
+	plies INTEGER NOT NULL,
+	record TEXT NOT NULL,
+	worker TEXT NOT NULL DEFAULT '',
+	millis INTEGER NOT NULL DEFAULT 0,
+	finished TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS moves (
+	game_id INTEGER NOT NULL REFERENCES games(id),
+	ply INTEGER NOT NULL,
+	side TEXT NOT NULL,
+	move TEXT NOT NULL,
+	millis INTEGER NOT NULL,
+	PRIMARY KEY (game_id, ply)
+);
+CREATE INDEX IF NOT EXISTS games_by_tournament ON games(tournament_id);
+`
+
+// Open opens (creating if needed) the tournament database at path, in WAL
+// mode with a busy timeout so readers (a web page, a second terminal) never
+// block the tournament that writes.
+func Open(path string) (*Store, error) {
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("tournament database: %w", err)
+		}
+	}
+	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("tournament database %s: %w", path, err)
+	}
+	if _, err := db.Exec(schema); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("tournament database %s: %w", path, err)
+	}
+	return &Store{db: db}, nil
+}
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// DB returns the underlying database, for read-only queries.
+func (s *Store) DB() *sql.DB { return s.db }
+
+// Info is a stored tournament's header.
+type Info struct {
+	ID       int64
+	Name     string
+	Config   Config
+	Status   string // created, running, finished
+	Created  time.Time
+	Finished time.Time // zero until finished
+	Games    int       // games scheduled so far
+	Played   int       // games with a result
+}
+
+// Status values.
+const (
+	StatusCreated  = "created"
+	StatusRunning  = "running"
+	StatusFinished = "finished"
+)
+
+// Create checks and stores a new tournament with its entrants and, for the
+// formats whose games are known in advance, every game of its schedule.
+func (s *Store) Create(ctx context.Context, cfg Config) (int64, error) {
+	if err := cfg.Normalize(); err != nil {
+		return 0, err
+	}
+	if cfg.Name == "" {
+		cfg.Name = fmt.Sprintf("%s of %d players", cfg.Format, len(cfg.Players))
+	}
+	js, err := json.Marshal(cfg)
+	if err != nil {
+		return 0, err
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, `INSERT INTO tournaments(name, config, status, created) VALUES (?, ?, ?, ?)`,
+		cfg.Name, string(js), StatusCreated, now())
+	if err != nil {
+		return 0, fmt.Errorf("create tournament: %w", err)
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return 0, err
+	}
+	for i, p := range cfg.Players {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO entrants(tournament_id, idx, spec) VALUES (?, ?, ?)`, id, i, p); err != nil {
+			return 0, fmt.Errorf("create tournament: %w", err)
+		}
+	}
+	if cfg.Format == RoundRobin || cfg.Format == Gauntlet {
+		if err := insertGames(ctx, tx, id, fullSchedule(cfg)); err != nil {
+			return 0, err
+		}
+	}
+	return id, tx.Commit()
+}
+
+func insertGames(ctx context.Context, tx *sql.Tx, id int64, games []Scheduled) error {
+	st, err := tx.PrepareContext(ctx, `INSERT INTO games(tournament_id, round, pairing, leg, south, north, opening, seed) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	for _, g := range games {
+		if _, err := st.ExecContext(ctx, id, g.Round, g.Pairing, g.Leg, g.South, g.North, movesString(g.Opening), int64(g.Seed)); err != nil {
+			return fmt.Errorf("schedule game %d/%d/%d: %w", g.Round, g.Pairing, g.Leg, err)
+		}
+	}
+	return nil
+}
+
+func now() string { return time.Now().UTC().Format(time.RFC3339Nano) }
+
+// Tournament returns a stored tournament's header.
+func (s *Store) Tournament(ctx context.Context, id int64) (Info, error) {
+	var in Info
+	var cfg, created string
+	var finished sql.NullString
+	err := s.db.QueryRowContext(ctx, `SELECT id, name, config, status, created, finished,
+		(SELECT count(*) FROM games WHERE tournament_id = t.id),
+		(SELECT count(*) FROM results r JOIN games g ON g.id = r.game_id WHERE g.tournament_id = t.id)
+		FROM tournaments t WHERE id = ?`, id).Scan(&in.ID, &in.Name, &cfg, &in.Status, &created, &finished, &in.Games, &in.Played)
+	if errors.Is(err, sql.ErrNoRows) {
+		return in, fmt.Errorf("%w: %d", ErrNotFound, id)
+	}
+	if err != nil {
+		return in, err
+	}
+	if err := json.Unmarshal([]byte(cfg), &in.Config); err != nil {
+		return in, fmt.Errorf("tournament %d: stored configuration: %w", id, err)
+	}
+	in.Created, _ = time.Parse(time.RFC3339Nano, created)
+	if finished.Valid {
+		in.Finished, _ = time.Parse(time.RFC3339Nano, finished.String)
+	}
+	return in, nil
+}
+
+// List returns every stored tournament, newest first.
+func (s *Store) List(ctx context.Context) ([]Info, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id FROM tournaments ORDER BY id DESC`)
+	if err != nil {
+		return nil, err
+	}
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	out := make([]Info, 0, len(ids))
+	for _, id := range ids {
+		in, err := s.Tournament(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, in)
+	}
+	return out, nil
+}
+
+func (s *Store) setStatus(ctx context.Context, id int64, status string) error {
+	var err error
+	if status == StatusFinished {
+		_, err = s.db.ExecContext(ctx, `UPDATE tournaments SET status = ?, finished = ? WHERE id = ?`, status, now(), id)
+	} else {
+		_, err = s.db.ExecContext(ctx, `UPDATE tournaments SET status = ? WHERE id = ?`, status, id)
+	}
+	return err
+}
+
+// Scheduled is one game of a tournament's schedule. South and North are
+// entrant indexes: the entrant who starts the game as South, and as North.
+type Scheduled struct {
+	ID      int64 // zero until stored
+	Round   int   // from 1
+	Pairing int   // the pair's number within the round
+	Leg     int   // the game's number within the pairing
+	South   int
+	North   int
+	Opening []kalah.Move // moves made before the players take over
+	Seed    uint64
+}
+
+// Schedule returns every game scheduled so far, in order.
+func (s *Store) Schedule(ctx context.Context, id int64) ([]Scheduled, error) {
+	return s.scheduled(ctx, id, false)
+}
+
+// Pending returns the scheduled games that have no result yet.
+func (s *Store) Pending(ctx context.Context, id int64) ([]Scheduled, error) {
+	return s.scheduled(ctx, id, true)
+}
+
+func (s *Store) scheduled(ctx context.Context, id int64, pending bool) ([]Scheduled, error) {
+	q := `SELECT id, round, pairing, leg, south, north, opening, seed FROM games g WHERE tournament_id = ?`
+	if pending {
+		q += ` AND NOT EXISTS (SELECT 1 FROM results r WHERE r.game_id = g.id)`
+	}
+	rows, err := s.db.QueryContext(ctx, q+` ORDER BY round, pairing, leg`, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Scheduled
+	for rows.Next() {
+		var g Scheduled
+		var opening string
+		var seed int64
+		if err := rows.Scan(&g.ID, &g.Round, &g.Pairing, &g.Leg, &g.South, &g.North, &opening, &seed); err != nil {
+			return nil, err
+		}
+		g.Seed = uint64(seed)
+		if g.Opening, err = parseMoves(opening); err != nil {
+			return nil, fmt.Errorf("game %d: stored opening: %w", g.ID, err)
+		}
+		out = append(out, g)
+	}
+	return out, rows.Err()
+}
+
+func movesString(ms []kalah.Move) string {
+	parts := make([]string, len(ms))
+	for i, m := range ms {
+		parts[i] = m.String()
+	}
+	return strings.Join(parts, " ")
+}
+
+func parseMoves(s string) ([]kalah.Move, error) {
+	var out []kalah.Move
+	for f := range strings.FieldsSeq(s) {
+		m, err := kalah.ParseMove(f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// Result is a finished game as a worker reports it. SouthSeeds and
+// NorthSeeds are the final stores of the entrants scheduled as South and
+// North (after a pie-rule swap they may have ended on the other side).
+type Result struct {
+	GameID     int64        `json:"game_id"`
+	Tournament int64        `json:"tournament"`
+	SouthSeeds int          `json:"south_seeds"`
+	NorthSeeds int          `json:"north_seeds"`
+	Record     kalah.Record `json:"record"`
+	Reason     string       `json:"reason,omitempty"` // why a game was forfeited
+	Worker     string       `json:"worker,omitempty"`
+	Millis     int64        `json:"millis"`
+}
+
+// Commit stores a game's result and its moves in one transaction. A result
+// for a game that already has one is ignored, so a game replayed after a
+// crash or delivered twice counts once; Commit reports whether it counted.
+func (s *Store) Commit(ctx context.Context, r Result) (bool, error) {
+	rec, err := json.Marshal(r.Record)
+	if err != nil {
+		return false, err
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return false, err
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, `INSERT INTO results(game_id, south_seeds, north_seeds, result, termination, reason, plies, record, worker, millis, finished)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(game_id) DO NOTHING`,
+		r.GameID, r.SouthSeeds, r.NorthSeeds, r.Record.Result.String(), r.Record.Termination.String(), r.Reason,
+		len(r.Record.Moves), string(rec), r.Worker, r.Millis, now())
+	if err != nil {
+		return false, fmt.Errorf("store result of game %d: %w", r.GameID, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return false, nil
+	}
+	st, err := tx.PrepareContext(ctx, `INSERT INTO moves(game_id, ply, side, move, millis) VALUES (?, ?, ?, ?, ?)`)
+	if err != nil {
+		return false, err
+	}
+	defer st.Close()
+	for i, m := range r.Record.Moves {
+		mv := fmt.Sprint(m.House)
+		if m.Swap {
+			mv = "swap"
+		}
+		if _, err := st.ExecContext(ctx, r.GameID, i+1, m.Side.Letter(), mv, m.Millis); err != nil {
+			return false, fmt.Errorf("store moves of game %d: %w", r.GameID, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return false, fmt.Errorf("store result of game %d: %w", r.GameID, err)
+	}
+	return true, nil
+}
+
+// Played is a scheduled game with its stored result.
+type Played struct {
+	Scheduled
+	SouthSeeds, NorthSeeds int
+	Termination            string
+	Reason                 string
+	Worker                 string
+	Millis                 int64
+}
+
+// Games returns every game of a tournament that has a result, in schedule
+// order.
+func (s *Store) Games(ctx context.Context, id int64) ([]Played, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT g.id, g.round, g.pairing, g.leg, g.south, g.north, g.opening, g.seed,
+		r.south_seeds, r.north_seeds, r.termination, r.reason, r.worker, r.millis
+		FROM games g JOIN results r ON r.game_id = g.id WHERE g.tournament_id = ? ORDER BY g.round, g.pairing, g.leg`, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Played
+	for rows.Next() {
+		var p Played
+		var opening string
+		var seed int64
+		if err := rows.Scan(&p.ID, &p.Round, &p.Pairing, &p.Leg, &p.South, &p.North, &opening, &seed,
+			&p.SouthSeeds, &p.NorthSeeds, &p.Termination, &p.Reason, &p.Worker, &p.Millis); err != nil {
+			return nil, err
+		}
+		p.Seed = uint64(seed)
+		if p.Opening, err = parseMoves(opening); err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// Record returns the stored record of a game.
+func (s *Store) Record(ctx context.Context, gameID int64) (kalah.Record, error) {
+	var rec kalah.Record
+	var js string
+	err := s.db.QueryRowContext(ctx, `SELECT record FROM results WHERE game_id = ?`, gameID).Scan(&js)
+	if errors.Is(err, sql.ErrNoRows) {
+		return rec, fmt.Errorf("game %d has no result", gameID)
+	}
+	if err != nil {
+		return rec, err
+	}
+	return rec, json.Unmarshal([]byte(js), &rec)
+}
+
+// byes returns the entrants given a bye, by round.
+func (s *Store) byes(ctx context.Context, id int64) (map[int]int, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT round, entrant FROM byes WHERE tournament_id = ?`, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[int]int{}
+	for rows.Next() {
+		var r, e int
+		if err := rows.Scan(&r, &e); err != nil {
+			return nil, err
+		}
+		out[r] = e
+	}
+	return out, rows.Err()
+}
+
+// scheduleRound stores a further round of games (Swiss, SPRT) and its bye,
+// if any, in one transaction.
+func (s *Store) scheduleRound(ctx context.Context, id int64, round int, games []Scheduled, bye int) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := insertGames(ctx, tx, id, games); err != nil {
+		return err
+	}
+	if bye >= 0 {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO byes(tournament_id, round, entrant) VALUES (?, ?, ?)`, id, round, bye); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}

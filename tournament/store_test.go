@@ -1,0 +1,243 @@
+package tournament
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"testing"
+
+	"kalah"
+	_ "kalah/heuristic"
+	"kalah/player"
+)
+
+func openTemp(t *testing.T) *Store {
+	t.Helper()
+	st, err := Open(filepath.Join(t.TempDir(), "sub", "t.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+var fast = []string{"random", "first", "greedy", "pekar"}
+
+func TestScheduleRoundRobin(t *testing.T) {
+	tests := []struct {
+		name     string
+		cfg      Config
+		games    int
+		perPair  int
+		openings int // distinct openings per pairing and round
+	}{
+		{"plain", Config{Players: fast, Rounds: 2}, 6 * 2 * 2, 4, 1},
+		{"forced", Config{Players: fast, Openings: Forced}, 6 * 12, 12, 6},
+		{"paired", Config{Players: fast, Openings: Paired, OpeningPlies: 3, Rounds: 3}, 6 * 2 * 3, 6, 1},
+		{"gauntlet", Config{Players: fast, Format: Gauntlet, Rounds: 2}, 3 * 2 * 2, 4, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := tt.cfg
+			cfg.Players = append([]string(nil), cfg.Players...)
+			if err := cfg.Normalize(); err != nil {
+				t.Fatal(err)
+			}
+			gs := fullSchedule(cfg)
+			if len(gs) != tt.games {
+				t.Fatalf("%d games, want %d", len(gs), tt.games)
+			}
+			type pair struct{ a, b int }
+			asSouth := map[pair]int{}
+			keys := map[[3]int]bool{}
+			for _, g := range gs {
+				asSouth[pair{g.South, g.North}]++
+				k := [3]int{g.Round, g.Pairing, g.Leg}
+				if keys[k] {
+					t.Errorf("duplicate key %v", k)
+				}
+				keys[k] = true
+				if cfg.Openings == Paired && len(g.Opening) != 3 {
+					t.Errorf("opening %v, want 3 plies", g.Opening)
+				}
+			}
+			for p, n := range asSouth {
+				if other := asSouth[pair{p.b, p.a}]; n != other || n+other != tt.perPair {
+					t.Errorf("pair %v: %d games as South, %d as North, want %d in all, equal", p, n, other, tt.perPair)
+				}
+			}
+		})
+	}
+}
+
+func TestCommitOnce(t *testing.T) {
+	ctx := context.Background()
+	st := openTemp(t)
+	id, err := st.Create(ctx, Config{Players: []string{"random", "first"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pending, err := st.Pending(ctx, id)
+	if err != nil || len(pending) != 2 {
+		t.Fatalf("pending %v, %v", pending, err)
+	}
+	in, _ := st.Tournament(ctx, id)
+	job := jobFor(id, in.Config, pending[0])
+	r, err := Play(ctx, job, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []bool{true, false, false} {
+		counted, err := st.Commit(ctx, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if counted != want {
+			t.Errorf("commit %d counted %v, want %v", i+1, counted, want)
+		}
+	}
+	var moves int
+	st.DB().QueryRow(`SELECT count(*) FROM moves WHERE game_id = ?`, r.GameID).Scan(&moves)
+	if moves != len(r.Record.Moves) || moves == 0 {
+		t.Errorf("%d moves stored, record has %d", moves, len(r.Record.Moves))
+	}
+	if pending, _ = st.Pending(ctx, id); len(pending) != 1 {
+		t.Errorf("%d pending after one result, want 1", len(pending))
+	}
+	rec, err := st.Record(ctx, r.GameID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rec.Game(); err != nil {
+		t.Errorf("stored record does not replay: %v", err)
+	}
+}
+
+func TestCheckResultRejects(t *testing.T) {
+	ctx := context.Background()
+	cfg := Config{Players: []string{"random", "greedy"}, Openings: Forced}
+	if err := cfg.Normalize(); err != nil {
+		t.Fatal(err)
+	}
+	g := fullSchedule(cfg)[3]
+	r, err := Play(ctx, jobFor(1, cfg, g), "w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := checkResult(cfg, g, r); err != nil {
+		t.Fatalf("honest result rejected: %v", err)
+	}
+	bad := r
+	bad.SouthSeeds++
+	if err := checkResult(cfg, g, bad); !errors.Is(err, ErrBadResult) {
+		t.Errorf("wrong seeds: %v", err)
+	}
+	bad = r
+	bad.Record.Players.South = "pekar"
+	if err := checkResult(cfg, g, bad); !errors.Is(err, ErrBadResult) {
+		t.Errorf("wrong player: %v", err)
+	}
+	other := fullSchedule(cfg)[0] // a different opening
+	if err := checkResult(cfg, other, r); !errors.Is(err, ErrBadResult) {
+		t.Errorf("wrong opening accepted: %v", err)
+	}
+}
+
+func TestRunFormats(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name  string
+		cfg   Config
+		games int
+	}{
+		{"roundrobin", Config{Players: fast, Openings: Forced}, 72},
+		{"swiss", Config{Players: append(fast, "pekar-tree:1"), Format: Swiss, Rounds: 3}, 3 * 2 * 2},
+		{"sprt", Config{Players: []string{"pekar", "random"}, Format: SPRT, SPRT: SPRTConfig{Elo1: 100, Batch: 4}}, -1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.name == "swiss" {
+				if _, _, err := player.Lookup("pekar-tree:1"); err != nil {
+					t.Skip("pekar-tree not registered here")
+				}
+			}
+			st := openTemp(t)
+			id, err := st.Create(ctx, tt.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var calls int
+			if err := st.Run(ctx, id, RunOptions{Executor: Local{Workers: 2}, Progress: func(Progress) { calls++ }}); err != nil {
+				t.Fatal(err)
+			}
+			in, err := st.Tournament(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if in.Status != StatusFinished || in.Played != in.Games {
+				t.Errorf("status %s, %d of %d played", in.Status, in.Played, in.Games)
+			}
+			if tt.games >= 0 && in.Games != tt.games {
+				t.Errorf("%d games, want %d", in.Games, tt.games)
+			}
+			if calls != in.Played {
+				t.Errorf("progress called %d times for %d games", calls, in.Played)
+			}
+			rep, err := st.Report(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range Formats {
+				var b []byte
+				w := &sliceWriter{&b}
+				if err := rep.Write(w, f); err != nil || len(b) == 0 {
+					t.Errorf("format %s: %v, %d bytes", f, err, len(b))
+				}
+			}
+			if tt.cfg.Format == SPRT {
+				if rep.SPRT == nil || rep.SPRT.Verdict != AcceptH1 {
+					t.Errorf("pekar v random SPRT: %+v", rep.SPRT)
+				}
+			}
+			if tt.cfg.Format == Swiss {
+				byes, _ := st.byes(ctx, id)
+				if len(byes) != 3 {
+					t.Errorf("%d byes for 5 players over 3 rounds, want 3", len(byes))
+				}
+				seen := map[int]bool{}
+				for _, e := range byes {
+					if seen[e] {
+						t.Errorf("entrant %d had two byes", e)
+					}
+					seen[e] = true
+				}
+			}
+			// Running a finished tournament again plays nothing.
+			if err := st.Run(ctx, id, RunOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			again, _ := st.Tournament(ctx, id)
+			if again.Played != in.Played {
+				t.Errorf("rerun played %d more", again.Played-in.Played)
+			}
+		})
+	}
+}
+
+type sliceWriter struct{ b *[]byte }
+
+func (w *sliceWriter) Write(p []byte) (int, error) { *w.b = append(*w.b, p...); return len(p), nil }
+
+func TestCreateRejects(t *testing.T) {
+	st := openTemp(t)
+	for _, cfg := range []Config{
+		{Players: []string{"random"}},
+		{Players: []string{"random", "no-such-player"}},
+		{Players: []string{"random", "first", "greedy"}, Format: SPRT},
+		{Players: []string{"random", "first"}, Rules: kalah.Rules{Houses: 99, Seeds: 4}},
+	} {
+		if _, err := st.Create(context.Background(), cfg); !errors.Is(err, ErrConfig) {
+			t.Errorf("%+v: %v, want ErrConfig", cfg, err)
+		}
+	}
+}
