@@ -237,11 +237,12 @@ func (m *model) gameKey(k tea.KeyPressMsg) tea.Cmd {
 		m.changed("New game (u brings the old one back).")
 		return m.kick()
 	case "u":
-		if err := m.s.Undo(); err != nil {
+		note, err := m.s.Undo()
+		if err != nil {
 			m.reject("u", err)
 			return nil
 		}
-		m.changed("Taken back.")
+		m.changed(note)
 		return m.kick()
 	case "h":
 		if m.thinking != nil {

@@ -85,7 +85,7 @@ func TestModelKeys(t *testing.T) {
 		t.Errorf("undo: %d moves, want 1 (was %d)", m.s.Game().Len(), n)
 	}
 	press(t, m, keyText("h"))
-	if !strings.Contains(m.hint, "hint: sow house") {
+	if !strings.Contains(m.hint, "hint from greedy: sow house") {
 		t.Errorf("hint %q", m.hint)
 	}
 	press(t, m, keyEnter)

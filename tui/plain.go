@@ -148,11 +148,12 @@ func (pl *Plain) key(ctx context.Context, w io.Writer, s *Session, k Key) (bool,
 		fmt.Fprintln(w, "New game.")
 		pl.board(w, s, nil)
 	case KeyUndo:
-		if err := s.Undo(); err != nil {
+		note, err := s.Undo()
+		if err != nil {
 			reject(err)
 			return false, nil
 		}
-		fmt.Fprintf(w, "Taken back to move %d.\n", s.Game().Len()+1)
+		fmt.Fprintln(w, note)
 		pl.board(w, s, nil)
 	case KeyHint:
 		req, err := s.AskHint()

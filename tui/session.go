@@ -428,7 +428,7 @@ func (s *Session) Finish(rep Reply) (Event, error) {
 			return Event{}, fmt.Errorf("no hint: %s suggested the illegal move %s", r.who, rep.Move)
 		}
 		ev := Event{Played: kalah.Played{Side: s.game.ToMove(), Move: rep.Move}, Label: s.Label(s.game.ToMove()), Computer: true, Report: rep.Report}
-		ev.Text = fmt.Sprintf("hint: %s %s", moveWord(rep.Move), r.who)
+		ev.Text = fmt.Sprintf("hint from %s: %s", r.who, moveWord(rep.Move))
 		if rep.Report != nil {
 			if t := reportText(*rep.Report); t != "" {
 				ev.Text += " " + t
@@ -460,9 +460,9 @@ func (s *Session) Finish(rep Reply) (Event, error) {
 
 func moveWord(m kalah.Move) string {
 	if m == kalah.Swap {
-		return "swap, says"
+		return "swap"
 	}
-	return fmt.Sprintf("sow house %d, says", m)
+	return fmt.Sprintf("sow house %d", m)
 }
 
 // Restart begins a new game with the same players; Undo straight after
@@ -476,15 +476,16 @@ func (s *Session) Restart() {
 // Undo takes back moves to the person's last move: that move and every
 // computer move after it, so the person is to move again where they were.
 // With two people it takes back one move. Right after a restart, with no
-// move of a person to take back, it brings back the game before it.
-func (s *Session) Undo() error {
+// move of a person to take back, it brings back the game before it. It
+// returns a note saying what it did.
+func (s *Session) Undo() (string, error) {
 	g := s.game
 	if t := g.Termination(); t.IsForfeit() || t == kalah.Adjudicated {
 		if err := g.Undo(); err != nil {
-			return err
+			return "", err
 		}
 		s.gen++
-		return nil
+		return fmt.Sprintf("Took back the %s; %s to move.", t, s.Label(g.ToMove())), nil
 	}
 	last := -1
 	for i, seat := range moverSeats(g) {
@@ -496,17 +497,22 @@ func (s *Session) Undo() error {
 		if s.prev != nil {
 			s.game, s.prev = s.prev, nil
 			s.gen++
-			return nil
+			return "The game before the restart is back.", nil
 		}
-		return fmt.Errorf("%w: %w", ErrRejected, kalah.ErrNoUndo)
+		return "", fmt.Errorf("%w: %w", ErrRejected, kalah.ErrNoUndo)
 	}
+	n := g.Len() - last
 	for g.Len() > last {
 		if err := g.Undo(); err != nil {
-			return err
+			return "", err
 		}
 	}
 	s.gen++
-	return nil
+	word := "moves"
+	if n == 1 {
+		word = "move"
+	}
+	return fmt.Sprintf("Took back %d %s; %s to move.", n, word, s.Label(g.ToMove())), nil
 }
 
 // moverSeats returns, for each move of g, the seat that made it.

@@ -169,7 +169,7 @@ func TestRestartAndUndoOfRestart(t *testing.T) {
 	if s.Game().Len() != 0 || s.Game().Position() != kalah.Standard().Start() {
 		t.Fatalf("restart: %s", s.Game().Position())
 	}
-	if err := s.Undo(); err != nil {
+	if _, err := s.Undo(); err != nil {
 		t.Fatal(err)
 	}
 	if s.Game().String() != old {
@@ -179,7 +179,7 @@ func TestRestartAndUndoOfRestart(t *testing.T) {
 
 func TestUndo(t *testing.T) {
 	s := newTestSession(t, Config{Opponent: "greedy"})
-	if err := s.Undo(); !errors.Is(err, kalah.ErrNoUndo) || !errors.Is(err, ErrRejected) {
+	if _, err := s.Undo(); !errors.Is(err, kalah.ErrNoUndo) || !errors.Is(err, ErrRejected) {
 		t.Errorf("undo at the start: %v", err)
 	}
 	if _, err := s.Play(3); err != nil { // extra turn
@@ -192,7 +192,7 @@ func TestUndo(t *testing.T) {
 	if evs := drain(t, s); len(evs) == 0 {
 		t.Fatal("the computer did not move")
 	}
-	if err := s.Undo(); err != nil {
+	if _, err := s.Undo(); err != nil {
 		t.Fatal(err)
 	}
 	// Back to where the person played 2: that move and the computer's
@@ -200,7 +200,7 @@ func TestUndo(t *testing.T) {
 	if got := s.Game().Position(); got != mid || s.Game().Len() != 1 {
 		t.Errorf("after undo: %s (%d moves), want %s", got, s.Game().Len(), mid)
 	}
-	if err := s.Undo(); err != nil {
+	if _, err := s.Undo(); err != nil {
 		t.Fatal(err)
 	}
 	if s.Game().Len() != 0 {
@@ -211,7 +211,7 @@ func TestUndo(t *testing.T) {
 		s := newTestSession(t, Config{Opponent: "greedy", You: kalah.North})
 		drain(t, s)
 		before := snap(s)
-		if err := s.Undo(); !errors.Is(err, kalah.ErrNoUndo) {
+		if _, err := s.Undo(); !errors.Is(err, kalah.ErrNoUndo) {
 			t.Errorf("undo with no move of the person: %v", err)
 		}
 		if snap(s) != before {
@@ -222,7 +222,7 @@ func TestUndo(t *testing.T) {
 		s := newTestSession(t, Config{Opponent: Human})
 		s.Play(1)
 		s.Play(1) // North's 1
-		if err := s.Undo(); err != nil || s.Game().Len() != 1 {
+		if _, err := s.Undo(); err != nil || s.Game().Len() != 1 {
 			t.Errorf("undo with two people: %v, %d moves left", err, s.Game().Len())
 		}
 	})
@@ -248,7 +248,7 @@ func TestHint(t *testing.T) {
 	before := snap(s)
 	req, err := s.AskHint()
 	ev := runReq(t, s, req, err)
-	if ev.Played.Move != 6 || !strings.Contains(ev.Text, "sow house 6") {
+	if ev.Played.Move != 6 || !strings.Contains(ev.Text, "hint from first: sow house 6") {
 		t.Errorf("hint from first: %+v", ev)
 	}
 	if snap(s) != before {

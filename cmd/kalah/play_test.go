@@ -1,0 +1,321 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/creack/pty"
+)
+
+// updateGolden rewrites golden files; it shares -update with any other
+// test file of the package that defines it first.
+var updateGolden = func() func() bool {
+	if f := flag.Lookup("update"); f != nil {
+		return func() bool { return f.Value.String() == "true" }
+	}
+	b := flag.Bool("update", false, "rewrite golden files")
+	return func() bool { return *b }
+}()
+
+// buildKalah builds the real binary into a temporary directory.
+func buildKalah(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the binary; skipped with -short")
+	}
+	bin := filepath.Join(t.TempDir(), "kalah")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// TestPlayPipeGolden drives a short deterministic session through a pipe
+// and compares the transcript with a golden file: moves, a rejected key,
+// a hint, space, undo, restart and the undo that brings the old game back.
+func TestPlayPipeGolden(t *testing.T) {
+	bin := buildKalah(t)
+	input := strings.Join([]string{
+		"3",  // extra turn
+		"7",  // no such house: crossed out
+		"3",  // empty house: crossed out
+		"1",  // then the computer ("first") answers
+		"h",  // a hint from greedy
+		" ",  // space: the computer moves for South
+		"xy", // not a key
+		"u",  // back to South's last move
+		"",   // Enter: restart
+		"u",  // brings the old game back
+		"q",
+	}, "\n") + "\n"
+	cmd := exec.Command(bin, "play", "--opponent", "first", "--hint-player", "greedy", "--time", "0")
+	cmd.Stdin = strings.NewReader(input)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("kalah play: %v\n%s", err, stderr.Bytes())
+	}
+	golden(t, filepath.Join("testdata", "play", "session.golden"), string(out))
+	for _, want := range []string{"7\u0336 rejected: there is no house 7", "3\u0336 rejected: house 3 is empty", "x\u0336y\u0336 rejected", "hint from greedy: sow house"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("transcript lacks %q", want)
+		}
+	}
+}
+
+func golden(t *testing.T, path, got string) {
+	t.Helper()
+	if updateGolden() {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test -run Play -update creates it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs (go test -run Play -update rewrites it); got:\n%s", path, got)
+	}
+}
+
+// transcript collects a process's output and lets a test wait for text.
+type transcript struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	more chan struct{}
+	done chan struct{}
+}
+
+func newTranscript(r io.Reader) *transcript {
+	tr := &transcript{more: make(chan struct{}, 1), done: make(chan struct{})}
+	go func() {
+		defer close(tr.done)
+		b := make([]byte, 4096)
+		for {
+			n, err := r.Read(b)
+			tr.mu.Lock()
+			tr.buf.Write(b[:n])
+			tr.mu.Unlock()
+			select {
+			case tr.more <- struct{}{}:
+			default:
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return tr
+}
+
+func (tr *transcript) String() string {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	return tr.buf.String()
+}
+
+// waitFor waits until the output from offset from on contains s, and
+// returns the offset just past it.
+func (tr *transcript) waitFor(t *testing.T, from int, s string, d time.Duration) int {
+	t.Helper()
+	deadline := time.After(d)
+	for {
+		out := tr.String()
+		if i := strings.Index(out[min(from, len(out)):], s); i >= 0 {
+			return from + i + len(s)
+		}
+		select {
+		case <-tr.more:
+		case <-tr.done:
+			if strings.Contains(tr.String()[from:], s) {
+				continue
+			}
+			t.Fatalf("output ended without %q; last output:\n%s", s, tail(tr.String(), 2000))
+		case <-deadline:
+			t.Fatalf("no %q within %v; last output:\n%s", s, d, tail(tr.String(), 2000))
+		}
+	}
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}
+
+var countsLine = regexp.MustCompile(`^\s+\d+(\s+\d+)+$`)
+
+// southHouses reads South's houses from the last board in a transcript:
+// the counts just above the last row of house numbers.
+func southHouses(out string) ([]int, error) {
+	lines := strings.Split(out, "\n")
+	for i := len(lines) - 1; i > 0; i-- {
+		if strings.Contains(lines[i], "(1)") && strings.Contains(lines[i], "South") && countsLine.MatchString(lines[i-1]) {
+			var hs []int
+			for _, f := range strings.Fields(lines[i-1]) {
+				n, err := strconv.Atoi(f)
+				if err != nil {
+					return nil, err
+				}
+				hs = append(hs, n)
+			}
+			return hs, nil
+		}
+	}
+	return nil, errors.New("no board with South at the bottom")
+}
+
+// TestPlayPipeWholeGame plays a whole game against greedy through pipes,
+// choosing each move from the board the program printed, and checks the
+// end-of-game summary.
+func TestPlayPipeWholeGame(t *testing.T) {
+	bin := buildKalah(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "play", "--opponent", "greedy", "--time", "0")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	tr := newTranscript(stdout)
+	at := 0
+	for moves := 0; ; moves++ {
+		if moves > 100 {
+			t.Fatal("no end after 100 moves")
+		}
+		at = tr.waitFor(t, at, "> ", 10*time.Second)
+		out := tr.String()[:at]
+		if strings.Contains(out, "Game over") {
+			break
+		}
+		hs, err := southHouses(out)
+		if err != nil {
+			t.Fatalf("%v in:\n%s", err, tail(out, 1500))
+		}
+		// The fullest house, the last among equals: a move read from the board.
+		best := 0
+		for h := range hs {
+			if hs[h] >= hs[best] {
+				best = h
+			}
+		}
+		if hs[best] == 0 {
+			t.Fatalf("prompted with no seed on South's side:\n%s", tail(out, 1500))
+		}
+		fmt.Fprintf(stdin, "%d\n", best+1)
+	}
+	fmt.Fprintln(stdin, "q")
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("kalah play: %v\n%s", err, stderr.Bytes())
+	}
+	<-tr.done
+	out := tr.String()
+	m := regexp.MustCompile(`Game over: .* Final stores: South \(you\) (\d+), North \(greedy\) (\d+)\.`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no summary:\n%s", tail(out, 1500))
+	}
+	s, _ := strconv.Atoi(m[1])
+	n, _ := strconv.Atoi(m[2])
+	if s+n != 48 {
+		t.Errorf("final stores %d + %d, want 48 seeds in all", s, n)
+	}
+	if strings.Contains(out, "rejected") {
+		t.Errorf("a move read from the board was rejected:\n%s", out)
+	}
+}
+
+// TestPlayPTY drives the full-screen game through a pseudo-terminal: it
+// rejects a key, plays a whole game by pressing space, sees the summary,
+// restarts with Enter and quits with q.
+func TestPlayPTY(t *testing.T) {
+	bin := buildKalah(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "play", "--opponent", "greedy", "--time", "0", "--delay", "0")
+	cmd.Env = append(os.Environ(), "TERM=xterm-256color", "COLORTERM=")
+	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 110})
+	if err != nil {
+		t.Skipf("no pseudo-terminal: %v", err)
+	}
+	defer f.Close()
+	tr := newTranscript(f)
+	screen := func() string { return ansi.Strip(tr.String()) }
+	send := func(s string) {
+		if _, err := f.WriteString(s); err != nil {
+			t.Fatalf("writing to the terminal: %v", err)
+		}
+	}
+	waitScreen := func(s string, d time.Duration) {
+		t.Helper()
+		deadline := time.Now().Add(d)
+		for !strings.Contains(screen(), s) {
+			if time.Now().After(deadline) {
+				t.Fatalf("no %q on screen within %v; screen:\n%s", s, d, tail(screen(), 3000))
+			}
+			select {
+			case <-tr.more:
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}
+	waitScreen("to move", 10*time.Second)
+	send("7")
+	waitScreen("rejected: there is no house 7", 5*time.Second)
+	for i := 0; !strings.Contains(screen(), "Game over"); i++ {
+		if i > 400 {
+			t.Fatalf("no end after %d presses of space; screen:\n%s", i, tail(screen(), 3000))
+		}
+		send(" ")
+		select {
+		case <-tr.more:
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	waitScreen("Final stores", 5*time.Second)
+	send("q")
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("kalah play exited with %v; screen:\n%s", err, tail(screen(), 2000))
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("q did not quit; screen:\n%s", tail(screen(), 2000))
+	}
+	if os.Getenv("KALAH_DUMP") != "" {
+		os.WriteFile(os.Getenv("KALAH_DUMP"), []byte(tr.String()), 0o644)
+	}
+}
