@@ -147,7 +147,10 @@ type Rules struct {
 	// and the first move of the game earns no extra turn (Manchester).
 	Pie bool `json:"pie"`
 	// SowOpponentStore sows into the opponent's store too (GameLink's
-	// engine); it only matters for houses of 2*Houses+1 seeds or more.
+	// engine). It matters whenever a sowing gets past the opponent's
+	// houses: from house h (1..n from the mover's left) that takes
+	// 2n+2-h seeds or more, so 8 from the rightmost of six houses and 13
+	// from the leftmost.
 	SowOpponentStore bool `json:"sow_opponent_store"`
 }
 
