@@ -263,7 +263,7 @@ func TestEndRules(t *testing.T) {
 		pos  string
 		move int
 		// want per rule: the position after, or "" if the game must end.
-		either, stuck, empty string
+		either, stuck, empty          string
 		endEither, endStuck, endEmpty string
 	}{
 		{
