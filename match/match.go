@@ -1,11 +1,18 @@
 // Package match plays a series of games between two players, both sides in
-// turn, through the referee, and sums up the results.
+// turn, through the referee, and sums up the results: wins, points, margins,
+// and each player's time and nodes a move. Games may run in parallel; the
+// results come back in game order and, for players that do not depend on
+// the clock, are the same for the same seed.
 package match
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"kalah"
 	"kalah/player"
@@ -14,17 +21,30 @@ import (
 
 // Config describes a match.
 type Config struct {
-	A, B    string // player specs
-	Rules   kalah.Rules
-	Games   int    // games in all; A plays South in even-numbered games (0, 2, ...)
-	Seed    uint64 // the same seed gives the same games
-	Referee referee.Referee
+	A, B  string // player specs
+	Rules kalah.Rules
+	// Games is the number of games in all; A plays South in even-numbered
+	// games (0, 2, ...) and B in the odd ones.
+	Games int
+	// Seed fixes the players' random draws: the same seed gives the same
+	// games.
+	Seed uint64
+	// Openings forces the first move of each pair of games (2k, 2k+1): the
+	// first mover sows house k mod n + 1, so over n pairs each opening is
+	// played once by each player, as the thesis did to vary games between
+	// deterministic players.
+	Openings bool
+	// Parallel is how many games run at once; zero or one plays them one
+	// after another.
+	Parallel int
+	Referee  referee.Referee
 }
 
 // Game is one finished game of a match.
 type Game struct {
 	Index   int
-	ASouth  bool // A started as South
+	ASouth  bool       // A started as South
+	Opening kalah.Move // the forced first move, or kalah.NoMove
 	Outcome *referee.Outcome
 }
 
@@ -37,6 +57,9 @@ func (g *Game) Record(seed uint64) kalah.Record {
 	}
 	rec.Tags["Game"] = fmt.Sprint(g.Index + 1)
 	rec.Tags["Seed"] = fmt.Sprint(seed)
+	if g.Opening != kalah.NoMove {
+		rec.Tags["Opening"] = g.Opening.String()
+	}
 	return rec
 }
 
@@ -49,10 +72,59 @@ func (g *Game) AScore() (a, b int) {
 	return n, s
 }
 
+// AFirst reports whether A made the game's first move.
+func (g *Game) AFirst() bool {
+	return g.ASouth == (g.Outcome.Game.Rules().First == kalah.South)
+}
+
+// aSeat is A's seat in the referee's numbering (0: started as South).
+func (g *Game) aSeat() int {
+	if g.ASouth {
+		return 0
+	}
+	return 1
+}
+
+// Stats sums up one player's moves over a match.
+type Stats struct {
+	Moves    int           // moves made (forced openings excluded)
+	Time     time.Duration // thinking time, summed
+	MaxTime  time.Duration // the longest move
+	Nodes    uint64        // positions searched, summed over moves with a report
+	Reported int           // moves with a report (the player is a player.Reporter)
+	Forfeits int           // games lost by a forfeit: a timeout, an illegal move, a crash
+}
+
+// MeanTime returns the mean thinking time a move.
+func (s *Stats) MeanTime() time.Duration {
+	if s.Moves == 0 {
+		return 0
+	}
+	return s.Time / time.Duration(s.Moves)
+}
+
+// MeanNodes returns the mean positions searched a move, over the moves
+// the player reported on.
+func (s *Stats) MeanNodes() float64 {
+	if s.Reported == 0 {
+		return 0
+	}
+	return float64(s.Nodes) / float64(s.Reported)
+}
+
+// NodesPerSecond returns the player's search speed over the match.
+func (s *Stats) NodesPerSecond() float64 {
+	if s.Time <= 0 {
+		return 0
+	}
+	return float64(s.Nodes) / s.Time.Seconds()
+}
+
 // Summary sums up a match from A's view.
 type Summary struct {
 	Games, Wins, Draws, Losses int
 	Margin                     int // A's seeds minus B's, summed
+	A, B                       Stats
 }
 
 // Add counts a game.
@@ -68,10 +140,41 @@ func (s *Summary) Add(g *Game) {
 	default:
 		s.Draws++
 	}
+	aSeat := g.aSeat()
+	for _, m := range g.Outcome.Moves {
+		st := &s.B
+		if m.Seat == aSeat {
+			st = &s.A
+		}
+		st.Moves++
+		st.Time += m.Elapsed
+		st.MaxTime = max(st.MaxTime, m.Elapsed)
+		if m.Report.Nodes > 0 || m.Report.Depth > 0 {
+			st.Reported++
+			st.Nodes += m.Report.Nodes
+		}
+	}
+	if kg := g.Outcome.Game; kg.Termination().IsForfeit() {
+		if w, ok := kg.Result().Winner(); ok {
+			if kg.Seat(w.Other()) == aSeat {
+				s.A.Forfeits++
+			} else {
+				s.B.Forfeits++
+			}
+		}
+	}
 }
 
 // Points returns A's points: win 2, draw 1.
 func (s *Summary) Points() int { return 2*s.Wins + s.Draws }
+
+// MeanMargin returns A's mean lead in seeds a game.
+func (s *Summary) MeanMargin() float64 {
+	if s.Games == 0 {
+		return 0
+	}
+	return float64(s.Margin) / float64(s.Games)
+}
 
 // GameSeed is the seed for game i's players: distinct per game and side,
 // fixed by the match seed.
@@ -83,20 +186,86 @@ func GameSeed(seed uint64, i, seat int) uint64 {
 	return x
 }
 
-// Run plays the match, calling each with every finished game in order.
+// Opening returns the forced first move of game i, or kalah.NoMove when
+// the match forces none.
+func (cfg *Config) Opening(i int) kalah.Move {
+	if !cfg.Openings || cfg.Rules.Houses < 1 {
+		return kalah.NoMove
+	}
+	return kalah.Move((i/2)%cfg.Rules.Houses + 1)
+}
+
+// errStopped marks games abandoned because the match stopped early.
+var errStopped = errors.New("match stopped")
+
+// Run plays the match, Parallel games at a time, calling each with every
+// finished game in game order. It stops at the first error, from a game or
+// from each.
 func Run(ctx context.Context, cfg Config, each func(*Game) error) (Summary, error) {
 	var sum Summary
-	for i := 0; i < cfg.Games; i++ {
-		g, err := PlayOne(ctx, cfg, i)
-		if err != nil {
-			return sum, err
-		}
-		sum.Add(g)
-		if each != nil {
-			if err := each(g); err != nil {
-				return sum, err
+	if cfg.Games <= 0 {
+		return sum, nil
+	}
+	if err := cfg.Rules.Validate(); err != nil {
+		return sum, err
+	}
+	workers := min(max(cfg.Parallel, 1), cfg.Games)
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	games := make([]*Game, cfg.Games)
+	done := make([]chan struct{}, cfg.Games)
+	for i := range done {
+		done[i] = make(chan struct{})
+	}
+	var next atomic.Int64
+	eg, ectx := errgroup.WithContext(ctx)
+	for range workers {
+		eg.Go(func() error {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= cfg.Games || ectx.Err() != nil {
+					return nil
+				}
+				g, err := PlayOne(ectx, cfg, i)
+				if err != nil {
+					return err
+				}
+				games[i] = g
+				close(done[i])
+			}
+		})
+	}
+	var stop error
+	for i := range cfg.Games {
+		select {
+		case <-done[i]:
+		case <-ectx.Done():
+			select {
+			case <-done[i]:
+			default:
+				stop = errStopped
 			}
 		}
+		if stop != nil {
+			break
+		}
+		sum.Add(games[i])
+		if each != nil {
+			if err := each(games[i]); err != nil {
+				stop = err
+				cancel(err)
+				break
+			}
+		}
+	}
+	err := eg.Wait()
+	switch {
+	case stop != nil && stop != errStopped:
+		return sum, stop
+	case err != nil:
+		return sum, err
+	case stop != nil:
+		return sum, context.Cause(ctx)
 	}
 	return sum, nil
 }
@@ -124,12 +293,16 @@ func PlayOne(ctx context.Context, cfg Config, i int) (*Game, error) {
 		return nil, err
 	}
 	kg.Players = specs
+	opening := cfg.Opening(i)
+	if opening != kalah.NoMove {
+		if _, err := kg.Play(opening); err != nil {
+			return nil, fmt.Errorf("game %d: opening %s: %w", i+1, opening, err)
+		}
+	}
 	ref := cfg.Referee
-	start := time.Now()
 	out, err := ref.Play(ctx, kg, players)
 	if err != nil {
 		return nil, fmt.Errorf("game %d: %w", i+1, err)
 	}
-	_ = start
-	return &Game{Index: i, ASouth: aSouth, Outcome: out}, nil
+	return &Game{Index: i, ASouth: aSouth, Opening: opening, Outcome: out}, nil
 }

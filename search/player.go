@@ -103,7 +103,9 @@ func (sp *Player) Move(ctx context.Context, g *kalah.Game, c player.Clock) (kala
 	}
 	prm := Params{Algorithm: sp.Algorithm, Utility: sp.Utility, Depth: sp.Depth, Pace: sp.Pace}
 	if budget > 0 {
-		prm.Deadline = start.Add(budget)
+		// A tenth more in hand: on a busy machine the operating system may
+		// hold the search back for milliseconds between looks at the clock.
+		prm.Deadline = start.Add(budget - budget/10)
 	}
 	p := g.Position()
 	res, err := Search(ctx, g.RulesPtr(), p, prm)

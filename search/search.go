@@ -63,7 +63,7 @@ const MaxDepth = 128
 // checkEvery is how many nodes pass between looks at the clock and the
 // context: at a few million nodes a second that is well under a
 // millisecond.
-const checkEvery = 2048
+const checkEvery = 1024
 
 const inf = 1 << 30
 
@@ -130,6 +130,10 @@ func Search(ctx context.Context, r *kalah.Rules, p kalah.Position, prm Params) (
 	res := Result{Move: kalah.Move(bits.Len32(mask))}
 	best := res.Move
 	for d := 1; d <= maxDepth; d++ {
+		if ctx.Err() != nil {
+			res.Stopped = true
+			break
+		}
 		e.limit = d
 		e.cutoff = false
 		m, v := e.root(&p, best)
@@ -209,14 +213,16 @@ func (e *engine) child(q *kalah.Position, eff kalah.Effect, me kalah.Side, d int
 		}
 	}
 	if q.ToMove() == me {
-		return e.node(q, d+1, alpha, beta)
+		return e.node(*q, d+1, alpha, beta)
 	}
-	return -e.node(q, d+1, -beta, -alpha)
+	return -e.node(*q, d+1, -beta, -alpha)
 }
 
 // node returns the value of p, a position where the game goes on, for its
-// side to move, d plies from the root.
-func (e *engine) node(p *kalah.Position, d int, alpha, beta int) int {
+// side to move, d plies from the root. It takes the position by value: a
+// pointer would make the compiler, which analyses recursive functions
+// conservatively, move every child position to the heap.
+func (e *engine) node(p kalah.Position, d int, alpha, beta int) int {
 	e.nodes++
 	if e.nodes >= e.nextCheck {
 		e.check()
@@ -227,11 +233,11 @@ func (e *engine) node(p *kalah.Position, d int, alpha, beta int) int {
 	me := p.ToMove()
 	if d >= e.limit {
 		e.cutoff = true
-		return e.util.Evaluate(e.r, p, me)
+		return e.util.Evaluate(e.r, &p, me)
 	}
 	best := -inf
 	for mask := p.Mask(); mask != 0; mask &^= 1 << (bits.Len32(mask) - 1) {
-		q := *p
+		q := p
 		eff := q.Play(e.r, bits.Len32(mask))
 		best = max(best, e.child(&q, eff, me, d, alpha, beta))
 		if e.algo != Minimax {

@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"time"
 
 	"kalah/match"
+	"kalah/player"
 )
 
 func init() {
@@ -15,14 +17,24 @@ func init() {
 }
 
 func runMatch(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "match", "--a PLAYER --b PLAYER [--games N] [--seed S] [--time D] [--record FILE]",
-		"Plays games between two players, each taking South in turn, and prints the\nresults. --record writes one JSON object a line and game.")
+	fs := newFlags(e, "match", "--a PLAYER --b PLAYER [--games N] [--openings] [--time D] [--seed S] [--parallel P] [--record FILE]",
+		"Plays games between two players, each taking South in turn, and prints a line a\n"+
+			"game, a table of results (wins, draws, losses, points, mean margin, mean and\n"+
+			"longest time a move, nodes a move, forfeits) and every game's score in the\n"+
+			"layout of Pekař's Table 1. --openings forces the first move of each pair of\n"+
+			"games to each house in turn, as the thesis did. --record writes one JSON\n"+
+			"object a line and game, in game order.")
 	rf := addRulesFlags(fs)
 	a := fs.String("a", "random", "player A (see kalah players)")
 	b := fs.String("b", "greedy", "player B")
 	games := fs.Int("games", 2, "games to play")
 	seed := fs.Uint64("seed", 1, "seed for players that draw at random")
-	perMove := fs.Duration("time", 0, "time limit a move (0: none)")
+	perMove := fs.Duration("time", 0, "time limit a move, enforced by the referee (0: none)")
+	grace := fs.Duration("grace", 0, "slack beyond --time before a move is forfeited as late")
+	openings := fs.Bool("openings", false, "force each pair of games to open with each house in turn")
+	parallel := fs.Int("parallel", 1, "games to play at once")
+	quiet := fs.Bool("quiet", false, "do not print a line a game")
+	markdown := fs.Bool("markdown", false, "print the tables as Markdown")
 	record := fs.String("record", "", "write the games as JSON lines to this file")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -31,11 +43,22 @@ func runMatch(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *games < 1 {
+	switch {
+	case *games < 1:
 		return usagef("--games must be at least 1")
+	case *parallel < 1:
+		return usagef("--parallel must be at least 1")
+	case *perMove < 0 || *grace < 0:
+		return usagef("--time and --grace must not be negative")
 	}
-	cfg := match.Config{A: *a, B: *b, Rules: r, Games: *games, Seed: *seed}
+	for _, spec := range []string{*a, *b} {
+		if _, err := player.New(spec, player.Options{Rules: r}); err != nil {
+			return usagef("%v", err)
+		}
+	}
+	cfg := match.Config{A: *a, B: *b, Rules: r, Games: *games, Seed: *seed, Openings: *openings, Parallel: *parallel}
 	cfg.Referee.PerMove = *perMove
+	cfg.Referee.Grace = *grace
 	var rec *bufio.Writer
 	if *record != "" {
 		f, err := os.Create(*record)
@@ -44,21 +67,45 @@ func runMatch(ctx context.Context, e *env, args []string) error {
 		}
 		defer f.Close()
 		rec = bufio.NewWriter(f)
-		defer rec.Flush()
 	}
 	enc := json.NewEncoder(rec)
+	var played []*match.Game
+	start := time.Now()
 	sum, err := match.Run(ctx, cfg, func(g *match.Game) error {
-		as, bs := g.AScore()
-		fmt.Fprintf(e.stdout, "game %d: A (%s) %d - %d B (%s) [%s]\n", g.Index+1, sideName(g.ASouth), as, bs, sideName(!g.ASouth), g.Outcome.Game.Termination())
+		played = append(played, g)
+		if !*quiet {
+			as, bs := g.AScore()
+			open := ""
+			if g.Opening != 0 {
+				open = fmt.Sprintf(" opening %s", g.Opening)
+			}
+			fmt.Fprintf(e.stdout, "game %d: A (%s) %d - %d B (%s) [%s]%s\n", g.Index+1, sideName(g.ASouth), as, bs, sideName(!g.ASouth), g.Outcome.Game.Termination(), open)
+		}
 		if rec != nil {
 			return enc.Encode(g.Record(*seed))
 		}
 		return nil
 	})
+	if rec != nil {
+		if ferr := rec.Flush(); err == nil {
+			err = ferr
+		}
+	}
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "A=%s B=%s: %d games, A won %d, drew %d, lost %d, points %d-%d\n",
+	clock := "no time limit"
+	if *perMove > 0 {
+		clock = fmt.Sprintf("%v a move", *perMove)
+	}
+	fmt.Fprintf(e.stdout, "\n%s, %d games, %s, seed %d, %d at a time, %v\n\n", r, sum.Games, clock, *seed, *parallel, time.Since(start).Round(time.Millisecond))
+	if err := match.WriteTable(e.stdout, *a, *b, &sum, *markdown); err != nil {
+		return err
+	}
+	if err := match.WriteScores(e.stdout, played, 20, *markdown); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "\nA=%s B=%s: %d games, A won %d, drew %d, lost %d, points %d-%d\n",
 		*a, *b, sum.Games, sum.Wins, sum.Draws, sum.Losses, sum.Points(), 2*sum.Games-sum.Points())
 	return nil
 }
