@@ -1,0 +1,380 @@
+package web
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"kalah"
+	_ "kalah/heuristic"
+)
+
+func newServer(t *testing.T) (*httptest.Server, *Handler) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	h, err := New(ctx, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() {
+		srv.Close()
+		cancel()
+		h.Close()
+	})
+	return srv, h
+}
+
+// call does a request and decodes a JSON answer into out (if not nil),
+// returning the status code.
+func call(t *testing.T, srv *httptest.Server, method, path string, body any, out any) int {
+	t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	default:
+		j, _ := json.Marshal(b)
+		rd = bytes.NewReader(j)
+	}
+	req, _ := http.NewRequest(method, srv.URL+path, rd)
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	if out != nil {
+		if err := json.Unmarshal(data, out); err != nil {
+			t.Fatalf("%s %s: %v in %q", method, path, err, data)
+		}
+	}
+	if resp.StatusCode >= 400 && !strings.Contains(string(data), `"error"`) {
+		t.Errorf("%s %s: error %d without a JSON error: %q", method, path, resp.StatusCode, data)
+	}
+	return resp.StatusCode
+}
+
+func standard() kalah.Rules { return kalah.Standard() }
+
+// waitState polls a game until cond holds.
+func waitState(t *testing.T, srv *httptest.Server, id string, cond func(State) bool) State {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var st State
+		if code := call(t, srv, "GET", Prefix+"games/"+id, nil, &st); code != 200 {
+			t.Fatalf("state: %d", code)
+		}
+		if cond(st) {
+			return st
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("game %s: condition not met; state %+v", id, st.Position)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestStaticFiles(t *testing.T) {
+	srv, _ := newServer(t)
+	for _, tc := range []struct {
+		path, ctype string
+		code        int
+	}{
+		{"/", "text/html", 200},
+		{"/web/static/app.js", "javascript", 200},
+		{"/web/static/app.css", "text/css", 200},
+		{"/favicon.ico", "image/svg+xml", 200},
+		{"/web/static/nope.js", "", 404},
+		{"/nope", "", 404},
+	} {
+		resp, err := http.Get(srv.URL + tc.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tc.code || !strings.Contains(resp.Header.Get("Content-Type"), tc.ctype) {
+			t.Errorf("GET %s: %d %q, want %d %q", tc.path, resp.StatusCode, resp.Header.Get("Content-Type"), tc.code, tc.ctype)
+		}
+	}
+	// Gzip is served when asked for, and an unchanged file is not sent again.
+	req, _ := http.NewRequest("GET", srv.URL+"/web/static/app.js", nil)
+	req.Header.Set("Accept-Encoding", "gzip")
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.Header.Get("Content-Encoding") != "gzip" {
+		t.Errorf("no gzip: %v", resp.Header)
+	}
+	req.Header.Set("If-None-Match", resp.Header.Get("ETag"))
+	resp, err = http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotModified {
+		t.Errorf("etag: %d", resp.StatusCode)
+	}
+}
+
+func TestMeta(t *testing.T) {
+	srv, _ := newServer(t)
+	var m Meta
+	if code := call(t, srv, "GET", Prefix+"meta", nil, &m); code != 200 {
+		t.Fatal(code)
+	}
+	if len(m.Presets) < 5 || m.Presets[0].Rules.Name != "kalah" {
+		t.Errorf("presets: %+v", m.Presets)
+	}
+	names := map[string]bool{}
+	for _, p := range m.Players {
+		names[p.Name] = true
+	}
+	if !names["random"] || !names["greedy"] {
+		t.Errorf("players: %v", names)
+	}
+}
+
+func TestCreateGameBadInput(t *testing.T) {
+	srv, _ := newServer(t)
+	bad := standard()
+	bad.Houses = 0
+	for _, tc := range []struct {
+		name string
+		body any
+		code int
+	}{
+		{"not json", "{", 400},
+		{"unknown field", `{"rules":{"houses":6,"seeds":4},"south":"human","north":"greedy","bogus":1}`, 400},
+		{"trailing data", `{"rules":{"houses":6,"seeds":4},"south":"human","north":"greedy"} {}`, 400},
+		{"bad rules", NewGame{Rules: bad, South: Human, North: "greedy"}, 400},
+		{"bad side letter", `{"rules":{"houses":6,"seeds":4,"first":"X"},"south":"human","north":"greedy"}`, 400},
+		{"unknown player", NewGame{Rules: standard(), South: Human, North: "nobody"}, 400},
+		{"bad start", NewGame{Rules: standard(), Start: "1,2/3", South: Human, North: "greedy"}, 400},
+		{"wrong houses", NewGame{Rules: standard(), Start: "1,1/1,1 0-0 S", South: Human, North: "greedy"}, 400},
+		{"negative clock", NewGame{Rules: standard(), South: Human, North: "greedy", PerMoveMillis: -1}, 400},
+		{"tournament by hand", NewGame{Rules: standard(), South: Human, North: "greedy", Tournament: "t1"}, 400},
+		{"huge body", `{"south":"` + strings.Repeat("x", 70<<10) + `"}`, 400},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if code := call(t, srv, "POST", Prefix+"games", tc.body, nil); code != tc.code {
+				t.Errorf("code %d, want %d", code, tc.code)
+			}
+		})
+	}
+}
+
+func TestPlayAgainstComputer(t *testing.T) {
+	srv, _ := newServer(t)
+	var c Created
+	if code := call(t, srv, "POST", Prefix+"games", NewGame{Rules: standard(), South: Human, North: "first", Casual: true}, &c); code != 201 {
+		t.Fatal(code)
+	}
+	if c.Tokens[0] == "" || c.Tokens[1] != "" {
+		t.Fatalf("tokens %q", c.Tokens)
+	}
+	// Bad moves first: unknown game, no token, wrong token, bad syntax,
+	// an illegal house.
+	for _, tc := range []struct {
+		name, id string
+		body any
+		code int
+	}{
+		{"unknown game", "nope", seatRequest{Token: c.Tokens[0], Move: "1"}, 404},
+		{"no token", c.ID, seatRequest{Move: "1"}, 403},
+		{"wrong token", c.ID, seatRequest{Token: "x", Move: "1"}, 403},
+		{"syntax", c.ID, seatRequest{Token: c.Tokens[0], Move: "seven"}, 400},
+		{"out of range", c.ID, seatRequest{Token: c.Tokens[0], Move: "7"}, 400},
+		{"bad json", c.ID, "[1]", 400},
+	} {
+		if code := call(t, srv, "POST", Prefix+"games/"+tc.id+"/move", tc.body, nil); code != tc.code {
+			t.Errorf("%s: code %d, want %d", tc.name, code, tc.code)
+		}
+	}
+	// Play house 3 (an extra turn in Kalah(6,4)), then 6.
+	var st State
+	if code := call(t, srv, "POST", Prefix+"games/"+c.ID+"/move", seatRequest{Token: c.Tokens[0], Move: "3"}, &st); code != 200 {
+		t.Fatal(code)
+	}
+	if len(st.Moves) != 1 || !st.Moves[0].Extra || st.ToMove != kalah.South {
+		t.Fatalf("after 3: %+v", st.Moves)
+	}
+	call(t, srv, "POST", Prefix+"games/"+c.ID+"/move", seatRequest{Token: c.Tokens[0], Move: "6"}, &st)
+	st = waitState(t, srv, c.ID, func(s State) bool { return s.ToMove == kalah.South && len(s.Moves) >= 3 })
+	if st.Seats[1].Spec != "first" || st.Moves[2].Side != kalah.North {
+		t.Fatalf("computer did not answer: %+v", st.Moves)
+	}
+	// Moving out of turn is refused: wait is not needed, North has moved.
+	// Hints work in a casual game.
+	var hint map[string]string
+	if code := call(t, srv, "POST", Prefix+"games/"+c.ID+"/hint", seatRequest{Token: c.Tokens[0]}, &hint); code != 200 || hint["move"] == "" {
+		t.Fatalf("hint: %d %v", code, hint)
+	}
+	// Undo goes back to before the human's last turn (3+6 was one turn).
+	if code := call(t, srv, "POST", Prefix+"games/"+c.ID+"/undo", seatRequest{Token: c.Tokens[0]}, &st); code != 200 {
+		t.Fatal(code)
+	}
+	if len(st.Moves) != 0 || st.Position != standard().Start().String() {
+		t.Fatalf("after undo: %d moves, %s", len(st.Moves), st.Position)
+	}
+	if code := call(t, srv, "POST", Prefix+"games/"+c.ID+"/undo", seatRequest{Token: c.Tokens[0]}, nil); code != 409 {
+		t.Errorf("undo with nothing to undo: %d", code)
+	}
+	// Play the game out with hints until it ends.
+	for i := 0; i < 200; i++ {
+		st = waitState(t, srv, c.ID, func(s State) bool { return s.Over || s.ToMove == kalah.South })
+		if st.Over {
+			break
+		}
+		call(t, srv, "POST", Prefix+"games/"+c.ID+"/move", seatRequest{Token: c.Tokens[0], Move: st.Legal[0]}, nil)
+	}
+	if !st.Over || st.Score[0]+st.Score[1] != 48 || st.Termination != "normal" {
+		t.Fatalf("game did not end well: %+v", st)
+	}
+	if code := call(t, srv, "POST", Prefix+"games/"+c.ID+"/move", seatRequest{Token: c.Tokens[0], Move: "1"}, nil); code != 409 {
+		t.Errorf("move after the end: %d", code)
+	}
+	if _, err := kalah.ParseGame(st.Record); err != nil {
+		t.Errorf("record does not parse: %v", err)
+	}
+	resp, err := http.Get(srv.URL + Prefix + "games/" + c.ID + "/record")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(b) != st.Record {
+		t.Errorf("record route: %q", b)
+	}
+	var list []Summary
+	call(t, srv, "GET", Prefix+"games", nil, &list)
+	if len(list) != 1 || list[0].ID != c.ID || !list[0].Over {
+		t.Errorf("list: %+v", list)
+	}
+}
+
+func TestRatedGameRefusesHintsAndUndo(t *testing.T) {
+	srv, _ := newServer(t)
+	var c Created
+	call(t, srv, "POST", Prefix+"games", NewGame{Rules: standard(), South: Human, North: "greedy"}, &c)
+	call(t, srv, "POST", Prefix+"games/"+c.ID+"/move", seatRequest{Token: c.Tokens[0], Move: "1"}, nil)
+	for _, r := range []string{"hint", "undo"} {
+		if code := call(t, srv, "POST", Prefix+"games/"+c.ID+"/"+r, seatRequest{Token: c.Tokens[0]}, nil); code != 409 {
+			t.Errorf("%s in a rated game: %d", r, code)
+		}
+	}
+	var st State
+	if code := call(t, srv, "POST", Prefix+"games/"+c.ID+"/resign", seatRequest{Token: c.Tokens[0]}, &st); code != 200 {
+		t.Fatal(code)
+	}
+	if !st.Over || st.Result != kalah.NorthWins || st.Termination != "resign" {
+		t.Errorf("resign: %+v", st)
+	}
+	if code := call(t, srv, "POST", Prefix+"games/"+c.ID+"/resign", seatRequest{Token: c.Tokens[0]}, nil); code != 409 {
+		t.Errorf("resign twice: %d", code)
+	}
+}
+
+func TestTwoHumansByLink(t *testing.T) {
+	srv, _ := newServer(t)
+	var c Created
+	call(t, srv, "POST", Prefix+"games", NewGame{Rules: standard(), South: Human, North: Human}, &c)
+	if c.Tokens[0] == "" || c.Tokens[1] != "" {
+		t.Fatalf("creator should hold South only: %q", c.Tokens)
+	}
+	var j struct {
+		Seat  int    `json:"seat"`
+		Token string `json:"token"`
+	}
+	if code := call(t, srv, "POST", Prefix+"games/"+c.ID+"/join", "{}", &j); code != 200 || j.Seat != 1 || j.Token == "" {
+		t.Fatalf("join: %d %+v", code, j)
+	}
+	if code := call(t, srv, "POST", Prefix+"games/"+c.ID+"/join", "{}", nil); code != 409 {
+		t.Errorf("third join: %d", code)
+	}
+	if code := call(t, srv, "POST", Prefix+"games/nope/join", "{}", nil); code != 404 {
+		t.Errorf("join unknown: %d", code)
+	}
+	// North may not move for South.
+	if code := call(t, srv, "POST", Prefix+"games/"+c.ID+"/move", seatRequest{Token: j.Token, Move: "1"}, nil); code != 409 {
+		t.Errorf("out of turn: %d", code)
+	}
+	var st State
+	call(t, srv, "POST", Prefix+"games/"+c.ID+"/move", seatRequest{Token: c.Tokens[0], Move: "1"}, &st)
+	if st.ToMove != kalah.North {
+		t.Fatalf("to move %v", st.ToMove)
+	}
+	call(t, srv, "POST", Prefix+"games/"+c.ID+"/move", seatRequest{Token: j.Token, Move: "2"}, &st)
+	if len(st.Moves) != 2 || st.Moves[1].Side != kalah.North {
+		t.Fatalf("moves %+v", st.Moves)
+	}
+	if code := call(t, srv, "POST", Prefix+"games/"+c.ID+"/undo", seatRequest{Token: j.Token}, nil); code != 409 {
+		t.Errorf("undo between people: %d", code)
+	}
+}
+
+func TestEventsStreamMoves(t *testing.T) {
+	srv, _ := newServer(t)
+	var c Created
+	call(t, srv, "POST", Prefix+"games", NewGame{Rules: standard(), South: "first", North: "first", DelayMillis: 20}, &c)
+	resp, err := http.Get(srv.URL + Prefix + "games/" + c.ID + "/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Fatalf("content type %q", ct)
+	}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(nil, 1<<20)
+	seen := -1
+	for sc.Scan() {
+		line, ok := strings.CutPrefix(sc.Text(), "data: ")
+		if !ok {
+			continue
+		}
+		var st State
+		if err := json.Unmarshal([]byte(line), &st); err != nil {
+			t.Fatal(err)
+		}
+		if len(st.Moves) < seen {
+			t.Fatalf("moves went back from %d to %d", seen, len(st.Moves))
+		}
+		seen = len(st.Moves)
+		if st.Over {
+			break
+		}
+	}
+	if seen < 2 {
+		t.Errorf("saw %d moves", seen)
+	}
+	resp2, _ := http.Get(srv.URL + Prefix + "games/nope/events")
+	resp2.Body.Close()
+	if resp2.StatusCode != 404 {
+		t.Errorf("events of unknown game: %d", resp2.StatusCode)
+	}
+}
+
+func TestUnknownRoute(t *testing.T) {
+	srv, _ := newServer(t)
+	if code := call(t, srv, "GET", Prefix+"nothing", nil, nil); code != 404 {
+		t.Errorf("code %d", code)
+	}
+	if code := call(t, srv, "DELETE", Prefix+"games", nil, nil); code != 405 && code != 404 {
+		t.Errorf("delete: %d", code)
+	}
+}

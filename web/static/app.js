@@ -1,0 +1,704 @@
+// The kalah page: plain JavaScript, no framework. Views are chosen by the
+// URL fragment: #/play, #/game/ID, #/game/ID/join, #/watch, #/analyze,
+// #/tournaments, #/tournament/ID.
+"use strict";
+(function () {
+const API = "/web/api/";
+const $ = (s, el) => (el || document).querySelector(s);
+const main = $("#main");
+let meta = null;
+let cleanup = [];   // functions to run when leaving a view
+let keyHandler = null;
+
+function h(tag, attrs, ...kids) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
+    else if (k === "text") el.textContent = v;
+    else el.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of kids.flat()) if (c !== null && c !== undefined) el.append(c.nodeType ? c : document.createTextNode(c));
+  return el;
+}
+
+async function api(path, body) {
+  const opt = body === undefined ? {} : {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)};
+  const r = await fetch(API + path, opt);
+  const data = await r.json().catch(() => ({error: "bad response " + r.status}));
+  if (!r.ok) throw new Error(data.error || ("HTTP " + r.status));
+  return data;
+}
+
+function announce(msg) {
+  const a = $("#announce");
+  a.textContent = "";
+  setTimeout(() => { a.textContent = msg; }, 30);
+}
+
+const settings = {
+  get animate() { return localStorage.getItem("kalah.animate") !== "off"; },
+  set animate(v) { localStorage.setItem("kalah.animate", v ? "on" : "off"); },
+};
+function seatOf(id) { try { return JSON.parse(localStorage.getItem("kalah.seat." + id)); } catch (e) { return null; } }
+function setSeat(id, seat, token) { localStorage.setItem("kalah.seat." + id, JSON.stringify({seat, token})); }
+
+// ---- rules form, shared by play and tournaments ----
+function rulesForm(legend) {
+  const presets = meta.presets;
+  const sel = h("select", {id: "preset"}, presets.map(p => h("option", {value: p.rules.name, text: p.rules.name})));
+  const houses = h("input", {type: "number", id: "houses", min: 1, max: 16, value: 6});
+  const seeds = h("input", {type: "number", id: "seeds", min: 1, max: 64, value: 4});
+  const ec = h("input", {type: "checkbox", id: "empty_capture"});
+  const early = h("input", {type: "checkbox", id: "early_end"});
+  const pie = h("input", {type: "checkbox", id: "pie"});
+  const sos = h("input", {type: "checkbox", id: "sow_opponent_store"});
+  const end = h("select", {id: "end"}, ["either-empty", "mover-stuck", "mover-empty"].map(e => h("option", {value: e, text: e})));
+  const src = h("p", {class: "muted"});
+  function load() {
+    const p = presets.find(p => p.rules.name === sel.value).rules;
+    houses.value = p.houses; seeds.value = p.seeds; ec.checked = p.empty_capture; early.checked = p.early_end;
+    pie.checked = p.pie; sos.checked = p.sow_opponent_store; end.value = p.end;
+    src.textContent = presets.find(p => p.rules.name === sel.value).source;
+  }
+  sel.addEventListener("change", load);
+  load();
+  const el = h("fieldset", {}, h("legend", {text: legend || "Rules"}),
+    h("label", {}, "Preset", sel), h("label", {}, "Houses", houses), h("label", {}, "Seeds", seeds),
+    h("label", {}, ec, "Empty capture"), h("label", {}, early, "Early end"), h("label", {}, pie, "Pie rule"),
+    h("label", {}, sos, "Sow opponent's store"), h("label", {}, "End", end), src);
+  return {el, get(first) {
+    const p = presets.find(p => p.rules.name === sel.value).rules;
+    const r = {name: p.name, houses: +houses.value, seeds: +seeds.value, first: first || "S", empty_capture: ec.checked,
+      end: end.value, early_end: early.checked, pie: pie.checked, sow_opponent_store: sos.checked};
+    for (const k of ["houses", "seeds", "empty_capture", "end", "early_end", "pie", "sow_opponent_store"]) if (r[k] !== p[k]) r.name = "";
+    return r;
+  }};
+}
+
+function opponentSelect(id, withHuman) {
+  const levels = meta.levels.map(l => h("option", {value: l.name, text: l.name + (l.description ? " — " + l.description : "")}));
+  const players = meta.players.map(p => h("option", {value: p.name, text: p.name + " — " + p.summary}));
+  return h("select", {id},
+    withHuman ? h("option", {value: "human", text: "Another person (send a link)"}) : null,
+    levels.length ? h("optgroup", {label: "Difficulty"}, levels) : null,
+    h("optgroup", {label: "Players"}, players));
+}
+
+// ---- play: the new-game form ----
+function viewPlay() {
+  const rules = rulesForm();
+  const opp = opponentSelect("opponent", true);
+  if (meta.levels.length) opp.value = meta.levels[Math.min(1, meta.levels.length - 1)].name;
+  else if (meta.players.some(p => p.name === "greedy")) opp.value = "greedy";
+  const first = h("select", {id: "first"}, h("option", {value: "me", text: "I do"}), h("option", {value: "them", text: "My opponent"}));
+  const clock = h("select", {id: "clock"}, [["0", "No clock"], ["10000", "10 s a move"], ["30000", "30 s a move"], ["60000", "1 min a move"]].map(([v, t]) => h("option", {value: v, text: t})));
+  const casual = h("input", {type: "checkbox", id: "casual", checked: true});
+  const name = h("input", {id: "name", value: localStorage.getItem("kalah.name") || "", placeholder: "You", maxlength: 40});
+  const err = h("p", {class: "err", role: "alert"});
+  const form = h("form", {onsubmit: async e => {
+    e.preventDefault();
+    err.textContent = "";
+    const r = rules.get(first.value === "me" ? "S" : "N");
+    localStorage.setItem("kalah.name", name.value);
+    try {
+      const c = await api("games", {rules: r, south: "human", north: opp.value, names: [name.value || "You", opp.value === "human" ? "Guest" : ""],
+        per_move_ms: +clock.value, casual: casual.checked});
+      setSeat(c.id, 0, c.tokens[0]);
+      location.hash = "#/game/" + c.id;
+    } catch (ex) { err.textContent = ex.message; }
+  }},
+    h("h2", {text: "Play a game"}),
+    h("fieldset", {}, h("legend", {text: "Players"}),
+      h("label", {}, "Your name", name), h("label", {}, "Opponent", opp), h("label", {}, "Who starts", first),
+      h("label", {}, "Clock", clock), h("label", {}, casual, "Casual (undo and hints)")),
+    rules.el,
+    h("p", {class: "muted", text: "You play the bottom row (South). Keys in a game: 1–9 sow a house, space lets the computer choose your move, u undo, h hint, ← → step through the moves."}),
+    h("button", {type: "submit", class: "primary", id: "start"}, "Start game"), err);
+  main.replaceChildren(form);
+}
+
+// ---- the board ----
+// pits are in sowing order: South houses 0..n-1, South store n, North
+// houses n+1..2n, North store 2n+1.
+function boardView(n, opts) {
+  const el = h("div", {class: "board", role: "group", "aria-label": "Board", style: "--n:" + n});
+  const bottom = opts.bottom; // "S" or "N"
+  const top = bottom === "S" ? "N" : "S";
+  const idx = (side, house) => side === "S" ? house - 1 : n + house;
+  const store = side => side === "S" ? n : 2 * n + 1;
+  const cells = {};
+  const storeTop = h("div", {class: "store", role: "img"});
+  const storeBottom = h("div", {class: "store", role: "img"});
+  storeTop.style.gridColumn = "1"; storeBottom.style.gridColumn = String(n + 2);
+  el.append(storeTop);
+  for (let c = 0; c < n; c++) { // top row: the top side's houses n..1
+    const house = n - c;
+    const b = mkPit(top, house);
+    b.style.gridRow = "1"; b.style.gridColumn = String(c + 2);
+    el.append(b);
+  }
+  for (let c = 0; c < n; c++) {
+    const house = c + 1;
+    const b = mkPit(bottom, house);
+    b.style.gridRow = "2"; b.style.gridColumn = String(c + 2);
+    el.append(b);
+  }
+  el.append(storeBottom);
+  cells[store(top)] = storeTop; cells[store(bottom)] = storeBottom;
+  function mkPit(side, house) {
+    const tag = opts.edit ? "div" : "button";
+    const b = h(tag, {class: "pit", "data-side": side, "data-house": house, type: tag === "button" ? "button" : null});
+    if (opts.edit) {
+      const inp = h("input", {type: "number", min: 0, max: 999, class: "edit", "aria-label": opts.label(side, house, null)});
+      b.append(inp); b.input = inp;
+    } else {
+      b.disabled = true;
+      b.addEventListener("click", () => opts.onMove && opts.onMove(side, house));
+    }
+    cells[idx(side, house)] = b;
+    return b;
+  }
+  function seedDots(k) {
+    const d = h("span", {class: "seeds", "aria-hidden": "true"});
+    for (let i = 0; i < Math.min(k, 15); i++) d.append(h("i"));
+    return d;
+  }
+  return {el, idx, cells,
+    draw(pits, o) {
+      o = o || {};
+      for (let i = 0; i < pits.length; i++) {
+        const c = cells[i];
+        if (!c) continue;
+        const isStore = i === n || i === 2 * n + 1;
+        const side = i <= n ? "S" : "N";
+        const house = isStore ? 0 : (side === "S" ? i + 1 : i - n);
+        const label = opts.label(side, house, pits[i]);
+        if (opts.edit && !isStore) { c.input.value = pits[i]; continue; }
+        c.setAttribute("aria-label", label);
+        if (isStore) {
+          c.replaceChildren(String(pits[i]), h("small", {text: opts.name(side)}));
+        } else {
+          c.replaceChildren(h("span", {class: "k", "aria-hidden": "true", text: house}), String(pits[i]), seedDots(pits[i]));
+          const legal = !!(o.legal && side === o.toMove && o.legal.includes(String(house)) && o.canMove);
+          c.disabled = !legal;
+          c.classList.toggle("legal", legal);
+        }
+        c.classList.toggle("last", o.last === i);
+        c.classList.toggle("sow", !!(o.sow && o.sow.has(i)));
+      }
+    }};
+}
+
+function sowPath(rules, before, side, house) {
+  const n = rules.houses, total = 2 * n + 2;
+  const from = side === "S" ? house - 1 : n + house;
+  const oppStore = side === "S" ? 2 * n + 1 : n;
+  const path = [];
+  let i = from;
+  for (let k = before[from]; k > 0;) {
+    i = (i + 1) % total;
+    if (i === oppStore && !rules.sow_opponent_store) continue;
+    path.push(i); k--;
+  }
+  return {from, path};
+}
+
+const sleep = ms => new Promise(r => setTimeout(r, ms));
+
+function sideName(st, side, me) {
+  const seatIdx = (side === "S") !== st.swapped ? 0 : 1;
+  const nm = st.seats[seatIdx].name;
+  if (me !== null && me !== undefined && seatIdx === me) return "You";
+  return nm;
+}
+
+function describeMove(st, m, me) {
+  const who = sideName(st, m.side, me);
+  let s = m.move === "swap" ? `${who} swaps sides` : `${who} sows house ${m.move}`;
+  if (m.capture) s += ": capture!";
+  if (m.extra && !m.end) s += ": extra turn!";
+  if (m.end) s += ". The game is over";
+  return s;
+}
+
+// ---- a game: play, watch or replay ----
+function viewGame(id) {
+  let st = null, mine = seatOf(id), shown = -1, cursor = null, busy = false, animating = false, queue = Promise.resolve();
+  let board = null, myBottom = "S";
+  const status = h("div", {class: "status", id: "status", "aria-live": "off"});
+  const callout = h("div", {class: "callout", id: "callout"});
+  const boardBox = h("div", {id: "boardbox"});
+  const labels = [h("p", {class: "label", id: "toplabel"}), h("p", {class: "label", id: "bottomlabel"})];
+  const movesEl = h("div", {class: "moves", id: "moves", "aria-label": "Moves", tabindex: "0"});
+  const err = h("p", {class: "err", role: "alert", id: "gameerr"});
+  const share = h("div", {id: "share"});
+  const summary = h("section", {id: "summary", class: "panel summary", hidden: true, "aria-label": "Game summary"});
+  const anim = h("input", {type: "checkbox", id: "animate", checked: settings.animate, onchange: e => { settings.animate = e.target.checked; }});
+  const btn = (id, text, fn, key) => h("button", {type: "button", id, "aria-keyshortcuts": key, onclick: fn}, text);
+  const bHint = btn("hint", "Hint (h)", () => hint(), "h");
+  const bAuto = btn("auto", "Computer moves for me (space)", () => auto(), "Space");
+  const bUndo = btn("undo", "Undo (u)", () => act("undo"), "u");
+  const bResign = btn("resign", "Resign", () => { if (confirm("Resign this game?")) act("resign"); });
+  const bPrev = btn("prev", "◀ Back", () => step(-1), "ArrowLeft");
+  const bNext = btn("next", "Forward ▶", () => step(1), "ArrowRight");
+  const bLive = btn("latest", "Latest", () => { cursor = null; render(); });
+  main.replaceChildren(h("h2", {id: "gametitle", text: "Game"}), share, labels[0], boardBox, labels[1], status, callout,
+    h("div", {class: "row"}, bHint, bAuto, bUndo, bResign),
+    h("div", {class: "row"}, bPrev, bNext, bLive, h("label", {}, anim, "Animate sowing"),
+      h("a", {href: API + "games/" + id + "/record", id: "download"}, "Download record"),
+      h("a", {href: "#/analyze?game=" + id, id: "analyzelink"}, "Analyze this game")),
+    h("h3", {text: "Moves"}), movesEl, err, summary);
+
+  function me() { return mine ? mine.seat : null; }
+  function myTurn() { return st && !st.over && mine && st.to_move_seat === mine.seat && st.live; }
+  function posAt(k) { return k === 0 ? st.start : st.moves[k - 1].pits; }
+  function toMoveAt(k) {
+    if (k === st.moves.length) return st.to_move;
+    return st.moves[k].side;
+  }
+
+  function setup() {
+    const n = st.rules.houses;
+    // A player sees their own side at the bottom.
+    myBottom = "S";
+    if (mine) {
+      const sideOfSeat = (mine.seat === 0) !== st.swapped ? "S" : "N";
+      myBottom = sideOfSeat;
+    }
+    board = boardView(n, {bottom: myBottom,
+      label: (side, house, k) => {
+        const owner = mine ? (side === myBottom ? "Your" : "Opponent's") : (side === "S" ? "South" : "North");
+        const what = house ? `${owner} house ${house}` : `${owner} store`;
+        return k === null ? what : `${what}, ${k} seed${k === 1 ? "" : "s"}`;
+      },
+      name: side => sideName(st, side, me()),
+      onMove: (side, house) => play(String(house))});
+    boardBox.replaceChildren(board.el);
+  }
+
+  function render(sow) {
+    if (!st) return;
+    const total = st.moves.length;
+    const k = cursor === null ? shown : cursor;
+    const pits = sow ? sow.pits : posAt(k);
+    const live = cursor === null && k === total;
+    board.draw(pits, {legal: live ? st.legal : null, toMove: st.to_move, canMove: live && myTurn() && !busy && !animating,
+      last: sow ? sow.last : (k > 0 ? lastPit(k) : null), sow: sow ? sow.set : null});
+    const top = myBottom === "S" ? "N" : "S";
+    labels[0].textContent = `${sideName(st, top, me())} (${top === "S" ? "South" : "North"})`;
+    labels[1].textContent = `${sideName(st, myBottom, me())} (${myBottom === "S" ? "South" : "North"})`;
+    $("#gametitle").textContent = `${st.seats[0].name} vs ${st.seats[1].name} — ${st.rules_text}`;
+    movesEl.textContent = st.move_text || "(no moves yet)";
+    let s;
+    if (cursor !== null || k < total) s = `Move ${k} of ${total}`;
+    else if (st.over) s = resultText();
+    else if (myTurn()) s = "Your move" + (st.per_move_ms ? ` (${st.per_move_ms / 1000} s)` : "");
+    else if (!st.live) s = "Stopped";
+    else s = `${sideName(st, st.to_move, me())} to move…`;
+    if (!animating) status.textContent = s;
+    const casualMine = st.casual && mine && !st.over;
+    bHint.disabled = !casualMine || !myTurn(); bAuto.disabled = bHint.disabled;
+    bUndo.disabled = !(st.casual && mine && st.seats[0].human !== st.seats[1].human && total > 0);
+    bResign.disabled = !mine || st.over;
+    bPrev.disabled = k === 0; bNext.disabled = k >= total;
+    bLive.disabled = cursor === null;
+    const open = st.seats.findIndex(s => s.human && !s.joined);
+    if (open >= 0 && mine) {
+      const url = location.origin + location.pathname + "#/game/" + id + "/join";
+      share.replaceChildren(h("p", {class: "panel"}, "Send this link to your opponent: ", h("a", {href: url, id: "joinlink"}, url)));
+    } else share.replaceChildren();
+    if (st.over && cursor === null && shown === total) showSummary(); else summary.hidden = true;
+  }
+
+  function lastPit(k) {
+    const m = st.moves[k - 1];
+    if (m.move === "swap") return null;
+    const before = posAt(k - 1);
+    const p = sowPath(st.rules, before, m.side, +m.move).path;
+    return p.length ? p[p.length - 1] : null;
+  }
+
+  function resultText() {
+    const [s, n] = st.score;
+    let r;
+    if (st.result === "draw") r = "A draw";
+    else {
+      const winSide = st.result === "south" ? "S" : "N";
+      const w = sideName(st, winSide, me());
+      r = w === "You" ? "You won" : `${w} won`;
+    }
+    const why = st.termination && st.termination !== "normal" ? ` (${st.termination}${st.reason ? ": " + st.reason : ""})` : "";
+    return `${r}, ${s}–${n}${why}`;
+  }
+
+  function showSummary() {
+    const cnt = {S: {cap: 0, extra: 0, moves: 0}, N: {cap: 0, extra: 0, moves: 0}};
+    for (const m of st.moves) { cnt[m.side].moves++; if (m.capture) cnt[m.side].cap++; if (m.extra && !m.end) cnt[m.side].extra++; }
+    const row = side => h("tr", {}, h("th", {scope: "row", text: sideName(st, side, me())}),
+      h("td", {class: "num", text: st.score[side === "S" ? 0 : 1]}), h("td", {class: "num", text: cnt[side].moves}),
+      h("td", {class: "num", text: cnt[side].cap}), h("td", {class: "num", text: cnt[side].extra}));
+    summary.replaceChildren(h("h3", {text: "Game over: " + resultText()}),
+      h("table", {}, h("tr", {}, h("th", {text: "Player"}), h("th", {class: "num", text: "Store"}), h("th", {class: "num", text: "Sowings"}),
+        h("th", {class: "num", text: "Captures"}), h("th", {class: "num", text: "Extra turns"})), row("S"), row("N")),
+      h("div", {class: "row"}, h("a", {href: "#/play"}, "Play again"), " ", h("a", {href: "#/analyze?game=" + id}, "Analyze this game")));
+    summary.hidden = false;
+  }
+
+  async function animateTo(total) {
+    while (shown < total) {
+      const k = shown + 1;
+      const m = st.moves[k - 1];
+      if (settings.animate && m.move !== "swap" && cursor === null) {
+        animating = true;
+        const before = posAt(k - 1).slice();
+        const {from, path} = sowPath(st.rules, before, m.side, +m.move);
+        const pits = before.slice();
+        pits[from] = 0;
+        const set = new Set();
+        status.textContent = describeMove(st, {side: m.side, move: m.move}, me());
+        const delay = Math.max(40, Math.min(140, 1100 / Math.max(1, path.length)));
+        for (const i of path) {
+          pits[i]++; set.add(i);
+          render({pits, last: i, set});
+          await sleep(delay);
+        }
+      }
+      shown = k;
+      const msg = describeMove(st, m, me());
+      callout.textContent = m.capture ? "Capture!" : (m.extra && !m.end ? "Extra turn!" : "");
+      announce(msg);
+      animating = false;
+      render();
+      if (settings.animate && (m.capture || m.extra)) await sleep(250);
+    }
+  }
+
+  function update(ns) {
+    const first = st === null;
+    const prev = st;
+    st = ns;
+    if (first || (prev && prev.moves.length > ns.moves.length) || (prev && prev.version > ns.version)) {
+      // A new view, or moves were taken back: show the position as it stands.
+      if (first) setup();
+      shown = ns.moves.length;
+      render();
+      return;
+    }
+    if (mine && prev && prev.swapped !== ns.swapped) setup();
+    if (shown > ns.moves.length) shown = ns.moves.length;
+    queue = queue.then(() => animateTo(ns.moves.length)).then(() => render());
+  }
+
+  async function act(what, body) {
+    if (!mine) return;
+    err.textContent = "";
+    busy = true; render();
+    try {
+      const ns = await api(`games/${id}/${what}`, Object.assign({token: mine.token}, body || {}));
+      if (what === "undo") { cursor = null; st = null; update(ns); }
+      else update(ns);
+      if (what === "undo") announce("Took back your last move");
+    } catch (ex) { err.textContent = ex.message; announce(ex.message); }
+    busy = false; render();
+  }
+  function play(move) {
+    if (!myTurn() || busy || animating || cursor !== null) return;
+    if (!st.legal.includes(move)) { announce(`House ${move} cannot be played`); return; }
+    act("move", {move});
+  }
+  async function hint() {
+    if (!myTurn()) return;
+    try {
+      const r = await api(`games/${id}/hint`, {token: mine.token});
+      callout.textContent = r.move === "swap" ? "Hint: swap" : `Hint: house ${r.move}`;
+      announce(callout.textContent);
+      const c = board.cells[board.idx(st.to_move, +r.move)];
+      if (c) c.focus();
+      return r.move;
+    } catch (ex) { err.textContent = ex.message; }
+  }
+  async function auto() {
+    if (!myTurn() || busy || animating) return;
+    busy = true;
+    try {
+      const r = await api(`games/${id}/hint`, {token: mine.token});
+      busy = false;
+      play(r.move);
+    } catch (ex) { err.textContent = ex.message; busy = false; }
+  }
+  function step(d) {
+    const total = st.moves.length;
+    let k = (cursor === null ? shown : cursor) + d;
+    k = Math.max(0, Math.min(total, k));
+    cursor = k === total ? null : k;
+    if (cursor === null) shown = total;
+    render();
+    if (k > 0 && d > 0) announce(describeMove(st, st.moves[k - 1], me()));
+  }
+  keyHandler = e => {
+    if (!st || e.target.matches("input,select,textarea") || e.ctrlKey || e.metaKey || e.altKey) return;
+    if (/^[1-9]$/.test(e.key)) { play(e.key); e.preventDefault(); }
+    else if (e.key === "0" && st.rules.houses >= 10) { play("10"); e.preventDefault(); }
+    else if (e.key === " ") { if (st.casual && mine) { auto(); e.preventDefault(); } }
+    else if (e.key === "u") act("undo");
+    else if (e.key === "h") hint();
+    else if (e.key === "s" && st.legal && st.legal.includes("swap")) play("swap");
+    else if (e.key === "ArrowLeft") step(-1);
+    else if (e.key === "ArrowRight") step(1);
+  };
+
+  const es = new EventSource(API + "games/" + id + "/events");
+  es.addEventListener("state", ev => update(JSON.parse(ev.data)));
+  es.onerror = () => { if (!st) err.textContent = "Cannot load game " + id + "."; };
+  cleanup.push(() => es.close());
+}
+
+async function viewJoin(id) {
+  main.replaceChildren(h("p", {text: "Joining the game…"}));
+  if (seatOf(id)) { location.replace("#/game/" + id); return; }
+  try {
+    const r = await api(`games/${id}/join`, {});
+    setSeat(id, r.seat, r.token);
+    location.replace("#/game/" + id);
+  } catch (ex) {
+    main.replaceChildren(h("p", {class: "err", text: "Could not join: " + ex.message + ". "}), h("a", {href: "#/game/" + id}, "Watch the game instead"));
+  }
+}
+
+// ---- watch: every game on the server ----
+function viewWatch() {
+  const list = h("ul", {class: "games", id: "gamelist"});
+  main.replaceChildren(h("h2", {text: "Games"}), h("p", {class: "muted", text: "Live games update by themselves; finished games replay move by move."}), list);
+  async function load() {
+    try {
+      const gs = await api("games");
+      list.replaceChildren(...(gs.length ? gs.map(g => h("li", {},
+        h("a", {href: "#/game/" + g.id}, `${g.players[0]} vs ${g.players[1]}`),
+        ` — ${g.rules}, ${g.moves} moves, ${g.score[0]}–${g.score[1]} `,
+        h("strong", {text: g.live ? "live" : (g.over ? (g.result === "draw" ? "draw" : g.result + " won") : "stopped")}),
+        g.tournament ? h("span", {class: "muted"}, " (", h("a", {href: "#/tournament/" + g.tournament}, "tournament"), ")") : null))
+        : [h("li", {text: "No games yet. Start one from Play or Tournaments."})]));
+    } catch (ex) { list.replaceChildren(h("li", {class: "err", text: ex.message})); }
+  }
+  load();
+  const t = setInterval(load, 2000);
+  cleanup.push(() => clearInterval(t));
+}
+
+// ---- analyze: a position and a game ----
+function viewAnalyze(params) {
+  const presetSel = h("select", {id: "apreset"}, meta.presets.map(p => h("option", {value: p.rules.name, text: p.rules.name})));
+  const posIn = h("input", {id: "position", size: 40, placeholder: "4,4,4,4,4,4/4,4,4,4,4,4 0-0 S", "aria-describedby": "poshelp"});
+  const time = h("select", {id: "atime"}, [["500", "0.5 s"], ["2000", "2 s"], ["5000", "5 s"]].map(([v, t]) => h("option", {value: v, text: t})));
+  time.value = "2000";
+  const out = h("div", {id: "analysis", "aria-live": "polite"});
+  const boardBox = h("div", {id: "aboard"});
+  const movesIn = h("textarea", {id: "gamemoves", rows: 3, cols: 50, placeholder: "1. 3+6 2 2. 4 …"});
+  const graphBox = h("div", {id: "graphbox"});
+  const err = h("p", {class: "err", role: "alert"});
+  let edit = null, plies = null, at = 0;
+  function rules() {
+    const r = Object.assign({}, meta.presets.find(p => p.rules.name === presetSel.value).rules);
+    const m = posIn.value.trim().match(/^([\d,]+)\//);
+    if (m) r.houses = m[1].split(",").length;
+    return r;
+  }
+  function drawEditor(text) {
+    const r = rules();
+    const n = r.houses;
+    edit = boardView(n, {bottom: "S", edit: true, label: (side, house) => `${side === "S" ? "South" : "North"} house ${house}`, name: s => s === "S" ? "South" : "North"});
+    let pits = null;
+    const m = (text || "").trim().match(/^([\d,]+)\/([\d,]+)\s+(\d+)-(\d+)\s+([SN])/);
+    if (m) {
+      const s = m[1].split(",").map(Number), nn = m[2].split(",").map(Number);
+      if (s.length === n && nn.length === n) pits = [...s, +m[3], ...nn, +m[4]];
+    }
+    if (!pits) { pits = []; for (let i = 0; i < 2 * n + 2; i++) pits.push(i === n || i === 2 * n + 1 ? 0 : r.seeds); }
+    edit.draw(pits, {});
+    edit.toMove = m ? m[5] : "S";
+    for (const i of [n, 2 * n + 1]) {
+      const inp = h("input", {type: "number", min: 0, max: 999, class: "edit", value: pits[i], "aria-label": (i === n ? "South" : "North") + " store"});
+      edit.cells[i].replaceChildren(inp); edit.cells[i].input = inp;
+    }
+    edit.el.addEventListener("change", () => { posIn.value = editorText(); });
+    boardBox.replaceChildren(edit.el);
+    posIn.value = editorText();
+  }
+  function editorText() {
+    const n = rules().houses, c = edit.cells;
+    const v = i => Math.max(0, parseInt(c[i].input.value, 10) || 0);
+    const s = [], nn = [];
+    for (let i = 0; i < n; i++) { s.push(v(i)); nn.push(v(n + 1 + i)); }
+    return `${s.join(",")}/${nn.join(",")} ${v(n)}-${v(2 * n + 1)} ${toMoveSel.value}`;
+  }
+  const toMoveSel = h("select", {id: "atomove"}, h("option", {value: "S", text: "South"}), h("option", {value: "N", text: "North"}));
+  toMoveSel.addEventListener("change", () => { posIn.value = editorText(); });
+  async function analyze() {
+    err.textContent = ""; out.replaceChildren(h("p", {text: "Thinking…"}));
+    try {
+      const r = await api("analyze", {rules: rules(), position: posIn.value.trim(), time_ms: +time.value});
+      showAnalysis(r);
+    } catch (ex) { out.replaceChildren(); err.textContent = ex.message; }
+  }
+  function showAnalysis(r) {
+    if (r.over) { out.replaceChildren(h("p", {text: `The game is over: ${r.score[0]}–${r.score[1]}.`})); return; }
+    const side = r.to_move === "S" ? "South" : "North";
+    const best = r.moves[0];
+    const verdict = v => v > 0 ? `${side} wins by ${v}` : v < 0 ? `${side} loses by ${-v}` : "a draw";
+    out.replaceChildren(
+      h("p", {id: "verdict"}, `${side} to move. Best: `, h("strong", {text: best.move === "swap" ? "swap" : "house " + best.move}),
+        best.exact ? `, ${verdict(best.value)} with perfect play.` : `, estimated ${best.value > 0 ? "+" : ""}${best.value} at depth ${best.depth}.`),
+      h("table", {id: "movetable"}, h("caption", {class: "sr-only", text: "Value of every legal move"}),
+        h("tr", {}, h("th", {text: "Move"}), h("th", {class: "num", text: "Value (store difference for the mover)"}), h("th", {text: "Known"})),
+        r.moves.map(m => h("tr", {"data-move": m.move}, h("td", {}, h("button", {type: "button", onclick: () => playFrom(m.move)}, m.move === "swap" ? "swap" : "house " + m.move)),
+          h("td", {class: "num" + (m.exact ? " exact" : " est"), text: (m.value > 0 ? "+" : "") + m.value}),
+          h("td", {text: m.exact ? "exact" : `estimate, depth ${m.depth}`})))),
+      h("p", {class: "muted", text: `${r.source}, ${r.nodes} positions searched. Click a move to play it on the board.`}));
+  }
+  async function playFrom(move) {
+    try {
+      const ps = await api("analyze/game", {rules: rules(), start: posIn.value.trim(), moves: move, time_ms: 100});
+      const next = ps[ps.length - 1];
+      toMoveSel.value = next.to_move;
+      drawEditor(next.position);
+      analyze();
+    } catch (ex) { err.textContent = ex.message; }
+  }
+  async function analyzeGame() {
+    err.textContent = ""; graphBox.replaceChildren(h("p", {text: "Analyzing every position…"}));
+    try {
+      plies = await api("analyze/game", {rules: gameRules || rules(), start: gameStart || "", moves: movesIn.value, time_ms: 4000});
+      at = 0; drawGraph();
+    } catch (ex) { graphBox.replaceChildren(); err.textContent = ex.message; }
+  }
+  function drawGraph() {
+    const W = 600, H = 160, n = plies.length;
+    const max = Math.max(4, ...plies.map(p => Math.abs(p.value)));
+    const x = i => 10 + (W - 20) * (n > 1 ? i / (n - 1) : 0), y = v => H / 2 - (H / 2 - 10) * v / max;
+    const ns = "http://www.w3.org/2000/svg";
+    const svg = document.createElementNS(ns, "svg");
+    svg.setAttribute("viewBox", `0 0 ${W} ${H}`); svg.setAttribute("class", "graph"); svg.setAttribute("role", "img");
+    svg.setAttribute("aria-label", `Evaluation graph, South's view: ${plies.map(p => p.value).join(", ")}`);
+    const el = (t, a) => { const e = document.createElementNS(ns, t); for (const k in a) e.setAttribute(k, a[k]); svg.append(e); return e; };
+    el("line", {x1: 0, x2: W, y1: H / 2, y2: H / 2, stroke: "#bbb"});
+    el("polyline", {points: plies.map((p, i) => `${x(i)},${y(p.value)}`).join(" "), fill: "none", stroke: "#6e4520", "stroke-width": 2});
+    plies.forEach((p, i) => {
+      const c = el("circle", {cx: x(i), cy: y(p.value), r: i === at ? 6 : 3.5, fill: p.exact ? "#1d7a36" : "#999", tabindex: -1});
+      c.addEventListener("click", () => { at = i; drawGraph(); });
+    });
+    const p = plies[at];
+    const stepBoard = boardView(rules().houses || 6, {bottom: "S", label: (s, hs, k) => `${s === "S" ? "South" : "North"} ${hs ? "house " + hs : "store"}, ${k} seeds`, name: s => s === "S" ? "South" : "North"});
+    stepBoard.draw(p.pits, {});
+    graphBox.replaceChildren(svg, h("div", {class: "row"},
+      h("button", {type: "button", id: "gprev", onclick: () => { at = Math.max(0, at - 1); drawGraph(); }}, "◀"),
+      h("span", {id: "plyinfo", text: `Position ${at} of ${n - 1}: ${p.to_move === "S" ? "South" : "North"} to move, value ${p.value > 0 ? "+" : ""}${p.value} for South (${p.exact ? "exact" : "depth " + p.depth})` +
+        (p.move ? `; played ${p.move}, best ${p.best}` : "")}),
+      h("button", {type: "button", id: "gnext", onclick: () => { at = Math.min(n - 1, at + 1); drawGraph(); }}, "▶")), stepBoard.el);
+  }
+  let gameRules = null, gameStart = null;
+  presetSel.addEventListener("change", () => { posIn.value = ""; drawEditor(""); });
+  posIn.addEventListener("change", () => drawEditor(posIn.value));
+  main.replaceChildren(h("h2", {text: "Analyze"}),
+    h("div", {class: "row"}, h("label", {}, "Rules", presetSel), h("label", {}, "Side to move", toMoveSel), h("label", {}, "Think", time)),
+    h("div", {class: "row"}, h("label", {for: "position"}, "Position"), posIn, h("button", {type: "button", class: "primary", id: "analyzebtn", onclick: analyze}, "Analyze")),
+    h("p", {id: "poshelp", class: "muted", text: "Paste a position (South's houses / North's houses, stores, side to move) or type the counts on the board."}),
+    boardBox, out, err,
+    h("h3", {text: "A whole game"}), h("label", {for: "gamemoves"}, "Moves in our notation"), movesIn,
+    h("div", {class: "row"}, h("button", {type: "button", id: "gamebtn", onclick: analyzeGame}, "Analyze the game")), graphBox);
+  if (params.get("position")) posIn.value = params.get("position");
+  drawEditor(posIn.value);
+  if (params.get("position")) analyze();
+  if (params.get("game")) {
+    api("games/" + params.get("game")).then(st => {
+      gameRules = st.rules;
+      gameStart = st.start_text;
+      movesIn.value = st.move_text;
+      analyzeGame();
+    }).catch(ex => { err.textContent = ex.message; });
+  }
+}
+
+// ---- tournaments ----
+function viewTournaments() {
+  const rules = rulesForm();
+  const choices = [...meta.levels.map(l => l.name), ...meta.players.map(p => p.name)];
+  const boxes = choices.map((c, i) => h("label", {}, h("input", {type: "checkbox", value: c, checked: i < 3 || null, class: "tplayer"}), c));
+  const rounds = h("input", {type: "number", id: "rounds", min: 1, max: 20, value: 1});
+  const per = h("input", {type: "number", id: "tpermove", min: 0, max: 60000, value: 1000});
+  const delay = h("input", {type: "number", id: "tdelay", min: 0, max: 10000, value: 0});
+  const name = h("input", {id: "tname", placeholder: "Tournament"});
+  const err = h("p", {class: "err", role: "alert"});
+  const list = h("ul", {class: "games", id: "tlist"});
+  const form = h("form", {onsubmit: async e => {
+    e.preventDefault(); err.textContent = "";
+    try {
+      const t = await api("tournaments", {name: name.value, rules: rules.get("S"), players: boxes.map(b => b.firstChild).filter(b => b.checked).map(b => b.value),
+        rounds: +rounds.value, per_move_ms: +per.value, delay_ms: +delay.value, seed: 1});
+      location.hash = "#/tournament/" + t.id;
+    } catch (ex) { err.textContent = ex.message; }
+  }}, h("h2", {text: "Tournaments"}),
+    h("fieldset", {}, h("legend", {text: "Players (a round robin, each pair on both sides)"}), boxes),
+    h("fieldset", {}, h("legend", {text: "Schedule"}), h("label", {}, "Name", name), h("label", {}, "Rounds", rounds),
+      h("label", {}, "ms a move", per), h("label", {}, "Pause between moves (ms)", delay)),
+    rules.el, h("button", {type: "submit", class: "primary", id: "tstart"}, "Start tournament"), err);
+  main.replaceChildren(form, h("h3", {text: "All tournaments"}), list);
+  api("tournaments").then(ts => list.replaceChildren(...ts.map(t => h("li", {}, h("a", {href: "#/tournament/" + t.id}, t.name),
+    ` — ${t.played}/${t.total} games${t.running ? ", running" : ""}`)))).catch(() => {});
+}
+
+function viewTournament(id) {
+  const box = h("div", {id: "tournament"});
+  main.replaceChildren(box);
+  let timer = null;
+  async function load() {
+    let t;
+    try { t = await api("tournaments/" + id); } catch (ex) { box.replaceChildren(h("p", {class: "err", text: ex.message})); return; }
+    const short = p => p.length > 14 ? p.slice(0, 13) + "…" : p;
+    const live = t.games.find(g => g.game && !g.done);
+    box.replaceChildren(h("h2", {text: t.name}), h("p", {text: `${t.rules}. ${t.played} of ${t.total} games played${t.running ? "" : " — finished"}.`}),
+      h("progress", {max: t.total, value: t.played, "aria-label": "Games played"}),
+      t.error ? h("p", {class: "err", text: t.error}) : null,
+      live ? h("p", {}, "Now playing: ", h("a", {href: "#/game/" + live.game, id: "tlive"}, `${live.south} vs ${live.north}`)) : null,
+      h("h3", {text: "Standings"}),
+      h("table", {id: "standings"}, h("tr", {}, ["#", "Player", "Games", "Won", "Drawn", "Lost", "Points", "Elo"].map((c, i) => h("th", {class: i > 1 ? "num" : null, text: c}))),
+        t.standings.map((s, i) => h("tr", {}, h("td", {text: i + 1}), h("td", {text: s.player}),
+          [s.games, s.wins, s.draws, s.losses, s.points, s.elo].map(v => h("td", {class: "num", text: v}))))),
+      h("h3", {text: "Cross-table"}),
+      h("div", {style: "overflow-x:auto"}, h("table", {id: "cross"}, h("tr", {}, h("th", {text: ""}), t.players.map(p => h("th", {text: short(p), title: p}))),
+        t.players.map((p, i) => h("tr", {}, h("th", {scope: "row", text: p}), t.players.map((q, j) => h("td", {class: "num", text: i === j ? "—" : t.cross[i][j]})))))),
+      h("h3", {text: "Games"}),
+      h("ul", {class: "games"}, t.games.map(g => h("li", {}, g.game ? h("a", {href: "#/game/" + g.game}, `${g.south} vs ${g.north}`) : `${g.south} vs ${g.north}`,
+        g.done ? ` — ${g.score[0]}–${g.score[1]}` : (g.game ? " — playing" : "")))));
+    if (!t.running && timer) { clearInterval(timer); timer = null; }
+  }
+  load();
+  timer = setInterval(load, 1000);
+  cleanup.push(() => timer && clearInterval(timer));
+}
+
+// ---- routing ----
+function route() {
+  for (const f of cleanup) f();
+  cleanup = []; keyHandler = null;
+  const [path, query] = (location.hash.slice(1) || "/play").split("?");
+  const params = new URLSearchParams(query || "");
+  const parts = path.split("/").filter(Boolean);
+  const section = {game: "watch", tournament: "tournaments"}[parts[0]] || parts[0];
+  for (const a of document.querySelectorAll("nav a")) a.toggleAttribute("aria-current", a.dataset.nav === section) && a.setAttribute("aria-current", "page");
+  switch (parts[0]) {
+    case "game": if (parts[2] === "join") viewJoin(parts[1]); else viewGame(parts[1]); break;
+    case "watch": viewWatch(); break;
+    case "analyze": viewAnalyze(params); break;
+    case "tournaments": viewTournaments(); break;
+    case "tournament": viewTournament(parts[1]); break;
+    default: viewPlay();
+  }
+  document.title = "Kalah — " + (section || "play");
+}
+
+document.addEventListener("keydown", e => { if (keyHandler) keyHandler(e); });
+window.addEventListener("hashchange", route);
+api("meta").then(m => { meta = m; route(); document.body.dataset.ready = "1"; })
+  .catch(ex => { main.replaceChildren(h("p", {class: "err", text: "Cannot reach the server: " + ex.message})); });
+})();
