@@ -17,8 +17,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/charmbracelet/x/ansi"
 	"github.com/creack/pty"
+
+	"kalah/tui/tuitest"
 )
 
 // updateGolden rewrites golden files; it shares -update with any other
@@ -101,14 +102,15 @@ func golden(t *testing.T, path, got string) {
 
 // transcript collects a process's output and lets a test wait for text.
 type transcript struct {
+	tee  io.Writer // also gets the output, if set
 	mu   sync.Mutex
 	buf  bytes.Buffer
 	more chan struct{}
 	done chan struct{}
 }
 
-func newTranscript(r io.Reader) *transcript {
-	tr := &transcript{more: make(chan struct{}, 1), done: make(chan struct{})}
+func newTranscript(r io.Reader, tee io.Writer) *transcript {
+	tr := &transcript{tee: tee, more: make(chan struct{}, 1), done: make(chan struct{})}
 	go func() {
 		defer close(tr.done)
 		b := make([]byte, 4096)
@@ -117,6 +119,9 @@ func newTranscript(r io.Reader) *transcript {
 			tr.mu.Lock()
 			tr.buf.Write(b[:n])
 			tr.mu.Unlock()
+			if tr.tee != nil {
+				tr.tee.Write(b[:n])
+			}
 			select {
 			case tr.more <- struct{}{}:
 			default:
@@ -208,7 +213,7 @@ func TestPlayPipeWholeGame(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	tr := newTranscript(stdout)
+	tr := newTranscript(stdout, nil)
 	at := 0
 	for moves := 0; ; moves++ {
 		if moves > 100 {
@@ -256,33 +261,40 @@ func TestPlayPipeWholeGame(t *testing.T) {
 	}
 }
 
-// TestPlayPTY drives the full-screen game through a pseudo-terminal: it
-// rejects a key, plays a whole game by pressing space, sees the summary,
-// restarts with Enter and quits with q.
+// TestPlayPTY drives the full-screen game through a pseudo-terminal and
+// reads the screen through an emulated terminal: the board drawn as in
+// 1961, a rejected key, a whole game played by pressing space, the
+// summary, and q quitting cleanly back to the shell's screen.
 func TestPlayPTY(t *testing.T) {
 	bin := buildKalah(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "play", "--opponent", "greedy", "--time", "0", "--delay", "0")
-	cmd.Env = append(os.Environ(), "TERM=xterm-256color", "COLORTERM=")
-	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 110})
+	cmd.Env = append(os.Environ(), "TERM=xterm-256color")
+	const cols, rows = 110, 40
+	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: rows, Cols: cols})
 	if err != nil {
-		t.Skipf("no pseudo-terminal: %v", err)
+		t.Skipf("no pseudo-terminal could be opened: %v", err)
 	}
 	defer f.Close()
-	tr := newTranscript(f)
-	screen := func() string { return ansi.Strip(tr.String()) }
+	scr := tuitest.New(cols, rows)
+	tr := newTranscript(f, scr)
 	send := func(s string) {
+		t.Helper()
 		if _, err := f.WriteString(s); err != nil {
 			t.Fatalf("writing to the terminal: %v", err)
 		}
 	}
-	waitScreen := func(s string, d time.Duration) {
+	waitScreen := func(want string, d time.Duration) string {
 		t.Helper()
 		deadline := time.Now().Add(d)
-		for !strings.Contains(screen(), s) {
+		for {
+			s := scr.String()
+			if strings.Contains(s, want) {
+				return s
+			}
 			if time.Now().After(deadline) {
-				t.Fatalf("no %q on screen within %v; screen:\n%s", s, d, tail(screen(), 3000))
+				t.Fatalf("no %q on screen within %v; screen:\n%s", want, d, s)
 			}
 			select {
 			case <-tr.more:
@@ -290,12 +302,17 @@ func TestPlayPTY(t *testing.T) {
 			}
 		}
 	}
-	waitScreen("to move", 10*time.Second)
+	screen := waitScreen("South (you) to move", 10*time.Second)
+	for _, want := range []string{"(6) (5) (4) (3) (2) (1)   North (greedy)", "   0                          0\n   +\n", "(1) (2) (3) (4) (5) (6)   South (you)"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("board lacks %q:\n%s", want, screen)
+		}
+	}
 	send("7")
 	waitScreen("rejected: there is no house 7", 5*time.Second)
-	for i := 0; !strings.Contains(screen(), "Game over"); i++ {
+	for i := 0; !strings.Contains(scr.String(), "Game over"); i++ {
 		if i > 400 {
-			t.Fatalf("no end after %d presses of space; screen:\n%s", i, tail(screen(), 3000))
+			t.Fatalf("no end after %d presses of space; screen:\n%s", i, scr.String())
 		}
 		send(" ")
 		select {
@@ -303,19 +320,30 @@ func TestPlayPTY(t *testing.T) {
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-	waitScreen("Final stores", 5*time.Second)
+	screen = waitScreen("Final stores", 5*time.Second)
+	m := regexp.MustCompile(`(wins|a draw,) (\d+)-(\d+)\.`).FindStringSubmatch(screen)
+	if m == nil {
+		t.Fatalf("no result in the summary:\n%s", screen)
+	}
+	if a, _ := strconv.Atoi(m[2]); a < 24 {
+		t.Errorf("the winner has %d seeds of 48", a)
+	}
+	if a, _ := strconv.Atoi(m[2]); func() int { b, _ := strconv.Atoi(m[3]); return a + b }() != 48 {
+		t.Errorf("final stores %s-%s do not hold the 48 seeds", m[2], m[3])
+	}
 	send("q")
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
 	case err := <-done:
 		if err != nil {
-			t.Fatalf("kalah play exited with %v; screen:\n%s", err, tail(screen(), 2000))
+			t.Fatalf("kalah play exited with %v; screen:\n%s", err, scr.String())
 		}
 	case <-time.After(10 * time.Second):
-		t.Fatalf("q did not quit; screen:\n%s", tail(screen(), 2000))
+		t.Fatalf("q did not quit; screen:\n%s", scr.String())
 	}
-	if os.Getenv("KALAH_DUMP") != "" {
-		os.WriteFile(os.Getenv("KALAH_DUMP"), []byte(tr.String()), 0o644)
+	<-tr.done
+	if s := scr.String(); strings.Contains(s, "Game over") {
+		t.Errorf("the full-screen game was left on the screen after quitting:\n%s", s)
 	}
 }
