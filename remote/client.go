@@ -1,0 +1,185 @@
+package remote
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"kalah"
+	"kalah/player"
+	"kalah/protocol/line"
+)
+
+// Client puts a player online on a kalah server: it connects, logs in,
+// joins the queue (or challenges a named opponent) and plays the games it
+// is given with Player.
+type Client struct {
+	Addr   string // "host:port" (TCP) or a ws:// URL
+	Name   string
+	Token  string
+	Player player.Player
+	// Rules is the rules word to queue for (line.RulesToken), or "" to
+	// take any game.
+	Rules string
+	// Challenge, if set, names the opponent to challenge instead of
+	// queueing.
+	Challenge string
+	// Games is how many games to play; zero means until ctx ends.
+	Games int
+	// OnMsg, if set, sees every message from the server (to draw a board).
+	OnMsg func(m line.Msg)
+	// OnEnd, if set, is called after each game.
+	OnEnd func(st line.Start, e line.End)
+	Log   *slog.Logger
+}
+
+// ErrRefused is a server's refusal: a bad token, a rate limit, a full
+// server.
+var ErrRefused = errors.New("server refused")
+
+// Run plays until Games games are over or ctx ends.
+func (c *Client) Run(ctx context.Context) error {
+	log := c.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	t, err := line.Dial(ctx, c.Addr)
+	if err != nil {
+		return fmt.Errorf("connect %s: %w", c.Addr, err)
+	}
+	defer t.Close()
+	stop := context.AfterFunc(ctx, func() { t.Close() })
+	defer stop()
+	send := func(m line.Msg) error { return t.WriteLine(m.String(), 30*time.Second) }
+	read := func() (line.Msg, error) {
+		for {
+			s, err := t.ReadLine(0)
+			if err != nil {
+				if ctx.Err() != nil {
+					return line.Msg{}, ctx.Err()
+				}
+				return line.Msg{}, fmt.Errorf("%w: %w", player.ErrDisconnected, err)
+			}
+			m, err := line.Parse(s)
+			if err != nil {
+				continue
+			}
+			if c.OnMsg != nil {
+				c.OnMsg(m)
+			}
+			if m.Cmd == "ping" {
+				if err := send(line.Msg{Cmd: "pong"}); err != nil {
+					return line.Msg{}, err
+				}
+				continue
+			}
+			return m, nil
+		}
+	}
+	m, err := read()
+	if err != nil {
+		return err
+	}
+	if err := line.CheckGreeting(m); err != nil {
+		return err
+	}
+	if err := send(line.Msg{Cmd: "login", Args: []string{c.Name, c.Token}}); err != nil {
+		return err
+	}
+	if m, err = read(); err != nil {
+		return err
+	}
+	if m.Cmd != "ok" {
+		return fmt.Errorf("%w: %s", ErrRefused, m)
+	}
+	log.Info("logged in", "server", c.Addr, "name", c.Name)
+	played := 0
+	ask := func() error {
+		if c.Challenge != "" {
+			return send(line.Msg{Cmd: "challenge", Args: nonEmpty(c.Challenge, c.Rules)})
+		}
+		return send(line.Msg{Cmd: "queue", Args: nonEmpty(c.Rules)})
+	}
+	if err := ask(); err != nil {
+		return err
+	}
+	var st line.Start
+	var g *kalah.Game
+	for {
+		m, err := read()
+		if err != nil {
+			return err
+		}
+		switch m.Cmd {
+		case "start":
+			if st, err = line.ParseStart(m); err != nil {
+				return fmt.Errorf("%w: %v", player.ErrProtocol, err)
+			}
+			log.Info("game", "id", st.Game, "side", st.Side, "opponent", st.Opponent, "rules", st.Rules)
+		case "go":
+			turn, err := line.ParseTurn(m)
+			if err != nil {
+				return fmt.Errorf("%w: %v", player.ErrProtocol, err)
+			}
+			if g, err = kalah.NewGameFrom(st.Rules, turn.Position); err != nil {
+				return fmt.Errorf("%w: %v", player.ErrProtocol, err)
+			}
+			mctx, cancel := context.WithCancel(ctx)
+			if lim := (player.Clock{PerMove: turn.PerMove, Remaining: turn.Remaining}).Limit(); lim > 0 {
+				mctx, cancel = context.WithTimeout(ctx, lim)
+			}
+			mv, err := c.Player.Move(mctx, g, player.Clock{PerMove: turn.PerMove, Remaining: turn.Remaining})
+			cancel()
+			if err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				log.Warn("player failed; resigning", "err", err)
+				if err := send(line.Msg{Cmd: "resign"}); err != nil {
+					return err
+				}
+				continue
+			}
+			if err := send(line.MoveMsg(mv)); err != nil {
+				return err
+			}
+		case "end":
+			e, err := line.ParseEnd(m)
+			if err != nil {
+				return fmt.Errorf("%w: %v", player.ErrProtocol, err)
+			}
+			played++
+			log.Info("game over", "id", st.Game, "result", e.Result, "termination", e.Termination, "score", fmt.Sprintf("%d-%d", e.South, e.North))
+			if c.OnEnd != nil {
+				c.OnEnd(st, e)
+			}
+			if c.Games > 0 && played >= c.Games {
+				send(line.Msg{Cmd: "quit"})
+				return nil
+			}
+			if err := ask(); err != nil {
+				return err
+			}
+		case "error":
+			log.Warn("server error", "msg", m.Rest(0))
+			switch m.Arg(0) {
+			case line.CodeAuth, line.CodeRate, line.CodeVersion, line.CodeBusy, line.CodeReplaced, line.CodeShutdown, line.CodeRules, line.CodeNotFound:
+				return fmt.Errorf("%w: %s", ErrRefused, m.Rest(0))
+			}
+		case "declined":
+			return fmt.Errorf("%w: %s declined the challenge", ErrRefused, c.Challenge)
+		}
+	}
+}
+
+func nonEmpty(s ...string) []string {
+	var out []string
+	for _, x := range s {
+		if x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
+}

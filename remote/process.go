@@ -1,0 +1,307 @@
+// Package remote holds players reached through kalah's line protocol
+// (docs/PROTOCOL.md): Process, an external bot program spoken to on its
+// standard input and output (the "exec:CMD" player), and Client, which puts
+// any player online on a kalah server ("kalah bot", "kalah join").
+package remote
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"kalah"
+	"kalah/player"
+	"kalah/protocol/line"
+)
+
+func init() {
+	player.Register(player.Info{
+		Name:    "exec",
+		Usage:   "exec:CMD",
+		Summary: "an external bot program speaking kalah's line protocol on stdin/stdout (docs/PROTOCOL.md)",
+		Source:  "kalah's own protocol",
+		Raw:     true,
+		New: func(s player.Spec, o player.Options) (player.Player, error) {
+			return &Process{Command: s.Raw}, nil
+		},
+	})
+}
+
+// Process is a bot program run as a child process and spoken to in the
+// line protocol's stdio form: no greeting answer and no login; it is sent
+// "kalah 1", "start", "go", "moved", "state" and "end" lines and answers
+// each "go" with "move N". The program starts at the first move or
+// observation and is stopped when the game ends or Close is called.
+//
+// A program that exits or whose output closes has crashed
+// (player.ErrCrashed); a line it writes that is not a move, "pong", "ping",
+// "info ..." or a "#" comment is a protocol error (player.ErrProtocol).
+type Process struct {
+	// Command is run by the shell (sh -c, or cmd /c on Windows).
+	Command string
+	// Stderr receives the program's standard error; nil keeps the last
+	// 2 KiB for error messages only.
+	Stderr io.Writer
+	// Dir is the working directory; empty for the current one.
+	Dir string
+
+	mu      sync.Mutex
+	cmd     *exec.Cmd
+	stdin   io.WriteCloser
+	lines   chan string
+	readErr error
+	dead    chan struct{} // closed when stdout ends
+	quit    chan struct{} // closed when the process is stopped
+	tail    tailBuffer
+	side    kalah.Side
+	seen    int // moves already reported
+	started bool
+	closed  bool
+}
+
+const maxStderrTail = 2048
+
+type tailBuffer struct {
+	mu sync.Mutex
+	b  []byte
+	w  io.Writer
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.w != nil {
+		t.w.Write(p)
+	}
+	t.b = append(t.b, p...)
+	if len(t.b) > maxStderrTail {
+		t.b = t.b[len(t.b)-maxStderrTail:]
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return strings.TrimSpace(string(bytes.ToValidUTF8(t.b, nil)))
+}
+
+// start runs the program and sends the greeting and "start".
+func (p *Process) start(g *kalah.Game, side kalah.Side) error {
+	if p.closed {
+		return fmt.Errorf("%w: process closed", player.ErrCrashed)
+	}
+	if p.started {
+		return nil
+	}
+	p.started = true
+	var cmd *exec.Cmd
+	if runtime.GOOS == "windows" {
+		cmd = exec.Command("cmd", "/c", p.Command)
+	} else {
+		cmd = exec.Command("sh", "-c", p.Command)
+	}
+	cmd.Dir = p.Dir
+	p.tail.w = p.Stderr
+	cmd.Stderr = &p.tail
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("%w: %v", player.ErrCrashed, err)
+	}
+	p.cmd, p.stdin = cmd, stdin
+	p.lines = make(chan string, 16)
+	p.dead = make(chan struct{})
+	p.quit = make(chan struct{})
+	quit := p.quit
+	go func() {
+		r := line.NewReader(stdout, line.MaxLine)
+		for {
+			s, err := r.ReadLine()
+			if err != nil {
+				p.mu.Lock()
+				p.readErr = err
+				p.mu.Unlock()
+				close(p.dead)
+				return
+			}
+			select {
+			case p.lines <- s:
+			case <-quit:
+				return
+			}
+		}
+	}()
+	p.side = side
+	p.seen = g.Len()
+	return errors.Join(p.send(line.Greeting()),
+		p.send(line.Start{Game: "-", Side: side, Opponent: "-", Rules: g.Rules()}.Msg()),
+		p.send(line.State(g.Position())))
+}
+
+func (p *Process) send(m line.Msg) error {
+	if _, err := io.WriteString(p.stdin, m.String()+"\n"); err != nil {
+		return p.crashed(err)
+	}
+	return nil
+}
+
+// crashed describes the program's failure with the end of its stderr.
+func (p *Process) crashed(err error) error {
+	msg := err.Error()
+	if t := p.tail.String(); t != "" {
+		msg += "; stderr: " + t
+	}
+	return fmt.Errorf("%w: %s", player.ErrCrashed, msg)
+}
+
+// catchUp reports the moves made since the program last heard.
+func (p *Process) catchUp(g *kalah.Game) error {
+	moves := g.Moves()
+	if p.seen > len(moves) {
+		p.seen = 0
+	}
+	for _, m := range moves[p.seen:] {
+		if err := p.send(line.Moved(m)); err != nil {
+			return err
+		}
+	}
+	if p.seen == len(moves) {
+		return nil
+	}
+	p.seen = len(moves)
+	return p.send(line.State(g.Position()))
+}
+
+// Move sends "go" and waits for the program's move.
+func (p *Process) Move(ctx context.Context, g *kalah.Game, c player.Clock) (kalah.Move, error) {
+	p.mu.Lock()
+	err := p.start(g, g.ToMove())
+	if err == nil {
+		err = p.catchUp(g)
+	}
+	if err == nil {
+		err = p.send(line.Turn{PerMove: c.PerMove, Remaining: c.Remaining, Position: g.Position()}.Msg())
+	}
+	lines, dead := p.lines, p.dead
+	p.mu.Unlock()
+	if err != nil {
+		return kalah.NoMove, err
+	}
+	for {
+		select {
+		case s := <-lines:
+			m, err := line.Parse(s)
+			if err != nil {
+				if strings.TrimSpace(s) == "" {
+					continue
+				}
+				return kalah.NoMove, fmt.Errorf("%w: %q: %v", player.ErrProtocol, s, err)
+			}
+			switch m.Cmd {
+			case "move":
+				mv, err := line.ParseMove(m)
+				if err != nil {
+					return kalah.NoMove, fmt.Errorf("%w: %q: %v", player.ErrProtocol, s, err)
+				}
+				return mv, nil
+			case "ping":
+				p.mu.Lock()
+				p.send(line.Msg{Cmd: "pong"})
+				p.mu.Unlock()
+			case "pong", "info":
+			default:
+				if strings.HasPrefix(m.Cmd, "#") {
+					continue
+				}
+				return kalah.NoMove, fmt.Errorf("%w: unexpected line %q", player.ErrProtocol, s)
+			}
+		case <-dead:
+			p.mu.Lock()
+			err := p.readErr
+			p.mu.Unlock()
+			if errors.Is(err, line.ErrTooLong) {
+				return kalah.NoMove, fmt.Errorf("%w: %v", player.ErrProtocol, err)
+			}
+			return kalah.NoMove, p.crashed(errors.New("the program's output ended"))
+		case <-ctx.Done():
+			return kalah.NoMove, ctx.Err()
+		}
+	}
+}
+
+// Observe reports the moves since the last call and, once the game is
+// over, sends "end" and stops the program.
+func (p *Process) Observe(ctx context.Context, g *kalah.Game) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.started {
+		if g.Over() {
+			return nil
+		}
+		// The first thing this player sees is the opponent's move: it plays
+		// the side that did not just move.
+		side := g.ToMove().Other()
+		if last, ok := g.Last(); ok {
+			side = last.Side.Other()
+		}
+		if err := p.start(g, side); err != nil {
+			return err
+		}
+	}
+	if p.closed {
+		return nil
+	}
+	err := p.catchUp(g)
+	if g.Over() {
+		p.send(line.EndOf(g).Msg())
+		p.stop(2 * time.Second)
+		return nil
+	}
+	return err
+}
+
+// Close stops the program if it is running.
+func (p *Process) Close() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.stop(time.Second)
+	return nil
+}
+
+// stop closes the program's input, gives it wait to exit and then kills it.
+func (p *Process) stop(wait time.Duration) {
+	if p.closed {
+		return
+	}
+	p.closed = true
+	if p.cmd == nil {
+		return
+	}
+	close(p.quit)
+	p.stdin.Close()
+	exited := make(chan struct{})
+	go func() {
+		p.cmd.Wait()
+		close(exited)
+	}()
+	select {
+	case <-exited:
+	case <-time.After(wait):
+		p.cmd.Process.Kill()
+		<-exited
+	}
+}

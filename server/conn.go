@@ -1,0 +1,535 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"sync"
+	"time"
+
+	"kalah"
+	"kalah/internal/store"
+	"kalah/player"
+	"kalah/protocol/line"
+)
+
+// conn is one client connection speaking the line protocol.
+type conn struct {
+	srv  *Server
+	t    line.Transport
+	host string // the client's IP address, for rate limits
+	out  chan string
+	done chan struct{}
+	once sync.Once
+
+	mu       sync.Mutex
+	name     string
+	seat     *botSeat
+	queued   *entrant
+	watching map[int64]*liveGame
+}
+
+// startConn serves a new connection in the background.
+func (s *Server) startConn(t line.Transport) {
+	host := t.RemoteAddr()
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	c := &conn{srv: s, t: t, host: host, out: make(chan string, 256), done: make(chan struct{}), watching: map[int64]*liveGame{}}
+	s.mu.Lock()
+	if s.closed || len(s.allConns) >= s.cfg.MaxConns {
+		closed := s.closed
+		s.mu.Unlock()
+		code, text := line.CodeBusy, "the server is full"
+		if closed {
+			code, text = line.CodeShutdown, "the server is stopping"
+		}
+		t.WriteLine(line.Errorf(code, "%s", text).String(), time.Second)
+		t.Close()
+		return
+	}
+	s.allConns[c] = struct{}{}
+	s.conns.Add(2)
+	s.mu.Unlock()
+	go c.writeLoop()
+	go c.readLoop()
+}
+
+// sendMsg queues a line; a client too slow to take its lines is dropped.
+func (c *conn) sendMsg(m line.Msg) {
+	select {
+	case <-c.done:
+		return
+	default:
+	}
+	select {
+	case c.out <- m.String():
+	default:
+		c.srv.log.Warn("dropping a client that does not read", "name", c.name, "addr", c.host)
+		c.close()
+	}
+}
+
+func (c *conn) close() {
+	// The writer flushes what is queued (a last error) and closes the
+	// transport, which also ends the reader.
+	c.once.Do(func() { close(c.done) })
+}
+
+func (c *conn) writeLoop() {
+	defer c.srv.conns.Done()
+	defer c.t.Close()
+	ping := time.NewTicker(c.srv.cfg.IdleTimeout / 4)
+	defer ping.Stop()
+	for {
+		select {
+		case s := <-c.out:
+			select {
+			case <-c.done:
+				// Closing: the flush below sends it quickly or not at all.
+				c.out <- s
+				continue
+			default:
+			}
+			if err := c.t.WriteLine(s, c.srv.cfg.WriteTimeout); err != nil {
+				c.close()
+				return
+			}
+		case <-ping.C:
+			if err := c.t.WriteLine("ping", c.srv.cfg.WriteTimeout); err != nil {
+				c.close()
+				return
+			}
+		case <-c.done:
+			// Flush what is queued (a last error), briefly.
+			for {
+				select {
+				case s := <-c.out:
+					if c.t.WriteLine(s, 100*time.Millisecond) != nil {
+						return
+					}
+				default:
+					return
+				}
+			}
+		}
+	}
+}
+
+func (c *conn) readLoop() {
+	defer c.srv.conns.Done()
+	defer c.cleanup()
+	c.sendMsg(line.Greeting())
+	handshake := time.Now().Add(c.srv.cfg.HandshakeTimeout)
+	for {
+		timeout := c.srv.cfg.IdleTimeout
+		if !c.active() {
+			timeout = time.Until(handshake)
+			if timeout <= 0 {
+				c.sendMsg(line.Errorf(line.CodeTimeout, "log in or watch within %v", c.srv.cfg.HandshakeTimeout))
+				return
+			}
+		}
+		s, err := c.t.ReadLine(timeout)
+		if err != nil {
+			switch {
+			case errors.Is(err, line.ErrTooLong):
+				c.sendMsg(line.Errorf(line.CodeTooLong, "lines are limited to %d bytes", c.srv.cfg.MaxLine))
+			case errors.Is(err, line.ErrTimeout):
+				if !c.active() {
+					c.sendMsg(line.Errorf(line.CodeTimeout, "log in or watch within %v", c.srv.cfg.HandshakeTimeout))
+				} else {
+					c.sendMsg(line.Errorf(line.CodeTimeout, "nothing heard for %v", c.srv.cfg.IdleTimeout))
+				}
+			}
+			return
+		}
+		m, err := line.Parse(s)
+		if err != nil {
+			if s == "" {
+				continue
+			}
+			c.sendMsg(line.Errorf(line.CodeSyntax, "%v", err))
+			continue
+		}
+		if quit := c.handle(m); quit {
+			return
+		}
+	}
+}
+
+// active reports whether the connection has logged in or is watching.
+func (c *conn) active() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.name != "" || len(c.watching) > 0
+}
+
+// cleanup runs when the connection ends.
+func (c *conn) cleanup() {
+	c.close()
+	s := c.srv
+	c.mu.Lock()
+	name, seat, queued := c.name, c.seat, c.queued
+	watching := c.watching
+	c.watching = nil
+	c.mu.Unlock()
+	if queued != nil {
+		s.dequeue(queued)
+	}
+	for _, lg := range watching {
+		lg.mu.Lock()
+		delete(lg.watchers, c)
+		lg.mu.Unlock()
+	}
+	if seat != nil {
+		seat.detach(c)
+	}
+	s.mu.Lock()
+	if name != "" && s.sessions[name] == c {
+		delete(s.sessions, name)
+	}
+	for id, ch := range s.chals {
+		if ch.from == c || ch.to == c {
+			delete(s.chals, id)
+		}
+	}
+	delete(s.allConns, c)
+	s.mu.Unlock()
+}
+
+func (c *conn) setSeat(b *botSeat) {
+	c.mu.Lock()
+	c.seat = b
+	c.queued = nil
+	c.mu.Unlock()
+}
+
+func (c *conn) clearSeat(b *botSeat) {
+	c.mu.Lock()
+	if c.seat == b {
+		c.seat = nil
+	}
+	c.mu.Unlock()
+}
+
+// challenge is an invitation from one bot to another.
+type challenge struct {
+	id       string
+	from, to *conn
+	rules    kalah.Rules
+}
+
+// handle answers one message; it reports whether to close the connection.
+func (c *conn) handle(m line.Msg) bool {
+	s := c.srv
+	c.mu.Lock()
+	name := c.name
+	c.mu.Unlock()
+	errf := func(code, format string, a ...any) { c.sendMsg(line.Errorf(code, format, a...)) }
+	needLogin := func() bool {
+		if name == "" {
+			errf(line.CodeAuth, "log in first: login <name> <token>")
+			return true
+		}
+		return false
+	}
+	switch m.Cmd {
+	case "ping":
+		c.sendMsg(line.Msg{Cmd: "pong"})
+	case "pong":
+	case "quit":
+		c.sendMsg(line.Msg{Cmd: "ok", Args: []string{"bye"}})
+		return true
+	case "kalah":
+		if err := line.CheckGreeting(m); err != nil {
+			errf(line.CodeVersion, "this server speaks kalah %d", line.Version)
+			return true
+		}
+	case "login":
+		return c.login(m)
+	case "queue":
+		if needLogin() {
+			return false
+		}
+		var rules *kalah.Rules
+		if len(m.Args) > 0 {
+			r, err := line.ParseRules(m.Args[0])
+			if err != nil {
+				errf(line.CodeRules, "%v", err)
+				return false
+			}
+			rules = &r
+		}
+		c.mu.Lock()
+		busy := c.seat != nil || c.queued != nil
+		c.mu.Unlock()
+		if busy {
+			errf(line.CodeBusy, "already in a game or the queue")
+			return false
+		}
+		e := &entrant{seat: store.Seat{Name: name, Kind: "bot"}, rules: rules, conn: c, result: make(chan error, 1)}
+		c.mu.Lock()
+		c.queued = e
+		c.mu.Unlock()
+		c.sendMsg(line.Msg{Cmd: "ok", Args: []string{"queue"}})
+		if err := s.enqueue(e); err != nil {
+			c.mu.Lock()
+			c.queued = nil
+			c.mu.Unlock()
+			errf(codeFor(err), "%v", err)
+		}
+	case "leave":
+		c.mu.Lock()
+		e := c.queued
+		c.queued = nil
+		c.mu.Unlock()
+		if e == nil || !s.dequeue(e) {
+			errf(line.CodeState, "not in the queue")
+			return false
+		}
+		c.sendMsg(line.Msg{Cmd: "ok", Args: []string{"leave"}})
+	case "challenge":
+		if needLogin() {
+			return false
+		}
+		c.challenge(name, m)
+	case "accept", "decline":
+		if needLogin() {
+			return false
+		}
+		c.answerChallenge(name, m)
+	case "move", "resign":
+		if needLogin() {
+			return false
+		}
+		c.mu.Lock()
+		seat := c.seat
+		c.mu.Unlock()
+		if seat == nil {
+			errf(line.CodeState, "not in a game")
+			return false
+		}
+		r := reply{err: fmt.Errorf("%w: %s resigned", player.ErrResigned, name)}
+		if m.Cmd == "move" {
+			mv, err := line.ParseMove(m)
+			if err != nil {
+				errf(line.CodeSyntax, "%v", err)
+				return false
+			}
+			r = reply{m: mv}
+		}
+		if err := seat.answer(c, r); err != nil {
+			errf(line.CodeState, "%v", err)
+		}
+	case "watch":
+		id, err := strconv.ParseInt(m.Arg(0), 10, 64)
+		if err != nil || len(m.Args) != 1 {
+			errf(line.CodeSyntax, "watch <game id>")
+			return false
+		}
+		c.watch(id)
+	case "unwatch":
+		id, _ := strconv.ParseInt(m.Arg(0), 10, 64)
+		c.mu.Lock()
+		lg := c.watching[id]
+		delete(c.watching, id)
+		c.mu.Unlock()
+		if lg == nil {
+			errf(line.CodeNotFound, "not watching game %s", m.Arg(0))
+			return false
+		}
+		lg.mu.Lock()
+		delete(lg.watchers, c)
+		lg.mu.Unlock()
+		c.sendMsg(line.Msg{Cmd: "ok", Args: []string{"unwatch", m.Arg(0)}})
+	case "games":
+		games := s.LiveGames()
+		for _, g := range games {
+			c.sendMsg(line.Msg{Cmd: "live", Args: []string{fmt.Sprint(g.ID), g.South, g.North, line.RulesToken(g.Rules), fmt.Sprint(g.Plies)}})
+		}
+		c.sendMsg(line.Msg{Cmd: "ok", Args: []string{"games", fmt.Sprint(len(games))}})
+	default:
+		errf(line.CodeSyntax, "unknown command %q", m.Cmd)
+	}
+	return false
+}
+
+func codeFor(err error) string {
+	switch {
+	case errors.Is(err, ErrBusy):
+		return line.CodeBusy
+	case errors.Is(err, ErrClosed):
+		return line.CodeShutdown
+	case errors.Is(err, kalah.ErrInvalidRules):
+		return line.CodeRules
+	}
+	return line.CodeState
+}
+
+// login checks the name and token and takes over the name's session and
+// seat. It reports whether to close the connection.
+func (c *conn) login(m line.Msg) bool {
+	s := c.srv
+	if len(m.Args) != 2 {
+		c.sendMsg(line.Errorf(line.CodeSyntax, "login <name> <token>"))
+		return false
+	}
+	name, token := m.Args[0], m.Args[1]
+	c.mu.Lock()
+	already := c.name != ""
+	c.mu.Unlock()
+	if already {
+		c.sendMsg(line.Errorf(line.CodeState, "already logged in"))
+		return false
+	}
+	if !s.limiter.allow(c.host, time.Now()) {
+		c.sendMsg(line.Errorf(line.CodeRate, "too many logins from %s; wait a little", c.host))
+		return true
+	}
+	if !line.ValidName(name) || len(token) > 128 {
+		c.sendMsg(line.Errorf(line.CodeSyntax, "a name is 1 to 32 letters, digits, '-', '_' or '.'; a token at most 128 bytes"))
+		return false
+	}
+	ctx, cancel := context.WithTimeout(s.ctx, 10*time.Second)
+	created, err := s.st.Authenticate(ctx, name, token)
+	cancel()
+	if err != nil {
+		if errors.Is(err, store.ErrBadToken) {
+			c.sendMsg(line.Errorf(line.CodeAuth, "wrong token for %s", name))
+			return true
+		}
+		c.sendMsg(line.Errorf(line.CodeShutdown, "cannot log in now"))
+		return true
+	}
+	s.mu.Lock()
+	old := s.sessions[name]
+	s.sessions[name] = c
+	seat := s.seats[name]
+	s.mu.Unlock()
+	c.mu.Lock()
+	c.name = name
+	c.mu.Unlock()
+	if old != nil {
+		old.sendMsg(line.Errorf(line.CodeReplaced, "%s logged in elsewhere", name))
+		old.close()
+	}
+	ok := line.Msg{Cmd: "ok", Args: []string{"login", name}}
+	if created {
+		ok.Args = append(ok.Args, "new")
+	}
+	c.sendMsg(ok)
+	s.log.Info("login", "name", name, "addr", c.host, "new", created)
+	if seat != nil {
+		seat.attach(c)
+	}
+	return false
+}
+
+func (c *conn) challenge(name string, m line.Msg) {
+	s := c.srv
+	if len(m.Args) < 1 || len(m.Args) > 2 {
+		c.sendMsg(line.Errorf(line.CodeSyntax, "challenge <name> [rules]"))
+		return
+	}
+	r := s.cfg.Rules
+	if len(m.Args) == 2 {
+		var err error
+		if r, err = line.ParseRules(m.Args[1]); err != nil {
+			c.sendMsg(line.Errorf(line.CodeRules, "%v", err))
+			return
+		}
+	}
+	s.mu.Lock()
+	to := s.sessions[m.Args[0]]
+	if to == nil || to == c {
+		s.mu.Unlock()
+		c.sendMsg(line.Errorf(line.CodeNotFound, "%s is not online", m.Args[0]))
+		return
+	}
+	s.nextChal++
+	ch := &challenge{id: strconv.Itoa(s.nextChal), from: c, to: to, rules: r}
+	s.chals[ch.id] = ch
+	s.mu.Unlock()
+	c.sendMsg(line.Msg{Cmd: "ok", Args: []string{"challenge", ch.id}})
+	to.sendMsg(line.Msg{Cmd: "challenged", Args: []string{ch.id, name, line.RulesToken(r)}})
+}
+
+func (c *conn) answerChallenge(name string, m line.Msg) {
+	s := c.srv
+	s.mu.Lock()
+	ch := s.chals[m.Arg(0)]
+	if ch == nil || ch.to != c {
+		s.mu.Unlock()
+		c.sendMsg(line.Errorf(line.CodeNotFound, "no challenge %q for you", m.Arg(0)))
+		return
+	}
+	delete(s.chals, ch.id)
+	s.mu.Unlock()
+	if m.Cmd == "decline" {
+		ch.from.sendMsg(line.Msg{Cmd: "declined", Args: []string{ch.id}})
+		c.sendMsg(line.Msg{Cmd: "ok", Args: []string{"decline", ch.id}})
+		return
+	}
+	ch.from.mu.Lock()
+	fromName, fromBusy := ch.from.name, ch.from.seat != nil || ch.from.queued != nil
+	ch.from.mu.Unlock()
+	c.mu.Lock()
+	busy := c.seat != nil || c.queued != nil
+	c.mu.Unlock()
+	if busy || fromBusy {
+		c.sendMsg(line.Errorf(line.CodeBusy, "one of you is already playing or queued"))
+		return
+	}
+	c.sendMsg(line.Msg{Cmd: "ok", Args: []string{"accept", ch.id}})
+	es := [2]*entrant{
+		{seat: store.Seat{Name: fromName, Kind: "bot"}, conn: ch.from, result: make(chan error, 1)},
+		{seat: store.Seat{Name: name, Kind: "bot"}, conn: c, result: make(chan error, 1)},
+	}
+	s.mu.Lock()
+	_, b1 := s.seats[fromName]
+	_, b2 := s.seats[name]
+	s.mu.Unlock()
+	if b1 || b2 {
+		c.sendMsg(line.Errorf(line.CodeBusy, "one of you is already playing"))
+		return
+	}
+	if _, err := s.start(ch.rules, es); err != nil {
+		c.sendMsg(line.Errorf(codeFor(err), "%v", err))
+	}
+}
+
+// watch makes the connection a spectator of game id: it is sent the game
+// so far and then every move and the end.
+func (c *conn) watch(id int64) {
+	s := c.srv
+	s.mu.Lock()
+	lg := s.live[id]
+	s.mu.Unlock()
+	if lg == nil {
+		c.sendMsg(line.Errorf(line.CodeNotFound, "no live game %d", id))
+		return
+	}
+	lg.mu.Lock()
+	defer lg.mu.Unlock()
+	if lg.over {
+		c.sendMsg(line.Errorf(line.CodeNotFound, "game %d is over", id))
+		return
+	}
+	c.mu.Lock()
+	if c.watching == nil || len(c.watching) >= 16 {
+		c.mu.Unlock()
+		c.sendMsg(line.Errorf(line.CodeBusy, "watching too many games"))
+		return
+	}
+	c.watching[id] = lg
+	c.mu.Unlock()
+	lg.watchers[c] = struct{}{}
+	c.sendMsg(line.Msg{Cmd: "watching", Args: []string{fmt.Sprint(id), lg.seats[0].Name, lg.seats[1].Name, line.RulesToken(lg.rules)}})
+	for _, p := range lg.snap.Moves() {
+		c.sendMsg(line.Moved(p))
+	}
+	c.sendMsg(line.State(lg.snap.Position()))
+}

@@ -1,0 +1,652 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"kalah"
+	"kalah/internal/store"
+	"kalah/player"
+	"kalah/protocol/line"
+	"kalah/referee"
+)
+
+// Event is something that happened in a game, for subscribers.
+type Event struct {
+	Game int64  `json:"game"`
+	Kind string `json:"kind"` // "move", "away", "back" or "end"
+	// Move is the move made, for "move" (Ply counts from 0).
+	Ply  int               `json:"ply"`
+	Move *kalah.RecordMove `json:"move,omitempty"`
+	// Position is the position after the event, in kalah notation.
+	Position string `json:"position"`
+	// Seat is the seat (0: started South) that went away or came back.
+	Seat int `json:"seat"`
+	// Result, Termination and Score are set for "end".
+	Result      kalah.Result      `json:"result"`
+	Termination kalah.Termination `json:"termination"`
+	Score       kalah.Score       `json:"score"`
+}
+
+// liveGame is a game being played.
+type liveGame struct {
+	id    int64
+	seats [2]store.Seat
+	rules kalah.Rules
+
+	mu       sync.Mutex
+	snap     *kalah.Game // a copy after the last move
+	millis   []int64     // each move's time
+	turnAt   time.Time   // when the player to move was asked
+	lastAt   time.Time   // when the last move arrived
+	bots     [2]*botSeat
+	humans   [2]*humanSeat
+	watchers map[*conn]struct{}
+	subs     map[chan Event]struct{}
+	over     bool
+	cancel   context.CancelFunc
+}
+
+func (s *Server) newLiveGame(id int64, g *kalah.Game, seats [2]store.Seat) *liveGame {
+	g.Players = [2]string{seats[0].Name, seats[1].Name}
+	lg := &liveGame{id: id, seats: seats, rules: g.Rules(), snap: g.Clone(), watchers: map[*conn]struct{}{}, subs: map[chan Event]struct{}{}}
+	lg.millis = make([]int64, g.Len())
+	s.mu.Lock()
+	s.live[id] = lg
+	s.mu.Unlock()
+	return lg
+}
+
+// runGame plays g in the background, storing and broadcasting each move.
+func (s *Server) runGame(lg *liveGame, g *kalah.Game, players [2]player.Player) {
+	ctx, cancel := context.WithCancel(s.ctx)
+	lg.mu.Lock()
+	lg.cancel = cancel
+	lg.turnAt = time.Now()
+	lg.mu.Unlock()
+	ref := s.referee()
+	ref.OnMove = func(g *kalah.Game, m referee.Move) error {
+		rm := kalah.RecordMove{Side: m.Side, House: int(m.Move), Millis: m.Elapsed.Milliseconds()}
+		if m.Move == kalah.Swap {
+			rm.House, rm.Swap = 0, true
+		}
+		if err := s.st.AddMove(context.WithoutCancel(ctx), lg.id, g.Len()-1, rm); err != nil {
+			return err
+		}
+		lg.moved(g, rm)
+		return nil
+	}
+	ref.OnEnd = func(g *kalah.Game, o *referee.Outcome) error {
+		err := s.st.FinishGame(context.WithoutCancel(ctx), lg.id, g.Record())
+		s.dropSeats(lg)
+		lg.ended(g)
+		return err
+	}
+	// Every player asked for a move marks when the referee asked.
+	for i, p := range players {
+		players[i] = &timedPlayer{Player: p, lg: lg, stats: s.stats}
+	}
+	s.games.Add(1)
+	go func() {
+		defer s.games.Done()
+		defer cancel()
+		_, err := ref.Play(ctx, g, players)
+		closePlayers(players)
+		switch {
+		case err == nil:
+			s.log.Info("game over", "game", lg.id, "south", lg.seats[0].Name, "north", lg.seats[1].Name,
+				"result", g.Result(), "termination", g.Termination())
+		case ctx.Err() != nil:
+			s.log.Info("game stopped unfinished", "game", lg.id, "moves", g.Len())
+		default:
+			s.log.Error("game stopped", "game", lg.id, "err", err)
+		}
+		s.dropSeats(lg)
+		lg.mu.Lock()
+		lg.over = true
+		for ch := range lg.subs {
+			close(ch)
+		}
+		lg.subs = nil
+		lg.mu.Unlock()
+		s.mu.Lock()
+		delete(s.live, lg.id)
+		s.mu.Unlock()
+	}()
+}
+
+// closePlayers stops players that hold resources (processes).
+func closePlayers(players [2]player.Player) {
+	for _, p := range players {
+		if tp, ok := p.(*timedPlayer); ok {
+			p = tp.Player
+		}
+		if c, ok := p.(io.Closer); ok {
+			c.Close()
+		}
+	}
+}
+
+// dropSeats forgets the game's bot seats, so their bots may play again.
+func (s *Server) dropSeats(lg *liveGame) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, b := range lg.bots {
+		if b != nil && s.seats[b.name] == b {
+			delete(s.seats, b.name)
+			b.mu.Lock()
+			if b.conn != nil {
+				b.conn.clearSeat(b)
+			}
+			b.mu.Unlock()
+		}
+	}
+}
+
+// timedPlayer measures the referee's own time: from the previous move's
+// arrival to this request.
+type timedPlayer struct {
+	player.Player
+	lg    *liveGame
+	stats *Stats
+}
+
+func (t *timedPlayer) Move(ctx context.Context, g *kalah.Game, c player.Clock) (kalah.Move, error) {
+	now := time.Now()
+	t.lg.mu.Lock()
+	if !t.lg.lastAt.IsZero() {
+		t.stats.add(now.Sub(t.lg.lastAt))
+	}
+	t.lg.turnAt = now
+	t.lg.mu.Unlock()
+	m, err := t.Player.Move(ctx, g, c)
+	t.lg.mu.Lock()
+	t.lg.lastAt = time.Now()
+	t.lg.mu.Unlock()
+	return m, err
+}
+
+func (t *timedPlayer) Observe(ctx context.Context, g *kalah.Game) error {
+	if o, ok := t.Player.(player.Observer); ok {
+		return o.Observe(ctx, g)
+	}
+	return nil
+}
+
+// moved records a move and tells both seats and the watchers.
+func (lg *liveGame) moved(g *kalah.Game, rm kalah.RecordMove) {
+	last, _ := g.Last()
+	pos := g.Position()
+	lg.mu.Lock()
+	defer lg.mu.Unlock()
+	lg.snap = g.Clone()
+	lg.millis = append(lg.millis, rm.Millis)
+	lines := []line.Msg{line.Moved(last), line.State(pos)}
+	lg.broadcastLocked(lines)
+	lg.publishLocked(Event{Game: lg.id, Kind: "move", Ply: g.Len() - 1, Move: &rm, Position: pos.String()})
+}
+
+// ended tells everyone how the game ended.
+func (lg *liveGame) ended(g *kalah.Game) {
+	lg.mu.Lock()
+	defer lg.mu.Unlock()
+	lg.snap = g.Clone()
+	e := line.EndOf(g)
+	lg.broadcastLocked([]line.Msg{line.State(g.Position()), e.Msg()})
+	lg.publishLocked(Event{Game: lg.id, Kind: "end", Ply: g.Len(), Position: g.Position().String(),
+		Result: e.Result, Termination: e.Termination, Score: kalah.Score{South: e.South, North: e.North}})
+	lg.over = true
+}
+
+// broadcastLocked sends lines to the seats' connections and watchers.
+func (lg *liveGame) broadcastLocked(msgs []line.Msg) {
+	for _, b := range lg.bots {
+		if b == nil {
+			continue
+		}
+		b.mu.Lock()
+		c := b.conn
+		b.mu.Unlock()
+		if c != nil {
+			for _, m := range msgs {
+				c.sendMsg(m)
+			}
+		}
+	}
+	for c := range lg.watchers {
+		for _, m := range msgs {
+			c.sendMsg(line.Msg{Cmd: m.Cmd, Args: m.Args})
+		}
+	}
+}
+
+// publishLocked hands an event to subscribers; a subscriber that does not
+// keep up is dropped (its channel closed).
+func (lg *liveGame) publishLocked(e Event) {
+	for ch := range lg.subs {
+		select {
+		case ch <- e:
+		default:
+			close(ch)
+			delete(lg.subs, ch)
+		}
+	}
+}
+
+// presence tells the game a seat went away or came back.
+func (lg *liveGame) presence(seat int, back bool) {
+	lg.mu.Lock()
+	defer lg.mu.Unlock()
+	if lg.over {
+		return
+	}
+	kind := "away"
+	if back {
+		kind = "back"
+	}
+	side := lg.snap.PlayerSide(seat)
+	msg := line.Msg{Cmd: kind, Args: []string{side.Letter()}}
+	for i, b := range lg.bots {
+		if b == nil || i == seat {
+			continue
+		}
+		b.mu.Lock()
+		if b.conn != nil {
+			b.conn.sendMsg(msg)
+		}
+		b.mu.Unlock()
+	}
+	for c := range lg.watchers {
+		c.sendMsg(msg)
+	}
+	lg.publishLocked(Event{Game: lg.id, Kind: kind, Seat: seat, Ply: lg.snap.Len(), Position: lg.snap.Position().String()})
+}
+
+// reply is a seat's answer to a request for a move.
+type reply struct {
+	m   kalah.Move
+	err error
+}
+
+// botSeat is a network bot's place in a game. The bot's connection may
+// come and go; the seat stays until the game ends.
+type botSeat struct {
+	name string
+	srv  *Server
+	lg   *liveGame
+	seat int
+
+	mu      sync.Mutex
+	conn    *conn
+	turn    *line.Turn
+	replies chan reply
+	changed chan struct{} // closed when conn changes
+}
+
+func (s *Server) newBotSeat(name string, lg *liveGame, seat int) *botSeat {
+	b := &botSeat{name: name, srv: s, lg: lg, seat: seat, changed: make(chan struct{})}
+	lg.mu.Lock()
+	lg.bots[seat] = b
+	lg.mu.Unlock()
+	s.mu.Lock()
+	s.seats[name] = b
+	c := s.sessions[name]
+	s.mu.Unlock()
+	if c != nil {
+		b.attach(c)
+	}
+	return b
+}
+
+// attach gives the seat a connection: the bot's own, after logging in. It
+// is told the game, the position and, if it is to move, its turn.
+func (b *botSeat) attach(c *conn) {
+	b.lg.mu.Lock()
+	defer b.lg.mu.Unlock()
+	if b.lg.over {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	old := b.conn
+	b.conn = c
+	close(b.changed)
+	b.changed = make(chan struct{})
+	c.setSeat(b)
+	g := b.lg.snap
+	side := g.PlayerSide(b.seat)
+	opp := b.lg.seats[1-b.seat].Name
+	c.sendMsg(line.Start{Game: fmt.Sprint(b.lg.id), Side: side, Opponent: opp, Rules: b.lg.rules}.Msg())
+	c.sendMsg(line.State(g.Position()))
+	if b.turn != nil {
+		c.sendMsg(b.turn.Msg())
+	}
+	if old == nil && b.lg.snap.Len() > 0 {
+		go b.lg.presence(b.seat, true)
+	}
+}
+
+// detach takes the connection away (it closed).
+func (b *botSeat) detach(c *conn) {
+	b.mu.Lock()
+	if b.conn != c {
+		b.mu.Unlock()
+		return
+	}
+	b.conn = nil
+	close(b.changed)
+	b.changed = make(chan struct{})
+	b.mu.Unlock()
+	b.lg.presence(b.seat, false)
+}
+
+// Move asks the bot for a move. A bot that is away when its clock runs out
+// (or, without a clock, for Config.Reconnect) loses by disconnection.
+func (b *botSeat) Move(ctx context.Context, g *kalah.Game, c player.Clock) (kalah.Move, error) {
+	turn := line.Turn{PerMove: c.PerMove, Remaining: c.Remaining, Position: g.Position()}
+	replies := make(chan reply, 1)
+	b.mu.Lock()
+	b.turn, b.replies = &turn, replies
+	conn, changed := b.conn, b.changed
+	if conn != nil {
+		conn.sendMsg(turn.Msg())
+	}
+	b.mu.Unlock()
+	defer func() {
+		b.mu.Lock()
+		b.turn, b.replies = nil, nil
+		b.mu.Unlock()
+	}()
+	var deadline <-chan time.Time
+	if lim := c.Limit(); lim > 0 {
+		t := time.NewTimer(lim)
+		defer t.Stop()
+		deadline = t.C
+	}
+	var away *time.Timer
+	defer func() {
+		if away != nil {
+			away.Stop()
+		}
+	}()
+	for {
+		var awayC <-chan time.Time
+		if conn == nil && c.Limit() == 0 {
+			if away == nil {
+				away = time.NewTimer(b.srv.cfg.Reconnect)
+			}
+			awayC = away.C
+		}
+		select {
+		case r := <-replies:
+			return r.m, r.err
+		case <-ctx.Done():
+			return kalah.NoMove, ctx.Err()
+		case <-changed:
+			b.mu.Lock()
+			conn, changed = b.conn, b.changed
+			b.mu.Unlock()
+			if conn != nil && away != nil {
+				away.Stop()
+				away = nil
+			}
+		case <-deadline:
+			deadline = nil
+			if conn == nil {
+				return kalah.NoMove, fmt.Errorf("%w: %s did not come back in time", player.ErrDisconnected, b.name)
+			}
+			// Connected: the referee's own timer (with grace) decides.
+		case <-awayC:
+			return kalah.NoMove, fmt.Errorf("%w: %s did not come back within %v", player.ErrDisconnected, b.name, b.srv.cfg.Reconnect)
+		}
+	}
+}
+
+// answer delivers a move or resignation from the bot's connection.
+func (b *botSeat) answer(c *conn, r reply) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.conn != c {
+		return ErrForbidden
+	}
+	if b.replies == nil {
+		return ErrNotYourTurn
+	}
+	b.replies <- r
+	b.replies, b.turn = nil, nil
+	return nil
+}
+
+// humanSeat is a person moving through the API with a token.
+type humanSeat struct {
+	token string
+	mu    sync.Mutex
+	moves chan kalah.Move // non-nil while it is this seat's turn
+	game  *kalah.Game     // the position to move in
+}
+
+func (h *humanSeat) Move(ctx context.Context, g *kalah.Game, c player.Clock) (kalah.Move, error) {
+	ch := make(chan kalah.Move, 1)
+	h.mu.Lock()
+	h.moves, h.game = ch, g
+	h.mu.Unlock()
+	defer func() {
+		h.mu.Lock()
+		h.moves, h.game = nil, nil
+		h.mu.Unlock()
+	}()
+	select {
+	case m := <-ch:
+		if m == kalah.NoMove {
+			return m, player.ErrResigned
+		}
+		return m, nil
+	case <-ctx.Done():
+		return kalah.NoMove, ctx.Err()
+	}
+}
+
+func (h *humanSeat) give(m kalah.Move) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.moves == nil {
+		return ErrNotYourTurn
+	}
+	// A person's slip is refused, not forfeited.
+	if m != kalah.NoMove && !h.game.IsLegal(m) {
+		return fmt.Errorf("%w: %s in %s", kalah.ErrIllegalMove, m, h.game.Position())
+	}
+	h.moves <- m
+	h.moves = nil
+	return nil
+}
+
+// entrant is a player waiting in the queue.
+type entrant struct {
+	seat   store.Seat
+	p      player.Player
+	rules  *kalah.Rules // nil: any
+	conn   *conn        // for network bots
+	result chan error   // receives the start error, or nil once seated
+	once   sync.Once
+}
+
+func (e *entrant) fail(err error) {
+	e.once.Do(func() { e.result <- err })
+}
+
+// enqueue adds e to the queue, starting a game if someone fits.
+func (s *Server) enqueue(e *entrant) error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return ErrClosed
+	}
+	for _, q := range s.queue {
+		if q.seat.Name == e.seat.Name {
+			s.mu.Unlock()
+			return ErrBusy
+		}
+	}
+	if _, busy := s.seats[e.seat.Name]; busy && e.seat.Kind == "bot" {
+		s.mu.Unlock()
+		return ErrBusy
+	}
+	for i, q := range s.queue {
+		if q.rules == nil || e.rules == nil || *q.rules == *e.rules {
+			s.queue = append(s.queue[:i], s.queue[i+1:]...)
+			s.mu.Unlock()
+			r := s.cfg.Rules
+			switch {
+			case q.rules != nil:
+				r = *q.rules
+			case e.rules != nil:
+				r = *e.rules
+			}
+			// The one who waited plays first.
+			_, err := s.start(r, [2]*entrant{q, e})
+			return err
+		}
+	}
+	s.queue = append(s.queue, e)
+	s.mu.Unlock()
+	return nil
+}
+
+// dequeue removes e from the queue if it is still there.
+func (s *Server) dequeue(e *entrant) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, q := range s.queue {
+		if q == e {
+			s.queue = append(s.queue[:i], s.queue[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+// start creates and runs a game between two entrants, the first as South
+// under the rules' first-mover convention (seat 0).
+func (s *Server) start(r kalah.Rules, es [2]*entrant) (int64, error) {
+	g, err := kalah.NewGame(r)
+	if err != nil {
+		for _, e := range es {
+			e.fail(err)
+		}
+		return 0, err
+	}
+	seats := [2]store.Seat{es[0].seat, es[1].seat}
+	id, err := s.st.CreateGame(s.ctx, store.NewGame{Rules: r, Seats: seats})
+	if err != nil {
+		for _, e := range es {
+			e.fail(err)
+		}
+		return 0, err
+	}
+	lg := s.newLiveGame(id, g, seats)
+	var players [2]player.Player
+	for i, e := range es {
+		if e.seat.Kind == "bot" {
+			players[i] = s.newBotSeat(e.seat.Name, lg, i)
+		} else {
+			players[i] = e.p
+			if h, ok := e.p.(*humanSeat); ok {
+				lg.humans[i] = h
+			}
+		}
+	}
+	s.log.Info("game started", "game", id, "south", seats[0].Name, "north", seats[1].Name, "rules", r.String())
+	s.runGame(lg, g, players)
+	for _, e := range es {
+		e.fail(nil)
+	}
+	return id, nil
+}
+
+// Entrant is a player brought in by another transport (KGP) for Play.
+type Entrant struct {
+	Name   string
+	Kind   string // the transport, such as "kgp"; stored with the game
+	Player player.Player
+	// Rules, if not nil, are the only rules the player accepts.
+	Rules *kalah.Rules
+	// Done, if not nil, is closed when the player goes away.
+	Done <-chan struct{}
+}
+
+// Play puts e in the same queue as the bots and returns once its game is
+// over, or with an error if it cannot be seated (ctx ends, e.Done closes or
+// the server stops first). The referee asks e.Player for its moves and, if
+// it is a player.Observer, shows it every move.
+func (s *Server) Play(ctx context.Context, e Entrant) error {
+	if e.Kind == "" || e.Kind == "bot" || e.Kind == "spec" || e.Kind == "human" {
+		e.Kind = "remote"
+	}
+	done := make(chan struct{})
+	w := &watchDone{Player: e.Player, done: done}
+	en := &entrant{seat: store.Seat{Name: e.Name, Kind: e.Kind}, p: w, rules: e.Rules, result: make(chan error, 1)}
+	if err := s.enqueue(en); err != nil {
+		return err
+	}
+	gone := e.Done
+	select {
+	case err := <-en.result:
+		if err != nil {
+			return err
+		}
+	case <-ctx.Done():
+		if s.dequeue(en) {
+			return ctx.Err()
+		}
+		if err := <-en.result; err != nil {
+			return err
+		}
+	case <-gone:
+		if s.dequeue(en) {
+			return player.ErrDisconnected
+		}
+		if err := <-en.result; err != nil {
+			return err
+		}
+	case <-s.ctx.Done():
+		return ErrClosed
+	}
+	select {
+	case <-done:
+		return nil
+	case <-s.ctx.Done():
+		return ErrClosed
+	}
+}
+
+// watchDone closes done when the game tells the player it is over.
+type watchDone struct {
+	player.Player
+	done chan struct{}
+	once sync.Once
+}
+
+func (w *watchDone) Observe(ctx context.Context, g *kalah.Game) error {
+	var err error
+	if o, ok := w.Player.(player.Observer); ok {
+		err = o.Observe(ctx, g)
+	}
+	if g.Over() {
+		w.once.Do(func() { close(w.done) })
+	}
+	return err
+}
+
+// Close ends Play's wait when the game stops without an ending.
+func (w *watchDone) Close() error {
+	w.once.Do(func() { close(w.done) })
+	if c, ok := w.Player.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}
+

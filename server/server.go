@@ -1,0 +1,412 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"sync"
+	"time"
+
+	"kalah"
+	"kalah/internal/store"
+	"kalah/player"
+	"kalah/protocol/line"
+	"kalah/referee"
+)
+
+// Config configures a Server. Zero fields take the defaults given.
+type Config struct {
+	// Store keeps games and bot credentials; required.
+	Store *store.Store
+	// Rules are the rules of a queue entry that names none (default
+	// kalah.Standard()).
+	Rules kalah.Rules
+
+	// Clocks for every game (see referee.Referee). PerMove defaults to 10s
+	// unless Budget is set; set NoClock for games without any limit.
+	PerMove   time.Duration
+	Budget    time.Duration
+	Increment time.Duration
+	Delay     time.Duration
+	NoClock   bool
+	// Grace is latency allowed beyond a limit (default 200ms).
+	Grace time.Duration
+	// Reconnect is how long a bot that dropped out may take to come back
+	// when its game has no clock (default 60s).
+	Reconnect time.Duration
+
+	// MaxLine limits a line's length (default line.MaxLine, 4 KiB).
+	MaxLine int
+	// HandshakeTimeout is how long a new connection has to log in or
+	// start watching (default 10s).
+	HandshakeTimeout time.Duration
+	// IdleTimeout closes a connection that sends nothing for this long
+	// (default 2m); the server pings every IdleTimeout/4.
+	IdleTimeout time.Duration
+	// WriteTimeout drops a connection that does not take a line for this
+	// long (default 10s).
+	WriteTimeout time.Duration
+	// MaxConns limits simultaneous connections (default 10000).
+	MaxConns int
+	// LoginRate and LoginBurst are the token bucket for login attempts
+	// from one IP address (default 2 a second, burst 20).
+	LoginRate  float64
+	LoginBurst int
+	// AllowExec lets StartGame run exec: and mk: players (programs on the
+	// server's machine); off by default.
+	AllowExec bool
+	// Log receives the server's logs; nil discards them.
+	Log *slog.Logger
+}
+
+func (c *Config) setDefaults() {
+	if c.Rules.Houses == 0 {
+		c.Rules = kalah.Standard()
+	}
+	if c.PerMove == 0 && c.Budget == 0 && !c.NoClock {
+		c.PerMove = 10 * time.Second
+	}
+	if c.Grace == 0 {
+		c.Grace = 200 * time.Millisecond
+	}
+	if c.Reconnect == 0 {
+		c.Reconnect = 60 * time.Second
+	}
+	if c.MaxLine <= 0 {
+		c.MaxLine = line.MaxLine
+	}
+	if c.HandshakeTimeout == 0 {
+		c.HandshakeTimeout = 10 * time.Second
+	}
+	if c.IdleTimeout == 0 {
+		c.IdleTimeout = 2 * time.Minute
+	}
+	if c.WriteTimeout == 0 {
+		c.WriteTimeout = 10 * time.Second
+	}
+	if c.MaxConns == 0 {
+		c.MaxConns = 10000
+	}
+	if c.LoginRate == 0 {
+		c.LoginRate = 2
+	}
+	if c.LoginBurst == 0 {
+		c.LoginBurst = 20
+	}
+	if c.Log == nil {
+		c.Log = slog.New(slog.DiscardHandler)
+	}
+}
+
+// Errors returned by the server's methods, matched with errors.Is.
+var (
+	ErrNotFound   = errors.New("no such game")
+	ErrNotYourTurn = errors.New("not your turn")
+	ErrForbidden  = errors.New("forbidden")
+	ErrClosed     = errors.New("server closed")
+	ErrBusy       = errors.New("already playing or queued")
+)
+
+// Server referees games between bots and people. Create it with New;
+// serve bots with Serve and Handler; stop it with Shutdown.
+type Server struct {
+	cfg   Config
+	st    *store.Store
+	log   *slog.Logger
+	ctx   context.Context
+	stop  context.CancelFunc
+	games sync.WaitGroup // running games
+	conns sync.WaitGroup // connection goroutines
+
+	mu        sync.Mutex
+	live      map[int64]*liveGame
+	seats     map[string]*botSeat // bots in a game, by name
+	sessions  map[string]*conn    // logged-in connections, by name
+	allConns  map[*conn]struct{}
+	listeners map[net.Listener]struct{}
+	queue     []*entrant
+	chals     map[string]*challenge
+	nextChal  int
+	closed    bool
+
+	limiter *limiter
+	stats   *Stats
+}
+
+// New starts a server on cfg.Store and resumes the unfinished games in it.
+func New(cfg Config) (*Server, error) {
+	if cfg.Store == nil {
+		return nil, errors.New("server: no store")
+	}
+	cfg.setDefaults()
+	if err := cfg.Rules.Validate(); err != nil {
+		return nil, err
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	s := &Server{
+		cfg: cfg, st: cfg.Store, log: cfg.Log, ctx: ctx, stop: stop,
+		live: map[int64]*liveGame{}, seats: map[string]*botSeat{}, sessions: map[string]*conn{},
+		allConns: map[*conn]struct{}{}, listeners: map[net.Listener]struct{}{}, chals: map[string]*challenge{},
+		limiter: newLimiter(cfg.LoginRate, cfg.LoginBurst),
+		stats:   &Stats{},
+	}
+	if err := s.resume(); err != nil {
+		stop()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Stats returns the server's counters.
+func (s *Server) Stats() *Stats { return s.stats }
+
+// referee returns a referee with the configured clocks.
+func (s *Server) referee() referee.Referee {
+	return referee.Referee{PerMove: s.cfg.PerMove, Budget: s.cfg.Budget, Increment: s.cfg.Increment, Delay: s.cfg.Delay, Grace: s.cfg.Grace}
+}
+
+// Serve accepts bot connections speaking the line protocol on l until
+// Shutdown; it returns nil after Shutdown.
+func (s *Server) Serve(l net.Listener) error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return ErrClosed
+	}
+	s.listeners[l] = struct{}{}
+	s.mu.Unlock()
+	var delay time.Duration
+	for {
+		c, err := l.Accept()
+		if err != nil {
+			s.mu.Lock()
+			closed := s.closed
+			s.mu.Unlock()
+			if closed {
+				return nil
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				delay = min(max(2*delay, 5*time.Millisecond), time.Second)
+				time.Sleep(delay)
+				continue
+			}
+			return err
+		}
+		delay = 0
+		s.startConn(line.NewTCP(c, s.cfg.MaxLine))
+	}
+}
+
+// Shutdown stops accepting connections, stops every game (leaving it
+// unfinished in the store, to be resumed by the next server), closes every
+// connection and waits for the server's goroutines, or for ctx.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	s.closed = true
+	for l := range s.listeners {
+		l.Close()
+	}
+	conns := make([]*conn, 0, len(s.allConns))
+	for c := range s.allConns {
+		conns = append(conns, c)
+	}
+	for _, e := range s.queue {
+		e.fail(ErrClosed)
+	}
+	s.queue = nil
+	s.mu.Unlock()
+	s.stop()
+	for _, c := range conns {
+		c.sendMsg(line.Errorf(line.CodeShutdown, "the server is stopping"))
+		c.close()
+	}
+	done := make(chan struct{})
+	go func() {
+		s.games.Wait()
+		s.conns.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// resume restarts the unfinished games in the store.
+func (s *Server) resume() error {
+	games, err := s.st.Unfinished(s.ctx)
+	if err != nil {
+		return fmt.Errorf("server: %w", err)
+	}
+	for _, sg := range games {
+		if err := s.resumeGame(sg); err != nil {
+			s.log.Error("cannot resume game", "game", sg.ID, "err", err)
+		}
+	}
+	return nil
+}
+
+func (s *Server) resumeGame(sg store.Game) error {
+	g, err := store.Replay(sg.Record)
+	if err != nil {
+		return s.adjudicateBroken(sg, err)
+	}
+	lg := s.newLiveGame(sg.ID, g, sg.Seats)
+	var players [2]player.Player
+	var lost [2]bool
+	for i, seat := range sg.Seats {
+		switch seat.Kind {
+		case "bot":
+			players[i] = s.newBotSeat(seat.Name, lg, i)
+		case "spec":
+			p, err := player.New(seat.Spec, player.Options{Rules: g.Rules(), Seed: uint64(sg.ID)*2 + uint64(i)})
+			if err != nil {
+				s.log.Warn("cannot rebuild player", "game", sg.ID, "spec", seat.Spec, "err", err)
+				lost[i] = true
+			}
+			players[i] = p
+		default:
+			lost[i] = true
+		}
+	}
+	if lost[0] || lost[1] {
+		switch {
+		case lost[0] && lost[1]:
+			err = g.Adjudicate(kalah.Draw)
+		case lost[0]:
+			err = g.Forfeit(g.PlayerSide(0), kalah.Disconnect)
+		default:
+			err = g.Forfeit(g.PlayerSide(1), kalah.Disconnect)
+		}
+		if err == nil {
+			err = s.st.FinishGame(s.ctx, sg.ID, g.Record())
+		}
+		s.log.Info("adjudicated unfinished game", "game", sg.ID, "result", g.Result(), "termination", g.Termination())
+		s.dropSeats(lg)
+		s.mu.Lock()
+		delete(s.live, lg.id)
+		s.mu.Unlock()
+		closePlayers(players)
+		return err
+	}
+	s.log.Info("resuming game", "game", sg.ID, "moves", g.Len())
+	s.runGame(lg, g, players)
+	return nil
+}
+
+// adjudicateBroken ends a stored game whose moves cannot be replayed.
+func (s *Server) adjudicateBroken(sg store.Game, cause error) error {
+	rec := sg.Record
+	rec.Result = kalah.Draw
+	rec.Termination = kalah.Adjudicated
+	s.log.Error("adjudicating a game that does not replay", "game", sg.ID, "err", cause)
+	return s.st.FinishGame(s.ctx, sg.ID, rec)
+}
+
+// Stats counts what the server did and how long the referee took a move.
+type Stats struct {
+	mu      sync.Mutex
+	buckets [10001]uint64 // microseconds, the last for 10ms and over
+	moves   uint64
+}
+
+func (st *Stats) add(d time.Duration) {
+	us := d.Microseconds()
+	if us < 0 {
+		us = 0
+	}
+	if us > 10000 {
+		us = 10000
+	}
+	st.mu.Lock()
+	st.buckets[us]++
+	st.moves++
+	st.mu.Unlock()
+}
+
+// Moves returns how many moves the server has refereed.
+func (st *Stats) Moves() uint64 {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.moves
+}
+
+// Percentile returns the referee's own time a move at percentile q
+// (0 < q <= 1): from a move's arrival to the next player being asked,
+// including storing the move and telling everyone; 1µs resolution, 10ms
+// and over reported as 10ms.
+func (st *Stats) Percentile(q float64) time.Duration {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.moves == 0 {
+		return 0
+	}
+	want := uint64(q * float64(st.moves))
+	if want == 0 {
+		want = 1
+	}
+	var n uint64
+	for us, c := range st.buckets {
+		n += c
+		if n >= want {
+			return time.Duration(us) * time.Microsecond
+		}
+	}
+	return 10 * time.Millisecond
+}
+
+// Reset clears the counters.
+func (st *Stats) Reset() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.buckets = [10001]uint64{}
+	st.moves = 0
+}
+
+// limiter is a token bucket a client address.
+type limiter struct {
+	mu      sync.Mutex
+	rate    float64
+	burst   float64
+	buckets map[string]*bucket
+}
+
+type bucket struct {
+	tokens float64
+	last   time.Time
+}
+
+func newLimiter(rate float64, burst int) *limiter {
+	return &limiter{rate: rate, burst: float64(burst), buckets: map[string]*bucket{}}
+}
+
+// allow takes a token for key, reporting false if there is none.
+func (l *limiter) allow(key string, now time.Time) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b, ok := l.buckets[key]
+	if !ok {
+		if len(l.buckets) > 100000 {
+			// Forget full buckets rather than grow without bound.
+			for k, v := range l.buckets {
+				if v.tokens+now.Sub(v.last).Seconds()*l.rate >= l.burst {
+					delete(l.buckets, k)
+				}
+			}
+		}
+		b = &bucket{tokens: l.burst, last: now}
+		l.buckets[key] = b
+	}
+	b.tokens = min(l.burst, b.tokens+now.Sub(b.last).Seconds()*l.rate)
+	b.last = now
+	if b.tokens < 1 {
+		return false
+	}
+	b.tokens--
+	return true
+}
