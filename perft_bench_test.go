@@ -11,10 +11,14 @@ func benchPerft(b *testing.B, name string, depth int, count func(*Rules, Positio
 	}
 	start := r.Start()
 	var nodes uint64
+	cpu := cpuTime()
 	for b.Loop() {
 		nodes += count(&r, start, depth)
 	}
 	b.ReportMetric(float64(nodes)/b.Elapsed().Seconds(), "pos/s")
+	if used := cpuTime() - cpu; used > 0 {
+		b.ReportMetric(float64(nodes)/used.Seconds(), "pos/cpu-s")
+	}
 }
 
 // BenchmarkPerft measures perft with the last ply counted in bulk.

@@ -161,9 +161,9 @@ func (p *Position) Mask() uint32 {
 	base := int(p.toMove) * (int(p.n) + 1)
 	var m uint32
 	for i, v := range p.pits[base : base+int(p.n)] {
-		if v != 0 {
-			m |= 1 << i
-		}
+		// (v + 0xffff) >> 16 is 1 for a non-empty house, 0 for an empty one:
+		// no branch to mispredict.
+		m |= (uint32(v) + 0xffff) >> 16 << i
 	}
 	return m
 }
@@ -246,7 +246,8 @@ func (p *Position) Play(r *Rules, h int) Effect {
 	if eff != Extra {
 		p.toMove = me ^ 1
 	}
-	if p.ended(r, me) {
+	// Every end rule needs an empty side, bar the early end.
+	if (p.seeds[0] == 0 || p.seeds[1] == 0 || r.EarlyEnd) && p.ended(r, me) {
 		p.sweep()
 		eff |= End
 	}
