@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"kalah/tournament"
+	"kalah/tournament/dist"
 )
 
 func init() {
@@ -294,15 +295,45 @@ func (p *progressView) finish() {
 
 // distFlags choose where games are played.
 type distFlags struct {
-	jobs int
+	jobs        int
+	noNATS      bool
+	listen      string
+	token       string
+	workersOnly bool
+	ackWait     time.Duration
 }
 
 func addDistFlags(fs *flag.FlagSet) *distFlags {
 	d := &distFlags{}
 	fs.IntVar(&d.jobs, "jobs", 0, "games played at once on this machine (0: one a core)")
+	fs.BoolVar(&d.noNATS, "no-nats", false, "play on this machine with a plain pool of goroutines, without the embedded NATS server")
+	fs.StringVar(&d.listen, "listen-nats", "", "let remote workers join the embedded NATS server at this host:port (e.g. 0.0.0.0:4222)")
+	fs.StringVar(&d.token, "nats-token", os.Getenv("KALAH_NATS_TOKEN"), "token remote workers must give (default $KALAH_NATS_TOKEN)")
+	fs.BoolVar(&d.workersOnly, "workers-only", false, "play no game here: leave them all to remote workers (needs --listen-nats)")
+	fs.DurationVar(&d.ackWait, "ack-wait", dist.DefaultAckWait, "replay a game elsewhere when its worker gives no sign of life for this long")
 	return d
 }
 
 func (d *distFlags) executor(ctx context.Context, e *env) (tournament.Executor, func(), error) {
-	return tournament.Local{Workers: d.jobs}, func() {}, nil
+	if d.noNATS {
+		if d.listen != "" || d.workersOnly {
+			return nil, nil, usagef("--no-nats cannot take remote workers")
+		}
+		return tournament.Local{Workers: d.jobs}, func() {}, nil
+	}
+	if d.workersOnly && d.listen == "" {
+		return nil, nil, usagef("--workers-only needs --listen-nats for the workers to join")
+	}
+	slots := d.jobs
+	if d.workersOnly {
+		slots = -1
+	}
+	emb, err := dist.StartEmbedded(ctx, dist.EmbeddedConfig{Listen: d.listen, Token: d.token, AckWait: d.ackWait, Slots: slots, Log: e.log})
+	if err != nil {
+		return nil, nil, err
+	}
+	if u := emb.Server.URL(); u != "" {
+		e.log.Info("workers may join", "command", "kalah worker --join "+u)
+	}
+	return emb.Executor, emb.Close, nil
 }

@@ -1,0 +1,469 @@
+// Package dist spreads a tournament's games over machines with NATS
+// JetStream.
+//
+// The coordinator (the process running the tournament, the only one that
+// writes its database) publishes each game still to be played as a job on
+// the work-queue stream KALAH_JOBS, subject kalah.jobs.<tournament>.
+// Workers, in the same process or on other machines ("kalah worker --join
+// nats://host:4222"), pull jobs from the shared durable consumer "workers"
+// one at a time a slot, play them through the referee while telling the
+// server every AckWait/3 that they are still at it, publish the result on
+// KALAH_RESULTS (kalah.results.<tournament>) and only then acknowledge the
+// job. A worker that dies mid-game stops acknowledging; after AckWait the
+// server hands the job to another worker. The coordinator stores each
+// result in one transaction keyed by the scheduled game, ignoring any game
+// that already has one, and acknowledges the result message only after the
+// commit, so every game counts exactly once whatever dies when.
+//
+// By default the NATS server is embedded in the coordinator (Serve); it
+// listens on a TCP port only when remote workers are wanted.
+package dist
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"kalah/tournament"
+)
+
+// Stream, consumer and subject names.
+const (
+	JobsStream     = "KALAH_JOBS"
+	ResultsStream  = "KALAH_RESULTS"
+	WorkerConsumer = "workers"
+	jobsSubject    = "kalah.jobs."
+	resultsSubject = "kalah.results."
+)
+
+// DefaultAckWait is how long a job may go without a sign of life from its
+// worker before it is given to another.
+const DefaultAckWait = 30 * time.Second
+
+// Server is an embedded NATS server with JetStream.
+type Server struct {
+	ns  *server.Server
+	dir string
+}
+
+// ServerConfig configures an embedded server.
+type ServerConfig struct {
+	// Listen is host:port for remote workers ("0.0.0.0:4222"); empty means
+	// no network port at all, only connections inside this process.
+	Listen string
+	// Token, if set, is required of every client (kalah worker --token).
+	Token string
+	// StoreDir holds JetStream's files; empty means a temporary directory
+	// removed on Shutdown. The streams are kept in memory either way: the
+	// tournament database is the record, and a restarted coordinator
+	// publishes again the games still to be played.
+	StoreDir string
+}
+
+// Serve starts an embedded NATS server with JetStream.
+func Serve(cfg ServerConfig) (*Server, error) {
+	s := &Server{}
+	dir := cfg.StoreDir
+	if dir == "" {
+		d, err := os.MkdirTemp("", "kalah-nats")
+		if err != nil {
+			return nil, err
+		}
+		dir, s.dir = d, d
+	}
+	opts := &server.Options{
+		ServerName:         "kalah",
+		JetStream:          true,
+		StoreDir:           dir,
+		JetStreamMaxMemory: 1 << 30,
+		NoSigs:             true,
+		NoLog:              true,
+		Authorization:      cfg.Token,
+		MaxPayload:         8 << 20,
+	}
+	if cfg.Listen == "" {
+		opts.DontListen = true
+	} else {
+		host, port, err := splitHostPort(cfg.Listen)
+		if err != nil {
+			s.cleanup()
+			return nil, err
+		}
+		opts.Host, opts.Port = host, port
+	}
+	ns, err := server.NewServer(opts)
+	if err != nil {
+		s.cleanup()
+		return nil, fmt.Errorf("nats server: %w", err)
+	}
+	ns.Start()
+	if !ns.ReadyForConnections(10 * time.Second) {
+		ns.Shutdown()
+		s.cleanup()
+		return nil, fmt.Errorf("nats server on %q did not start", cfg.Listen)
+	}
+	s.ns = ns
+	return s, nil
+}
+
+func splitHostPort(addr string) (string, int, error) {
+	for i := len(addr) - 1; i >= 0; i-- {
+		if addr[i] == ':' {
+			p, err := strconv.Atoi(addr[i+1:])
+			if err != nil || p < 0 || p > 65535 {
+				break
+			}
+			host := addr[:i]
+			if len(host) > 1 && host[0] == '[' {
+				host = host[1 : len(host)-1]
+			}
+			if host == "" {
+				host = "0.0.0.0"
+			}
+			return host, p, nil
+		}
+	}
+	return "", 0, fmt.Errorf("nats listen address %q: want host:port", addr)
+}
+
+func (s *Server) cleanup() {
+	if s.dir != "" {
+		os.RemoveAll(s.dir)
+	}
+}
+
+// URL returns the address remote workers join, or "" when the server
+// takes no network connections.
+func (s *Server) URL() string {
+	if s.ns.Addr() == nil {
+		return ""
+	}
+	return s.ns.ClientURL()
+}
+
+// Connect opens a client connection inside this process.
+func (s *Server) Connect(token string) (*nats.Conn, error) {
+	opts := []nats.Option{nats.InProcessServer(s.ns), nats.Name("kalah coordinator")}
+	if token != "" {
+		opts = append(opts, nats.Token(token))
+	}
+	return nats.Connect("", opts...)
+}
+
+// Shutdown stops the server.
+func (s *Server) Shutdown() {
+	s.ns.Shutdown()
+	s.ns.WaitForShutdown()
+	s.cleanup()
+}
+
+// Join connects to a coordinator's NATS server, reconnecting for ever if
+// the connection drops.
+func Join(url, token, name string) (*nats.Conn, error) {
+	opts := []nats.Option{nats.Name(name), nats.MaxReconnects(-1), nats.ReconnectWait(time.Second), nats.RetryOnFailedConnect(true)}
+	if token != "" {
+		opts = append(opts, nats.Token(token))
+	}
+	nc, err := nats.Connect(url, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("join %s: %w", url, err)
+	}
+	return nc, nil
+}
+
+// setup creates the streams and the workers' consumer if they are missing.
+func setup(ctx context.Context, js jetstream.JetStream, ackWait time.Duration) (jetstream.Consumer, error) {
+	for _, sc := range []jetstream.StreamConfig{
+		{Name: JobsStream, Subjects: []string{jobsSubject + ">"}, Retention: jetstream.WorkQueuePolicy, Storage: jetstream.MemoryStorage},
+		{Name: ResultsStream, Subjects: []string{resultsSubject + ">"}, Retention: jetstream.WorkQueuePolicy, Storage: jetstream.MemoryStorage},
+	} {
+		if _, err := js.CreateOrUpdateStream(ctx, sc); err != nil {
+			return nil, fmt.Errorf("nats stream %s: %w", sc.Name, err)
+		}
+	}
+	c, err := js.CreateOrUpdateConsumer(ctx, JobsStream, jetstream.ConsumerConfig{
+		Durable:       WorkerConsumer,
+		AckPolicy:     jetstream.AckExplicitPolicy,
+		AckWait:       ackWait,
+		MaxDeliver:    -1,
+		MaxAckPending: 100000,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("nats consumer %s: %w", WorkerConsumer, err)
+	}
+	return c, nil
+}
+
+// Executor plays a tournament's games as jobs on JetStream. It implements
+// tournament.Executor.
+type Executor struct {
+	// Conn is a connection to the NATS server (Server.Connect or Join).
+	Conn *nats.Conn
+	// AckWait is how long a job may go without a sign of life before it is
+	// played elsewhere; zero means DefaultAckWait.
+	AckWait time.Duration
+	// Log receives notes on redeliveries and duplicates; nil discards them.
+	Log *slog.Logger
+}
+
+func (e *Executor) log() *slog.Logger {
+	if e.Log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return e.Log
+}
+
+// Execute publishes the jobs and commits results as they come back, until
+// every job has one.
+func (e *Executor) Execute(ctx context.Context, jobs []tournament.Job, commit func(tournament.Result) error) error {
+	if len(jobs) == 0 {
+		return nil
+	}
+	js, err := jetstream.New(e.Conn)
+	if err != nil {
+		return err
+	}
+	ackWait := e.AckWait
+	if ackWait <= 0 {
+		ackWait = DefaultAckWait
+	}
+	if _, err := setup(ctx, js, ackWait); err != nil {
+		return err
+	}
+	tid := jobs[0].Tournament
+	subj := jobsSubject + strconv.FormatInt(tid, 10)
+	jobsStream, err := js.Stream(ctx, JobsStream)
+	if err != nil {
+		return err
+	}
+	// Jobs left from an earlier run of this tournament would be played
+	// twice; the database says what is still to do.
+	if err := jobsStream.Purge(ctx, jetstream.WithPurgeSubject(subj)); err != nil {
+		return fmt.Errorf("purge old jobs: %w", err)
+	}
+	results, err := js.CreateOrUpdateConsumer(ctx, ResultsStream, jetstream.ConsumerConfig{
+		Durable:       "results-" + strconv.FormatInt(tid, 10),
+		FilterSubject: resultsSubject + strconv.FormatInt(tid, 10),
+		AckPolicy:     jetstream.AckExplicitPolicy,
+		AckWait:       time.Minute,
+		MaxDeliver:    -1,
+	})
+	if err != nil {
+		return fmt.Errorf("nats results consumer: %w", err)
+	}
+	want := make(map[int64]bool, len(jobs))
+	for _, j := range jobs {
+		want[j.Game.ID] = true
+		data, err := json.Marshal(j)
+		if err != nil {
+			return err
+		}
+		if _, err := js.PublishAsync(subj, data); err != nil {
+			return fmt.Errorf("publish job: %w", err)
+		}
+	}
+	select {
+	case <-js.PublishAsyncComplete():
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	log := e.log()
+	for len(want) > 0 {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		batch, err := results.Fetch(64, jetstream.FetchMaxWait(500*time.Millisecond))
+		if err != nil {
+			if errors.Is(err, nats.ErrConnectionClosed) {
+				return err
+			}
+			log.Warn("fetch results", "err", err)
+			time.Sleep(100 * time.Millisecond)
+			continue
+		}
+		for msg := range batch.Messages() {
+			var r tournament.Result
+			if err := json.Unmarshal(msg.Data(), &r); err != nil {
+				log.Warn("malformed result dropped", "err", err)
+				msg.Term()
+				continue
+			}
+			if want[r.GameID] {
+				if err := commit(r); err != nil {
+					msg.Nak()
+					return err
+				}
+				delete(want, r.GameID)
+			} else {
+				log.Info("result for a game already stored ignored", "game", r.GameID, "worker", r.Worker)
+			}
+			if err := msg.Ack(); err != nil {
+				log.Warn("ack result", "game", r.GameID, "err", err)
+			}
+			if len(want) == 0 {
+				// Done; anything still in this batch is redelivered to
+				// the next run and ignored there.
+				break
+			}
+		}
+		if err := batch.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, context.DeadlineExceeded) {
+			log.Debug("fetch results", "err", err)
+		}
+	}
+	return nil
+}
+
+// Worker pulls jobs and plays them.
+type Worker struct {
+	// Conn is a connection to the coordinator's NATS server.
+	Conn *nats.Conn
+	// Name identifies the worker in results; tournament.WorkerName() when
+	// empty.
+	Name string
+	// Slots is the number of games played at once; one when zero.
+	Slots int
+	// Log receives a line a game; nil discards them.
+	Log *slog.Logger
+	// OnStart, if set, is called as a slot starts a game (tests use it to
+	// know a game is in flight).
+	OnStart func(tournament.Job)
+}
+
+// Run plays jobs until ctx ends. It waits for the coordinator to create the
+// job stream, and keeps going across reconnects.
+func (w *Worker) Run(ctx context.Context) error {
+	log := w.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	name := w.Name
+	if name == "" {
+		name = tournament.WorkerName()
+	}
+	js, err := jetstream.New(w.Conn)
+	if err != nil {
+		return err
+	}
+	slots := max(w.Slots, 1)
+	var wg sync.WaitGroup
+	for slot := range slots {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w.slot(ctx, js, fmt.Sprintf("%s/%d", name, slot), log)
+		}()
+	}
+	wg.Wait()
+	return ctx.Err()
+}
+
+func (w *Worker) slot(ctx context.Context, js jetstream.JetStream, name string, log *slog.Logger) {
+	var cons jetstream.Consumer
+	for ctx.Err() == nil {
+		if cons == nil {
+			c, err := js.Consumer(ctx, JobsStream, WorkerConsumer)
+			if err != nil {
+				log.Debug("waiting for jobs", "err", err)
+				sleep(ctx, time.Second)
+				continue
+			}
+			cons = c
+		}
+		batch, err := cons.Fetch(1, jetstream.FetchMaxWait(500*time.Millisecond))
+		if err != nil {
+			log.Debug("fetch job", "err", err)
+			cons = nil
+			sleep(ctx, 200*time.Millisecond)
+			continue
+		}
+		for msg := range batch.Messages() {
+			w.play(ctx, js, cons, msg, name, log)
+		}
+		if err := batch.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, context.DeadlineExceeded) {
+			log.Debug("fetch job", "err", err)
+			if errors.Is(err, jetstream.ErrConsumerNotFound) || errors.Is(err, jetstream.ErrConsumerDeleted) {
+				cons = nil
+			}
+		}
+	}
+}
+
+func (w *Worker) play(ctx context.Context, js jetstream.JetStream, cons jetstream.Consumer, msg jetstream.Msg, name string, log *slog.Logger) {
+	var job tournament.Job
+	if err := json.Unmarshal(msg.Data(), &job); err != nil {
+		log.Warn("malformed job dropped", "err", err)
+		msg.Term()
+		return
+	}
+	ackWait := DefaultAckWait
+	if info := cons.CachedInfo(); info != nil && info.Config.AckWait > 0 {
+		ackWait = info.Config.AckWait
+	}
+	if w.OnStart != nil {
+		w.OnStart(job)
+	}
+	log.Info("playing", "tournament", job.Tournament, "game", job.Game.ID, "south", job.South, "north", job.North)
+	gctx, stop := context.WithCancel(ctx)
+	beat := make(chan struct{})
+	go func() {
+		defer close(beat)
+		t := time.NewTicker(max(ackWait/3, 50*time.Millisecond))
+		defer t.Stop()
+		for {
+			select {
+			case <-gctx.Done():
+				return
+			case <-t.C:
+				msg.InProgress()
+			}
+		}
+	}()
+	r, err := tournament.Play(gctx, job, name)
+	stop()
+	<-beat
+	if err != nil {
+		if ctx.Err() != nil {
+			// Shutting down: let another worker have it at once.
+			msg.Nak()
+			return
+		}
+		log.Warn("job cannot be played", "game", job.Game.ID, "err", err)
+		msg.Term()
+		return
+	}
+	data, err := json.Marshal(r)
+	if err != nil {
+		msg.Nak()
+		return
+	}
+	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	if _, err := js.Publish(pctx, resultsSubject+strconv.FormatInt(job.Tournament, 10), data); err != nil {
+		log.Warn("publish result", "game", job.Game.ID, "err", err)
+		msg.Nak()
+		return
+	}
+	if err := msg.Ack(); err != nil {
+		log.Debug("ack job", "game", job.Game.ID, "err", err)
+	}
+	log.Info("played", "game", job.Game.ID, "score", fmt.Sprintf("%d-%d", r.SouthSeeds, r.NorthSeeds), "ms", r.Millis)
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
