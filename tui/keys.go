@@ -17,6 +17,7 @@ const (
 	KeyRestart                 // a new game (Enter)
 	KeyUndo                    // take back to the person's last move
 	KeyHint                    // suggest a move
+	KeyAnalysis                // score every legal move
 	KeySwap                    // the pie rule's swap
 	KeyQuit                    // leave
 	KeyHelp                    // show the keys
@@ -35,7 +36,7 @@ type Key struct {
 // the space bar was on the 1961 typewriter. Any other line is words
 // separated by blanks or commas, each a key: a house number, "m" or "space"
 // (computer moves), "r" or "enter" (restart), "u" or "undo", "h" or
-// "hint", "s" or "swap", "q" or "quit", "?" or "help".
+// "hint", "a" or "analyse", "s" or "swap", "q" or "quit", "?" or "help".
 func ParseLine(line string) []Key {
 	line = strings.TrimRight(line, "\r\n")
 	if line == "" {
@@ -67,6 +68,8 @@ func ParseWord(w string) Key {
 		k.Kind = KeyUndo
 	case "h", "hint":
 		k.Kind = KeyHint
+	case "a", "analyse", "analyze", "analysis":
+		k.Kind = KeyAnalysis
 	case "s", "swap":
 		k.Kind = KeySwap
 	case "q", "quit", "exit":
@@ -107,6 +110,7 @@ const KeysHelp = `Keys (the 1961 program's, and a few more):
            old game back)
   u        undo back to your last move
   h        hint: what the strongest player on hand would play, and why
+  a        analysis: that player's score for every legal move
   s        swap sides (pie rule only, North's first move)
   q        quit
   ?        this help
@@ -116,6 +120,6 @@ An illegal key is crossed out and changes nothing.`
 const LineModeHelp = `Line mode (input or output not a terminal, or --plain) reads a line at a
 time. A line is words separated by blanks or commas, each one key:
 "3" or "3 5" sows, "m" (or "space") lets the computer move, "u", "h",
-"s", "q", "?" as above, "r" (or "enter") restarts. A line of nothing but
+"a", "s", "q", "?" as above, "r" (or "enter") restarts. A line of nothing but
 spaces is one computer move a space; an empty line restarts, like Enter.
 The end of input quits. Computer opponents move by themselves.`

@@ -175,7 +175,7 @@ func (m *model) reply(rep Reply) tea.Cmd {
 	case errors.Is(err, ErrStale), errors.Is(err, context.Canceled):
 	case err != nil:
 		m.setStatus(err.Error(), true)
-	case rep.Req.Hint:
+	case rep.Req.Hint || rep.Req.Analysis:
 		m.hint = ev.Text
 	default:
 		m.moved(ev)
@@ -244,17 +244,21 @@ func (m *model) gameKey(k tea.KeyPressMsg) tea.Cmd {
 		}
 		m.changed(note)
 		return m.kick()
-	case "h":
+	case "h", "a":
 		if m.thinking != nil {
-			m.reject("h", fmt.Errorf("wait: %s is thinking", m.thinking.Who()))
+			m.reject(key, fmt.Errorf("wait: %s is thinking", m.thinking.Who()))
 			return nil
 		}
-		req, err := m.s.AskHint()
+		ask, what := m.s.AskHint, "a hint"
+		if key == "a" {
+			ask, what = m.s.AskAnalysis, "every move"
+		}
+		req, err := ask()
 		if err != nil {
-			m.reject("h", err)
+			m.reject(key, err)
 			return nil
 		}
-		m.hint = "thinking about a hint…"
+		m.hint = fmt.Sprintf("%s is thinking about %s…", req.Who(), what)
 		return m.start(req)
 	case "s":
 		return m.play(kalah.Swap, "s")
@@ -292,7 +296,7 @@ func (m *model) digit(d string, n int) tea.Cmd {
 }
 
 func (m *model) play(mv kalah.Move, text string) tea.Cmd {
-	if m.thinking != nil && !m.thinking.Hint {
+	if m.thinking != nil && !m.thinking.Hint && !m.thinking.Analysis {
 		m.reject(text, fmt.Errorf("wait: %s is thinking", m.thinking.Who()))
 		return nil
 	}
@@ -361,7 +365,7 @@ func (m *model) gameView() string {
 	if s.TwoHumans() {
 		title += " · two players"
 	} else {
-		title += fmt.Sprintf(" · you (%s) against %s", s.Bottom(), s.names[1-int(s.cfg.You)])
+		title += fmt.Sprintf(" · you (%s) against %s", s.Bottom(), s.OpponentTitle())
 	}
 	fmt.Fprintf(&b, "%s  %s\n\n", styleTitle.Render(title), styleFaint.Render(fmt.Sprintf("%s rules, %d×%d", rulesName(r), r.Houses, r.Seeds)))
 	bv := s.BoardView()
@@ -381,7 +385,7 @@ func (m *model) gameView() string {
 	switch {
 	case g.Over():
 		b.WriteString(styleBox.Render(wrap(s.Summary(), 70)+"\n"+styleFaint.Render("Enter: play again · u: take back · o: other opponent · q: quit")) + "\n")
-	case m.thinking != nil && !m.thinking.Hint:
+	case m.thinking != nil && !m.thinking.Hint && !m.thinking.Analysis:
 		fmt.Fprintf(&b, "  %s is thinking…\n", s.Label(g.ToMove()))
 	default:
 		fmt.Fprintf(&b, "  %s to move: type a house 1-%d, or space for the computer to move.\n", styleTitle.Render(s.Label(g.ToMove())), r.Houses)
@@ -396,7 +400,7 @@ func (m *model) gameView() string {
 	if m.help {
 		b.WriteString(KeysHelp + "\n  o  choose another opponent, who starts and your side\n")
 	} else {
-		b.WriteString(styleFaint.Render(fmt.Sprintf("1-%d sow · space computer moves · u undo · h hint · Enter restart · o opponent · ? help · q quit", r.Houses)) + "\n")
+		b.WriteString(styleFaint.Render(fmt.Sprintf("1-%d sow · space computer moves · u undo · h hint · a analysis · Enter restart · o opponent · ? help · q quit", r.Houses)) + "\n")
 	}
 	return b.String()
 }

@@ -155,8 +155,12 @@ func (pl *Plain) key(ctx context.Context, w io.Writer, s *Session, k Key) (bool,
 		}
 		fmt.Fprintln(w, note)
 		pl.board(w, s, nil)
-	case KeyHint:
-		req, err := s.AskHint()
+	case KeyHint, KeyAnalysis:
+		ask := s.AskHint
+		if k.Kind == KeyAnalysis {
+			ask = s.AskAnalysis
+		}
+		req, err := ask()
 		if err != nil {
 			reject(err)
 			return false, nil
@@ -191,9 +195,9 @@ func (pl *Plain) intro(w io.Writer, s *Session) {
 		fmt.Fprintln(w, "Two people at one keyboard: South sits at the bottom, North at the top.")
 	} else {
 		you := s.Bottom()
-		fmt.Fprintf(w, "You play %s, at the bottom; %s plays %s.\n", you, s.names[1-int(s.cfg.You)], you.Other())
+		fmt.Fprintf(w, "You play %s, at the bottom; %s plays %s.\n", you, s.OpponentTitle(), you.Other())
 	}
-	fmt.Fprintf(w, "Keys: a house 1-%d (each side counts its houses from its own left), m: the computer\nmoves for whoever is to move, u: undo, h: hint, empty line: restart, q: quit, ?: help.\n\n", r.Houses)
+	fmt.Fprintf(w, "Keys: a house 1-%d (each side counts its houses from its own left), m: the computer\nmoves for whoever is to move, u: undo, h: hint, a: analysis, empty line: restart,\nq: quit, ?: help.\n\n", r.Houses)
 }
 
 func rulesName(r kalah.Rules) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -111,7 +112,7 @@ func NewSession(cfg Config) (*Session, error) {
 		s.engine = p
 		s.human[you] = true
 		s.names[you] = "you"
-		s.names[1-you] = OpponentName(cfg.Opponent)
+		s.names[1-you] = shortName(cfg.Opponent)
 	}
 	if helperSpec == "" {
 		helperSpec = DefaultHelper()
@@ -130,6 +131,17 @@ func NewSession(cfg Config) (*Session, error) {
 	}
 	s.game = s.newGame()
 	return s, nil
+}
+
+// shortName names a computer opponent in labels: a level by its name, a
+// spec as itself.
+func shortName(spec string) string {
+	for _, l := range player.Levels() {
+		if strings.EqualFold(l.Name, spec) {
+			return l.Name
+		}
+	}
+	return spec
 }
 
 // OpponentName is how a computer opponent is named on screen: a level as
@@ -153,6 +165,15 @@ func (s *Session) newGame() *kalah.Game {
 		}
 	}
 	return g
+}
+
+// OpponentTitle names the computer opponent in full, as "hard
+// (alphabeta:knowledge:time=1s)", or says there are two people.
+func (s *Session) OpponentTitle() string {
+	if s.TwoHumans() {
+		return "another person"
+	}
+	return OpponentName(s.cfg.Opponent)
 }
 
 // Config returns the configuration the session was built from.
@@ -319,7 +340,8 @@ func captured(before kalah.Position, r kalah.Rules, m kalah.Move) int {
 // Request is a question for a computer player: a move or a hint. Run it on
 // any goroutine; hand the Reply back to Session.Finish on the session's.
 type Request struct {
-	Hint  bool          // a hint, not a move to play
+	Hint     bool          // a hint, not a move to play
+	Analysis bool          // score every legal move, play none
 	Own   bool          // the computer moves for its own seat (not for a person)
 	Delay time.Duration // pause before asking, so people can follow
 	s     *Session
@@ -332,8 +354,9 @@ type Request struct {
 
 // Reply is a computer player's answer to a Request.
 type Reply struct {
-	Req     *Request
-	Move    kalah.Move
+	Req      *Request
+	Move     kalah.Move
+	Analysis []MoveScore // for an analysis, best first
 	Report  *player.Report
 	Err     error
 	Elapsed time.Duration
@@ -352,6 +375,21 @@ func (s *Session) Ask() (*Request, error) {
 	return s.request(s.engine, s.names[1-int(s.cfg.You)], false, own), nil
 }
 
+// AskAnalysis returns a request that scores every legal move for the side
+// to move with the helper, which must report its scores (a searching
+// player); the time a move is shared among them.
+func (s *Session) AskAnalysis() (*Request, error) {
+	if s.game.Over() {
+		return nil, fmt.Errorf("%w: the game is over", ErrRejected)
+	}
+	if _, ok := s.helper.(player.Reporter); !ok {
+		return nil, fmt.Errorf("%w: %s gives no scores to analyse with (choose a searching player with --hint-player)", ErrRejected, s.helperName())
+	}
+	r := s.request(s.helper, s.helperName(), false, false)
+	r.Analysis = true
+	return r, nil
+}
+
 // AskHint returns a request for a hint for the side to move.
 func (s *Session) AskHint() (*Request, error) {
 	if s.game.Over() {
@@ -362,9 +400,9 @@ func (s *Session) AskHint() (*Request, error) {
 
 func (s *Session) helperName() string {
 	if s.cfg.Helper != "" {
-		return OpponentName(s.cfg.Helper)
+		return shortName(s.cfg.Helper)
 	}
-	return OpponentName(DefaultHelper())
+	return shortName(DefaultHelper())
 }
 
 func (s *Session) request(p player.Player, who string, hint, own bool) *Request {
@@ -375,6 +413,9 @@ func (s *Session) request(p player.Player, who string, hint, own bool) *Request 
 // Run asks the player, honouring ctx and the clock. A player that overruns
 // its time by half again is cancelled.
 func (r *Request) Run(ctx context.Context) Reply {
+	if r.Analysis {
+		return r.analyse(ctx)
+	}
 	if r.Delay > 0 {
 		t := time.NewTimer(r.Delay)
 		select {
@@ -399,6 +440,62 @@ func (r *Request) Run(ctx context.Context) Reply {
 	return rep
 }
 
+// MoveScore is one legal move as the helper judged it, from the mover's
+// view, in the helper's own units.
+type MoveScore struct {
+	Move  kalah.Move
+	Score int
+	Exact bool // a proven store difference (or the game ends with the move)
+}
+
+// analyse plays each legal move on a copy of the game and asks the helper
+// what it thinks of the position after it.
+func (r *Request) analyse(ctx context.Context) Reply {
+	start := time.Now()
+	rep := Reply{Req: r}
+	moves := r.game.Legal()
+	per := 250 * time.Millisecond
+	if r.clock.PerMove > 0 {
+		per = max(r.clock.PerMove/time.Duration(len(moves)), 10*time.Millisecond)
+	}
+	rp, _ := r.p.(player.Reporter)
+	mover := r.game.ToMove()
+	for _, m := range moves {
+		g := r.game.Clone()
+		if _, err := g.Play(m); err != nil {
+			rep.Err = err
+			return rep
+		}
+		var ms MoveScore
+		switch {
+		case g.Over():
+			p := g.Position()
+			ms = MoveScore{Move: m, Score: p.Store(mover) - p.Store(mover.Other()), Exact: true}
+		default:
+			mctx, cancel := context.WithTimeout(ctx, per+per/2+100*time.Millisecond)
+			_, err := safeMove(mctx, r.p, g, player.Clock{PerMove: per})
+			cancel()
+			if ctx.Err() != nil {
+				rep.Err = ctx.Err()
+				return rep
+			}
+			if err != nil {
+				rep.Err = fmt.Errorf("analysing %s: %w", m, err)
+				return rep
+			}
+			x := rp.LastReport()
+			ms = MoveScore{Move: m, Score: x.Score, Exact: x.Exact}
+			if g.ToMove() != mover {
+				ms.Score = -ms.Score
+			}
+		}
+		rep.Analysis = append(rep.Analysis, ms)
+	}
+	slices.SortStableFunc(rep.Analysis, func(a, b MoveScore) int { return b.Score - a.Score })
+	rep.Elapsed = time.Since(start)
+	return rep
+}
+
 func safeMove(ctx context.Context, p player.Player, g *kalah.Game, c player.Clock) (m kalah.Move, err error) {
 	defer func() {
 		if v := recover(); v != nil {
@@ -419,6 +516,20 @@ func (s *Session) Finish(rep Reply) (Event, error) {
 	r := rep.Req
 	if r == nil || r.s != s || r.gen != s.gen {
 		return Event{}, ErrStale
+	}
+	if r.Analysis {
+		if rep.Err != nil {
+			return Event{}, fmt.Errorf("no analysis: %w", rep.Err)
+		}
+		parts := make([]string, len(rep.Analysis))
+		for i, a := range rep.Analysis {
+			parts[i] = fmt.Sprintf("%s: %+d", a.Move, a.Score)
+			if a.Exact {
+				parts[i] += " proven"
+			}
+		}
+		return Event{Label: s.Label(s.game.ToMove()), Computer: true,
+			Text: fmt.Sprintf("analysis by %s (house: score, best first): %s", r.who, strings.Join(parts, " · "))}, nil
 	}
 	if r.Hint {
 		if rep.Err != nil {

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"kalah"
 	_ "kalah/heuristic"
@@ -446,5 +447,67 @@ func golden(t *testing.T, path, got string) {
 	}
 	if got != string(want) {
 		t.Errorf("%s differs (go test -update rewrites it):\n%s", path, got)
+	}
+}
+
+func TestAnalysis(t *testing.T) {
+	s := newTestSession(t, Config{Opponent: "greedy", Helper: "pekar-tree:1", Time: 50 * time.Millisecond})
+	before := snap(s)
+	req, err := s.AskAnalysis()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := req.Run(context.Background())
+	if rep.Err != nil || len(rep.Analysis) != 6 {
+		t.Fatalf("analysis of the start: %+v", rep)
+	}
+	for i := 1; i < len(rep.Analysis); i++ {
+		if rep.Analysis[i].Score > rep.Analysis[i-1].Score {
+			t.Errorf("not best first: %+v", rep.Analysis)
+		}
+	}
+	ev, err := s.Finish(rep)
+	if err != nil || !strings.HasPrefix(ev.Text, "analysis by pekar-tree:1") {
+		t.Errorf("analysis text %q, %v", ev.Text, err)
+	}
+	for h := 1; h <= 6; h++ {
+		if !strings.Contains(ev.Text, " "+strconv.Itoa(h)+": ") {
+			t.Errorf("analysis %q lacks house %d", ev.Text, h)
+		}
+	}
+	if snap(s) != before {
+		t.Error("an analysis changed the game")
+	}
+	s2 := newTestSession(t, Config{Opponent: "greedy", Helper: "greedy"})
+	if _, err := s2.AskAnalysis(); !errors.Is(err, ErrRejected) {
+		t.Errorf("analysis by a player without scores: %v", err)
+	}
+}
+
+func TestSwap(t *testing.T) {
+	r := kalah.Standard()
+	r.Pie = true
+	// The person plays North against "first", which opens with its 6.
+	s := newTestSession(t, Config{Rules: r, Opponent: "first", You: kalah.North})
+	if evs := drain(t, s); len(evs) != 1 {
+		t.Fatalf("opening: %+v", evs)
+	}
+	if s.Bottom() != kalah.North {
+		t.Fatalf("bottom %s before the swap", s.Bottom())
+	}
+	ev, err := s.Play(kalah.Swap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(ev.Text, "North (you) swaps sides") {
+		t.Errorf("swap: %q", ev.Text)
+	}
+	// The person now plays South, which the computer had opened with; the
+	// board turns so the person's side stays at the bottom.
+	if s.Bottom() != kalah.South || s.Label(kalah.South) != "South (you)" {
+		t.Errorf("after the swap: bottom %s, South is %q", s.Bottom(), s.Label(kalah.South))
+	}
+	if _, err := s.Play(kalah.Swap); !errors.Is(err, ErrRejected) {
+		t.Errorf("a second swap: %v", err)
 	}
 }
