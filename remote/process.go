@@ -109,6 +109,9 @@ func (p *Process) start(g *kalah.Game, side kalah.Side) error {
 		cmd = exec.Command("sh", "-c", p.Command)
 	}
 	cmd.Dir = p.Dir
+	// A program's children may hold its output open after it is killed;
+	// stop waiting for them after a moment.
+	cmd.WaitDelay = 500 * time.Millisecond
 	p.tail.w = p.Stderr
 	cmd.Stderr = &p.tail
 	stdin, err := cmd.StdinPipe()

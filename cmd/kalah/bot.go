@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+
+	"kalah/player"
+	"kalah/protocol/line"
+	"kalah/remote"
+)
+
+func init() {
+	register(&command{name: "bot", summary: "put a computer player online on a kalah server", run: runBot})
+}
+
+func runBot(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "bot", "--server ADDR --player SPEC [--name N --token T] [--games N] [--challenge NAME]",
+		"Connects a player (see kalah players) to a kalah match server over kalah's line\n"+
+			"protocol and plays queued games. ADDR is host:port (the server's --bot-addr)\n"+
+			"or a ws:// URL ending in /ws/bot. The first login registers the name with the\n"+
+			"token; keep the token to log in again. The rules flags choose the games to\n"+
+			"queue for when given; by default any rules the server offers are taken.")
+	rf := addRulesFlags(fs)
+	addr := fs.String("server", "localhost:2670", "server address: host:port or ws://host:port/ws/bot")
+	spec := fs.String("player", "pekar", "the player to put online (see kalah players)")
+	name := fs.String("name", "", "name to log in with (default: the player spec, cleaned)")
+	token := fs.String("token", os.Getenv("KALAH_TOKEN"), "secret token for the name (default $KALAH_TOKEN, or a new random one printed)")
+	games := fs.Int("games", 0, "games to play (0: until interrupted)")
+	challenge := fs.String("challenge", "", "challenge this bot instead of joining the queue")
+	seed := fs.Uint64("seed", 1, "seed for players that draw at random")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected argument %q", fs.Arg(0))
+	}
+	r, err := rf.rules()
+	if err != nil {
+		return err
+	}
+	rulesWord := ""
+	rulesGiven := false
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "rules", "houses", "seeds", "first", "end", "empty-capture", "early-end", "pie", "sow-opponent-store":
+			rulesGiven = true
+		}
+	})
+	if rulesGiven {
+		rulesWord = line.RulesToken(r)
+	}
+	p, err := player.New(*spec, player.Options{Rules: r, Seed: *seed})
+	if err != nil {
+		return usagef("--player: %w", err)
+	}
+	if *name == "" {
+		*name = cleanName(*spec)
+	}
+	if !line.ValidName(*name) {
+		return usagef("--name %q: 1 to 32 letters, digits, '-', '_' or '.'", *name)
+	}
+	if *token == "" {
+		b := make([]byte, 12)
+		rand.Read(b)
+		*token = hex.EncodeToString(b)
+		fmt.Fprintf(e.stderr, "kalah bot: logging in as %s with the new token %s (pass --token to log in again)\n", *name, *token)
+	}
+	c := &remote.Client{Addr: *addr, Name: *name, Token: *token, Player: p, Rules: rulesWord, Challenge: *challenge, Games: *games, Log: e.log}
+	var won, drawn, lost int
+	c.OnEnd = func(st line.Start, end line.End) {
+		mine, theirs := end.South, end.North
+		if st.Side != 0 {
+			mine, theirs = theirs, mine
+		}
+		switch {
+		case mine > theirs:
+			won++
+		case mine < theirs:
+			lost++
+		default:
+			drawn++
+		}
+		fmt.Fprintf(e.stdout, "game %s vs %s: %d-%d (%s)\n", st.Game, st.Opponent, mine, theirs, end.Termination)
+	}
+	err = c.Run(ctx)
+	fmt.Fprintf(e.stdout, "%s: won %d, drew %d, lost %d\n", *name, won, drawn, lost)
+	return err
+}
+
+// cleanName turns a player spec into a login name.
+func cleanName(spec string) string {
+	var b strings.Builder
+	for _, c := range spec {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '-', c == '_', c == '.':
+			b.WriteRune(c)
+		default:
+			b.WriteByte('-')
+		}
+	}
+	s := b.String()
+	if len(s) > 32 {
+		s = s[:32]
+	}
+	if s == "" {
+		s = "bot"
+	}
+	return s
+}

@@ -1,0 +1,187 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/BurntSushi/toml"
+
+	"kalah/internal/store"
+	"kalah/protocol/kgp"
+	"kalah/server"
+)
+
+func init() {
+	register(&command{name: "serve", summary: "run the match server: bots (our protocol, KGP), spectators and the web page", run: runServe})
+}
+
+// mountWeb, if set (by the web page's own file), returns the handler the
+// HTTP server mounts at "/".
+var mountWeb func(s *server.Server) (http.Handler, error)
+
+func runServe(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "serve", "[--config FILE] [--data DIR] [--addr ADDR] [--bot-addr ADDR] [--kgp-addr ADDR] [clock and limit flags]",
+		"Runs the match server. Bots log in over kalah's line protocol (TCP --bot-addr,\n"+
+			"or WebSocket at /ws/bot on --addr; docs/PROTOCOL.md) or KGP (TCP --kgp-addr,\n"+
+			"or WebSocket at /kgp); the web page and its JSON API (/api/) are on --addr.\n"+
+			"Games and bot credentials are kept in an SQLite file in --data; unfinished\n"+
+			"games are resumed when the server starts again.\n\n"+
+			"--config reads a TOML file whose keys are these flags' names (addr = \":8080\",\n"+
+			"time = \"5s\", allow-exec = true); flags on the command line win.")
+	rf := addRulesFlags(fs)
+	config := fs.String("config", "", "TOML file with the flags' values")
+	data := fs.String("data", store.DefaultDir(), "data directory for the SQLite database (kalah.db)")
+	addr := fs.String("addr", ":8080", "HTTP address: web page, /api/, /ws/bot, /kgp (empty: none)")
+	botAddr := fs.String("bot-addr", ":2670", "TCP address for bots speaking kalah's line protocol (empty or 0: none)")
+	kgpAddr := fs.String("kgp-addr", fmt.Sprintf(":%d", kgp.DefaultPort), "TCP address for KGP bots (empty or 0: none)")
+	perMove := fs.Duration("time", 10*time.Second, "time limit a move (0 with --budget 0: no clock)")
+	budget := fs.Duration("budget", 0, "each player's time for the whole game (Manchester style; 0: none)")
+	increment := fs.Duration("increment", 0, "added to a player's budget after each move")
+	delay := fs.Duration("delay", 0, "pause before each move, so people can follow")
+	grace := fs.Duration("grace", 200*time.Millisecond, "latency allowed beyond a limit")
+	reconnect := fs.Duration("reconnect", time.Minute, "how long a bot may be away mid-game when there is no clock")
+	maxConns := fs.Int("max-conns", 10000, "most simultaneous bot connections")
+	maxLine := fs.Int("max-line", 4096, "longest line a client may send, in bytes")
+	handshake := fs.Duration("handshake-timeout", 10*time.Second, "time a new connection has to log in")
+	idle := fs.Duration("idle-timeout", 2*time.Minute, "a connection silent this long is closed")
+	loginRate := fs.Float64("login-rate", 2, "logins a second allowed from one address")
+	loginBurst := fs.Int("login-burst", 20, "logins allowed in a burst from one address")
+	allowExec := fs.Bool("allow-exec", false, "let the web API start exec: and mk: players (programs on this machine)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected argument %q", fs.Arg(0))
+	}
+	if *config != "" {
+		if err := applyConfig(fs, *config); err != nil {
+			return err
+		}
+	}
+	r, err := rf.rules()
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(*data, 0o755); err != nil {
+		return err
+	}
+	dbPath := filepath.Join(*data, "kalah.db")
+	st, err := store.Open(dbPath)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	cfg := server.Config{
+		Store: st, Rules: r, PerMove: *perMove, Budget: *budget, Increment: *increment, Delay: *delay,
+		NoClock: *perMove == 0 && *budget == 0, Grace: *grace, Reconnect: *reconnect,
+		MaxLine: *maxLine, HandshakeTimeout: *handshake, IdleTimeout: *idle, MaxConns: *maxConns,
+		LoginRate: *loginRate, LoginBurst: *loginBurst, AllowExec: *allowExec, Log: e.log,
+	}
+	srv, err := server.New(cfg)
+	if err != nil {
+		return err
+	}
+	ks := &kgp.Server{Logger: e.log, MaxClients: *maxConns}
+	ks.Join = func(ctx context.Context, c *kgp.Client) {
+		name := "kgp-" + c.Name()
+		if err := srv.Play(ctx, server.Entrant{Name: name, Kind: "kgp", Player: c, Done: c.Done()}); err != nil {
+			e.log.Info("kgp client left", "name", name, "err", err)
+		}
+	}
+	var wg sync.WaitGroup
+	errc := make(chan error, 3)
+	listen := func(what, a string, serve func(net.Listener) error) error {
+		if a == "" || a == "0" {
+			return nil
+		}
+		l, err := net.Listen("tcp", a)
+		if err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		e.log.Info("listening", "what", what, "addr", l.Addr().String())
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) && !errors.Is(err, kgp.ErrServerClosed) && !errors.Is(err, server.ErrClosed) {
+				errc <- fmt.Errorf("%s: %w", what, err)
+			}
+		}()
+		return nil
+	}
+	mux := http.NewServeMux()
+	api := srv.Handler()
+	mux.Handle("/api/", api)
+	mux.Handle("/ws/", api)
+	mux.Handle("/kgp", ks.Handler())
+	if mountWeb != nil {
+		h, err := mountWeb(srv)
+		if err != nil {
+			return err
+		}
+		mux.Handle("/", h)
+	} else {
+		mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path != "/" {
+				http.NotFound(w, r)
+				return
+			}
+			fmt.Fprintln(w, "kalah match server: bots at /ws/bot (docs/PROTOCOL.md) and /kgp; games at /api/games")
+		})
+	}
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	stopAll := func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		hs.Shutdown(sctx)
+		ks.Shutdown(sctx)
+		srv.Shutdown(sctx)
+	}
+	err = errors.Join(
+		listen("bots", *botAddr, srv.Serve),
+		listen("kgp", *kgpAddr, ks.Serve),
+		listen("http", *addr, hs.Serve),
+	)
+	if err == nil {
+		e.log.Info("serving", "data", dbPath, "rules", r.String())
+		select {
+		case <-ctx.Done():
+		case err = <-errc:
+		}
+	}
+	stopAll()
+	wg.Wait()
+	return err
+}
+
+// applyConfig sets every flag named in a TOML file that was not given on
+// the command line.
+func applyConfig(fs *flag.FlagSet, path string) error {
+	var values map[string]any
+	if _, err := toml.DecodeFile(path, &values); err != nil {
+		return usagef("--config: %w", err)
+	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	for k, v := range values {
+		k = strings.ReplaceAll(k, "_", "-")
+		if fs.Lookup(k) == nil || k == "config" {
+			return usagef("--config %s: unknown setting %q", path, k)
+		}
+		if given[k] {
+			continue
+		}
+		if err := fs.Set(k, fmt.Sprint(v)); err != nil {
+			return usagef("--config %s: %s: %w", path, k, err)
+		}
+	}
+	return nil
+}

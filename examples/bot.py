@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""A complete kalah bot in Python 3, standard library only (docs/PROTOCOL.md).
+
+On a server:          python3 bot.py HOST:PORT NAME TOKEN [GAMES]
+Run by the referee:   kalah match --a 'exec:python3 examples/bot.py' --b greedy
+It plays a move whose last seed lands in its store (a free move) when it
+has one, else its rightmost house with seeds.
+"""
+import socket
+import sys
+
+
+def choose(position):
+    houses, _stores, side = position.split()[:3]
+    south, north = houses.split("/")
+    mine = [int(x) for x in (south if side == "S" else north).split(",")]
+    n = len(mine)
+    for i in range(n - 1, -1, -1):  # house i+1, counted from the mover's left
+        if mine[i] == n - i:  # its last seed lands in the store
+            return i + 1
+    return max(i + 1 for i in range(n) if mine[i] > 0)
+
+
+def main():
+    if len(sys.argv) > 1:  # over TCP: log in and join the queue
+        host, port = sys.argv[1].rsplit(":", 1)
+        sock = socket.create_connection((host, int(port)))
+        inp = sock.makefile("r", encoding="utf-8", newline="\n")
+        out = sock.makefile("w", encoding="utf-8", newline="\n")
+        games = int(sys.argv[4]) if len(sys.argv) > 4 else 1
+    else:  # over stdin and stdout, run by a referee: no login
+        inp, out, games = sys.stdin, sys.stdout, 1
+
+    def send(text):
+        out.write(text + "\n")
+        out.flush()
+
+    if len(sys.argv) > 1:
+        send("login %s %s" % (sys.argv[2], sys.argv[3]))
+        send("queue")
+    for line in inp:
+        words = line.split()
+        if not words:
+            continue
+        if words[0] == "go":  # go <per-move ms> <remaining ms> <position>
+            send("move %d" % choose(" ".join(words[3:])))
+        elif words[0] == "ping":
+            send("pong")
+        elif words[0] == "error" and words[1] in ("auth", "rate", "busy"):
+            sys.exit("server said: " + line.strip())
+        elif words[0] == "end":
+            games -= 1
+            if games == 0:
+                break
+            send("queue")
+
+
+main()

@@ -1,0 +1,59 @@
+// Command gobot is a complete kalah bot (docs/PROTOCOL.md), standard library
+// only: gobot HOST:PORT NAME TOKEN [GAMES] plays on a server; with no arguments
+// (exec:gobot) it talks on stdin/stdout. It takes a free move when it can.
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// choose picks a house (1 = the mover's leftmost) from a position's fields.
+func choose(pos []string) int {
+	sides := strings.Split(pos[0], "/")
+	seeds, best := strings.Split(sides[map[string]int{"S": 0, "N": 1}[pos[2]]], ","), 0
+	for i := len(seeds) - 1; i >= 0; i-- {
+		n, _ := strconv.Atoi(seeds[i])
+		if n == len(seeds)-i {
+			return i + 1
+		}
+		if n > 0 && best == 0 {
+			best = i + 1
+		}
+	}
+	return best
+}
+
+func main() {
+	var in io.Reader = os.Stdin
+	var out io.Writer = os.Stdout
+	games := 1
+	if len(os.Args) > 3 { // over TCP: log in and join the queue
+		c, err := net.Dial("tcp", os.Args[1])
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		in, out = c, c
+		games, _ = strconv.Atoi(append(os.Args, "1")[4]) // GAMES, or 1
+		fmt.Fprintf(out, "login %s %s\nqueue\n", os.Args[2], os.Args[3])
+	}
+	for sc := bufio.NewScanner(in); sc.Scan(); {
+		switch w := append(strings.Fields(sc.Text()), ""); w[0] {
+		case "go": // go <per-move ms> <remaining ms> <position>
+			fmt.Fprintf(out, "move %d\n", choose(w[3:]))
+		case "ping":
+			fmt.Fprintln(out, "pong")
+		case "end":
+			if games--; games == 0 {
+				return
+			}
+			fmt.Fprintln(out, "queue")
+		}
+	}
+}

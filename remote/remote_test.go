@@ -1,0 +1,172 @@
+package remote_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"kalah"
+	_ "kalah/heuristic"
+	"kalah/internal/store"
+	"kalah/player"
+	"kalah/referee"
+	"kalah/remote"
+	"kalah/server"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// playLocal plays spec against greedy under a referee, spec as South.
+func playLocal(t *testing.T, spec string) *referee.Outcome {
+	t.Helper()
+	r := kalah.Standard()
+	a, err := player.New(spec, player.Options{Rules: r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := player.New("greedy", player.Options{Rules: r})
+	g, _ := kalah.NewGame(r)
+	ref := referee.Referee{PerMove: 5 * time.Second}
+	out, err := ref.Play(context.Background(), g, [2]player.Player{a, b})
+	if c, ok := a.(interface{ Close() error }); ok {
+		c.Close()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestProcessForfeits(t *testing.T) {
+	tests := []struct {
+		cmd  string
+		want kalah.Termination
+	}{
+		{"exit 0", kalah.Crash},
+		{"echo 'move 9'; sleep 1", kalah.IllegalMove},
+		{"echo 'hello'; sleep 1", kalah.ProtocolError},
+		{"head -c 10000 /dev/zero | tr '\\0' x; echo", kalah.ProtocolError},
+	}
+	for _, tt := range tests {
+		out := playLocal(t, "exec:"+tt.cmd)
+		if got := out.Game.Termination(); got != tt.want || out.Game.Result() != kalah.NorthWins {
+			t.Errorf("%s: %s %s (%v), want %s", tt.cmd, out.Game.Result(), got, out.Reason, tt.want)
+		}
+	}
+	// A program that never answers loses on time and is stopped.
+	r := kalah.Standard()
+	g, _ := kalah.NewGame(r)
+	p := &remote.Process{Command: "sleep 30"}
+	b, _ := player.New("greedy", player.Options{Rules: r})
+	ref := referee.Referee{PerMove: 200 * time.Millisecond}
+	out, err := ref.Play(context.Background(), g, [2]player.Player{p, b})
+	p.Close()
+	if err != nil || out.Game.Termination() != kalah.Timeout {
+		t.Fatalf("silent program: %v %v", out.Game.Termination(), err)
+	}
+}
+
+func needPython(t *testing.T) string {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 not installed")
+	}
+	return py
+}
+
+func examples(t *testing.T) string {
+	d, err := filepath.Abs("../examples")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func buildGoBot(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "gobot")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd.Dir = filepath.Join(examples(t), "gobot")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building gobot: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func TestExampleBotsOverStdio(t *testing.T) {
+	t.Run("python", func(t *testing.T) {
+		py := needPython(t)
+		out := playLocal(t, "exec:"+py+" "+filepath.Join(examples(t), "bot.py"))
+		if out.Game.Termination() != kalah.Normal {
+			t.Fatalf("python bot: %s (%v)", out.Game.Termination(), out.Reason)
+		}
+	})
+	t.Run("go", func(t *testing.T) {
+		out := playLocal(t, "exec:"+buildGoBot(t))
+		if out.Game.Termination() != kalah.Normal {
+			t.Fatalf("go bot: %s (%v)", out.Game.Termination(), out.Reason)
+		}
+	})
+}
+
+// TestExampleBotsOverTCP plays the Python bot against the Go bot through a
+// server, two games.
+func TestExampleBotsOverTCP(t *testing.T) {
+	py := needPython(t)
+	gobot := buildGoBot(t)
+	st, err := store.Open(":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	srv, err := server.New(server.Config{Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, _ := net.Listen("tcp", "127.0.0.1:0")
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(l) }()
+	addr := l.Addr().String()
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for i, cmd := range []*exec.Cmd{
+		exec.Command(py, filepath.Join(examples(t), "bot.py"), addr, "pybot", "pw", "2"),
+		exec.Command(gobot, addr, "gobot", "gw", "2"),
+	} {
+		cmd.Stderr = os.Stderr
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = cmd.Run()
+		}()
+	}
+	wg.Wait()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	<-served
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	games, err := st.Games(context.Background(), store.Filter{Status: store.Finished})
+	if err != nil || len(games) != 2 {
+		t.Fatalf("%d finished games, %v", len(games), err)
+	}
+	for _, g := range games {
+		full, _ := st.Game(context.Background(), g.ID)
+		kg, err := full.Record.Game()
+		if err != nil || kg.Termination() != kalah.Normal {
+			t.Fatalf("game %d: %v %v", g.ID, kg, err)
+		}
+	}
+}
