@@ -342,14 +342,14 @@ func captured(before kalah.Position, r kalah.Rules, m kalah.Move) int {
 type Request struct {
 	Hint     bool          // a hint, not a move to play
 	Analysis bool          // score every legal move, play none
-	Own   bool          // the computer moves for its own seat (not for a person)
-	Delay time.Duration // pause before asking, so people can follow
-	s     *Session
-	gen   int
-	game  *kalah.Game // a snapshot
-	p     player.Player
-	clock player.Clock
-	who   string
+	Own      bool          // the computer moves for its own seat (not for a person)
+	Delay    time.Duration // pause before asking, so people can follow
+	s        *Session
+	gen      int
+	game     *kalah.Game // a snapshot
+	p        player.Player
+	clock    player.Clock
+	who      string
 }
 
 // Reply is a computer player's answer to a Request.
@@ -357,9 +357,9 @@ type Reply struct {
 	Req      *Request
 	Move     kalah.Move
 	Analysis []MoveScore // for an analysis, best first
-	Report  *player.Report
-	Err     error
-	Elapsed time.Duration
+	Report   *player.Report
+	Err      error
+	Elapsed  time.Duration
 }
 
 // Ask returns a request for the computer to move for the side to move: the

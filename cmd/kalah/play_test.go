@@ -32,12 +32,21 @@ var updateGolden = func() func() bool {
 	return func() bool { return *b }
 }()
 
-// buildKalah builds the real binary into a temporary directory.
-func buildKalah(t *testing.T) string {
-	t.Helper()
+// TestPlay builds the real binary once and drives "kalah play" through
+// pipes and a pseudo-terminal.
+func TestPlay(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary; skipped with -short")
 	}
+	bin := buildKalah(t)
+	t.Run("PipeGolden", func(t *testing.T) { testPlayPipeGolden(t, bin) })
+	t.Run("PipeWholeGame", func(t *testing.T) { testPlayPipeWholeGame(t, bin) })
+	t.Run("PTY", func(t *testing.T) { testPlayPTY(t, bin) })
+}
+
+// buildKalah builds the real binary into a temporary directory.
+func buildKalah(t *testing.T) string {
+	t.Helper()
 	bin := filepath.Join(t.TempDir(), "kalah")
 	cmd := exec.Command("go", "build", "-o", bin, ".")
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -46,11 +55,10 @@ func buildKalah(t *testing.T) string {
 	return bin
 }
 
-// TestPlayPipeGolden drives a short deterministic session through a pipe
+// testPlayPipeGolden drives a short deterministic session through a pipe
 // and compares the transcript with a golden file: moves, a rejected key,
 // a hint, space, undo, restart and the undo that brings the old game back.
-func TestPlayPipeGolden(t *testing.T) {
-	bin := buildKalah(t)
+func testPlayPipeGolden(t *testing.T, bin string) {
 	input := strings.Join([]string{
 		"3",  // extra turn
 		"7",  // no such house: crossed out
@@ -192,11 +200,10 @@ func southHouses(out string) ([]int, error) {
 	return nil, errors.New("no board with South at the bottom")
 }
 
-// TestPlayPipeWholeGame plays a whole game against greedy through pipes,
+// testPlayPipeWholeGame plays a whole game against greedy through pipes,
 // choosing each move from the board the program printed, and checks the
 // end-of-game summary.
-func TestPlayPipeWholeGame(t *testing.T) {
-	bin := buildKalah(t)
+func testPlayPipeWholeGame(t *testing.T, bin string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "play", "--opponent", "greedy", "--time", "0")
@@ -261,12 +268,11 @@ func TestPlayPipeWholeGame(t *testing.T) {
 	}
 }
 
-// TestPlayPTY drives the full-screen game through a pseudo-terminal and
+// testPlayPTY drives the full-screen game through a pseudo-terminal and
 // reads the screen through an emulated terminal: the board drawn as in
 // 1961, a rejected key, a whole game played by pressing space, the
 // summary, and q quitting cleanly back to the shell's screen.
-func TestPlayPTY(t *testing.T) {
-	bin := buildKalah(t)
+func testPlayPTY(t *testing.T, bin string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "play", "--opponent", "greedy", "--time", "0", "--delay", "0")
