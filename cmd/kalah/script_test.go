@@ -50,3 +50,28 @@ func cmdLines(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("%s has %d lines, want %s%d", args[0], got, map[bool]string{true: "not ", false: ""}[neg], want)
 	}
 }
+
+// TestExitStatus checks the exit codes the scripts cannot see: 2 for a bad
+// command line (nonsense rules included), 0 for success.
+func TestExitStatus(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"rules"}, 0},
+		{[]string{"rules", "--houses", "0"}, 2},
+		{[]string{"rules", "--seeds", "0"}, 2},
+		{[]string{"rules", "--rules", "nonsense"}, 2},
+		{[]string{"rules", "--end", "never"}, 2},
+		{[]string{"perft", "--depth", "2"}, 0},
+		{[]string{"perft", "--depth", "2", "--rules", "nonsense"}, 2},
+		{[]string{"perft", "--depth", "2", "--position", "1,2/3 0-0 S"}, 2},
+		{[]string{"perft", "extra"}, 2},
+		{[]string{"match", "--games", "1", "--houses", "0"}, 2},
+	} {
+		var out, errb strings.Builder
+		if got := run(context.Background(), tc.args, strings.NewReader(""), &out, &errb); got != tc.want {
+			t.Errorf("kalah %s: exit %d, want %d (stderr %q)", strings.Join(tc.args, " "), got, tc.want, errb.String())
+		}
+	}
+}
