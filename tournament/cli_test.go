@@ -80,6 +80,12 @@ func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
 // was played exactly as scheduled and that the printed standings equal
 // standings recomputed here from the stored games.
 func TestKillAndResume(t *testing.T) {
+	for _, mode := range []string{"nats", "local"} {
+		t.Run(mode, func(t *testing.T) { testKillAndResume(t, mode) })
+	}
+}
+
+func testKillAndResume(t *testing.T, mode string) {
 	bin := kalahBinary(t)
 	dir := t.TempDir()
 	db := filepath.Join(dir, "t.db")
@@ -87,6 +93,9 @@ func TestKillAndResume(t *testing.T) {
 	const total = 6 * 12 // six pairings, six forced openings from both sides
 	args := []string{"tournament", "--db", db, "--players", "random,first,greedy,pekar", "--openings", "forced",
 		"--jobs", "2", "--delay", "2ms", "--live", "0", "--format", "json"}
+	if mode == "local" {
+		args = append(args, "--no-nats")
+	}
 	cmd := exec.Command(bin, args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -104,7 +113,11 @@ func TestKillAndResume(t *testing.T) {
 	}
 	t.Logf("killed after %d of %d games", done, total)
 
-	out, err := exec.Command(bin, "tournament", "--db", db, "--resume", "1", "--live", "0", "--format", "json").Output()
+	resume := []string{"tournament", "--db", db, "--resume", "1", "--live", "0", "--format", "json"}
+	if mode == "local" {
+		resume = append(resume, "--no-nats")
+	}
+	out, err := exec.Command(bin, resume...).Output()
 	if err != nil {
 		t.Fatalf("resume: %v\n%s", err, out)
 	}

@@ -63,7 +63,7 @@ func Play(ctx context.Context, job Job, worker string) (Result, error) {
 	var failed error
 	failedSeat := -1
 	for seat, spec := range kg.Players {
-		p, err := player.New(spec, player.Options{Rules: job.Rules, Seed: match.GameSeed(g.Seed, 0, seat)})
+		p, err := newPlayer(spec, player.Options{Rules: job.Rules, Seed: match.GameSeed(g.Seed, 0, seat)})
 		if err != nil {
 			if failedSeat < 0 {
 				failed, failedSeat = err, seat
@@ -103,4 +103,15 @@ func Play(ctx context.Context, job Job, worker string) (Result, error) {
 	res.SouthSeeds, res.NorthSeeds = s, n
 	res.Millis = time.Since(start).Milliseconds()
 	return res, nil
+}
+
+// newPlayer builds a player, turning a panic into a crash so a broken
+// player cannot take the worker down with it.
+func newPlayer(spec string, o player.Options) (p player.Player, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			p, err = nil, fmt.Errorf("%w: panic starting %s: %v", player.ErrCrashed, spec, v)
+		}
+	}()
+	return player.New(spec, o)
 }

@@ -217,8 +217,6 @@ func expectedGames(cfg Config, scheduled int) int {
 	case Swiss:
 		n := len(cfg.Players)
 		return cfg.Rounds * (n / 2) * legsPerPairing(cfg)
-	case SPRT:
-		return max(scheduled, cfg.SPRT.MaxGames)
 	}
 	return scheduled
 }

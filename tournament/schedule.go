@@ -119,39 +119,15 @@ func swissRound(cfg Config, round int, table []Standing, met map[[2]int]bool, ha
 		}
 		order = slices.DeleteFunc(order, func(e int) bool { return e == bye })
 	}
-	used := make([]bool, len(order))
+	pairs := pairUp(order, met)
 	var games []Scheduled
-	p := 0
-	for i := range order {
-		if used[i] {
-			continue
-		}
-		pick := -1
-		for j := i + 1; j < len(order); j++ {
-			if !used[j] && !met[pairKey(order[i], order[j])] {
-				pick = j
-				break
-			}
-		}
-		if pick < 0 {
-			for j := i + 1; j < len(order); j++ {
-				if !used[j] {
-					pick = j
-					break
-				}
-			}
-		}
-		if pick < 0 {
-			break
-		}
-		used[i], used[pick] = true, true
-		a, b := order[i], order[pick]
+	for p, pr := range pairs {
+		a, b := pr[0], pr[1]
 		// Alternate who starts as South by round so neither side is favoured.
 		if round%2 == 0 {
 			a, b = b, a
 		}
 		games = append(games, pairGames(cfg, round, p, a, b)...)
-		p++
 	}
 	return games, bye
 }
@@ -183,4 +159,69 @@ func sortScheduled(gs []Scheduled) {
 	slices.SortFunc(gs, func(a, b Scheduled) int {
 		return cmp.Or(cmp.Compare(a.Round, b.Round), cmp.Compare(a.Pairing, b.Pairing), cmp.Compare(a.Leg, b.Leg))
 	})
+}
+
+// pairUp pairs entrants given in rank order: the first with the best-ranked
+// one it has not met such that the rest can still be paired without
+// rematches, searching back when a choice leads nowhere. If no pairing
+// avoids every rematch (or the search grows too long) it pairs neighbours
+// in rank order, preferring ones not met.
+func pairUp(order []int, met map[[2]int]bool) [][2]int {
+	used := make([]bool, len(order))
+	var pairs [][2]int
+	steps := 0
+	var search func() bool
+	search = func() bool {
+		i := slices.Index(used, false)
+		if i < 0 {
+			return true
+		}
+		used[i] = true
+		for j := i + 1; j < len(order); j++ {
+			if used[j] || met[pairKey(order[i], order[j])] {
+				continue
+			}
+			if steps++; steps > 100000 {
+				break
+			}
+			used[j] = true
+			pairs = append(pairs, [2]int{order[i], order[j]})
+			if search() {
+				return true
+			}
+			pairs = pairs[:len(pairs)-1]
+			used[j] = false
+		}
+		used[i] = false
+		return false
+	}
+	if search() {
+		return pairs
+	}
+	clear(used)
+	pairs = pairs[:0]
+	for i := range order {
+		if used[i] {
+			continue
+		}
+		pick := -1
+		for j := i + 1; j < len(order); j++ {
+			if used[j] {
+				continue
+			}
+			if pick < 0 {
+				pick = j
+			}
+			if !met[pairKey(order[i], order[j])] {
+				pick = j
+				break
+			}
+		}
+		if pick < 0 {
+			break
+		}
+		used[i], used[pick] = true, true
+		pairs = append(pairs, [2]int{order[i], order[pick]})
+	}
+	return pairs
 }

@@ -229,3 +229,27 @@ func TestSPRT(t *testing.T) {
 		t.Errorf("1000 even games not exhausted: %+v", st)
 	}
 }
+
+func TestPairUp(t *testing.T) {
+	met := map[[2]int]bool{pairKey(0, 1): true, pairKey(2, 3): true}
+	// Greedy 0-2 would leave 1-3 free: fine. Make greedy fail: 0-2 met too.
+	met[pairKey(0, 2)] = true
+	got := pairUp([]int{0, 1, 2, 3}, met)
+	want := [][2]int{{0, 3}, {1, 2}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("pairs (-want +got):\n%s", diff)
+	}
+	// Order 4, 1, 3, 2 after 1-0 and 2-3 met: 4-1 first would force 3-2.
+	met = map[[2]int]bool{pairKey(0, 1): true, pairKey(2, 3): true}
+	got = pairUp([]int{4, 1, 3, 2}, met)
+	for _, p := range got {
+		if met[pairKey(p[0], p[1])] {
+			t.Errorf("rematch %v in %v", p, got)
+		}
+	}
+	// Everyone has met everyone: neighbours in rank order.
+	all := map[[2]int]bool{pairKey(0, 1): true, pairKey(0, 2): true, pairKey(0, 3): true, pairKey(1, 2): true, pairKey(1, 3): true, pairKey(2, 3): true}
+	if diff := cmp.Diff([][2]int{{0, 1}, {2, 3}}, pairUp([]int{0, 1, 2, 3}, all)); diff != "" {
+		t.Errorf("fallback (-want +got):\n%s", diff)
+	}
+}

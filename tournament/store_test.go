@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"kalah"
@@ -204,6 +205,20 @@ func TestRunFormats(t *testing.T) {
 				if len(byes) != 3 {
 					t.Errorf("%d byes for 5 players over 3 rounds, want 3", len(byes))
 				}
+				sched, _ := st.Schedule(ctx, id)
+				met := map[[2]int]map[int]bool{}
+				for _, g := range sched {
+					k := pairKey(g.South, g.North)
+					if met[k] == nil {
+						met[k] = map[int]bool{}
+					}
+					met[k][g.Round] = true
+				}
+				for k, rounds := range met {
+					if len(rounds) > 1 {
+						t.Errorf("pair %v met in rounds %v", k, rounds)
+					}
+				}
 				seen := map[int]bool{}
 				for _, e := range byes {
 					if seen[e] {
@@ -239,5 +254,81 @@ func TestCreateRejects(t *testing.T) {
 		if _, err := st.Create(context.Background(), cfg); !errors.Is(err, ErrConfig) {
 			t.Errorf("%+v: %v, want ErrConfig", cfg, err)
 		}
+	}
+}
+
+// crashy is a player that fails in every way a bot can: it panics when
+// built for some games, panics in Move in others, returns an error, or
+// plays an illegal move.
+type crashy struct{ mode uint64 }
+
+func (c crashy) Move(ctx context.Context, g *kalah.Game, _ player.Clock) (kalah.Move, error) {
+	switch c.mode {
+	case 1:
+		panic("crashy player")
+	case 2:
+		return kalah.NoMove, player.ErrCrashed
+	}
+	return kalah.Move(99), nil
+}
+
+func init() {
+	player.Register(player.Info{Name: "crashy-test", Usage: "crashy-test", Summary: "test player that always fails",
+		New: func(s player.Spec, o player.Options) (player.Player, error) {
+			if o.Seed%4 == 0 {
+				panic("crashy constructor")
+			}
+			return crashy{o.Seed % 4}, nil
+		}})
+}
+
+// TestCrashingPlayer checks that a player that crashes in every way loses
+// only its own games, by forfeit, and the tournament goes on.
+func TestCrashingPlayer(t *testing.T) {
+	ctx := context.Background()
+	st := openTemp(t)
+	id, err := st.Create(ctx, Config{Players: []string{"random", "crashy-test", "greedy"}, Openings: Forced})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Run(ctx, id, RunOptions{Executor: Local{Workers: 2}}); err != nil {
+		t.Fatal(err)
+	}
+	games, err := st.Games(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(games) != 36 {
+		t.Fatalf("%d games, want 36", len(games))
+	}
+	forfeits := 0
+	reasons := map[string]bool{}
+	for _, g := range games {
+		for _, r := range []string{"panic starting", "panic: crashy player", "player crashed", "illegal move"} {
+			if strings.Contains(g.Reason, r) {
+				reasons[r] = true
+			}
+		}
+		if g.South != 1 && g.North != 1 {
+			if g.Termination != "normal" {
+				t.Errorf("game %d without the crashing player ended %s", g.ID, g.Termination)
+			}
+			continue
+		}
+		forfeits++
+		if g.Termination == "normal" || g.Reason == "" {
+			t.Errorf("game %d with the crashing player ended %s (%q)", g.ID, g.Termination, g.Reason)
+		}
+	}
+	table, _ := st.Standings(ctx, id)
+	last := table[len(table)-1]
+	if last.Entrant != 1 || last.Points != 0 || last.Losses != 24 {
+		t.Errorf("crashing player's line %+v", last)
+	}
+	if len(reasons) != 4 {
+		t.Errorf("failures seen: %v, want all four kinds", reasons)
+	}
+	if forfeits != 24 {
+		t.Errorf("%d games with the crashing player, want 24", forfeits)
 	}
 }
