@@ -179,7 +179,29 @@ func (x *Experiment) header(w io.Writer) {
 	}
 	fmt.Fprintf(w, "Rules %s; %d games a pairing with forced openings (each house in turn, each player first once); "+
 		"%s; seed %d; %d game(s) at a time; %d games in %v.\n\n",
-		x.Rules, x.Games, clock, x.Seed, max(x.Parallel, 1), x.games(), x.Elapsed.Round(time.Second))
+		x.Rules, x.Games, clock, x.Seed, max(x.Parallel, 1), x.games(), x.Elapsed.Round(time.Millisecond))
+}
+
+// firstMover writes how the games went for the player who moved first.
+func (x *Experiment) firstMover(w io.Writer) {
+	var won, drawn, lost int
+	for i := range x.Pairings {
+		for _, g := range x.Pairings[i].Games {
+			a, b := g.AScore()
+			if !g.AFirst() {
+				a, b = b, a
+			}
+			switch {
+			case a > b:
+				won++
+			case a < b:
+				lost++
+			default:
+				drawn++
+			}
+		}
+	}
+	fmt.Fprintf(w, "\nThe player who moved first (playing the forced opening) won %d, drew %d and lost %d of %d games.\n", won, drawn, lost, won+drawn+lost)
 }
 
 func (x *Experiment) games() int {
@@ -221,6 +243,7 @@ func (x *Experiment) WriteThesis(w io.Writer) {
 		s := &p.Summary
 		fmt.Fprintf(w, "| %s | %s | %d-%d-%d | %+.1f | %.0f | %.0f |\n", p.A, p.B, s.Wins, s.Draws, s.Losses, s.MeanMargin(), s.A.MeanNodes(), s.B.MeanNodes())
 	}
+	x.firstMover(w)
 }
 
 // WritePekar writes the Pekař experiment as Markdown: each strategy's games
@@ -283,6 +306,7 @@ func (x *Experiment) WritePekar(w io.Writer, opponent string) {
 			second[0], second[1], second[2], -s.MeanMargin(), Dur(s.B.MeanTime()), Dur(s.B.MaxTime), s.B.MeanNodes())
 	}
 	if len(rr) == 0 {
+		x.firstMover(w)
 		return
 	}
 	fmt.Fprintln(w, "\nThe strategies against each other (A is the deeper or tree strategy), W-D-L from A's view:")
@@ -293,4 +317,5 @@ func (x *Experiment) WritePekar(w io.Writer, opponent string) {
 		s := &p.Summary
 		fmt.Fprintf(w, "| %s | %s | %d-%d-%d | %+.1f |\n", p.A, p.B, s.Wins, s.Draws, s.Losses, s.MeanMargin())
 	}
+	x.firstMover(w)
 }
