@@ -23,6 +23,8 @@ type Plain struct {
 // Run plays until the person quits or the input ends. It returns ctx's
 // error if ctx ends first.
 func (pl *Plain) Run(ctx context.Context, s *Session) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel() // lets the reader go once it has a line to hand over
 	w := bufio.NewWriter(pl.Out)
 	defer w.Flush()
 	lines := make(chan string)

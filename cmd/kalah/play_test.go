@@ -19,6 +19,7 @@ import (
 
 	"github.com/creack/pty"
 
+	"kalah/tui"
 	"kalah/tui/tuitest"
 )
 
@@ -351,5 +352,45 @@ func testPlayPTY(t *testing.T, bin string) {
 	<-tr.done
 	if s := scr.String(); strings.Contains(s, "Game over") {
 		t.Errorf("the full-screen game was left on the screen after quitting:\n%s", s)
+	}
+}
+
+// TestPlayFlags checks the command line in-process: bad flags are usage
+// errors (status 2), and the help lists the keys and every opponent.
+func TestPlayFlags(t *testing.T) {
+	tests := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"play", "--opponent", "nosuch"}, 2, "unknown player"},
+		{[]string{"play", "--you", "east"}, 2, "--you"},
+		{[]string{"play", "--plain", "--tui"}, 2, "exclude each other"},
+		{[]string{"play", "--time", "-1s"}, 2, "negative"},
+		{[]string{"play", "extra"}, 2, "unexpected argument"},
+		{[]string{"play", "--houses", "0"}, 2, "houses"},
+		{[]string{"play", "-h"}, 0, "An illegal key is crossed out"},
+	}
+	for _, tt := range tests {
+		var out, errb bytes.Buffer
+		code := run(context.Background(), tt.args, strings.NewReader(""), &out, &errb)
+		if code != tt.code || !strings.Contains(errb.String()+out.String(), tt.want) {
+			t.Errorf("kalah %s: status %d, want %d with %q; stderr:\n%s", strings.Join(tt.args, " "), code, tt.code, tt.want, errb.String())
+		}
+	}
+	var out, errb bytes.Buffer
+	run(context.Background(), []string{"play", "-h"}, strings.NewReader(""), &out, &errb)
+	for _, c := range tui.Opponents() {
+		if !strings.Contains(errb.String(), "  "+c.Spec+" ") {
+			t.Errorf("kalah play -h does not offer %s", c.Spec)
+		}
+	}
+	// Piped input plays in line mode, here two people at one keyboard.
+	out.Reset()
+	if code := run(context.Background(), []string{"play", "--opponent", "human", "--rules", "dec1961"}, strings.NewReader("1\nq\n"), &out, &errb); code != 0 {
+		t.Fatalf("status %d: %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), "dec1961 rules: 6 houses a side, 3 seeds each") || !strings.Contains(out.String(), "South sows house 1") {
+		t.Errorf("line mode:\n%s", out.String())
 	}
 }

@@ -1,0 +1,88 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"kalah"
+)
+
+func runPlain(t *testing.T, cfg Config, input string) string {
+	t.Helper()
+	s := newTestSession(t, cfg)
+	var out strings.Builder
+	pl := &Plain{In: strings.NewReader(input), Out: &out, Echo: true}
+	if err := pl.Run(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	return out.String()
+}
+
+func TestPlainQuitEndsCleanly(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	out := runPlain(t, Config{Opponent: "greedy"}, "3\nq\n4\n5\n")
+	if !strings.Contains(out, "Quit: the game is left unfinished after 1 moves.") {
+		t.Errorf("quit:\n%s", out)
+	}
+	if strings.Contains(out, "> 4") {
+		t.Errorf("read on after q:\n%s", out)
+	}
+}
+
+func TestPlainEndOfInput(t *testing.T) {
+	out := runPlain(t, Config{Opponent: "greedy"}, "3")
+	if !strings.HasSuffix(out, "End of input: the game is left unfinished.\n") {
+		t.Errorf("end of input:\n%s", out)
+	}
+}
+
+func TestPlainWholeGameBySpaces(t *testing.T) {
+	out := runPlain(t, Config{Opponent: "greedy"}, strings.Repeat(" \n", 60)+"u\nq\n")
+	if strings.Count(out, "Game over:") != 1 {
+		t.Errorf("want one summary:\n%s", out)
+	}
+	if !strings.Contains(out, "␣\u0336 rejected: the game is over") {
+		t.Error("space after the end was not crossed out")
+	}
+	// The undo after the end takes the game back, and q then quits it.
+	if !strings.Contains(out, "Took back") || !strings.Contains(out, "Quit: the game is left unfinished") {
+		t.Errorf("undo after the end:\n%s", out[len(out)-600:])
+	}
+}
+
+func TestPlainTwoPeople(t *testing.T) {
+	// South's 3 earns an extra turn; South's 1; North's 3, North's 1.
+	out := runPlain(t, Config{Opponent: Human}, "3 1\n3,1\nq\n")
+	for _, want := range []string{"South sows house 3: the last seed lands in the store", "North sows house 1", "South to move> "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestPlainInterrupted(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	s := newTestSession(t, Config{Opponent: "greedy", Rules: kalah.Standard()})
+	in, w := io.Pipe()
+	defer w.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- (&Plain{In: in, Out: io.Discard}).Run(ctx, s) }()
+	time.Sleep(20 * time.Millisecond)
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("Run = %v, want context.Canceled", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Run did not return when its context ended")
+	}
+	w.Close() // lets the reader goroutine see the end of input
+}
