@@ -87,7 +87,7 @@ func (lg *liveGame) info() GameInfo {
 
 func infoOf(sg store.Game) GameInfo {
 	return GameInfo{ID: sg.ID, Status: sg.Status, Rules: sg.Record.Rules, South: sg.Seats[0].Name, North: sg.Seats[1].Name,
-		Plies: len(sg.Record.Moves), Result: sg.Record.Result, Termination: sg.Record.Termination,
+		Plies: sg.Plies, Result: sg.Record.Result, Termination: sg.Record.Termination,
 		Score: sg.Record.Final, Created: sg.Created, Finished: sg.Finished}
 }
 

@@ -193,9 +193,14 @@ func (lg *liveGame) moved(g *kalah.Game, rm kalah.RecordMove) {
 func (lg *liveGame) ended(g *kalah.Game) {
 	lg.mu.Lock()
 	defer lg.mu.Unlock()
+	msgs := []line.Msg{line.EndOf(g).Msg()}
+	if lg.snap.Position() != g.Position() {
+		// A forfeit gave the board to the winner.
+		msgs = []line.Msg{line.State(g.Position()), msgs[0]}
+	}
 	lg.snap = g.Clone()
 	e := line.EndOf(g)
-	lg.broadcastLocked([]line.Msg{line.State(g.Position()), e.Msg()})
+	lg.broadcastLocked(msgs)
 	lg.publishLocked(Event{Game: lg.id, Kind: "end", Ply: g.Len(), Position: g.Position().String(),
 		Result: e.Result, Termination: e.Termination, Score: kalah.Score{South: e.South, North: e.North}})
 	lg.over = true

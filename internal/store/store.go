@@ -62,6 +62,7 @@ type Game struct {
 	Status   Status
 	Created  time.Time
 	Finished time.Time // zero while live
+	Plies    int       // moves stored
 	// Record holds the rules, players, moves so far (each with its time),
 	// and for a finished game the result, termination and final score.
 	// Games returns it without moves.
@@ -333,7 +334,7 @@ func (s *Store) FinishGame(ctx context.Context, id int64, rec kalah.Record) erro
 	return nil
 }
 
-const gameCols = `id, rules, seats, start, tags, status, result, termination, south_score, north_score, created, finished`
+const gameCols = `id, rules, seats, start, tags, status, result, termination, south_score, north_score, created, finished, (SELECT COUNT(*) FROM moves WHERE moves.game = games.id)`
 
 type scanner interface{ Scan(...any) error }
 
@@ -341,7 +342,7 @@ func scanGame(sc scanner) (Game, error) {
 	var g Game
 	var rules, seats, start, tags, status, result, term string
 	var created, finished int64
-	if err := sc.Scan(&g.ID, &rules, &seats, &start, &tags, &status, &result, &term, &g.Record.Final.South, &g.Record.Final.North, &created, &finished); err != nil {
+	if err := sc.Scan(&g.ID, &rules, &seats, &start, &tags, &status, &result, &term, &g.Record.Final.South, &g.Record.Final.North, &created, &finished, &g.Plies); err != nil {
 		return g, err
 	}
 	if err := json.Unmarshal([]byte(rules), &g.Record.Rules); err != nil {
