@@ -259,6 +259,15 @@ func FuzzPlay(f *testing.F) {
 				}
 			}
 		}
+		// Extra tags, some of which the text form cannot carry.
+		keys := []string{"Event", "Date", "Result", "my key", "Round", "Site"}
+		for range rng.IntN(4) {
+			if g.Tags == nil {
+				g.Tags = map[string]string{}
+			}
+			g.Tags[keys[rng.IntN(len(keys))]] = "v\"" + keys[rng.IntN(len(keys))] + "\n]"
+		}
+		g.Players = [2]string{"south \"s\"", "north ]"}
 		checkRoundTrips(t, g)
 	})
 }

@@ -179,6 +179,9 @@ func (g *Game) Forfeit(loser Side, t Termination) error {
 	if !t.IsForfeit() {
 		return fmt.Errorf("%s is not a forfeit", t)
 	}
+	if loser > North {
+		return fmt.Errorf("forfeit by side %d: no such side", loser)
+	}
 	g.beforeForfeit = g.pos
 	g.pos.Forfeit(loser.Other())
 	g.term = t

@@ -46,6 +46,9 @@ func (g *Game) String() string {
 	s, n := g.Score()
 	tag("Final", fmt.Sprintf("%d-%d", s, n))
 	for _, k := range slices.Sorted(mapsKeys(g.Tags)) {
+		if !validTagKey(k) {
+			continue // the game's own tags are written above; see validTagKey
+		}
 		tag(k, g.Tags[k])
 	}
 	b.WriteByte('\n')
@@ -81,6 +84,19 @@ func (g *Game) MoveText() string {
 		}
 	}
 	return b.String()
+}
+
+// validTagKey reports whether an extra tag can be written: not one the text
+// form writes itself, and a single word (no space, quote or bracket), so the
+// text reads back. Others (possible in a JSON record's tags) are left out of
+// the text.
+func validTagKey(k string) bool {
+	if k == "" || slices.Contains(ruleTags, k) || slices.Contains(gameTags, k) {
+		return false
+	}
+	return !strings.ContainsFunc(k, func(r rune) bool {
+		return unicode.IsSpace(r) || r == '"' || r == '[' || r == ']' || !unicode.IsPrint(r)
+	})
 }
 
 func mapsKeys(m map[string]string) func(func(string) bool) {

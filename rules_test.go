@@ -399,6 +399,9 @@ func TestGameLink(t *testing.T) {
 	if err := g.Forfeit(South, Normal); err == nil {
 		t.Errorf("a normal end accepted as a forfeit")
 	}
+	if err := g.Forfeit(Side(2), Timeout); err == nil || g.Over() {
+		t.Errorf("a forfeit by side 2 accepted")
+	}
 	if err := g.Forfeit(g.ToMove(), IllegalMove); err != nil {
 		t.Fatal(err)
 	}
