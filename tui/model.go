@@ -374,7 +374,18 @@ func (m *model) gameView() string {
 		bv.Last, bv.LastSide = m.last.Played.Move, m.last.Played.Side
 	}
 	b.WriteString(bv.String())
-	b.WriteString("\n")
+	if mt := g.MoveText(); mt != "" {
+		w := m.width
+		if w <= 0 {
+			w = 100
+		}
+		if r := []rune(mt); len(r) > w-10 {
+			mt = "…" + string(r[len(r)-(w-11):])
+		}
+		b.WriteString("\n" + styleFaint.Render("  moves: "+mt) + "\n")
+	} else {
+		b.WriteString("\n")
+	}
 	for _, l := range m.log {
 		b.WriteString("  " + m.fit(l) + "\n")
 	}
@@ -400,7 +411,11 @@ func (m *model) gameView() string {
 	if m.help {
 		b.WriteString(KeysHelp + "\n  o  choose another opponent, who starts and your side\n")
 	} else {
-		b.WriteString(styleFaint.Render(fmt.Sprintf("1-%d sow · space computer moves · u undo · h hint · a analysis · Enter restart · o opponent · ? help · q quit", r.Houses)) + "\n")
+		w := m.width
+		if w <= 0 {
+			w = 100
+		}
+		b.WriteString(styleFaint.Render(wrap(fmt.Sprintf("1-%d sow · space computer · u undo · h hint · a analyse · Enter new game · o opponent · ? help · q quit", r.Houses), w-1)) + "\n")
 	}
 	return b.String()
 }
