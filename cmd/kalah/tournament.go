@@ -51,6 +51,13 @@ docs/SCALING.md); --workers-only leaves all the playing to them.`)
 	rf := addRulesFlags(fs)
 	var players listFlag
 	fs.Var(&players, "players", "comma-separated player specs (or give --players several times)")
+	fs.Func("player", "one player spec, taken whole (for specs with commas, such as exec: commands); may be repeated", func(s string) error {
+		if s = strings.TrimSpace(s); s == "" {
+			return errors.New("empty player spec")
+		}
+		players = append(players, s)
+		return nil
+	})
 	system := fs.String("system", "roundrobin", "roundrobin, gauntlet (the first player against each other) or swiss")
 	rounds := fs.Int("rounds", 1, "rounds: each pairing plays every opening from both sides once a round (Swiss: rounds to pair)")
 	openings := fs.String("openings", "none", "none, forced (every first move in turn) or paired (a random opening a pairing, played from both sides)")
@@ -250,12 +257,18 @@ func (p *progressView) update(pr tournament.Progress) {
 		}
 	}
 	if p.tty {
+		if now.Sub(p.lastLog) < 100*time.Millisecond && pr.Done < pr.Total {
+			return
+		}
+		p.lastLog = now
 		p.clear()
 		const width = 30
 		frac := float64(pr.Done) / float64(max(pr.Total, 1))
 		n := int(frac * width)
 		eta := "?"
-		if pr.ETA > 0 {
+		if pr.Done >= pr.Total {
+			eta = "0s"
+		} else if pr.ETA > 0 {
 			eta = pr.ETA.Round(time.Second).String()
 		}
 		fmt.Fprintf(p.w, "[%s%s] %d/%d %3.0f%%  ETA %s  %.1f games/s", strings.Repeat("#", n), strings.Repeat(".", width-n),

@@ -34,7 +34,7 @@ func buildKalah(t *testing.T) string {
 	return bin
 }
 
-func freePort(t *testing.T) int {
+func freePort(t testing.TB) int {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
