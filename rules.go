@@ -166,7 +166,7 @@ var presets = []Preset{
 	{Rules{Name: "dec1961", Houses: 6, Seeds: 3, End: MoverEmpty}, "the DEC memo M-1098 (1961), the first Kalah program: three stones a pit, rule 3(a) ends the game when the mover's pits are empty"},
 	{Rules{Name: "gamelink", Houses: 6, Seeds: 3, SowOpponentStore: true}, "the GameLink students' guide: Kalah(6,3); its engine also sows into the opponent's store; forfeits give the board to the winner"},
 	{Rules{Name: "pekar", Houses: 6, Seeds: 4}, "Pekař, Andrla and Dolinay (2018): Kalah(6,4) without empty capture; either side may start (--first)"},
-	{Rules{Name: "thesis", Houses: 6, Seeds: 6}, "the Kalaha search-algorithms thesis: six counters a hole, 30 s a move"},
+	{Rules{Name: "thesis", Houses: 6, Seeds: 6}, "the Kalaha search-algorithms thesis: six counters a hole, 30 s a move (its capture rule does not say what an empty opposite hole does; the standard rule is assumed)"},
 	{Rules{Name: "egyptian", Houses: 6, Seeds: 4, EmptyCapture: true}, "Princeton COS 217 \"Egyptian rules\" (Dondero 2002): four stones, a last stone in an own empty bowl is captured even opposite an empty bowl"},
 	{Rules{Name: "manchester", Houses: 7, Seeds: 7, Pie: true}, "the Manchester COMP34120 engine: Kalah(7,7), South starts, North may swap after the first move, which earns no extra turn"},
 	{Rules{Name: "kgp", Houses: 8, Seeds: 8, EmptyCapture: true, EarlyEnd: true}, "KGP, the Kalah Game Protocol (KWARC go-kgp server): any size, Kalah(8,8) by its default; a last seed in an own empty house captures even opposite an empty house; the game ends once a store holds more than half of all seeds"},

@@ -382,6 +382,16 @@ func TestGameLink(t *testing.T) {
 		t.Errorf("standard laps: %s", p)
 	}
 
+	// The guide's example "Player 1 makes move: 4 and gets to move again"
+	// holds from the start, and its final score, 19-17, adds up to the
+	// 36 seeds of Kalah(6,3).
+	if p, eff := play(t, r, r.Start(), 4); eff != Extra || p.ToMove() != South {
+		t.Errorf("house 4 from the start: %s %v", p, eff)
+	}
+	if r.TotalSeeds() != 19+17 {
+		t.Errorf("GameLink plays with %d seeds", r.TotalSeeds())
+	}
+
 	// The forfeit rule: an invalid move, a timeout or an error loses at
 	// once, and every seed left on the board goes to the winner's store.
 	g, err := NewGame(r)

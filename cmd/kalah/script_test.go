@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"kalah"
 )
 
 // TestMain lets the test binary act as the kalah command, so scripts run
@@ -31,7 +34,8 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"lines": cmdLines,
+			"lines":    cmdLines,
+			"cmpgames": cmdCmpGames,
 		},
 	})
 }
@@ -48,6 +52,41 @@ func cmdLines(ts *testscript.TestScript, neg bool, args []string) {
 	got := strings.Count(ts.ReadFile(args[0]), "\n")
 	if (got == want) == neg {
 		ts.Fatalf("%s has %d lines, want %s%d", args[0], got, map[bool]string{true: "not ", false: ""}[neg], want)
+	}
+}
+
+// cmdCmpGames compares two JSON-lines record files game by game with the
+// move times ("ms") left out: cmpgames FILE1 FILE2. The referee records how
+// long each move took, which no seed fixes; everything else must be equal.
+func cmdCmpGames(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: cmpgames FILE1 FILE2")
+	}
+	a, b := ts.ReadFile(args[0]), ts.ReadFile(args[1])
+	la, lb := strings.Split(strings.TrimSpace(a), "\n"), strings.Split(strings.TrimSpace(b), "\n")
+	same := len(la) == len(lb)
+	for i := 0; same && i < len(la); i++ {
+		var x, y kalah.Record
+		if err := json.Unmarshal([]byte(la[i]), &x); err != nil {
+			ts.Fatalf("%s line %d: %v", args[0], i+1, err)
+		}
+		if err := json.Unmarshal([]byte(lb[i]), &y); err != nil {
+			ts.Fatalf("%s line %d: %v", args[1], i+1, err)
+		}
+		for _, r := range []*kalah.Record{&x, &y} {
+			for j := range r.Moves {
+				r.Moves[j].Millis = 0
+			}
+		}
+		jx, _ := json.Marshal(x)
+		jy, _ := json.Marshal(y)
+		same = string(jx) == string(jy)
+		if !same && !neg {
+			ts.Fatalf("game %d differs:\n%s\n%s", i+1, jx, jy)
+		}
+	}
+	if same == neg {
+		ts.Fatalf("%s and %s: same games %v", args[0], args[1], same)
 	}
 }
 
