@@ -45,7 +45,9 @@ func (pl *Plain) Run(ctx context.Context, s *Session) error {
 	pl.intro(w, s)
 	pl.board(w, s, nil)
 	summarized := -1 // the generation whose end was summed up
-	for {
+	// settle lets the computer make its own moves, then sums up a game that
+	// has just ended.
+	settle := func() error {
 		if err := pl.computer(ctx, w, s); err != nil {
 			return err
 		}
@@ -54,6 +56,12 @@ func (pl *Plain) Run(ctx context.Context, s *Session) error {
 			fmt.Fprintln(w, "An empty line plays again; u takes back your last move; q quits.")
 			summarized = s.Generation()
 		}
+		return nil
+	}
+	if err := settle(); err != nil {
+		return err
+	}
+	for {
 		fmt.Fprint(w, pl.prompt(s))
 		if err := w.Flush(); err != nil {
 			return err
@@ -86,7 +94,7 @@ func (pl *Plain) Run(ctx context.Context, s *Session) error {
 			if quit {
 				return nil
 			}
-			if err := pl.computer(ctx, w, s); err != nil {
+			if err := settle(); err != nil {
 				return err
 			}
 		}
