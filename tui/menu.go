@@ -100,11 +100,23 @@ func (m *model) menuKey(k tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-func (mn *menu) view() string {
+// view draws the menu in height rows (zero: as many as it needs); a long
+// list of opponents scrolls with the cursor.
+func (mn *menu) view(height int) string {
 	var b strings.Builder
 	b.WriteString(styleTitle.Render("Kalah") + "  " + styleFaint.Render("choose your game") + "\n\n")
 	b.WriteString("  Opponent (↑/↓):\n")
-	for i, c := range mn.items {
+	from, to := 0, len(mn.items)
+	if room := height - 13; height > 0 && room < len(mn.items) {
+		room = max(room, 3)
+		from = clampInt(mn.cursor-room/2, 0, len(mn.items)-room)
+		to = from + room
+	}
+	if from > 0 {
+		b.WriteString(styleFaint.Render("      ↑ more") + "\n")
+	}
+	for i := from; i < to; i++ {
+		c := mn.items[i]
 		cur := "   "
 		name := c.Spec
 		if i == mn.cursor {
@@ -113,6 +125,9 @@ func (mn *menu) view() string {
 		}
 		pad := max(0, 14-len(c.Spec))
 		b.WriteString("  " + cur + name + strings.Repeat(" ", pad) + styleFaint.Render(truncate(c.Description, 60)) + "\n")
+	}
+	if to < len(mn.items) {
+		b.WriteString(styleFaint.Render("      ↓ more") + "\n")
 	}
 	first := "you"
 	if !mn.youFirst {
@@ -128,6 +143,8 @@ func (mn *menu) view() string {
 	b.WriteString(styleFaint.Render("Enter: play · Esc: back to the game · q: quit") + "\n")
 	return b.String()
 }
+
+func clampInt(v, lo, hi int) int { return max(lo, min(v, hi)) }
 
 func truncate(s string, n int) string {
 	r := []rune(s)

@@ -74,6 +74,7 @@ type model struct {
 	menu   menu
 	s      *Session
 	width  int
+	height int
 	log    []string // recent moves, newest last
 	status string   // the last rejection or notice
 	bad    bool     // status is a rejection
@@ -109,7 +110,7 @@ func (m *model) Init() tea.Cmd { return m.kick() }
 func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
-		m.width = msg.Width
+		m.width, m.height = msg.Width, msg.Height
 	case replyMsg:
 		return m, m.reply(msg.rep)
 	case tea.KeyPressMsg:
@@ -349,7 +350,7 @@ func (m *model) View() tea.View {
 		return v
 	}
 	if m.scr == screenMenu {
-		v.SetContent(m.menu.view())
+		v.SetContent(m.menu.view(m.height))
 		return v
 	}
 	v.SetContent(m.gameView())

@@ -126,7 +126,7 @@ func TestModelMenu(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	view := m.menu.view()
+	view := m.menu.view(0)
 	for _, c := range Opponents() {
 		if !strings.Contains(view, c.Spec) {
 			t.Errorf("menu lacks %s", c.Spec)
@@ -134,6 +134,11 @@ func TestModelMenu(t *testing.T) {
 	}
 	if m.menu.items[m.menu.cursor].Spec != "greedy" {
 		t.Errorf("menu starts on %s", m.menu.items[m.menu.cursor].Spec)
+	}
+	// On a short screen the list scrolls and keeps the cursor in sight.
+	short := ansi.Strip(m.menu.view(16))
+	if !strings.Contains(short, "▸ greedy") || !strings.Contains(short, "more") || strings.Count(short, "\n") > 17 {
+		t.Errorf("menu on 16 rows:\n%s", short)
 	}
 	press(t, m, tea.KeyPressMsg{Code: tea.KeyRight}) // the opponent starts
 	press(t, m, keyEnter)
