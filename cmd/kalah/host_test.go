@@ -1,0 +1,101 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// syncBuffer is a bytes.Buffer safe for a writer and a reader.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func freePort(t *testing.T) int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// TestHostAndJoin plays a person at the host's terminal (typing every house
+// in turn; illegal ones are refused) against a computer that joined.
+func TestHostAndJoin(t *testing.T) {
+	port := freePort(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	moves := strings.Repeat("1\n2\n3\n4\n5\n6\n", 200)
+	var hostOut, hostErr, joinOut, joinErr syncBuffer
+	var wg sync.WaitGroup
+	var hostCode, joinCode int
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		hostCode = run(ctx, []string{"host", "--port", fmt.Sprint(port), "--name", "alice"}, strings.NewReader(moves), &hostOut, &hostErr)
+	}()
+	for !strings.Contains(hostOut.String(), "Waiting") {
+		time.Sleep(10 * time.Millisecond)
+	}
+	joinCode = run(ctx, []string{"join", fmt.Sprintf("127.0.0.1:%d", port), "--player", "greedy", "--name", "bob"}, strings.NewReader(""), &joinOut, &joinErr)
+	wg.Wait()
+	if hostCode != 0 || joinCode != 0 {
+		t.Fatalf("host exit %d: %s\njoin exit %d: %s", hostCode, hostErr.String(), joinCode, joinErr.String())
+	}
+	for _, want := range []string{"kalah join", "Your move (", "is not a move here", "The game is over", "Game over: alice"} {
+		if !strings.Contains(hostOut.String(), want) {
+			t.Errorf("host output lacks %q:\n%s", want, hostOut.String())
+		}
+	}
+	if !strings.Contains(joinOut.String(), "Game 1 against alice") || !strings.Contains(joinOut.String(), "The game is over: South") {
+		t.Errorf("join output:\n%s", joinOut.String())
+	}
+}
+
+func TestServeConfigFile(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "serve.toml")
+	os.WriteFile(cfg, []byte("colour = \"red\"\n"), 0o644)
+	_, errs, code := runCmd(t, "serve", "--config", cfg, "--data", dir)
+	if code != 2 || !strings.Contains(errs, "unknown setting") {
+		t.Fatalf("unknown setting: exit %d, %s", code, errs)
+	}
+	// A valid file: every listener on a free port, stopped at once.
+	os.WriteFile(cfg, []byte("addr = \"127.0.0.1:0\"\nbot-addr = \"127.0.0.1:0\"\nkgp-addr = \"0\"\ntime = \"3s\"\n"), 0o644)
+	ctx, cancel := context.WithCancel(context.Background())
+	var out, errb syncBuffer
+	done := make(chan int)
+	go func() { done <- run(ctx, []string{"serve", "--config", cfg, "--data", dir}, strings.NewReader(""), &out, &errb) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(errb.String(), "serving") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	if code := <-done; code != 130 && code != 0 {
+		t.Fatalf("serve exit %d: %s", code, errb.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "kalah.db")); err != nil {
+		t.Fatal(err)
+	}
+}
