@@ -192,9 +192,10 @@ func (s *Server) Handler() http.Handler {
 	})
 }
 
-// Shutdown stops accepting clients, says goodbye to every connected client
-// (cancelling the context given to Join) and waits for their connections to
-// end or for ctx.
+// Shutdown stops accepting clients, cancels the context given to Join (so
+// clients waiting for a game are sent goodbye) and waits for every
+// connection to end. If ctx ends first, it cuts the connections left and
+// returns ctx's error without waiting further.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	s.init()
@@ -213,13 +214,13 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	case <-done:
 		return nil
 	case <-ctx.Done():
-		// Cut the connections that still hang on, then wait for them.
+		// Cut the connections that still hang on; their goroutines end as
+		// soon as Join returns, which may wait on a game elsewhere.
 		s.mu.Lock()
 		for c := range s.clients {
 			c.close()
 		}
 		s.mu.Unlock()
-		<-done
 		return ctx.Err()
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"log/slog"
 	"net"
 	"net/http/httptest"
 	"strconv"
@@ -130,7 +131,7 @@ func TestTwoBotsPlayAGameOverTCP(t *testing.T) {
 	r, _ := kalah.PresetRules("kgp")
 	r.Houses, r.Seeds = 6, 4 // a shorter game
 	pr := newPairer(t, r)
-	srv := &kgp.Server{Join: pr.join, MoveTime: 2 * time.Second}
+	srv := &kgp.Server{Logger: quiet, Join: pr.join, MoveTime: 2 * time.Second}
 	addr := startServer(t, srv)
 	specs := [2]string{"greedy", "pekar"}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -176,7 +177,7 @@ func TestBotsPlayOverWebSocket(t *testing.T) {
 	r, _ := kalah.PresetRules("kgp")
 	r.Houses, r.Seeds = 4, 3
 	pr := newPairer(t, r)
-	srv := &kgp.Server{Join: pr.join}
+	srv := &kgp.Server{Logger: quiet, Join: pr.join}
 	hs := httptest.NewServer(srv.Handler())
 	defer hs.Close()
 	defer srv.Shutdown(context.Background())
@@ -280,7 +281,7 @@ func (r *raw) closed() bool {
 
 func TestHandshake(t *testing.T) {
 	joined := make(chan *kgp.Client, 1)
-	srv := &kgp.Server{Join: func(ctx context.Context, c *kgp.Client) { joined <- c }, HandshakeTimeout: 300 * time.Millisecond}
+	srv := &kgp.Server{Logger: quiet, Join: func(ctx context.Context, c *kgp.Client) { joined <- c }, HandshakeTimeout: 300 * time.Millisecond}
 	addr := startServer(t, srv)
 
 	t.Run("greeting and name", func(t *testing.T) {
@@ -376,7 +377,7 @@ func TestHostileInGame(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			pr := newPairer(t, r)
-			srv := &kgp.Server{Join: pr.join, MoveTime: 300 * time.Millisecond}
+			srv := &kgp.Server{Logger: quiet, Join: pr.join, MoveTime: 300 * time.Millisecond}
 			addr := startServer(t, srv)
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
@@ -417,7 +418,7 @@ func TestOpponentIsToldOfTheForfeit(t *testing.T) {
 	r, _ := kalah.PresetRules("kgp")
 	r.Houses, r.Seeds = 4, 3
 	pr := newPairer(t, r)
-	srv := &kgp.Server{Join: pr.join, MoveTime: 300 * time.Millisecond}
+	srv := &kgp.Server{Logger: quiet, Join: pr.join, MoveTime: 300 * time.Millisecond}
 	addr := startServer(t, srv)
 	a := dialRaw(t, addr)
 	a.expect("kgp")
@@ -450,3 +451,5 @@ func TestOpponentIsToldOfTheForfeit(t *testing.T) {
 }
 
 func itoa(v uint64) string { return strconv.FormatUint(v, 10) }
+
+var quiet = slog.New(slog.DiscardHandler)
