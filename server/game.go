@@ -654,4 +654,3 @@ func (w *watchDone) Close() error {
 	}
 	return nil
 }
-

@@ -102,11 +102,11 @@ func (c *Config) setDefaults() {
 
 // Errors returned by the server's methods, matched with errors.Is.
 var (
-	ErrNotFound   = errors.New("no such game")
+	ErrNotFound    = errors.New("no such game")
 	ErrNotYourTurn = errors.New("not your turn")
-	ErrForbidden  = errors.New("forbidden")
-	ErrClosed     = errors.New("server closed")
-	ErrBusy       = errors.New("already playing or queued")
+	ErrForbidden   = errors.New("forbidden")
+	ErrClosed      = errors.New("server closed")
+	ErrBusy        = errors.New("already playing or queued")
 )
 
 // Server referees games between bots and people. Create it with New;

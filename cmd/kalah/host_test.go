@@ -86,7 +86,9 @@ func TestServeConfigFile(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var out, errb syncBuffer
 	done := make(chan int)
-	go func() { done <- run(ctx, []string{"serve", "--config", cfg, "--data", dir}, strings.NewReader(""), &out, &errb) }()
+	go func() {
+		done <- run(ctx, []string{"serve", "--config", cfg, "--data", dir}, strings.NewReader(""), &out, &errb)
+	}()
 	deadline := time.Now().Add(10 * time.Second)
 	for !strings.Contains(errb.String(), "serving") && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)

@@ -73,7 +73,7 @@ func (t *tcpTransport) WriteLine(s string, timeout time.Duration) error {
 	return err
 }
 
-func (t *tcpTransport) Close() error        { return t.c.Close() }
+func (t *tcpTransport) Close() error       { return t.c.Close() }
 func (t *tcpTransport) RemoteAddr() string { return t.c.RemoteAddr().String() }
 
 type wsTransport struct {
