@@ -24,7 +24,7 @@ func Opponents() []Choice {
 	for _, l := range player.Levels() {
 		cs = append(cs, Choice{l.Name, l.Spec + ": " + l.Description})
 	}
-	cs = append(cs, Choice{Human, "another person at this keyboard"})
+	cs = append(cs, Choice{Human, "another person at this keyboard; as in 1961, the computer moves only when space asks it to"})
 	for _, k := range player.List() {
 		if k.Raw {
 			continue
