@@ -1,8 +1,10 @@
 package kalah
 
 import (
+	"math/bits"
 	"os"
 	"testing"
+	"unsafe"
 )
 
 // naive is an independent, deliberately plain implementation of the rules
@@ -298,5 +300,29 @@ func TestPerftEdges(t *testing.T) {
 		if a, b := Perft(&r, mid, d), PerftPlayed(&r, mid, d); a != b {
 			t.Errorf("mid-game depth %d: bulk %d, played %d", d, a, b)
 		}
+	}
+}
+
+// TestPlayDoesNotAllocate keeps the hot path free of allocation and the
+// position small enough to copy cheaply.
+func TestPlayDoesNotAllocate(t *testing.T) {
+	r := mustPreset(t, "gamelink")
+	start := mustPos(t, "13,1,2,3,4,5/6,0,8,0,2,1 3-4 S")
+	var sink Effect
+	allocs := testing.AllocsPerRun(1000, func() {
+		p := start
+		for p.Mask() != 0 && sink&End == 0 {
+			sink = p.Play(&r, bits.TrailingZeros32(p.Mask())+1)
+		}
+		sink = 0
+	})
+	if allocs != 0 {
+		t.Errorf("Play allocates %.1f times a game", allocs)
+	}
+	if size := unsafe.Sizeof(Position{}); size > 80 {
+		t.Errorf("Position is %d bytes", size)
+	}
+	if n := testing.AllocsPerRun(10, func() { Perft(&r, r.Start(), 5) }); n != 0 {
+		t.Errorf("Perft allocates %.1f times", n)
 	}
 }
