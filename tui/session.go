@@ -3,7 +3,9 @@ package tui
 import (
 	"context"
 	"errors"
+	"encoding/json"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"time"
@@ -42,6 +44,10 @@ type Config struct {
 	// Helper is the player that moves for a person who presses space and
 	// gives hints; empty picks one (see DefaultHelper).
 	Helper string
+	// Record, if set, gets every game that ends as one JSON line (a
+	// kalah.Record), as "kalah match --record" writes them; a game taken
+	// back and finished again is written again.
+	Record io.Writer
 }
 
 // DefaultOpponent returns the opponent "kalah play" offers first: the level
@@ -259,7 +265,32 @@ func (s *Session) apply(m kalah.Move, computer bool, rep *player.Report) (Event,
 		ev.Captured = captured(before, g.Rules(), m)
 	}
 	ev.Text = s.describe(ev)
+	if g.Over() {
+		ev.Text += s.record()
+	}
 	return ev, nil
+}
+
+// record writes a game that has ended to Config.Record, and returns a note
+// for the person if that failed.
+func (s *Session) record() string {
+	if s.cfg.Record == nil {
+		return ""
+	}
+	g := s.game.Clone()
+	if g.Tags == nil {
+		g.Tags = map[string]string{}
+	}
+	g.Tags["Event"] = "kalah play"
+	g.Tags["Date"] = time.Now().UTC().Format(time.DateOnly)
+	b, err := json.Marshal(g.Record())
+	if err == nil {
+		_, err = s.cfg.Record.Write(append(b, '\n'))
+	}
+	if err != nil {
+		return fmt.Sprintf(" (the game could not be recorded: %v)", err)
+	}
+	return ""
 }
 
 func (s *Session) describe(ev Event) string {
@@ -564,7 +595,7 @@ func (s *Session) Finish(rep Reply) (Event, error) {
 		}
 		s.gen++
 		return Event{Label: s.Label(side), Computer: true,
-			Text: fmt.Sprintf("%s forfeits (%s): %v", s.Label(side), s.game.Termination(), err)}, nil
+			Text: fmt.Sprintf("%s forfeits (%s): %v", s.Label(side), s.game.Termination(), err) + s.record()}, nil
 	}
 	return s.apply(rep.Move, true, rep.Report)
 }

@@ -1,7 +1,9 @@
 package tui
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"os"
@@ -258,7 +260,8 @@ func TestHint(t *testing.T) {
 }
 
 func TestPlayToTheEndAndSummary(t *testing.T) {
-	s := newTestSession(t, Config{Opponent: "greedy"})
+	var rec bytes.Buffer
+	s := newTestSession(t, Config{Opponent: "greedy", Record: &rec})
 	for i := 0; !s.Game().Over(); i++ {
 		if i > 200 {
 			t.Fatal("game did not end")
@@ -279,6 +282,22 @@ func TestPlayToTheEndAndSummary(t *testing.T) {
 	}
 	if _, err := s.Play(1); !errors.Is(err, ErrRejected) {
 		t.Errorf("a key after the end: %v", err)
+	}
+	// The finished game was recorded, once, and replays to the same end.
+	lines := strings.Split(strings.TrimSpace(rec.String()), "\n")
+	if len(lines) != 1 {
+		t.Fatalf("%d records, want 1:\n%s", len(lines), rec.String())
+	}
+	var r kalah.Record
+	if err := json.Unmarshal([]byte(lines[0]), &r); err != nil {
+		t.Fatal(err)
+	}
+	g, err := r.Game()
+	if err != nil {
+		t.Fatalf("the record does not replay: %v", err)
+	}
+	if g.MoveText() != s.Game().MoveText() || g.Result() != s.Game().Result() || r.Final.South != south || r.Players.North != "greedy" || r.Tags["Event"] != "kalah play" {
+		t.Errorf("record %s\nreplays to\n%s\nwant\n%s", lines[0], g, s.Game())
 	}
 	if _, err := s.Ask(); !errors.Is(err, ErrRejected) {
 		t.Errorf("space after the end: %v", err)

@@ -32,6 +32,7 @@ func runPlay(ctx context.Context, e *env, args []string) error {
 	delay := fs.Duration("delay", 400*time.Millisecond, "full-screen mode: pause before each computer move, so you can follow")
 	seed := fs.Uint64("seed", 1, "seed for players that draw at random")
 	helper := fs.String("hint-player", "", "player that gives hints and moves for a person on space in a two-person game (default: the strongest level)")
+	record := fs.String("record", "", "append every game that ends to this file, one JSON line a game (as kalah match --record)")
 	plain := fs.Bool("plain", false, "line mode even at a terminal")
 	full := fs.Bool("tui", false, "full-screen mode even when input or output is not a terminal (it then uses /dev/tty)")
 	if err := parseFlags(fs, args); err != nil {
@@ -60,6 +61,14 @@ func runPlay(ctx context.Context, e *env, args []string) error {
 		return usagef("--time and --delay cannot be negative")
 	}
 	cfg := tui.Config{Rules: r, Opponent: *opponent, You: side, Time: *perMove, Seed: *seed, Helper: *helper}
+	if *record != "" {
+		f, err := os.OpenFile(*record, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		cfg.Record = f
+	}
 
 	in, inFile := e.stdin.(*os.File)
 	out, outFile := e.stdout.(*os.File)

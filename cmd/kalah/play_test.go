@@ -207,7 +207,8 @@ func southHouses(out string) ([]int, error) {
 func testPlayPipeWholeGame(t *testing.T, bin string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "play", "--opponent", "greedy", "--time", "0")
+	record := filepath.Join(t.TempDir(), "games.jsonl")
+	cmd := exec.CommandContext(ctx, bin, "play", "--opponent", "greedy", "--time", "0", "--record", record)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -266,6 +267,14 @@ func testPlayPipeWholeGame(t *testing.T, bin string) {
 	}
 	if strings.Contains(out, "rejected") {
 		t.Errorf("a move read from the board was rejected:\n%s", out)
+	}
+	b, err := os.ReadFile(record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf(`"final":{"south":%d,"north":%d}`, s, n)
+	if strings.Count(string(b), "\n") != 1 || !strings.Contains(string(b), want) || !strings.Contains(string(b), `"Event":"kalah play"`) {
+		t.Errorf("--record wrote %s, want one game with %s", b, want)
 	}
 }
 
