@@ -2,8 +2,8 @@ package tui
 
 import (
 	"context"
-	"errors"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
