@@ -84,8 +84,8 @@ func refPlay(r *Rules, p Position, h int) (Position, Effect) {
 	return p, eff
 }
 
-// randomRules draws a rule set: any size up to 12x12 (sometimes larger
-// houses for many laps), any switch.
+// randomRules draws a rule set: mostly up to 12 houses of up to 12 seeds,
+// sometimes up to the limits (many laps), any switch.
 func randomRules(rng *rand.Rand) Rules {
 	r := Rules{
 		Houses:           1 + rng.IntN(12),
@@ -99,6 +99,9 @@ func randomRules(rng *rand.Rand) Rules {
 	}
 	if rng.IntN(8) == 0 {
 		r.Seeds = 13 + rng.IntN(MaxSeeds-12)
+	}
+	if rng.IntN(8) == 0 {
+		r.Houses = 13 + rng.IntN(MaxHouses-12)
 	}
 	return r
 }
