@@ -228,6 +228,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 // serve runs one connection from greeting to goodbye.
 func (s *Server) serve(t transport) {
 	s.mu.Lock()
+	s.init()
 	full := len(s.clients) >= s.maxClients()
 	s.nextName++
 	c := newClient(s, t, fmt.Sprintf("kgp-%d", s.nextName))

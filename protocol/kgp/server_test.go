@@ -453,3 +453,44 @@ func TestOpponentIsToldOfTheForfeit(t *testing.T) {
 func itoa(v uint64) string { return strconv.FormatUint(v, 10) }
 
 var quiet = slog.New(slog.DiscardHandler)
+
+func TestIdleClientIsDropped(t *testing.T) {
+	joined := make(chan *kgp.Client, 2)
+	srv := &kgp.Server{Logger: quiet, IdleTimeout: 300 * time.Millisecond, PingInterval: 50 * time.Millisecond,
+		Join: func(ctx context.Context, c *kgp.Client) {
+			joined <- c
+			<-c.Done()
+		}}
+	addr := startServer(t, srv)
+
+	// A client that answers pings stays on past the idle timeout.
+	live := dialRaw(t, addr)
+	live.expect("kgp")
+	live.send("mode freeplay\r\n")
+	lc := <-joined
+	deadline := time.Now().Add(time.Second)
+	for time.Now().Before(deadline) {
+		p := live.expect("ping")
+		if p.ID == 0 {
+			t.Fatal("ping without an id")
+		}
+		live.send("@" + itoa(p.ID) + " pong\r\n")
+	}
+	select {
+	case <-lc.Done():
+		t.Fatal("a client answering pings was dropped")
+	default:
+	}
+
+	// One that says nothing is dropped.
+	dead := dialRaw(t, addr)
+	dead.expect("kgp")
+	dead.send("mode freeplay\r\n")
+	dc := <-joined
+	select {
+	case <-dc.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("a silent client was never dropped")
+	}
+	live.conn.Close()
+}
