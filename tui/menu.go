@@ -84,6 +84,9 @@ func (m *model) menuKey(k tea.KeyPressMsg) tea.Cmd {
 			mn.err = err.Error()
 			return nil
 		}
+		if m.s != nil {
+			m.s.Close()
+		}
 		m.s, m.cfg, m.scr = s, cfg, screenGame
 		m.changed("")
 		return m.kick()

@@ -45,8 +45,13 @@ func (t *TUI) Run(ctx context.Context) error {
 		opts = append(opts, tea.WithOutput(t.Out))
 	}
 	final, err := tea.NewProgram(m, opts...).Run()
-	if fm, ok := final.(*model); ok && fm.cancel != nil {
-		fm.cancel()
+	if fm, ok := final.(*model); ok {
+		if fm.cancel != nil {
+			fm.cancel()
+		}
+		if fm.s != nil {
+			fm.s.Close()
+		}
 	}
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return ctx.Err()

@@ -92,7 +92,8 @@ type Session struct {
 	names  [2]string   // by seat, for messages
 	engine player.Player
 	helper player.Player
-	gen    int // changes with every change of the game, to spot stale replies
+	shared bool // engine and helper are one player
+	gen    int  // changes with every change of the game, to spot stale replies
 }
 
 // NewSession builds a session and its computer players.
@@ -124,16 +125,18 @@ func NewSession(cfg Config) (*Session, error) {
 		helperSpec = DefaultHelper()
 	}
 	if s.engine != nil && strings.EqualFold(helperSpec, cfg.Opponent) {
-		s.helper = s.engine
+		s.helper, s.shared = s.engine, true
 	} else {
 		h, err := player.New(helperSpec, opts)
 		if err != nil {
+			s.shared = true
+			s.Close()
 			return nil, fmt.Errorf("helper: %w", err)
 		}
 		s.helper = h
 	}
 	if s.engine == nil {
-		s.engine = s.helper
+		s.engine, s.shared = s.helper, true
 	}
 	s.game = s.newGame()
 	return s, nil
@@ -400,10 +403,28 @@ func (s *Session) Ask() (*Request, error) {
 		return nil, fmt.Errorf("%w: the game is over", ErrRejected)
 	}
 	own := !s.IsHumanSide(s.game.ToMove())
-	if s.TwoHumans() {
+	_, bot := s.engine.(player.Observer)
+	if s.TwoHumans() || (!own && bot) {
+		// A bot that follows the game plays one side; it does not move for
+		// the person.
 		return s.request(s.helper, s.helperName(), false, own), nil
 	}
 	return s.request(s.engine, s.names[1-int(s.cfg.You)], false, own), nil
+}
+
+// Close stops the computer players that hold resources, such as a bot's
+// process. A request still running may fail.
+func (s *Session) Close() error {
+	var errs []error
+	for i, p := range []player.Player{s.engine, s.helper} {
+		if i == 1 && s.shared {
+			break
+		}
+		if c, ok := p.(interface{ Close() error }); ok {
+			errs = append(errs, c.Close())
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // AskAnalysis returns a request that scores every legal move for the side

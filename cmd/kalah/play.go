@@ -92,6 +92,7 @@ func runPlay(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	defer s.Close()
 	pl := &tui.Plain{In: e.stdin, Out: e.stdout, Echo: !(inFile && term.IsTerminal(in.Fd()))}
 	return pl.Run(ctx, s)
 }
