@@ -530,3 +530,38 @@ func TestSwap(t *testing.T) {
 		t.Errorf("a second swap: %v", err)
 	}
 }
+
+// botPlayer stands for a bot process: it follows the game and is closed.
+type botPlayer struct{ closed *int }
+
+func (botPlayer) Move(_ context.Context, g *kalah.Game, _ player.Clock) (kalah.Move, error) {
+	return g.Legal()[0], nil
+}
+func (botPlayer) Observe(context.Context, *kalah.Game) error { return nil }
+func (b botPlayer) Close() error                             { *b.closed++; return nil }
+
+var botClosed int
+
+func init() {
+	player.Register(player.Info{Name: "tui-test-bot", Usage: "tui-test-bot", Summary: "test: a bot process",
+		New: func(player.Spec, player.Options) (player.Player, error) { return botPlayer{&botClosed}, nil }})
+}
+
+func TestBotPlaysOnlyItsSide(t *testing.T) {
+	botClosed = 0
+	s := newTestSession(t, Config{Opponent: "tui-test-bot", Helper: "first"})
+	req, err := s.Ask() // space on the person's turn
+	if err != nil {
+		t.Fatal(err)
+	}
+	if req.Who() != "first" {
+		t.Errorf("space for the person asked %s, want the helper", req.Who())
+	}
+	ev := runReq(t, s, req, nil)
+	if ev.Played.Move != 6 {
+		t.Errorf("the helper (first) should have sown 6: %+v", ev)
+	}
+	if err := s.Close(); err != nil || botClosed != 1 {
+		t.Errorf("Close: %v, bot closed %d times", err, botClosed)
+	}
+}
