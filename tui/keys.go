@@ -105,9 +105,9 @@ func CrossOut(s string) string {
 const KeysHelp = `Keys (the 1961 program's, and a few more):
   1..n     sow that house; each side's houses count 1..n from that
            player's own left, as the numbers (1) (2) ... show on the board
-  space    the computer moves for whoever is to move (m in line mode)
-  Enter    restart (an empty line in line mode; u right after brings the
-           old game back)
+  space    the computer moves for whoever is to move (or m)
+  Enter    restart (or r; an empty line in line mode; u right after brings
+           the old game back)
   u        undo back to your last move
   h        hint: what the strongest player on hand would play, and why
   a        analysis: that player's score for every legal move

@@ -226,7 +226,7 @@ func (m *model) gameKey(k tea.KeyPressMsg) tea.Cmd {
 	}
 	m.digits = ""
 	switch key {
-	case "space":
+	case "space", "m":
 		if m.thinking != nil {
 			m.reject("␣", fmt.Errorf("wait: %s is thinking", m.thinking.Who()))
 			return nil
@@ -238,7 +238,7 @@ func (m *model) gameKey(k tea.KeyPressMsg) tea.Cmd {
 		}
 		m.setStatus("", false)
 		return m.start(req)
-	case "enter":
+	case "enter", "r":
 		m.s.Restart()
 		m.changed("New game (u brings the old one back).")
 		return m.kick()
