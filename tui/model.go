@@ -227,13 +227,17 @@ func (m *model) gameKey(k tea.KeyPressMsg) tea.Cmd {
 	m.digits = ""
 	switch key {
 	case "space", "m":
+		sym := "␣"
+		if key == "m" {
+			sym = key
+		}
 		if m.thinking != nil {
-			m.reject("␣", fmt.Errorf("wait: %s is thinking", m.thinking.Who()))
+			m.reject(sym, fmt.Errorf("wait: %s is thinking", m.thinking.Who()))
 			return nil
 		}
 		req, err := m.s.Ask()
 		if err != nil {
-			m.reject("␣", err)
+			m.reject(sym, err)
 			return nil
 		}
 		m.setStatus("", false)
