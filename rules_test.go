@@ -227,6 +227,14 @@ func TestDEC1961(t *testing.T) {
 		t.Fatalf("start %s: the memo has three stones a pit", start)
 	}
 	memo := func(k int) int { return 7 - k }
+	// Rule 1: only a non-empty pit of one's own may be played.
+	empty := mustPos(t, "0,3,3,3,3,3/3,3,3,3,3,3 0-0 S")
+	for _, m := range []Move{1, 0, 7, Swap} {
+		q := empty
+		if _, err := q.Apply(&r, m); !errors.Is(err, ErrIllegalMove) || q != empty {
+			t.Errorf("rule 1: move %s in %s: %v", m, empty, err)
+		}
+	}
 	// Rule 3(b): pit 3a's three stones go to 2a, 1a and the kalah: repeat play.
 	p, eff := play(t, r, start, memo(3))
 	if eff != Extra || p.ToMove() != South || p.String() != "3,3,3,0,4,4/3,3,3,3,3,3 1-0 S" {
