@@ -216,20 +216,20 @@ const naiveDepth = 6
 
 func TestPerftTable(t *testing.T) {
 	for name, want := range perftTable {
-		r := perftRules[name]
-		for d := 1; d <= 9; d++ {
-			if got := Perft(&r, r.Start(), d); got != want[d-1] {
-				t.Errorf("%s: Perft(%d) = %d, want %d", name, d, got, want[d-1])
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r := perftRules[name]
+			for d := 1; d <= 9; d++ {
+				if got := Perft(&r, r.Start(), d); got != want[d-1] {
+					t.Errorf("Perft(%d) = %d, want %d", d, got, want[d-1])
+				}
 			}
-		}
-	}
-	for name, want := range turnsTable {
-		r := perftRules[name]
-		for d := 1; d <= 6; d++ {
-			if got := PerftTurns(&r, r.Start(), d); got != want[d-1] {
-				t.Errorf("%s: PerftTurns(%d) = %d, want %d", name, d, got, want[d-1])
+			for d := 1; d <= 6; d++ {
+				if got := PerftTurns(&r, r.Start(), d); got != turnsTable[name][d-1] {
+					t.Errorf("PerftTurns(%d) = %d, want %d", d, got, turnsTable[name][d-1])
+				}
 			}
-		}
+		})
 	}
 }
 
