@@ -46,10 +46,16 @@ type menu struct {
 
 func newMenu(cfg Config) menu {
 	m := menu{base: cfg, items: Opponents(), you: cfg.You, youFirst: cfg.Rules.First == cfg.You}
+	m.cursor = -1
 	for i, c := range m.items {
 		if strings.EqualFold(c.Spec, cfg.Opponent) || (IsHuman(cfg.Opponent) && c.Spec == Human) {
 			m.cursor = i
 		}
+	}
+	if m.cursor < 0 {
+		// A spec with arguments, from the command line: offer it first.
+		m.items = append([]Choice{{cfg.Opponent, "as given with --opponent"}}, m.items...)
+		m.cursor = 0
 	}
 	return m
 }

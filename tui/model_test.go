@@ -159,6 +159,13 @@ func TestModelMenu(t *testing.T) {
 	}
 }
 
+func TestMenuKeepsASpecWithArguments(t *testing.T) {
+	mn := newMenu(Config{Rules: kalah.Standard(), Opponent: "pekar-tree:2"})
+	if c := mn.config(); c.Opponent != "pekar-tree:2" {
+		t.Errorf("the menu offers %q first, want the spec given", c.Opponent)
+	}
+}
+
 func TestModelTenHouses(t *testing.T) {
 	r := kalah.Standard()
 	r.Houses = 12
