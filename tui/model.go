@@ -409,7 +409,11 @@ func (m *model) gameView() string {
 	case m.thinking != nil && !m.thinking.Hint && !m.thinking.Analysis:
 		fmt.Fprintf(&b, "  %s is thinking…\n", s.Label(g.ToMove()))
 	default:
-		fmt.Fprintf(&b, "  %s to move: type a house 1-%d, or space for the computer to move.\n", styleTitle.Render(s.Label(g.ToMove())), r.Houses)
+		swap := ""
+		if p := g.Position(); p.CanSwap() {
+			swap = ", s to swap sides"
+		}
+		fmt.Fprintf(&b, "  %s to move: type a house 1-%d%s, or space for the computer to move.\n", styleTitle.Render(s.Label(g.ToMove())), r.Houses, swap)
 	}
 	if m.hint != "" {
 		b.WriteString("  " + m.fit(m.hint) + "\n")

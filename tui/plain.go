@@ -207,6 +207,9 @@ func (pl *Plain) intro(w io.Writer, s *Session) {
 		you := s.Bottom()
 		fmt.Fprintf(w, "You play %s, at the bottom; %s plays %s.\n", you, s.OpponentTitle(), you.Other())
 	}
+	if r.Pie {
+		fmt.Fprintln(w, "Pie rule: the first move earns no extra turn, and the second player may answer it with s (swap sides).")
+	}
 	fmt.Fprintf(w, "Keys: a house 1-%d (each side counts its houses from its own left), m: the computer\nmoves for whoever is to move, u: undo, h: hint, a: analysis, empty line: restart,\nq: quit, ?: help.\n\n", r.Houses)
 }
 
@@ -231,6 +234,9 @@ func (pl *Plain) prompt(s *Session) string {
 	g := s.Game()
 	if g.Over() {
 		return "> "
+	}
+	if p := g.Position(); p.CanSwap() {
+		return s.Label(g.ToMove()) + " to move (s swaps)> "
 	}
 	return s.Label(g.ToMove()) + " to move> "
 }
