@@ -360,9 +360,13 @@ func (p *Peer) theirMove(ctx context.Context, c *conn, g *kalah.Game, e *engine,
 			return ctx.Err()
 		}
 		var ne net.Error
-		if errors.As(err, &ne) && ne.Timeout() {
+		switch {
+		case errors.Is(err, ErrSyntax):
+			c.send("invalid")
+			g.Forfeit(them, kalah.ProtocolError)
+		case errors.As(err, &ne) && ne.Timeout():
 			g.Forfeit(them, kalah.Timeout)
-		} else {
+		default:
 			g.Forfeit(them, kalah.Disconnect)
 		}
 		p.logger().Info("gamelink: no move from the peer", "err", err)

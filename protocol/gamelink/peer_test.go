@@ -183,6 +183,7 @@ func TestPeerChecksBoards(t *testing.T) {
 		{"wrong game over", "1:" + start + ":" + after1For2 + ":2:true", kalah.ProtocolError},
 		{"two-digit move", "10:" + start + ":" + after1For2 + ":2:false", kalah.ProtocolError},
 		{"garbage", "\x00hello", kalah.ProtocolError},
+		{"endless line", strings.Repeat("9", 10000), kalah.ProtocolError},
 		{"timeout", "timeout", kalah.Timeout},
 		{"error", "error", kalah.Crash},
 		{"invalid", "invalid:7", kalah.IllegalMove},

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -291,5 +292,64 @@ func TestCloseKillsAStuckAgent(t *testing.T) {
 	a.Close()
 	if d := time.Since(start); d > 3*time.Second {
 		t.Errorf("Close took %v", d)
+	}
+}
+
+// children lists this process's child processes, zombies included (Linux
+// only; nil elsewhere).
+func children(t *testing.T) []string {
+	t.Helper()
+	tasks, _ := filepath.Glob("/proc/self/task/*/children")
+	var out []string
+	for _, f := range tasks {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		out = append(out, strings.Fields(string(b))...)
+	}
+	return out
+}
+
+func TestNoProcessLeftBehind(t *testing.T) {
+	if _, err := os.Stat("/proc/self/task"); err != nil {
+		t.Skip("needs /proc")
+	}
+	r, _ := kalah.PresetRules("manchester")
+	for _, mode := range []string{"good", "silent", "crash", "garbage"} {
+		play(t, agentSpec(t, mode), "greedy", 300*time.Millisecond)
+	}
+	// An agent that starts a child of its own and hangs.
+	a := &mkp.Agent{Command: "sleep 60 & sleep 60", ExitDelay: 50 * time.Millisecond}
+	if err := a.Start(); err != nil {
+		t.Fatal(err)
+	}
+	g, _ := kalah.NewGame(r)
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	a.Move(ctx, g, player.Clock{})
+	cancel()
+	a.Close()
+	if c := children(t); len(c) > 0 {
+		t.Errorf("child processes left: %v", c)
+	}
+}
+
+func TestOneAgentPlaysTwoGames(t *testing.T) {
+	r, _ := kalah.PresetRules("manchester")
+	agent := newPlayer(t, agentSpec(t, "good"), r)
+	for i := range 2 {
+		g, _ := kalah.NewGame(r)
+		ps := [2]player.Player{agent, newPlayer(t, "greedy", r)}
+		if i == 1 {
+			ps[0], ps[1] = ps[1], ps[0]
+		}
+		ref := referee.Referee{Budget: 10 * time.Second}
+		out, err := ref.Play(context.Background(), g, ps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.Game.Termination() != kalah.Normal {
+			t.Fatalf("game %d ended %v: %v", i+1, out.Game.Termination(), out.Reason)
+		}
 	}
 }
