@@ -215,6 +215,9 @@ func (m *model) changed(note string) {
 
 func (m *model) gameKey(k tea.KeyPressMsg) tea.Cmd {
 	key := k.String()
+	if len(key) == 1 {
+		key = strings.ToLower(key) // caps lock on
+	}
 	n := m.s.Game().Rules().Houses
 	if len(key) == 1 && key[0] >= '0' && key[0] <= '9' {
 		return m.digit(key, n)
