@@ -215,6 +215,18 @@ func (p *Position) Play(r *Rules, h int) Effect {
 		if last == store {
 			p.seeds[me]--
 		}
+	} else if k := last - store; k <= n {
+		// Past the store, ending in the opponent's houses: k seeds there.
+		for j := i + 1; j <= store; j++ {
+			p.pits[j]++
+		}
+		obase := (n + 1) - base
+		for j := obase; j < obase+k; j++ {
+			p.pits[j]++
+		}
+		p.seeds[me] -= uint16(k + 1)
+		p.seeds[me^1] += uint16(k)
+		last = obase + k - 1
 	} else {
 		last = p.sowAround(r, h, seeds)
 	}
