@@ -68,18 +68,41 @@ func (s *Server) runGame(lg *liveGame, g *kalah.Game, players [2]player.Player) 
 	lg.turnAt = time.Now()
 	lg.mu.Unlock()
 	ref := s.referee()
+	var pending []<-chan error // moves being committed, with AsyncMoves
 	ref.OnMove = func(g *kalah.Game, m referee.Move) error {
 		rm := kalah.RecordMove{Side: m.Side, House: int(m.Move), Millis: m.Elapsed.Milliseconds()}
 		if m.Move == kalah.Swap {
 			rm.House, rm.Swap = 0, true
 		}
-		if err := s.st.AddMove(context.WithoutCancel(ctx), lg.id, g.Len()-1, rm); err != nil {
-			return err
+		done := s.st.AddMoveAsync(context.WithoutCancel(ctx), lg.id, g.Len()-1, rm)
+		if !s.cfg.AsyncMoves {
+			if err := <-done; err != nil {
+				return err
+			}
+		} else {
+			pending = append(pending, done)
+		collect:
+			for len(pending) > 0 {
+				select {
+				case err := <-pending[0]:
+					if err != nil {
+						return err
+					}
+					pending = pending[1:]
+				default:
+					break collect
+				}
+			}
 		}
 		lg.moved(g, rm)
 		return nil
 	}
 	ref.OnEnd = func(g *kalah.Game, o *referee.Outcome) error {
+		for _, done := range pending {
+			if err := <-done; err != nil {
+				return err
+			}
+		}
 		err := s.st.FinishGame(context.WithoutCancel(ctx), lg.id, g.Record())
 		s.dropSeats(lg)
 		lg.ended(g)

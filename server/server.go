@@ -54,6 +54,13 @@ type Config struct {
 	// from one IP address (default 2 a second, burst 20).
 	LoginRate  float64
 	LoginBurst int
+	// AsyncMoves lets the referee ask for the next move while the last is
+	// still being committed (in order, within milliseconds); the end of a
+	// game still waits for every move. Faster under load, but a crash may
+	// lose the last moment's moves, which a restart then replays from the
+	// position before them. Off by default: each move is committed before
+	// the next is asked for.
+	AsyncMoves bool
 	// AllowExec lets StartGame run exec: and mk: players (programs on the
 	// server's machine); off by default.
 	AllowExec bool
@@ -311,25 +318,44 @@ func (s *Server) adjudicateBroken(sg store.Game, cause error) error {
 // Stats counts what the server did and how long the referee took a move.
 type Stats struct {
 	mu      sync.Mutex
-	buckets [10001]uint64 // microseconds, the last for 10ms and over
+	buckets [statBuckets]uint64
 	moves   uint64
 }
 
+// The histogram has 1µs buckets up to 10ms, then 100µs buckets up to 1s;
+// the last bucket holds 1s and over.
+const statBuckets = 10000 + 9900 + 1
+
+func bucketOf(d time.Duration) int {
+	us := int(d.Microseconds())
+	switch {
+	case us < 0:
+		return 0
+	case us < 10000:
+		return us
+	case us < 1000000:
+		return 10000 + (us-10000)/100
+	}
+	return statBuckets - 1
+}
+
+func bucketTime(i int) time.Duration {
+	if i < 10000 {
+		return time.Duration(i) * time.Microsecond
+	}
+	return time.Duration(10000+(i-10000)*100) * time.Microsecond
+}
+
 func (st *Stats) add(d time.Duration) {
-	us := d.Microseconds()
-	if us < 0 {
-		us = 0
-	}
-	if us > 10000 {
-		us = 10000
-	}
+	i := bucketOf(d)
 	st.mu.Lock()
-	st.buckets[us]++
+	st.buckets[i]++
 	st.moves++
 	st.mu.Unlock()
 }
 
-// Moves returns how many moves the server has refereed.
+// Moves returns how many moves the referee was timed for: every move but
+// the first of each game.
 func (st *Stats) Moves() uint64 {
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -338,8 +364,8 @@ func (st *Stats) Moves() uint64 {
 
 // Percentile returns the referee's own time a move at percentile q
 // (0 < q <= 1): from a move's arrival to the next player being asked,
-// including storing the move and telling everyone; 1µs resolution, 10ms
-// and over reported as 10ms.
+// including validating it, storing it and telling everyone; 1µs resolution
+// up to 10ms, 100µs beyond, 1s and over counted as 1s.
 func (st *Stats) Percentile(q float64) time.Duration {
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -351,20 +377,20 @@ func (st *Stats) Percentile(q float64) time.Duration {
 		want = 1
 	}
 	var n uint64
-	for us, c := range st.buckets {
+	for i, c := range st.buckets {
 		n += c
 		if n >= want {
-			return time.Duration(us) * time.Microsecond
+			return bucketTime(i)
 		}
 	}
-	return 10 * time.Millisecond
+	return bucketTime(statBuckets - 1)
 }
 
 // Reset clears the counters.
 func (st *Stats) Reset() {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	st.buckets = [10001]uint64{}
+	st.buckets = [statBuckets]uint64{}
 	st.moves = 0
 }
 

@@ -55,6 +55,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	idle := fs.Duration("idle-timeout", 2*time.Minute, "a connection silent this long is closed")
 	loginRate := fs.Float64("login-rate", 2, "logins a second allowed from one address")
 	loginBurst := fs.Int("login-burst", 20, "logins allowed in a burst from one address")
+	asyncMoves := fs.Bool("async-moves", false, "ask for the next move while the last is still being committed (faster under load; a crash may lose the last moment's moves)")
 	allowExec := fs.Bool("allow-exec", false, "let the web API start exec: and mk: players (programs on this machine)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -84,7 +85,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		Store: st, Rules: r, PerMove: *perMove, Budget: *budget, Increment: *increment, Delay: *delay,
 		NoClock: *perMove == 0 && *budget == 0, Grace: *grace, Reconnect: *reconnect,
 		MaxLine: *maxLine, HandshakeTimeout: *handshake, IdleTimeout: *idle, MaxConns: *maxConns,
-		LoginRate: *loginRate, LoginBurst: *loginBurst, AllowExec: *allowExec, Log: e.log,
+		LoginRate: *loginRate, LoginBurst: *loginBurst, AllowExec: *allowExec, AsyncMoves: *asyncMoves, Log: e.log,
 	}
 	srv, err := server.New(cfg)
 	if err != nil {

@@ -80,8 +80,17 @@ type Store struct {
 }
 
 type writeReq struct {
-	fn    func(tx *sql.Tx) error
+	fn    func(tx *sql.Tx) error // a write of its own, or
+	move  *moveRow               // a move, inserted with the batch's other moves
 	reply chan error
+}
+
+type moveRow struct {
+	game        int64
+	ply         int
+	side        string
+	house, swap int
+	ms          int64
 }
 
 const schema = `
@@ -146,7 +155,7 @@ func Open(path string) (*Store, error) {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return nil, fmt.Errorf("store: %w", err)
 		}
-		dsn = "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)"
+		dsn = "file:" + path + "?_pragma=page_size(1024)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=busy_timeout(5000)"
 	}
 	wdb, err := sql.Open("sqlite", dsn)
 	if err != nil {
@@ -212,8 +221,10 @@ func (s *Store) writer() {
 	}
 }
 
-// commit runs a batch in one transaction; a failing write is rolled back
-// to a savepoint so it fails alone.
+// commit runs a batch in one transaction. Moves go in with multi-row
+// inserts; if one fails (a duplicate), its rows are retried one by one so
+// only the bad row fails. A failing statement does not undo the others:
+// SQLite aborts only that statement.
 func (s *Store) commit(batch []writeReq) {
 	tx, err := s.wdb.Begin()
 	if err != nil {
@@ -223,16 +234,34 @@ func (s *Store) commit(batch []writeReq) {
 		return
 	}
 	errs := make([]error, len(batch))
+	var moves []int
 	for i, r := range batch {
-		if _, err := tx.Exec("SAVEPOINT w"); err != nil {
-			errs[i] = err
+		if r.move != nil {
+			moves = append(moves, i)
 			continue
 		}
-		if err := r.fn(tx); err != nil {
-			errs[i] = err
-			tx.Exec("ROLLBACK TO w")
+		errs[i] = r.fn(tx)
+	}
+	for len(moves) > 0 {
+		chunk := moves[:min(len(moves), 150)]
+		moves = moves[len(chunk):]
+		var q strings.Builder
+		q.WriteString("INSERT INTO moves(game, ply, side, house, swap, ms) VALUES ")
+		args := make([]any, 0, 6*len(chunk))
+		for j, i := range chunk {
+			if j > 0 {
+				q.WriteByte(',')
+			}
+			q.WriteString("(?,?,?,?,?,?)")
+			m := batch[i].move
+			args = append(args, m.game, m.ply, m.side, m.house, m.swap, m.ms)
 		}
-		tx.Exec("RELEASE w")
+		if _, err := tx.Exec(q.String(), args...); err != nil {
+			for _, i := range chunk {
+				m := batch[i].move
+				_, errs[i] = tx.Exec(`INSERT INTO moves(game, ply, side, house, swap, ms) VALUES(?,?,?,?,?,?)`, m.game, m.ply, m.side, m.house, m.swap, m.ms)
+			}
+		}
 	}
 	if err := tx.Commit(); err != nil {
 		for i := range errs {
@@ -242,13 +271,30 @@ func (s *Store) commit(batch []writeReq) {
 		}
 	}
 	for i, r := range batch {
+		if errs[i] != nil && r.move != nil {
+			errs[i] = fmt.Errorf("store: game %d move %d: %w", r.move.game, r.move.ply+1, errs[i])
+		}
 		r.reply <- errs[i]
 	}
 }
 
 // write queues fn and waits until it is committed.
 func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	r := writeReq{fn: fn, reply: make(chan error, 1)}
+	return s.queue(ctx, writeReq{fn: fn, reply: make(chan error, 1)})
+}
+
+// queue sends a write to the writer and waits until it is committed.
+func (s *Store) queue(ctx context.Context, r writeReq) error {
+	if err := s.enqueue(ctx, r); err != nil {
+		return err
+	}
+	// Once queued, the write happens; wait for it even if ctx ends, so a
+	// caller never believes a committed move was lost.
+	return <-r.reply
+}
+
+// enqueue hands a write to the writer.
+func (s *Store) enqueue(ctx context.Context, r writeReq) error {
 	select {
 	case <-s.done:
 		return ErrClosed
@@ -261,9 +307,7 @@ func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	// Once queued, the write happens; wait for it even if ctx ends, so a
-	// caller never believes a committed move was lost.
-	return <-r.reply
+	return nil
 }
 
 // NewGame describes a game to create.
@@ -298,20 +342,26 @@ func (s *Store) CreateGame(ctx context.Context, ng NewGame) (int64, error) {
 	return id, nil
 }
 
-// AddMove stores move ply (0 for the first) of game id.
+// AddMove stores move ply (0 for the first) of game id and returns once it
+// is committed.
 func (s *Store) AddMove(ctx context.Context, id int64, ply int, m kalah.RecordMove) error {
+	return <-s.AddMoveAsync(ctx, id, ply, m)
+}
+
+// AddMoveAsync queues move ply of game id and returns a channel that
+// receives nil once it is committed, or the error. Writes are committed in
+// the order they are queued, so a later FinishGame of the same game
+// commits after the move.
+func (s *Store) AddMoveAsync(ctx context.Context, id int64, ply int, m kalah.RecordMove) <-chan error {
 	swap := 0
 	if m.Swap {
 		swap = 1
 	}
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.Exec(`INSERT INTO moves(game, ply, side, house, swap, ms) VALUES(?,?,?,?,?,?)`, id, ply, m.Side.Letter(), m.House, swap, m.Millis)
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("store: game %d move %d: %w", id, ply+1, err)
+	r := writeReq{move: &moveRow{game: id, ply: ply, side: m.Side.Letter(), house: m.House, swap: swap, ms: m.Millis}, reply: make(chan error, 1)}
+	if err := s.enqueue(ctx, r); err != nil {
+		r.reply <- fmt.Errorf("store: game %d move %d: %w", id, ply+1, err)
 	}
-	return nil
+	return r.reply
 }
 
 // FinishGame marks game id finished with rec's result, termination and
