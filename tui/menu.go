@@ -93,7 +93,7 @@ func (m *model) menuKey(k tea.KeyPressMsg) tea.Cmd {
 		if m.s != nil {
 			m.s.Close()
 		}
-		m.s, m.cfg, m.scr = s, cfg, screenGame
+		m.s, m.scr = s, screenGame
 		m.changed("")
 		return m.kick()
 	case "esc":

@@ -73,7 +73,6 @@ type replyMsg struct{ rep Reply }
 // says besides the board.
 type model struct {
 	ctx    context.Context
-	cfg    Config
 	delay  time.Duration
 	scr    screen
 	menu   menu
@@ -81,8 +80,9 @@ type model struct {
 	width  int
 	height int
 	log    []string // recent moves, newest last
-	status string   // the last rejection or notice
-	bad    bool     // status is a rejection
+	status string   // the last notice, or why a key was rejected
+	bad    bool     // status is an error
+	struck string   // the rejected key, crossed out on screen
 	hint   string
 	help   bool
 	digits string // a house number being typed, on boards of ten houses or more
@@ -95,7 +95,7 @@ type model struct {
 }
 
 func newModel(ctx context.Context, cfg Config, delay time.Duration, showMenu bool) (*model, error) {
-	m := &model{ctx: ctx, cfg: cfg, delay: delay, menu: newMenu(cfg)}
+	m := &model{ctx: ctx, delay: delay, menu: newMenu(cfg)}
 	if showMenu {
 		m.scr = screenMenu
 		return m, nil
@@ -196,14 +196,27 @@ func (m *model) moved(ev Event) {
 	}
 	m.last = &ev
 	m.hint = ""
-	m.status, m.bad = "", false
+	m.setStatus("", false)
 }
 
-func (m *model) setStatus(s string, bad bool) { m.status, m.bad = s, bad }
+func (m *model) setStatus(s string, bad bool) { m.status, m.bad, m.struck = s, bad, "" }
 
+// reject shows a refused key crossed out, and why, as the 1961 program
+// crossed out a key it rejected.
 func (m *model) reject(text string, err error) {
-	m.setStatus(strings.TrimPrefix(err.Error(), ErrRejected.Error()+": "), true)
-	m.status = styleBad.Strikethrough(true).Render(text) + " rejected: " + m.status
+	m.setStatus("rejected: "+strings.TrimPrefix(err.Error(), ErrRejected.Error()+": "), true)
+	m.struck = text
+}
+
+// statusLine draws the status: a rejected key struck through, errors in red.
+func (m *model) statusLine() string {
+	switch {
+	case m.struck != "":
+		return styleBad.Strikethrough(true).Render(m.struck) + " " + styleBad.Render(m.status)
+	case m.bad:
+		return styleBad.Render(m.status)
+	}
+	return m.status
 }
 
 // changed clears what belonged to the position before an undo or restart.
@@ -422,7 +435,7 @@ func (m *model) gameView() string {
 		b.WriteString("  " + m.fit(m.hint) + "\n")
 	}
 	if m.status != "" {
-		b.WriteString("  " + m.status + "\n")
+		b.WriteString("  " + m.statusLine() + "\n")
 	}
 	b.WriteString("\n")
 	if m.help {
