@@ -64,7 +64,7 @@ func TestModelKeys(t *testing.T) {
 	}
 	before := m.s.Game().String()
 	press(t, m, keyText("7"))
-	if m.s.Game().String() != before || !strings.Contains(m.status, "rejected: there is no house 7") {
+	if m.s.Game().String() != before || m.struck != "7" || !strings.Contains(m.status, "rejected: there is no house 7") {
 		t.Errorf("7: status %q", m.status)
 	}
 	press(t, m, keyText("x"))
