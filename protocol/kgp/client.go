@@ -116,8 +116,8 @@ func (c *Client) closed() bool {
 func (c *Client) id() uint64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	// Server ids are odd so that they never clash with a client that
-	// numbers its own commands from 2 up in steps of two, as KWARC's do.
+	// Server ids are 1, 3, 5, ...; a client's own ids never matter, since
+	// ids are only compared with references to them.
 	c.nextID += 2
 	return c.nextID - 1
 }
@@ -330,13 +330,14 @@ func (c *Client) Move(ctx context.Context, g *kalah.Game, clock player.Clock) (k
 	if pos.ToMove() == kalah.North {
 		view = pos.Mirror()
 	}
-	limit := clock.Limit()
+	// KGP clients think until told to stop, so the server decides how long:
+	// a per-move limit less a margin that gets the answer in before the
+	// referee's deadline, or a share of a cumulative budget (never all of
+	// it at once).
+	limit := clock.Budget()
 	if limit <= 0 {
 		limit = c.srv.moveTime()
 	}
-	// Stop a little before the referee's own deadline so the answer is in
-	// time.
-	limit -= min(max(limit/20, time.Millisecond), 50*time.Millisecond)
 
 	r := &request{id: c.id(), yielded: make(chan struct{})}
 	c.mu.Lock()

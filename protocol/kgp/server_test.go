@@ -300,6 +300,16 @@ func TestHandshake(t *testing.T) {
 			t.Error("connection left open after goodbye")
 		}
 	})
+	t.Run("quoted words and ids, as the KWARC Python client sends them", func(t *testing.T) {
+		c := dialRaw(t, addr)
+		c.expect("kgp")
+		c.send("1 set \"info:name\" \"py bot\"\r\n3 set \"info:authors\" \"A,B\"\r\n5 mode \"freeplay\"\r\n")
+		cl := <-joined
+		if cl.Name() != "py bot" || cl.Authors() != "A,B" {
+			t.Errorf("name %q authors %q", cl.Name(), cl.Authors())
+		}
+		c.expect("goodbye")
+	})
 	t.Run("unsupported mode", func(t *testing.T) {
 		c := dialRaw(t, addr)
 		c.expect("kgp")
@@ -493,4 +503,71 @@ func TestIdleClientIsDropped(t *testing.T) {
 		t.Fatal("a silent client was never dropped")
 	}
 	live.conn.Close()
+}
+
+// TestBudgetIsShared checks that a client that never yields, as anytime
+// bots do, is stopped after a share of its budget each move rather than
+// losing it all on the first.
+func TestBudgetIsShared(t *testing.T) {
+	r, _ := kalah.PresetRules("kgp")
+	r.Houses, r.Seeds = 4, 3
+	pr := newPairer(t, r)
+	pr.ref.Budget = 2 * time.Second
+	pr.ref.Grace = 100 * time.Millisecond
+	srv := &kgp.Server{Logger: quiet, Join: pr.join}
+	addr := startServer(t, srv)
+	c := dialRaw(t, addr)
+	c.expect("kgp")
+	c.send("mode freeplay\r\n")
+	waitFor(t, func() bool { pr.mu.Lock(); defer pr.mu.Unlock(); return pr.waiting != nil })
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	b := &kgp.Bot{Name: "good", Player: newPlayer(t, "greedy", r), Rules: r}
+	botErr := make(chan error, 1)
+	go func() { botErr <- b.Play(ctx, conn) }()
+	states := 0
+	for {
+		cmd := c.expectAny()
+		if cmd.Name == "goodbye" {
+			break
+		}
+		if cmd.Name != "state" {
+			continue
+		}
+		states++
+		pos, err := kalah.ParseKGPBoard(cmd.Args[0].Text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.send("@" + itoa(cmd.ID) + " move " + pos.Moves()[0].String() + "\r\n")
+	}
+	out := <-pr.results
+	if out.Game.Termination() != kalah.Normal {
+		t.Fatalf("game ended %v (%v) after %d states", out.Game.Termination(), out.Reason, states)
+	}
+	if states < 2 || out.Remaining[0] <= 0 {
+		t.Errorf("%d states, %v left", states, out.Remaining[0])
+	}
+	if err := <-botErr; err != nil {
+		t.Error(err)
+	}
+}
+
+// expectAny reads the next command.
+func (r *raw) expectAny() kgp.Command {
+	r.t.Helper()
+	r.conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	line, err := r.r.ReadString('\n')
+	if err != nil {
+		r.t.Fatalf("reading: %v", err)
+	}
+	c, err := kgp.Parse(line)
+	if err != nil {
+		r.t.Fatalf("server sent %q: %v", line, err)
+	}
+	return c
 }
