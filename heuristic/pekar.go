@@ -15,7 +15,7 @@ func init() {
 	player.Register(player.Info{
 		Name:    "pekar",
 		Usage:   "pekar",
-		Summary: "Pekař's deterministic hierarchy: a move ending in the store, else the biggest capture, else defend the most threatened house, else the first house from the right",
+		Summary: "Pekař's deterministic rules: a move ending in the store, else a capture, else defend the most threatened house, else the first house from the right",
 		Source:  "Pekař, Andrla and Dolinay 2018, 3.4 (PCplayer)",
 		New: func(s player.Spec, o player.Options) (player.Player, error) {
 			if err := s.Check(0); err != nil {
@@ -27,7 +27,7 @@ func init() {
 	player.Register(player.Info{
 		Name:    "pekar-tree",
 		Usage:   "pekar-tree[:D]",
-		Summary: "Pekař's modified tree search: strictly positive moves first (extra turn, safe capture), else a D-ply search (default 3) scored by F = 10(dS1-dS2) + 1 a repeated move + 5 if the house next to the store is empty",
+		Summary: "Pekař's modified tree search: an extra turn or safe capture first, else D plies (default 3) scored by F = 10(dS1-dS2) + repeats + 5 if the house by the store is empty",
 		Source:  "Pekař, Andrla and Dolinay 2018, 3.4 (modified tree search, equation 1)",
 		New: func(s player.Spec, o player.Options) (player.Player, error) {
 			if err := s.Check(1); err != nil {

@@ -19,18 +19,18 @@ func init() {
 		summary string
 		source  string
 	}{
-		{Minimax, "minimax search by iterative deepening, no pruning",
+		{Minimax, "minimax, no pruning",
 			"the Kalaha search-algorithms thesis, 1.2.3"},
-		{AlphaBeta, "minimax with alpha-beta pruning by iterative deepening",
+		{AlphaBeta, "minimax with alpha-beta pruning",
 			"the Kalaha search-algorithms thesis, 1.2.4 (Figure 3)"},
-		{KBAB, "knowledge-based alpha-beta: does not deepen moves that fall more than max(60-depth,20) behind; plain alpha-beta takes over if it ends early",
+		{KBAB, "knowledge-based alpha-beta: does not deepen moves that fall max(60-depth,20) behind",
 			"the Kalaha search-algorithms thesis, 1.2.5 (Figure 5)"},
 	} {
 		algo := a.algo
 		player.Register(player.Info{
 			Name:    algo.String(),
 			Usage:   algo.String() + "[:simple|knowledge][:depth=N][:time=D]",
-			Summary: a.summary + "; utility simple (4 x store difference) or knowledge (default)",
+			Summary: a.summary + "; simple or knowledge utility; to a depth or by iterative deepening in a time (default 1s)",
 			Source:  a.source,
 			New: func(s player.Spec, o player.Options) (player.Player, error) {
 				return newFromSpec(algo, s)

@@ -39,7 +39,7 @@ func runExperiment(ctx context.Context, e *env, args []string) error {
 		defTime = 0
 	}
 	perMove := fs.Duration("time", defTime, "time a move for the searchers, enforced by the referee")
-	grace := fs.Duration("grace", -1, "slack beyond --time before a move is late (default: as much as --time, for a busy shared machine)")
+	grace := fs.Duration("grace", 500*time.Millisecond, "slack beyond --time before a move is forfeited as late (the operating system of a busy shared machine can hold a process back for a tenth of a second or more)")
 	games := fs.Int("games", 12, "games a pairing (even; with forced openings)")
 	seed := fs.Uint64("seed", 1, "seed")
 	parallel := fs.Int("parallel", 1, "games to play at once (more than the idle cores distorts timed play)")
@@ -62,10 +62,7 @@ func runExperiment(ctx context.Context, e *env, args []string) error {
 		return usagef("the thesis design needs --time")
 	}
 	if *grace < 0 {
-		// The players aim at 85% of --time; on a loaded machine the
-		// operating system can still hold one back for tens of
-		// milliseconds, which is not what the experiment measures.
-		*grace = *perMove
+		return usagef("--grace must not be negative")
 	}
 	x := match.Experiment{Name: design, Games: *games, Time: *perMove, Grace: *grace, Seed: *seed, Parallel: *parallel}
 	var pairs [][2]string
