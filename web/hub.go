@@ -442,6 +442,7 @@ func (s *session) stateLocked() State {
 		Score: [2]int{pos.Store(kalah.South), pos.Store(kalah.North)}, Casual: s.req.Casual,
 		PerMove: s.req.PerMoveMillis, Live: s.running, Tournament: s.req.Tournament,
 		Record: g.String(), Created: s.created, Reason: s.reason,
+		Moves: []PlayedMove{}, Legal: []string{},
 	}
 	if g.Over() {
 		st.Termination = g.Termination().String()

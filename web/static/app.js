@@ -2,6 +2,9 @@
 // URL fragment: #/play, #/game/ID, #/game/ID/join, #/watch, #/analyze,
 // #/tournaments, #/tournament/ID.
 "use strict";
+window.kalahErrors = [];
+window.addEventListener("error", e => window.kalahErrors.push(String(e.message)));
+window.addEventListener("unhandledrejection", e => window.kalahErrors.push(String(e.reason)));
 (function () {
 const API = "/web/api/";
 const $ = (s, el) => (el || document).querySelector(s);
@@ -243,8 +246,9 @@ function viewGame(id) {
   const bPrev = btn("prev", "◀ Back", () => step(-1), "ArrowLeft");
   const bNext = btn("next", "Forward ▶", () => step(1), "ArrowRight");
   const bLive = btn("latest", "Latest", () => { cursor = null; render(); });
+  const controls = h("div", {class: "row", id: "controls"}, bHint, bAuto, bUndo, bResign);
   main.replaceChildren(h("h2", {id: "gametitle", text: "Game"}), share, labels[0], boardBox, labels[1], status, callout,
-    h("div", {class: "row"}, bHint, bAuto, bUndo, bResign),
+    controls,
     h("div", {class: "row"}, bPrev, bNext, bLive, h("label", {}, anim, "Animate sowing"),
       h("a", {href: API + "games/" + id + "/record", id: "download"}, "Download record"),
       h("a", {href: "#/analyze?game=" + id, id: "analyzelink"}, "Analyze this game")),
@@ -285,18 +289,21 @@ function viewGame(id) {
     const live = cursor === null && k === total;
     board.draw(pits, {legal: live ? st.legal : null, toMove: st.to_move, canMove: live && myTurn() && !busy && !animating,
       last: sow ? sow.last : (k > 0 ? lastPit(k) : null), sow: sow ? sow.set : null});
+    if (!window.kalahInteractive && board.el.querySelector("button.pit:not(:disabled)")) window.kalahInteractive = performance.now();
     const top = myBottom === "S" ? "N" : "S";
     labels[0].textContent = `${sideName(st, top, me())} (${top === "S" ? "South" : "North"})`;
     labels[1].textContent = `${sideName(st, myBottom, me())} (${myBottom === "S" ? "South" : "North"})`;
     $("#gametitle").textContent = `${st.seats[0].name} vs ${st.seats[1].name} — ${st.rules_text}`;
     movesEl.textContent = st.move_text || "(no moves yet)";
-    let s;
-    if (cursor !== null || k < total) s = `Move ${k} of ${total}`;
+    let s = status.textContent;
+    if (cursor !== null) s = `Move ${k} of ${total}`;
+    else if (k < total) { /* moves still being shown */ }
     else if (st.over) s = resultText();
     else if (myTurn()) s = "Your move" + (st.per_move_ms ? ` (${st.per_move_ms / 1000} s)` : "");
     else if (!st.live) s = "Stopped";
     else s = `${sideName(st, st.to_move, me())} to move…`;
     if (!animating) status.textContent = s;
+    controls.hidden = !mine;
     const casualMine = st.casual && mine && !st.over;
     bHint.disabled = !casualMine || !myTurn(); bAuto.disabled = bHint.disabled;
     bUndo.disabled = !(st.casual && mine && st.seats[0].human !== st.seats[1].human && total > 0);

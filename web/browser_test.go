@@ -1,0 +1,273 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"kalah"
+)
+
+// chromium returns the browser to drive, or skips the test when there is
+// none (CI installs Debian's chromium package).
+func chromium(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("KALAH_CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Skip("no chromium binary found (install Debian's chromium package or set KALAH_CHROMIUM); skipping the browser tests")
+	return ""
+}
+
+// browserServer serves the page on 127.0.0.1.
+func browserServer(t *testing.T) (*httptest.Server, *Handler) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	h, err := New(ctx, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &httptest.Server{Listener: l, Config: &http.Server{Handler: h}}
+	srv.Start()
+	t.Cleanup(func() {
+		srv.CloseClientConnections()
+		srv.Close()
+		cancel()
+		h.Close()
+	})
+	return srv, h
+}
+
+// browser starts a headless Chromium with a fresh profile.
+func browser(t *testing.T, width, height int) context.Context {
+	t.Helper()
+	exe := chromium(t)
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(exe),
+		chromedp.Flag("headless", true),
+		chromedp.Flag("no-sandbox", true),
+		chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("hide-scrollbars", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(width, height),
+	}
+	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(actx)
+	t.Cleanup(func() {
+		cancel()
+		acancel()
+	})
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(int64(width), int64(height))); err != nil {
+		t.Fatalf("starting chromium: %v", err)
+	}
+	return ctx
+}
+
+// shot saves a screenshot of the page under testdata/screenshots.
+func shot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	dir := filepath.Join("testdata", "screenshots")
+	os.MkdirAll(dir, 0o755)
+	if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func eval[T any](t *testing.T, ctx context.Context, js string) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js))
+	if err != nil {
+		t.Fatalf("evaluate %s: %v", js, err)
+	}
+	return v
+}
+
+// waitJS polls a JavaScript condition until it is true.
+func waitJS(t *testing.T, ctx context.Context, js string) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool]("!!("+js+")"))
+		if err == nil && ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			info, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`JSON.stringify(window.kalahErrors) + "\n" + document.querySelector("main").innerText.slice(0, 600)`))
+			t.Fatalf("waiting for %s: timed out\npage errors and text: %s", js, info)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func open(t *testing.T, ctx context.Context, url string) {
+	t.Helper()
+	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
+		t.Fatalf("navigate: %v", err)
+	}
+	waitJS(t, ctx, "document.body.dataset.ready")
+}
+
+func click(t *testing.T, ctx context.Context, css string) {
+	t.Helper()
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := chromedp.Do(cctx, chromedp.Click(chromedp.CSS(css))); err != nil {
+		t.Fatalf("click %s: %v", css, err)
+	}
+}
+
+// TestBrowserPlayFullGame plays a whole game against a computer player by
+// clicking pits, with sowing animated for the first moves.
+func TestBrowserPlayFullGame(t *testing.T) {
+	srv, _ := browserServer(t)
+	ctx := browser(t, 900, 820)
+	open(t, ctx, srv.URL+"/#/play")
+	// Choose the opponent and start.
+	eval[bool](t, ctx, `(document.querySelector("#opponent").value = "first", true)`)
+	click(t, ctx, "#start")
+	waitJS(t, ctx, `location.hash.startsWith("#/game/")`)
+	waitJS(t, ctx, `document.querySelectorAll("button.pit").length === 12 && document.querySelector("button.pit:not(:disabled)")`)
+	label := eval[string](t, ctx, `document.querySelector('button.pit[data-side="S"][data-house="3"]').getAttribute("aria-label")`)
+	if label != "Your house 3, 4 seeds" {
+		t.Errorf("aria-label %q", label)
+	}
+	// House 3 ends in the store: an extra turn, called out.
+	click(t, ctx, `button.pit[data-side="S"][data-house="3"]`)
+	waitJS(t, ctx, `document.querySelector("#callout").textContent === "Extra turn!"`)
+	if got := eval[string](t, ctx, `document.querySelector("#moves").textContent`); !strings.HasPrefix(got, "1. 3+") {
+		t.Errorf("move list %q", got)
+	}
+	// House 6 next; the computer answers, sown seed by seed.
+	waitJS(t, ctx, `document.querySelector('button.pit[data-side="S"][data-house="6"]:not(:disabled)')`)
+	click(t, ctx, `button.pit[data-side="S"][data-house="6"]`)
+	waitJS(t, ctx, `/^1\. 3\+6 \d/.test(document.querySelector("#moves").textContent) && document.querySelector("button.pit:not(:disabled)")`)
+	if got := eval[string](t, ctx, `document.querySelector("#status").textContent`); got != "Your move" {
+		t.Errorf("status %q", got)
+	}
+	shot(t, ctx, "play-midgame")
+	// Keyboard play: the digit of a legal house sows it.
+	n := eval[int](t, ctx, `document.querySelector("#moves").textContent.length`)
+	k := eval[int](t, ctx, `Math.min(...[...document.querySelectorAll('button.pit[data-side="S"]:not(:disabled)')].map(b => +b.dataset.house))`)
+	if err := chromedp.Do(ctx, chromedp.KeyEvent(fmt.Sprint(k))); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, fmt.Sprintf(`document.querySelector("#moves").textContent.length > %d`, n))
+	if got := eval[string](t, ctx, `document.querySelector("#moves").textContent`); !strings.HasPrefix(got, "1. 3+6 ") {
+		t.Errorf("move list %q", got)
+	}
+	// The rest without animation, always the rightmost legal house.
+	click(t, ctx, "#animate")
+	for i := 0; ; i++ {
+		if i > 200 {
+			t.Fatal("the game does not end")
+		}
+		waitJS(t, ctx, `!document.querySelector("#summary").hidden || document.querySelector("button.pit:not(:disabled)")`)
+		if eval[bool](t, ctx, `!document.querySelector("#summary").hidden`) {
+			break
+		}
+		h := eval[int](t, ctx, `Math.max(...[...document.querySelectorAll('button.pit[data-side="S"]:not(:disabled)')].map(b => +b.dataset.house), 0)`)
+		if h == 0 {
+			continue // the page changed between the two looks
+		}
+		click(t, ctx, fmt.Sprintf(`button.pit[data-side="S"][data-house="%d"]:not(:disabled)`, h))
+	}
+	summary := eval[string](t, ctx, `document.querySelector("#summary").textContent`)
+	if !strings.Contains(summary, "Game over") || !strings.Contains(summary, "Captures") {
+		t.Errorf("summary %q", summary)
+	}
+	stores := eval[[]int](t, ctx, `[...document.querySelectorAll(".store")].map(s => parseInt(s.textContent))`)
+	if len(stores) != 2 || stores[0]+stores[1] != 48 {
+		t.Errorf("stores %v", stores)
+	}
+	shot(t, ctx, "play-end")
+}
+
+// TestBrowserWatchLive opens a computer game from the list of games and
+// sees its moves arrive without reloading.
+func TestBrowserWatchLive(t *testing.T) {
+	srv, h := browserServer(t)
+	ctx := browser(t, 900, 760)
+	c, err := h.opts.Games.Create(context.Background(), NewGame{Rules: kalah.Standard(), South: "greedy", North: "first", DelayMillis: 300, Names: [2]string{"Greedy", "First"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	open(t, ctx, srv.URL+"/#/watch")
+	waitJS(t, ctx, `document.querySelector("#gamelist a")`)
+	eval[bool](t, ctx, `(window.sameDocument = true)`)
+	click(t, ctx, "#gamelist a")
+	waitJS(t, ctx, `location.hash === "#/game/`+c.ID+`" && document.querySelector("#moves").textContent.startsWith("1.")`)
+	before := eval[string](t, ctx, `document.querySelector("#moves").textContent`)
+	waitJS(t, ctx, fmt.Sprintf(`document.querySelector("#moves").textContent.length > %d`, len(before)+4))
+	if !eval[bool](t, ctx, `window.sameDocument === true`) {
+		t.Error("the page reloaded")
+	}
+	label := eval[string](t, ctx, `document.querySelector('button.pit[data-side="S"][data-house="1"]').getAttribute("aria-label")`)
+	if !strings.HasPrefix(label, "South house 1, ") {
+		t.Errorf("spectator label %q", label)
+	}
+	shot(t, ctx, "watch-live")
+}
+
+// TestBrowserAnalysis reads the analysis of an endgame and checks every
+// value against a brute-force solution.
+func TestBrowserAnalysis(t *testing.T) {
+	srv, _ := browserServer(t)
+	ctx := browser(t, 900, 900)
+	const pos = "1,0,2,0,1,1/0,2,0,1,1,0 19-20 S"
+	open(t, ctx, srv.URL+"/#/analyze?position="+strings.ReplaceAll(pos, " ", "%20"))
+	waitJS(t, ctx, `document.querySelector("#movetable")`)
+	var rows []struct {
+		Move  string `json:"move"`
+		Value int    `json:"value"`
+		Exact bool   `json:"exact"`
+	}
+	raw := eval[json.RawMessage](t, ctx, `[...document.querySelectorAll("#movetable tr[data-move]")].map(r => ({move: r.dataset.move, value: parseInt(r.children[1].textContent), exact: r.children[2].textContent === "exact"}))`)
+	if err := json.Unmarshal(raw, &rows); err != nil {
+		t.Fatal(err)
+	}
+	r := kalah.Standard()
+	p, _ := kalah.ParsePosition(pos)
+	if len(rows) != len(p.Moves()) {
+		t.Fatalf("rows %+v", rows)
+	}
+	for _, row := range rows {
+		m, _ := kalah.ParseMove(row.Move)
+		if want := moveValue(&r, p, m); row.Value != want || !row.Exact {
+			t.Errorf("move %s: page says %d (exact %v), brute force %d", row.Move, row.Value, row.Exact, want)
+		}
+	}
+	// The board editor shows the position.
+	if got := eval[string](t, ctx, `document.querySelector("#position").value`); got != pos {
+		t.Errorf("position box %q", got)
+	}
+	shot(t, ctx, "analyze")
+}
