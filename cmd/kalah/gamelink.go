@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"time"
 
 	"kalah/player"
 	"kalah/protocol/gamelink"
@@ -29,6 +30,7 @@ func runGameLink(ctx context.Context, e *env, args []string) error {
 	spec := fs.String("player", "pekar", "our player (see kalah players)")
 	moveTime := fs.Duration("time", 0, "MoveTimeLimit for our player (default 30s)")
 	delay := fs.Duration("delay", 0, "MoveDelay before each of our moves")
+	wait := fs.Duration("wait", 0, "with --connect, keep trying this long for player 1 to listen")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -78,7 +80,18 @@ func runGameLink(ctx context.Context, e *env, args []string) error {
 	} else {
 		peer.Number = 2
 		peer.Names = [2]string{"gamelink peer", *spec}
-		conn, err = gamelink.Dial(ctx, *connect)
+		deadline := time.Now().Add(*wait)
+		for {
+			conn, err = gamelink.Dial(ctx, *connect)
+			if err == nil || time.Now().After(deadline) {
+				break
+			}
+			select {
+			case <-time.After(100 * time.Millisecond):
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
 		if err != nil {
 			return err
 		}
