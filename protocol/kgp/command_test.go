@@ -91,3 +91,19 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func BenchmarkParse(b *testing.B) {
+	line := "17@15 state <8,12,30,0,3,9,1,0,12,4,2,8,0,1,7,3,9,0,5>\r\n"
+	for b.Loop() {
+		if _, err := Parse(line); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkString(b *testing.B) {
+	c := Command{ID: 17, Ref: 15, Name: "state", Args: []Arg{BoardArg([]int{8, 12, 30, 0, 3, 9, 1, 0, 12, 4, 2, 8, 0, 1, 7, 3, 9, 0, 5})}}
+	for b.Loop() {
+		_ = c.String()
+	}
+}

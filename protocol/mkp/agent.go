@@ -477,6 +477,7 @@ type lineLogger struct {
 	buf []byte
 }
 
+// Write logs every complete line and keeps the rest for later.
 func (l *lineLogger) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
