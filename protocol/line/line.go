@@ -413,7 +413,11 @@ func (r *Reader) ReadLine() (string, error) {
 		case errors.Is(err, bufio.ErrBufferFull):
 			continue
 		case errors.Is(err, io.EOF) && len(buf) > 0:
-			return strings.TrimSuffix(string(buf), "\r"), nil
+			s := strings.TrimSuffix(string(buf), "\r")
+			if len(s) > r.max {
+				return "", ErrTooLong
+			}
+			return s, nil
 		default:
 			return "", err
 		}
