@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -99,5 +100,41 @@ func TestServeConfigFile(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "kalah.db")); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestBotCommand puts two built-in players online on a running server.
+func TestBotCommand(t *testing.T) {
+	dir := t.TempDir()
+	port := freePort(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var serveErr syncBuffer
+	served := make(chan int)
+	go func() {
+		served <- run(ctx, []string{"serve", "--data", dir, "--addr", "", "--kgp-addr", "0", "--bot-addr", fmt.Sprintf("127.0.0.1:%d", port)},
+			strings.NewReader(""), io.Discard, &serveErr)
+	}()
+	for !strings.Contains(serveErr.String(), "serving") {
+		time.Sleep(10 * time.Millisecond)
+	}
+	var wg sync.WaitGroup
+	outs := make([]syncBuffer, 2)
+	codes := make([]int, 2)
+	for i, spec := range []string{"greedy", "pekar"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			codes[i] = run(ctx, []string{"bot", "--server", fmt.Sprintf("127.0.0.1:%d", port), "--player", spec, "--token", "t", "--games", "2"},
+				strings.NewReader(""), &outs[i], io.Discard)
+		}()
+	}
+	wg.Wait()
+	cancel()
+	<-served
+	for i, name := range []string{"greedy", "pekar"} {
+		if codes[i] != 0 || !strings.Contains(outs[i].String(), name+": won ") || strings.Count(outs[i].String(), "(normal)") != 2 {
+			t.Errorf("bot %s exit %d:\n%s", name, codes[i], outs[i].String())
+		}
 	}
 }

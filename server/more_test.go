@@ -1,0 +1,145 @@
+package server
+
+import (
+	"context"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"kalah"
+	"kalah/internal/store"
+	"kalah/protocol/line"
+)
+
+// TestSpectatorOverWebSocket follows a server-side game from a browser's
+// transport.
+func TestSpectatorOverWebSocket(t *testing.T) {
+	ts := newTestServer(t, "", Config{Delay: 3 * time.Millisecond})
+	st, err := ts.srv.StartGame(context.Background(), GameRequest{South: "greedy", North: "random"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := dial(t, "ws"+strings.TrimPrefix(ts.http.URL, "http")+"/ws/bot")
+	w.send("watch " + itoa(st.ID))
+	w.expect("watching")
+	moves := 0
+	for {
+		m, err := w.next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Cmd == "moved" {
+			moves++
+		}
+		if m.Cmd == "end" {
+			e, _ := line.ParseEnd(m)
+			if rec := checkStored(t, ts.st, st.ID, &e); len(rec.Moves) != moves {
+				t.Fatalf("spectator saw %d moves, %d stored", moves, len(rec.Moves))
+			}
+			return
+		}
+	}
+}
+
+func itoa(id int64) string { return strconv.FormatInt(id, 10) }
+
+// TestBudgetClock runs a Manchester-style game budget: each go tells the
+// bot what is left, and a bot that overspends loses on time.
+func TestBudgetClock(t *testing.T) {
+	ts := newTestServer(t, "", Config{Budget: 400 * time.Millisecond, Grace: 20 * time.Millisecond})
+	a, b := dial(t, ts.addr), dial(t, ts.addr)
+	a.login("spender", "s")
+	b.login("saver", "s")
+	a.send("queue")
+	a.expect("ok")
+	b.send("queue")
+	bEnd := make(chan line.End, 1)
+	go func() { _, e := b.playGame(); bEnd <- e }()
+	turn, _ := line.ParseTurn(a.expect("go"))
+	if turn.PerMove != 0 || turn.Remaining != 400*time.Millisecond {
+		t.Fatalf("first turn %+v", turn)
+	}
+	time.Sleep(150 * time.Millisecond)
+	a.send(line.MoveMsg(turn.Position.Moves()[len(turn.Position.Moves())-1]).String())
+	for {
+		m := a.expect("go")
+		tn, _ := line.ParseTurn(m)
+		if tn.Remaining >= 400*time.Millisecond-140*time.Millisecond {
+			t.Fatalf("budget not charged: %+v", tn)
+		}
+		break
+	}
+	// Now stall: the rest of the budget runs out.
+	m := a.expect("end")
+	e, _ := line.ParseEnd(m)
+	if e.Termination != kalah.Timeout {
+		t.Fatalf("end %s", m)
+	}
+	if be := <-bEnd; be != e {
+		t.Fatalf("the opponent was told %+v", be)
+	}
+}
+
+// TestIdleClientDropped: a logged-in client that never answers pings is
+// closed after the idle timeout.
+func TestIdleClientDropped(t *testing.T) {
+	ts := newTestServer(t, "", Config{IdleTimeout: 300 * time.Millisecond})
+	c := dial(t, ts.addr)
+	c.login("sleepy", "s")
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		s, err := c.tr.ReadLine(5 * time.Second) // read, never answer
+		if err != nil {
+			return
+		}
+		if strings.HasPrefix(s, "error timeout") {
+			if _, err := c.tr.ReadLine(time.Second); err == nil {
+				t.Fatal("connection open after the idle timeout")
+			}
+			return
+		}
+	}
+	t.Fatal("idle client not dropped")
+}
+
+// TestRestartResumesServerSideGame stops the server in the middle of a
+// game between two server-side players and checks the next server
+// finishes it from where it stood.
+func TestRestartResumesServerSideGame(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "kalah.db")
+	ts := newTestServer(t, path, Config{Delay: 5 * time.Millisecond})
+	st, err := ts.srv.StartGame(context.Background(), GameRequest{South: "greedy", North: "pekar"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		v, err := ts.srv.Game(context.Background(), st.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Plies >= 4 {
+			break
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	ts.stop()
+	s, _ := store.Open(path)
+	before, _ := s.Game(context.Background(), st.ID)
+	s.Close()
+	if before.Status != store.Live || len(before.Record.Moves) < 4 {
+		t.Fatalf("stopped game: %s with %d moves", before.Status, len(before.Record.Moves))
+	}
+	ts2 := newTestServer(t, path, Config{})
+	waitFinished(t, ts2.srv)
+	after := checkStored(t, ts2.st, st.ID, nil)
+	if after.Termination != kalah.Normal {
+		t.Fatalf("resumed game ended %s", after.Termination)
+	}
+	for i, m := range before.Record.Moves {
+		if after.Moves[i] != m {
+			t.Fatalf("move %d changed across the restart: %+v then %+v", i+1, m, after.Moves[i])
+		}
+	}
+}
