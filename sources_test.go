@@ -2,6 +2,7 @@ package kalah
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -256,5 +257,71 @@ func TestPositionText(t *testing.T) {
 	}
 	if err := p.CheckRules(&Rules{Houses: 6, Seeds: 4}); err == nil {
 		t.Errorf("3-house position accepted under 6-house rules")
+	}
+}
+
+// TestThesisThirteen checks the Kalaha thesis's remark that a house of 13
+// counters "allows the current player to place the last counter in a
+// guaranteed empty hole on the player's side and therefore always win at
+// least three counters": 13 seeds go once round the 13 pits a sowing uses,
+// so the last lands in the emptied house and captures itself and the
+// opposite house (which got a seed on the way), and one seed passed the
+// store. It holds for every house and any board.
+func TestThesisThirteen(t *testing.T) {
+	r := mustPreset(t, "thesis")
+	rng := rand.New(rand.NewPCG(13, 13))
+	for trial := range 200 {
+		south, north := make([]int, 6), make([]int, 6)
+		for i := range 6 {
+			south[i], north[i] = rng.IntN(4), rng.IntN(4)
+		}
+		h := 1 + trial%6
+		south[h-1] = 13
+		p, err := NewPosition(south, north, 0, 0, South)
+		if err != nil {
+			t.Fatal(err)
+		}
+		eff := p.Play(&r, h)
+		if eff&Capture == 0 || p.Store(South) < 3 || p.House(South, h) != 0 {
+			t.Fatalf("13 seeds from house %d of %v/%v: %s %v", h, south, north, p, eff)
+		}
+	}
+}
+
+// TestPekarTwoInStore checks Pekař et al.'s remark that "if the emptied hole
+// includes more than 14 counters, two of them land to the store". What
+// holds exactly: skipping the opponent's store a lap is 13 pits, so house h
+// (from the left of six) reaches the store with its (7-h)th seed and again
+// with its (20-h)th: 14 seeds are enough from house 6, 19 are needed from
+// house 1. More than 14 is enough only from houses 5 and 6.
+func TestPekarTwoInStore(t *testing.T) {
+	r := mustPreset(t, "pekar")
+	checked := map[[2]int]bool{}
+	for h := 1; h <= 6; h++ {
+		for seeds := 1; seeds <= 30; seeds++ {
+			south := []int{0, 0, 0, 0, 0, 0}
+			south[h-1] = seeds
+			p, err := NewPosition(south, []int{1, 1, 1, 1, 1, 1}, 0, 0, South)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if eff := p.Play(&r, h); eff&(Capture|End) != 0 {
+				continue // a capture or the end adds to the store besides the sowing
+			}
+			sown := 0
+			if seeds >= 7-h {
+				sown = 1 + (seeds-(7-h))/13
+			}
+			if p.Store(South) != sown {
+				t.Errorf("house %d, %d seeds: %d in the store, want %d", h, seeds, p.Store(South), sown)
+			}
+			checked[[2]int{h, seeds}] = true
+		}
+	}
+	// The first sowings to put two seeds in the store, and the last to put one.
+	for _, c := range [][2]int{{6, 14}, {5, 15}, {1, 19}, {2, 17}, {2, 18}} {
+		if !checked[c] {
+			t.Errorf("house %d with %d seeds was not checked", c[0], c[1])
+		}
 	}
 }
