@@ -30,7 +30,8 @@ type Client struct {
 	Games int
 	// OnMsg, if set, sees every message from the server (to draw a board).
 	OnMsg func(m line.Msg)
-	// OnEnd, if set, is called after each game.
+	// OnEnd, if set, is called after each game; st.Side is the side the
+	// client played last (they differ from the start after a pie swap).
 	OnEnd func(st line.Start, e line.End)
 	Log   *slog.Logger
 }
@@ -123,6 +124,7 @@ func (c *Client) Run(ctx context.Context) error {
 			if err != nil {
 				return fmt.Errorf("%w: %v", player.ErrProtocol, err)
 			}
+			st.Side = turn.Position.ToMove()
 			if g, err = kalah.NewGameFrom(st.Rules, turn.Position); err != nil {
 				return fmt.Errorf("%w: %v", player.ErrProtocol, err)
 			}
