@@ -125,7 +125,12 @@ func (s *Server) runGame(lg *liveGame, g *kalah.Game, players [2]player.Player) 
 		case ctx.Err() != nil:
 			s.log.Info("game stopped unfinished", "game", lg.id, "moves", g.Len())
 		default:
+			// The store failed: the game stays live in it, to be resumed by
+			// the next server; tell the players.
 			s.log.Error("game stopped", "game", lg.id, "err", err)
+			lg.mu.Lock()
+			lg.broadcastLocked([]line.Msg{line.Errorf(line.CodeShutdown, "game %d stopped: %v", lg.id, err)})
+			lg.mu.Unlock()
 		}
 		s.dropSeats(lg)
 		lg.mu.Lock()

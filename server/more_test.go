@@ -143,3 +143,42 @@ func TestRestartResumesServerSideGame(t *testing.T) {
 		}
 	}
 }
+
+// TestChallenge: a bot challenges another by name, which declines once and
+// then accepts; the challenger plays South under the rules it asked for.
+func TestChallenge(t *testing.T) {
+	ts := newTestServer(t, "", Config{})
+	a, b := dial(t, ts.addr), dial(t, ts.addr)
+	a.login("chal", "a")
+	b.login("lenger", "b")
+	a.send("challenge nobody")
+	if m := a.expect("error"); m.Arg(0) != line.CodeNotFound {
+		t.Fatalf("challenging nobody: %s", m)
+	}
+	a.send("challenge lenger gamelink")
+	id := a.expect("ok").Arg(1)
+	m := b.expect("challenged")
+	if m.Arg(0) != id || m.Arg(1) != "chal" || m.Arg(2) != "gamelink" {
+		t.Fatalf("challenged %s", m)
+	}
+	b.send("decline " + id)
+	b.expect("ok")
+	if m := a.expect("declined"); m.Arg(0) != id {
+		t.Fatalf("declined %s", m)
+	}
+	a.send("challenge lenger gamelink")
+	id = a.expect("ok").Arg(1)
+	b.expect("challenged")
+	a.send("accept " + id) // not a's to accept
+	if m := a.expect("error"); m.Arg(0) != line.CodeNotFound {
+		t.Fatalf("accepting one's own challenge: %s", m)
+	}
+	b.send("accept " + id)
+	done := make(chan line.Start, 1)
+	go func() { st, _ := b.playGame(); done <- st }()
+	st, e := a.playGame()
+	bst := <-done
+	if st.Side != kalah.South || bst.Side != kalah.North || st.Rules.Name != "gamelink" || e.Termination != kalah.Normal {
+		t.Fatalf("starts %+v %+v, end %+v", st, bst, e)
+	}
+}
