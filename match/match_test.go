@@ -175,7 +175,7 @@ func playMatch(t *testing.T, a, b, rules string, games int, perMove time.Duratio
 		t.Fatal(err)
 	}
 	cfg := Config{A: a, B: b, Rules: r, Games: games, Seed: 1, Openings: true,
-		Referee: referee.Referee{PerMove: perMove, Grace: perMove}}
+		Referee: referee.Referee{PerMove: perMove, Grace: 500 * time.Millisecond}}
 	sum, err := Run(context.Background(), cfg, nil)
 	if err != nil {
 		t.Fatal(err)
