@@ -94,7 +94,9 @@ type Player struct {
 	last player.Report
 }
 
-// Move searches the game's position.
+// Move searches the game's position. Its report's Score is in utility
+// units (four a seed), or, when the search reached the end of the game in
+// every line, the exact final store difference with Exact set.
 func (sp *Player) Move(ctx context.Context, g *kalah.Game, c player.Clock) (kalah.Move, error) {
 	start := time.Now()
 	budget := c.Budget()
@@ -114,6 +116,11 @@ func (sp *Player) Move(ctx context.Context, g *kalah.Game, c player.Clock) (kala
 	}
 	sp.last = player.Report{Nodes: res.Nodes, Depth: res.Depth, Score: res.Score,
 		PV: []kalah.Move{res.Move}, Time: time.Since(start)}
+	if res.Resolved {
+		// The search saw every line to the end of the game, where both
+		// utilities are four times the final store difference.
+		sp.last.Score, sp.last.Exact = res.Score/StoreWeight, true
+	}
 	return res.Move, nil
 }
 

@@ -126,6 +126,15 @@ func TestSearchTactics(t *testing.T) {
 	if !res.Resolved || res.Depth > 10 {
 		t.Errorf("endgame: resolved %v at depth %d", res.Resolved, res.Depth)
 	}
+	// The player reports the proven result in seeds.
+	g, _ := kalah.NewGameFrom(r, end)
+	pl := &Player{Algorithm: AlphaBeta, Utility: Knowledge, Time: time.Second}
+	if _, err := pl.Move(context.Background(), g, player.Clock{}); err != nil {
+		t.Fatal(err)
+	}
+	if rep := pl.LastReport(); !rep.Exact || rep.Score*StoreWeight != res.Score {
+		t.Errorf("endgame report %+v, search score %d", rep, res.Score)
+	}
 }
 
 // KBAB does not deepen a move that loses too much, so it searches fewer
