@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -23,14 +24,24 @@ func newServer(t *testing.T) (*httptest.Server, *Handler) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(h)
+	srv := newTestServerFor(t, h)
 	t.Cleanup(func() {
-		srv.Close()
 		cancel()
 		h.Close()
 	})
 	return srv, h
 }
+
+func newTestServerFor(t *testing.T, h http.Handler) *httptest.Server {
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() {
+		srv.CloseClientConnections()
+		srv.Close()
+	})
+	return srv
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 // call does a request and decodes a JSON answer into out (if not nil),
 // returning the status code.

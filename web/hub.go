@@ -431,17 +431,22 @@ func pits(p kalah.Position) []int {
 }
 
 func (s *session) stateLocked() State {
-	g := s.view
+	st := gameState(s.view, s.millis)
+	st.ID, st.Version, st.Seats, st.Casual, st.PerMove = s.id, s.version, s.seats, s.req.Casual, s.req.PerMoveMillis
+	st.Live, st.Tournament, st.Created, st.Reason = s.running, s.req.Tournament, s.created, s.reason
+	return st
+}
+
+// gameState describes g for the page; millis holds each move's time.
+func gameState(g *kalah.Game, millis []int64) State {
 	r := g.Rules()
 	pos, start := g.Position(), g.Start()
 	st := State{
-		ID: s.id, Version: s.version, Rules: r, RulesText: r.String(), Seats: s.seats,
-		Start: pits(g.Start()), StartText: g.Start().String(), StartToMove: start.ToMove(),
+		Rules: r, RulesText: r.String(),
+		Start: pits(start), StartText: start.String(), StartToMove: start.ToMove(),
 		MoveText: g.MoveText(), Position: pos.String(), Pits: pits(pos), ToMove: pos.ToMove(),
 		ToMoveSeat: g.Seat(pos.ToMove()), Swapped: g.Swapped(), Over: g.Over(), Result: g.Result(),
-		Score: [2]int{pos.Store(kalah.South), pos.Store(kalah.North)}, Casual: s.req.Casual,
-		PerMove: s.req.PerMoveMillis, Live: s.running, Tournament: s.req.Tournament,
-		Record: g.String(), Created: s.created, Reason: s.reason,
+		Score: [2]int{pos.Store(kalah.South), pos.Store(kalah.North)}, Record: g.String(),
 		Moves: []PlayedMove{}, Legal: []string{},
 	}
 	if g.Over() {
@@ -453,8 +458,8 @@ func (s *session) stateLocked() State {
 	for i, m := range g.Moves() {
 		pm := PlayedMove{Side: m.Side, Move: m.Move.String(), Extra: m.Effect&kalah.Extra != 0,
 			Capture: m.Effect&kalah.Capture != 0, End: m.Effect&kalah.End != 0, Pits: pits(g.PositionAt(i + 1))}
-		if i < len(s.millis) {
-			pm.Millis = s.millis[i]
+		if i < len(millis) {
+			pm.Millis = millis[i]
 		}
 		st.Moves = append(st.Moves, pm)
 	}

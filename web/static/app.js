@@ -352,8 +352,8 @@ function viewGame(id) {
     summary.hidden = false;
   }
 
-  async function animateTo(total) {
-    while (shown < total) {
+  async function animateTo() {
+    while (shown < st.moves.length) {
       const k = shown + 1;
       const m = st.moves[k - 1];
       if (settings.animate && m.move !== "swap" && cursor === null) {
@@ -371,6 +371,7 @@ function viewGame(id) {
           await sleep(delay);
         }
       }
+      if (k > st.moves.length) break; // moves were taken back meanwhile
       shown = k;
       const msg = describeMove(st, m, me());
       callout.textContent = m.capture ? "Capture!" : (m.extra && !m.end ? "Extra turn!" : "");
@@ -384,8 +385,10 @@ function viewGame(id) {
   function update(ns) {
     const first = st === null;
     const prev = st;
+    // The answer to a move and the event stream race: keep the newest.
+    if (prev && ns.version <= prev.version) return;
     st = ns;
-    if (first || (prev && prev.moves.length > ns.moves.length) || (prev && prev.version > ns.version)) {
+    if (first || prev.moves.length > ns.moves.length) {
       // A new view, or moves were taken back: show the position as it stands.
       if (first) setup();
       shown = ns.moves.length;
@@ -394,7 +397,7 @@ function viewGame(id) {
     }
     if (mine && prev && prev.swapped !== ns.swapped) setup();
     if (shown > ns.moves.length) shown = ns.moves.length;
-    queue = queue.then(() => animateTo(ns.moves.length)).then(() => render());
+    queue = queue.then(() => animateTo()).catch(ex => { window.kalahErrors.push(String(ex)); animating = false; }).then(() => render());
   }
 
   async function act(what, body) {
