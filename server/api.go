@@ -333,6 +333,8 @@ func writeErr(w http.ResponseWriter, err error) {
 		code = http.StatusForbidden
 	case errors.Is(err, ErrNotYourTurn):
 		code = http.StatusConflict
+	case errors.Is(err, ErrBusy):
+		code = http.StatusServiceUnavailable
 	}
 	writeJSON(w, code, map[string]string{"error": err.Error()})
 }

@@ -498,6 +498,7 @@ func (c *conn) answerChallenge(name string, m line.Msg) {
 	}
 	if _, err := s.start(ch.rules, es); err != nil {
 		c.sendMsg(line.Errorf(codeFor(err), "%v", err))
+		ch.from.sendMsg(line.Errorf(codeFor(err), "%v", err))
 	}
 }
 

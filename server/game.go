@@ -541,6 +541,15 @@ func (s *Server) enqueue(e *entrant) error {
 			}
 			// The one who waited plays first.
 			_, err := s.start(r, [2]*entrant{q, e})
+			if err != nil && q.conn != nil {
+				// The caller hears of it; tell the one who waited too.
+				q.conn.mu.Lock()
+				if q.conn.queued == q {
+					q.conn.queued = nil
+				}
+				q.conn.mu.Unlock()
+				q.conn.sendMsg(line.Errorf(codeFor(err), "%v", err))
+			}
 			return err
 		}
 	}
@@ -565,6 +574,16 @@ func (s *Server) dequeue(e *entrant) bool {
 // start creates and runs a game between two entrants, the first as South
 // under the rules' first-mover convention (seat 0).
 func (s *Server) start(r kalah.Rules, es [2]*entrant) (int64, error) {
+	s.mu.Lock()
+	full := len(s.live) >= s.cfg.MaxGames
+	s.mu.Unlock()
+	if full {
+		err := fmt.Errorf("%w: %d games are being played, the most this server allows", ErrBusy, s.cfg.MaxGames)
+		for _, e := range es {
+			e.fail(err)
+		}
+		return 0, err
+	}
 	g, err := kalah.NewGame(r)
 	if err != nil {
 		for _, e := range es {

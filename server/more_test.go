@@ -182,3 +182,27 @@ func TestChallenge(t *testing.T) {
 		t.Fatalf("starts %+v %+v, end %+v", st, bst, e)
 	}
 }
+
+// TestMaxGames refuses a game beyond the limit, telling both bots.
+func TestMaxGames(t *testing.T) {
+	ts := newTestServer(t, "", Config{MaxGames: 1, Delay: time.Second})
+	if _, err := ts.srv.StartGame(context.Background(), GameRequest{South: "greedy", North: "greedy"}); err != nil {
+		t.Fatal(err)
+	}
+	a, b := dial(t, ts.addr), dial(t, ts.addr)
+	a.login("one", "a")
+	b.login("two", "b")
+	a.send("queue")
+	a.expect("ok")
+	b.send("queue")
+	for _, c := range []*client{a, b} {
+		if m := c.expect("error"); m.Arg(0) != line.CodeBusy {
+			t.Fatalf("over the limit: %s", m)
+		}
+	}
+	// Refused entries leave the queue, so the bots may queue again.
+	a.send("leave")
+	if m := a.expect("error"); m.Arg(0) != line.CodeState {
+		t.Fatalf("leave after refusal: %s", m)
+	}
+}

@@ -50,6 +50,9 @@ type Config struct {
 	WriteTimeout time.Duration
 	// MaxConns limits simultaneous connections (default 10000).
 	MaxConns int
+	// MaxGames limits games played at once (default 10000); beyond it
+	// queue pairings, challenges and StartGame are refused as busy.
+	MaxGames int
 	// LoginRate and LoginBurst are the token bucket for login attempts
 	// from one IP address (default 2 a second, burst 20).
 	LoginRate  float64
@@ -95,6 +98,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.MaxConns == 0 {
 		c.MaxConns = 10000
+	}
+	if c.MaxGames == 0 {
+		c.MaxGames = 10000
 	}
 	if c.LoginRate == 0 {
 		c.LoginRate = 2

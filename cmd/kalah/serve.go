@@ -39,7 +39,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 			"time = \"5s\", allow-exec = true); flags on the command line win.")
 	rf := addRulesFlags(fs)
 	config := fs.String("config", "", "TOML file with the flags' values")
-	data := fs.String("data", store.DefaultDir(), "data directory for the SQLite database (kalah.db)")
+	data := fs.String("data", store.DefaultDir(), "data directory for the SQLite database kalah.db (default ./kalah-data if it exists, else $XDG_DATA_HOME/kalah or ~/.local/share/kalah)")
 	addr := fs.String("addr", ":8080", "HTTP address: web page, /api/, /ws/bot, /kgp (empty: none)")
 	botAddr := fs.String("bot-addr", ":2670", "TCP address for bots speaking kalah's line protocol (empty or 0: none)")
 	kgpAddr := fs.String("kgp-addr", fmt.Sprintf(":%d", kgp.DefaultPort), "TCP address for KGP bots (empty or 0: none)")
@@ -50,6 +50,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	grace := fs.Duration("grace", 200*time.Millisecond, "latency allowed beyond a limit")
 	reconnect := fs.Duration("reconnect", time.Minute, "how long a bot may be away mid-game when there is no clock")
 	maxConns := fs.Int("max-conns", 10000, "most simultaneous bot connections")
+	maxGames := fs.Int("max-games", 10000, "most games played at once")
 	maxLine := fs.Int("max-line", 4096, "longest line a client may send, in bytes")
 	handshake := fs.Duration("handshake-timeout", 10*time.Second, "time a new connection has to log in")
 	idle := fs.Duration("idle-timeout", 2*time.Minute, "a connection silent this long is closed")
@@ -84,7 +85,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	cfg := server.Config{
 		Store: st, Rules: r, PerMove: *perMove, Budget: *budget, Increment: *increment, Delay: *delay,
 		NoClock: *perMove == 0 && *budget == 0, Grace: *grace, Reconnect: *reconnect,
-		MaxLine: *maxLine, HandshakeTimeout: *handshake, IdleTimeout: *idle, MaxConns: *maxConns,
+		MaxGames: *maxGames, MaxLine: *maxLine, HandshakeTimeout: *handshake, IdleTimeout: *idle, MaxConns: *maxConns,
 		LoginRate: *loginRate, LoginBurst: *loginBurst, AllowExec: *allowExec, AsyncMoves: *asyncMoves, Log: e.log,
 	}
 	srv, err := server.New(cfg)
