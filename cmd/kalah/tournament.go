@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -314,6 +315,7 @@ type distFlags struct {
 	token       string
 	workersOnly bool
 	ackWait     time.Duration
+	external    string
 }
 
 func addDistFlags(fs *flag.FlagSet) *distFlags {
@@ -324,6 +326,7 @@ func addDistFlags(fs *flag.FlagSet) *distFlags {
 	fs.StringVar(&d.token, "nats-token", os.Getenv("KALAH_NATS_TOKEN"), "token remote workers must give (default $KALAH_NATS_TOKEN)")
 	fs.BoolVar(&d.workersOnly, "workers-only", false, "play no game here: leave them all to remote workers (needs --listen-nats)")
 	fs.DurationVar(&d.ackWait, "ack-wait", dist.DefaultAckWait, "replay a game elsewhere when its worker gives no sign of life for this long")
+	fs.StringVar(&d.external, "nats", "", "use this NATS server (with JetStream) instead of the embedded one, nats://host:port")
 	return d
 }
 
@@ -333,6 +336,9 @@ func (d *distFlags) executor(ctx context.Context, e *env) (tournament.Executor, 
 			return nil, nil, usagef("--no-nats cannot take remote workers")
 		}
 		return tournament.Local{Workers: d.jobs}, func() {}, nil
+	}
+	if d.external != "" {
+		return d.externalExecutor(ctx, e)
 	}
 	if d.workersOnly && d.listen == "" {
 		return nil, nil, usagef("--workers-only needs --listen-nats for the workers to join")
@@ -349,4 +355,41 @@ func (d *distFlags) executor(ctx context.Context, e *env) (tournament.Executor, 
 		e.log.Info("workers may join", "command", "kalah worker --join "+u)
 	}
 	return emb.Executor, emb.Close, nil
+}
+
+// externalExecutor uses a NATS server run by someone else: the coordinator
+// and, unless --workers-only, this machine's workers join it.
+func (d *distFlags) externalExecutor(ctx context.Context, e *env) (tournament.Executor, func(), error) {
+	if d.listen != "" {
+		return nil, nil, usagef("--nats and --listen-nats exclude each other")
+	}
+	nc, err := dist.Join(d.external, d.token, "kalah coordinator")
+	if err != nil {
+		return nil, nil, err
+	}
+	exec := &dist.Executor{Conn: nc, AckWait: d.ackWait, Log: e.log}
+	if d.workersOnly {
+		return exec, nc.Close, nil
+	}
+	wc, err := dist.Join(d.external, d.token, tournament.WorkerName())
+	if err != nil {
+		nc.Close()
+		return nil, nil, err
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		slots := d.jobs
+		if slots <= 0 {
+			slots = runtime.GOMAXPROCS(0)
+		}
+		(&dist.Worker{Conn: wc, Slots: slots}).Run(wctx)
+	}()
+	return exec, func() {
+		cancel()
+		<-done
+		wc.Close()
+		nc.Close()
+	}, nil
 }

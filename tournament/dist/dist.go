@@ -3,12 +3,13 @@
 //
 // The coordinator (the process running the tournament, the only one that
 // writes its database) publishes each game still to be played as a job on
-// the work-queue stream KALAH_JOBS, subject kalah.jobs.<tournament>.
+// the work-queue stream KALAH_JOBS, subject kalah.jobs.<run> (a fresh id
+// for every run, so coordinators can share a server).
 // Workers, in the same process or on other machines ("kalah worker --join
 // nats://host:4222"), pull jobs from the shared durable consumer "workers"
 // one at a time a slot, play them through the referee while telling the
 // server every AckWait/3 that they are still at it, publish the result on
-// KALAH_RESULTS (kalah.results.<tournament>) and only then acknowledge the
+// KALAH_RESULTS (kalah.results.<run>, named in the job) and only then acknowledge the
 // job. A worker that dies mid-game stops acknowledging; after AckWait the
 // server hands the job to another worker. The coordinator stores each
 // result in one transaction keyed by the scheduled game, ignoring any game
@@ -27,12 +28,14 @@ import (
 	"log/slog"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nuid"
 
 	"kalah/tournament"
 )
@@ -185,7 +188,9 @@ func Join(url, token, name string) (*nats.Conn, error) {
 func setup(ctx context.Context, js jetstream.JetStream, ackWait time.Duration) (jetstream.Consumer, error) {
 	for _, sc := range []jetstream.StreamConfig{
 		{Name: JobsStream, Subjects: []string{jobsSubject + ">"}, Retention: jetstream.WorkQueuePolicy, Storage: jetstream.MemoryStorage},
-		{Name: ResultsStream, Subjects: []string{resultsSubject + ">"}, Retention: jetstream.WorkQueuePolicy, Storage: jetstream.MemoryStorage},
+		// Results nobody collects (their coordinator died) expire; the
+		// games are played again when the tournament resumes.
+		{Name: ResultsStream, Subjects: []string{resultsSubject + ">"}, Retention: jetstream.WorkQueuePolicy, Storage: jetstream.MemoryStorage, MaxAge: time.Hour},
 	} {
 		if _, err := js.CreateOrUpdateStream(ctx, sc); err != nil {
 			return nil, fmt.Errorf("nats stream %s: %w", sc.Name, err)
@@ -240,20 +245,15 @@ func (e *Executor) Execute(ctx context.Context, jobs []tournament.Job, commit fu
 	if _, err := setup(ctx, js, ackWait); err != nil {
 		return err
 	}
-	tid := jobs[0].Tournament
-	subj := jobsSubject + strconv.FormatInt(tid, 10)
-	jobsStream, err := js.Stream(ctx, JobsStream)
-	if err != nil {
-		return err
-	}
-	// Jobs left from an earlier run of this tournament would be played
-	// twice; the database says what is still to do.
-	if err := jobsStream.Purge(ctx, jetstream.WithPurgeSubject(subj)); err != nil {
-		return fmt.Errorf("purge old jobs: %w", err)
-	}
+	// Every call gets subjects of its own, so coordinators sharing a NATS
+	// server (even ones whose databases number tournaments alike) never
+	// see each other's jobs or results.
+	run := nuid.Next()
+	subj := jobsSubject + run
+	reply := resultsSubject + run
 	results, err := js.CreateOrUpdateConsumer(ctx, ResultsStream, jetstream.ConsumerConfig{
-		Durable:       "results-" + strconv.FormatInt(tid, 10),
-		FilterSubject: resultsSubject + strconv.FormatInt(tid, 10),
+		Durable:       "results-" + run,
+		FilterSubject: reply,
 		AckPolicy:     jetstream.AckExplicitPolicy,
 		AckWait:       time.Minute,
 		MaxDeliver:    -1,
@@ -261,10 +261,22 @@ func (e *Executor) Execute(ctx context.Context, jobs []tournament.Job, commit fu
 	if err != nil {
 		return fmt.Errorf("nats results consumer: %w", err)
 	}
+	defer func() {
+		// Duplicates still queued or in flight are no longer wanted.
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		js.DeleteConsumer(cctx, ResultsStream, "results-"+run)
+		if s, err := js.Stream(cctx, JobsStream); err == nil {
+			s.Purge(cctx, jetstream.WithPurgeSubject(subj))
+		}
+		if s, err := js.Stream(cctx, ResultsStream); err == nil {
+			s.Purge(cctx, jetstream.WithPurgeSubject(reply))
+		}
+	}()
 	want := make(map[int64]bool, len(jobs))
 	for _, j := range jobs {
 		want[j.Game.ID] = true
-		data, err := json.Marshal(j)
+		data, err := json.Marshal(jobMsg{Job: j, Reply: reply})
 		if err != nil {
 			return err
 		}
@@ -321,6 +333,12 @@ func (e *Executor) Execute(ctx context.Context, jobs []tournament.Job, commit fu
 		}
 	}
 	return nil
+}
+
+// jobMsg is a job on the wire with the subject its result goes to.
+type jobMsg struct {
+	tournament.Job
+	Reply string `json:"reply"`
 }
 
 // Worker pulls jobs and plays them.
@@ -399,12 +417,13 @@ func (w *Worker) slot(ctx context.Context, js jetstream.JetStream, name string, 
 }
 
 func (w *Worker) play(ctx context.Context, js jetstream.JetStream, cons jetstream.Consumer, msg jetstream.Msg, name string, log *slog.Logger) {
-	var job tournament.Job
-	if err := json.Unmarshal(msg.Data(), &job); err != nil {
-		log.Warn("malformed job dropped", "err", err)
+	var jm jobMsg
+	if err := json.Unmarshal(msg.Data(), &jm); err != nil || !strings.HasPrefix(jm.Reply, resultsSubject) {
+		log.Warn("malformed job dropped", "err", err, "reply", jm.Reply)
 		msg.Term()
 		return
 	}
+	job := jm.Job
 	ackWait := DefaultAckWait
 	if info := cons.CachedInfo(); info != nil && info.Config.AckWait > 0 {
 		ackWait = info.Config.AckWait
@@ -448,7 +467,7 @@ func (w *Worker) play(ctx context.Context, js jetstream.JetStream, cons jetstrea
 	}
 	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
-	if _, err := js.Publish(pctx, resultsSubject+strconv.FormatInt(job.Tournament, 10), data); err != nil {
+	if _, err := js.Publish(pctx, jm.Reply, data); err != nil {
 		log.Warn("publish result", "game", job.Game.ID, "err", err)
 		msg.Nak()
 		return
