@@ -151,7 +151,7 @@ func (p *Process) start(g *kalah.Game, side kalah.Side) error {
 	p.side = side
 	p.seen = g.Len()
 	return errors.Join(p.send(line.Greeting()),
-		p.send(line.Start{Game: "-", Side: side, Opponent: "-", Rules: g.Rules()}.Msg()),
+		p.send(line.Start{Game: "-", Side: side, Opponent: g.Player(side.Other()), Rules: g.Rules()}.Msg()),
 		p.send(line.State(g.Position())))
 }
 
