@@ -127,6 +127,12 @@ func (s *script) read() string {
 
 // againstScript runs our peer as player 2 against a scripted player 1.
 func againstScript(t *testing.T, act func(s *script)) (*kalah.Game, error) {
+	return againstScriptWait(t, 5*time.Second, act)
+}
+
+// againstScriptWait is againstScript with the time our peer waits for the
+// script's moves.
+func againstScriptWait(t *testing.T, wait time.Duration, act func(s *script)) (*kalah.Game, error) {
 	t.Helper()
 	r := rules(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -147,7 +153,7 @@ func againstScript(t *testing.T, act func(s *script)) (*kalah.Game, error) {
 			done <- out{err: err}
 			return
 		}
-		p := &gamelink.Peer{Player: newPlayer(t, "greedy", r), Number: 2, Rules: r, PeerTime: 500 * time.Millisecond}
+		p := &gamelink.Peer{Player: newPlayer(t, "greedy", r), Number: 2, Rules: r, PeerTime: wait}
 		g, err := p.Play(ctx, c)
 		done <- out{g, err}
 	}()
@@ -255,7 +261,7 @@ func TestHandshakeMismatch(t *testing.T) {
 }
 
 func TestSilentPeerLosesOnTime(t *testing.T) {
-	g, err := againstScript(t, func(s *script) {
+	g, err := againstScriptWait(t, 300*time.Millisecond, func(s *script) {
 		s.send("3:7:2")
 		s.read()
 		time.Sleep(time.Second)

@@ -333,7 +333,9 @@ func TestHandshake(t *testing.T) {
 		}
 	})
 	t.Run("garbage", func(t *testing.T) {
-		c := dialRaw(t, addr)
+		// A server of its own, so that the short handshake timeout above
+		// cannot end the connection while the garbage is still arriving.
+		c := dialRaw(t, startServer(t, &kgp.Server{Logger: quiet}))
 		c.expect("kgp")
 		c.send("\x00\xff\xfe garbage\r\n")
 		c.expect("error")
@@ -387,7 +389,7 @@ func TestHostileInGame(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			pr := newPairer(t, r)
-			srv := &kgp.Server{Logger: quiet, Join: pr.join, MoveTime: 300 * time.Millisecond}
+			srv := &kgp.Server{Logger: quiet, Join: pr.join, MoveTime: time.Second}
 			addr := startServer(t, srv)
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
@@ -466,7 +468,7 @@ var quiet = slog.New(slog.DiscardHandler)
 
 func TestIdleClientIsDropped(t *testing.T) {
 	joined := make(chan *kgp.Client, 2)
-	srv := &kgp.Server{Logger: quiet, IdleTimeout: 300 * time.Millisecond, PingInterval: 50 * time.Millisecond,
+	srv := &kgp.Server{Logger: quiet, IdleTimeout: 500 * time.Millisecond, PingInterval: 50 * time.Millisecond,
 		Join: func(ctx context.Context, c *kgp.Client) {
 			joined <- c
 			<-c.Done()
@@ -512,7 +514,7 @@ func TestBudgetIsShared(t *testing.T) {
 	r, _ := kalah.PresetRules("kgp")
 	r.Houses, r.Seeds = 4, 3
 	pr := newPairer(t, r)
-	pr.ref.Budget = 2 * time.Second
+	pr.ref.Budget = 4 * time.Second
 	pr.ref.Grace = 100 * time.Millisecond
 	srv := &kgp.Server{Logger: quiet, Join: pr.join}
 	addr := startServer(t, srv)
