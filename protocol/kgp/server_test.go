@@ -430,7 +430,7 @@ func TestOpponentIsToldOfTheForfeit(t *testing.T) {
 	r, _ := kalah.PresetRules("kgp")
 	r.Houses, r.Seeds = 4, 3
 	pr := newPairer(t, r)
-	srv := &kgp.Server{Logger: quiet, Join: pr.join, MoveTime: 300 * time.Millisecond}
+	srv := &kgp.Server{Logger: quiet, Join: pr.join, MoveTime: 2 * time.Second}
 	addr := startServer(t, srv)
 	a := dialRaw(t, addr)
 	a.expect("kgp")
