@@ -91,6 +91,12 @@ func browser(t *testing.T, width, height int) context.Context {
 // shot saves a screenshot of the page under testdata/screenshots.
 func shot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
+	text := eval[string](t, ctx, `document.querySelector("main").innerText`)
+	for _, bad := range []string{"undefined", "null", "NaN", "[object"} {
+		if strings.Contains(text, bad) {
+			t.Errorf("%s: the page shows %q: %s", name, bad, text)
+		}
+	}
 	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		t.Fatalf("screenshot: %v", err)
@@ -269,5 +275,94 @@ func TestBrowserAnalysis(t *testing.T) {
 	if got := eval[string](t, ctx, `document.querySelector("#position").value`); got != pos {
 		t.Errorf("position box %q", got)
 	}
+	// A whole game: the graph of values, stepped through.
+	eval[bool](t, ctx, `(document.querySelector("#gamemoves").value = "1. 3+6 1 2. 1 2", true)`)
+	click(t, ctx, "#gamebtn")
+	waitJS(t, ctx, `document.querySelector("svg.graph") && document.querySelectorAll("svg.graph circle").length === 6`)
+	click(t, ctx, "#gnext")
+	waitJS(t, ctx, `document.querySelector("#plyinfo").textContent.startsWith("Position 1 of 5: South to move")`)
+	if info := eval[string](t, ctx, `document.querySelector("#plyinfo").textContent`); !strings.Contains(info, "played 6") {
+		t.Errorf("ply info %q", info)
+	}
 	shot(t, ctx, "analyze")
+}
+
+// TestBrowserTwoPeopleByLink: one person starts a game against "another
+// person", the other opens the link in a browser of their own, and each
+// sees the other's move.
+func TestBrowserTwoPeopleByLink(t *testing.T) {
+	srv, _ := browserServer(t)
+	alice := browser(t, 900, 760)
+	open(t, alice, srv.URL+"/#/play")
+	eval[bool](t, alice, `(document.querySelector("#opponent").value = "human", document.querySelector("#name").value = "Alice", true)`)
+	click(t, alice, "#start")
+	waitJS(t, alice, `document.querySelector("#joinlink")`)
+	link := eval[string](t, alice, `document.querySelector("#joinlink").href`)
+	if !strings.HasSuffix(link, "/join") {
+		t.Fatalf("link %q", link)
+	}
+	// Bob has a browser profile of his own (no shared storage).
+	bob, cancel := chromedp.NewContext(alice, chromedp.WithNewBrowserContext())
+	defer cancel()
+	open(t, bob, link)
+	waitJS(t, bob, `location.hash.match(/^#\/game\/[0-9a-f]+$/) && document.querySelectorAll("button.pit").length === 12`)
+	// Bob plays North, drawn at the bottom of his board.
+	if got := eval[string](t, bob, `document.querySelector("#bottomlabel").textContent`); got != "You (North)" {
+		t.Errorf("Bob's bottom label %q", got)
+	}
+	waitJS(t, alice, `!document.querySelector("#joinlink") && document.querySelector('button.pit[data-side="S"][data-house="1"]:not(:disabled)')`)
+	click(t, alice, `button.pit[data-side="S"][data-house="1"]`)
+	waitJS(t, bob, `document.querySelector("#moves").textContent.startsWith("1. 1") && document.querySelector('button.pit[data-side="N"][data-house="1"]:not(:disabled)')`)
+	if n := eval[int](t, bob, `document.querySelectorAll('button.pit[data-side="S"]:not(:disabled)').length`); n != 0 {
+		t.Errorf("Bob may sow Alice's houses: %d", n)
+	}
+	click(t, bob, `button.pit[data-side="N"][data-house="1"]`)
+	waitJS(t, alice, `document.querySelector("#moves").textContent.startsWith("1. 1 1")`)
+	shot(t, bob, "two-people-north")
+}
+
+// TestBrowserTournament starts a small tournament from the page and
+// follows it to its final standings.
+func TestBrowserTournament(t *testing.T) {
+	srv, _ := browserServer(t)
+	ctx := browser(t, 900, 1100)
+	open(t, ctx, srv.URL+"/#/tournaments")
+	eval[bool](t, ctx, `(() => {
+		for (const b of document.querySelectorAll(".tplayer")) b.checked = ["first", "greedy", "random"].includes(b.value);
+		document.querySelector("#preset").value = "dec1961";
+		document.querySelector("#preset").dispatchEvent(new Event("change"));
+		document.querySelector("#tname").value = "Three heuristics";
+		return true })()`)
+	click(t, ctx, "#tstart")
+	waitJS(t, ctx, `location.hash.startsWith("#/tournament/") && document.querySelector("#standings")`)
+	waitJS(t, ctx, `document.querySelector("#tournament").textContent.includes("6 of 6 games played")`)
+	rows := eval[int](t, ctx, `document.querySelectorAll("#standings tr").length`)
+	cross := eval[int](t, ctx, `document.querySelectorAll("#cross td").length`)
+	if rows != 4 || cross != 9 {
+		t.Errorf("standings rows %d, cross cells %d", rows, cross)
+	}
+	shot(t, ctx, "tournament")
+}
+
+// TestBrowserPhone plays a move on a phone-sized screen with the
+// keyboard's space (the computer chooses) and checks the board fits.
+func TestBrowserPhone(t *testing.T) {
+	srv, _ := browserServer(t)
+	ctx := browser(t, 390, 844)
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile)); err != nil {
+		t.Fatal(err)
+	}
+	open(t, ctx, srv.URL+"/#/play")
+	eval[bool](t, ctx, `(document.querySelector("#opponent").value = "greedy", true)`)
+	click(t, ctx, "#start")
+	waitJS(t, ctx, `document.querySelector("button.pit:not(:disabled)")`)
+	if w := eval[int](t, ctx, `Math.ceil(document.querySelector(".board").getBoundingClientRect().right)`); w > 390 {
+		t.Errorf("board is %dpx wide on a 390px screen", w)
+	}
+	if err := chromedp.Do(ctx, chromedp.KeyEvent(" ")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, `document.querySelector("#moves").textContent.startsWith("1.")`)
+	waitJS(t, ctx, `/^You sow house \d/.test(document.querySelector("#announce").textContent)`)
+	shot(t, ctx, "phone")
 }

@@ -218,7 +218,8 @@ function sideName(st, side, me) {
 
 function describeMove(st, m, me) {
   const who = sideName(st, m.side, me);
-  let s = m.move === "swap" ? `${who} swaps sides` : `${who} sows house ${m.move}`;
+  const you = who === "You";
+  let s = m.move === "swap" ? `${who} swap${you ? "" : "s"} sides` : `${who} sow${you ? "" : "s"} house ${m.move}`;
   if (m.capture) s += ": capture!";
   if (m.extra && !m.end) s += ": extra turn!";
   if (m.end) s += ". The game is over";
@@ -666,7 +667,7 @@ function viewTournament(id) {
     try { t = await api("tournaments/" + id); } catch (ex) { box.replaceChildren(h("p", {class: "err", text: ex.message})); return; }
     const short = p => p.length > 14 ? p.slice(0, 13) + "…" : p;
     const live = t.games.find(g => g.game && !g.done);
-    box.replaceChildren(h("h2", {text: t.name}), h("p", {text: `${t.rules}. ${t.played} of ${t.total} games played${t.running ? "" : " — finished"}.`}),
+    box.replaceChildren(...[h("h2", {text: t.name}), h("p", {text: `${t.rules}. ${t.played} of ${t.total} games played${t.running ? "" : " — finished"}.`}),
       h("progress", {max: t.total, value: t.played, "aria-label": "Games played"}),
       t.error ? h("p", {class: "err", text: t.error}) : null,
       live ? h("p", {}, "Now playing: ", h("a", {href: "#/game/" + live.game, id: "tlive"}, `${live.south} vs ${live.north}`)) : null,
@@ -679,7 +680,7 @@ function viewTournament(id) {
         t.players.map((p, i) => h("tr", {}, h("th", {scope: "row", text: p}), t.players.map((q, j) => h("td", {class: "num", text: i === j ? "—" : t.cross[i][j]})))))),
       h("h3", {text: "Games"}),
       h("ul", {class: "games"}, t.games.map(g => h("li", {}, g.game ? h("a", {href: "#/game/" + g.game}, `${g.south} vs ${g.north}`) : `${g.south} vs ${g.north}`,
-        g.done ? ` — ${g.score[0]}–${g.score[1]}` : (g.game ? " — playing" : "")))));
+        g.done ? ` — ${g.score[0]}–${g.score[1]}` : (g.game ? " — playing" : ""))))].filter(Boolean));
     if (!t.running && timer) { clearInterval(timer); timer = null; }
   }
   load();
@@ -694,7 +695,7 @@ function route() {
   const [path, query] = (location.hash.slice(1) || "/play").split("?");
   const params = new URLSearchParams(query || "");
   const parts = path.split("/").filter(Boolean);
-  const section = {game: "watch", tournament: "tournaments"}[parts[0]] || parts[0];
+  const section = parts[0] === "game" && seatOf(parts[1]) ? "play" : ({game: "watch", tournament: "tournaments"}[parts[0]] || parts[0]);
   for (const a of document.querySelectorAll("nav a")) a.toggleAttribute("aria-current", a.dataset.nav === section) && a.setAttribute("aria-current", "page");
   switch (parts[0]) {
     case "game": if (parts[2] === "join") viewJoin(parts[1]); else viewGame(parts[1]); break;
