@@ -573,3 +573,59 @@ func (r *raw) expectAny() kgp.Command {
 	}
 	return c
 }
+
+func TestServerFull(t *testing.T) {
+	srv := &kgp.Server{Logger: quiet, MaxClients: 1, Join: func(ctx context.Context, c *kgp.Client) { <-c.Done() }}
+	addr := startServer(t, srv)
+	first := dialRaw(t, addr)
+	first.expect("kgp")
+	second := dialRaw(t, addr)
+	e := second.expect("error")
+	if e.Args[0].Text != "server full" {
+		t.Errorf("second client told %v", e)
+	}
+	second.expect("goodbye")
+	if !second.closed() {
+		t.Error("second connection left open")
+	}
+	first.conn.Close()
+}
+
+func TestWebSocketGarbage(t *testing.T) {
+	srv := &kgp.Server{Logger: quiet, HandshakeTimeout: 2 * time.Second}
+	hs := httptest.NewServer(srv.Handler())
+	defer hs.Close()
+	defer srv.Shutdown(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ws, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(hs.URL, "http"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.CloseNow()
+	read := func() string {
+		_, b, err := ws.Read(ctx)
+		if err != nil {
+			t.Fatalf("read: %v", err)
+		}
+		return string(b)
+	}
+	if got := read(); got != "kgp 1 0 1\r\n" {
+		t.Fatalf("greeting %q", got)
+	}
+	ws.Write(ctx, websocket.MessageBinary, []byte{0, 1, 2})
+	if got := read(); !strings.HasPrefix(got, "error ") {
+		t.Errorf("binary message answered %q", got)
+	}
+	ws.Write(ctx, websocket.MessageText, []byte("@@@\r\n"))
+	if got := read(); !strings.HasPrefix(got, "error ") {
+		t.Errorf("garbage answered %q", got)
+	}
+	// A message beyond the size limit ends the connection.
+	ws.Write(ctx, websocket.MessageText, []byte(strings.Repeat("x", 5*kgp.MaxLine)))
+	for {
+		if _, _, err := ws.Read(ctx); err != nil {
+			break
+		}
+	}
+}
