@@ -151,8 +151,12 @@ func (c *Client) readLoop() {
 	defer c.close()
 	for {
 		line, err := c.t.readLine(c.srv.idleTimeout())
-		if errors.Is(err, errLineTooLong) {
-			if !c.reject(0, "line too long") {
+		if errors.Is(err, errLineTooLong) || errors.Is(err, errBinary) {
+			msg := "line too long"
+			if errors.Is(err, errBinary) {
+				msg = "binary message: commands are text"
+			}
+			if !c.reject(0, msg) {
 				return
 			}
 			continue

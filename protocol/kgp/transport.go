@@ -17,6 +17,9 @@ import (
 // line has been skipped and the connection can go on.
 var errLineTooLong = errors.New("kgp: line too long")
 
+// errBinary is returned for a binary WebSocket message, which is skipped.
+var errBinary = errors.New("kgp: binary message (commands are text)")
+
 // transport carries lines of the protocol over TCP or a WebSocket.
 type transport interface {
 	// readLine returns the next line without its line end. It fails once
@@ -114,7 +117,7 @@ func (t *wsTransport) readLine(idle time.Duration) (string, error) {
 			return "", err
 		}
 		if typ != websocket.MessageText {
-			return "", errLineTooLong
+			return "", errBinary
 		}
 		s := strings.ReplaceAll(string(b), "\r\n", "\n")
 		lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
