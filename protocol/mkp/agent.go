@@ -363,10 +363,19 @@ func b2i(b bool) int {
 }
 
 // Move tells the agent what happened since its last move and reads its
-// reply.
+// reply. An agent that breaks the protocol or crashes is killed at once.
 func (a *Agent) Move(ctx context.Context, g *kalah.Game, c player.Clock) (kalah.Move, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	m, err := a.move(ctx, g)
+	if (errors.Is(err, player.ErrProtocol) || errors.Is(err, player.ErrCrashed)) && a.proc != nil {
+		killProcessGroup(a.proc.cmd)
+		a.ended = true // no END for an agent that is gone
+	}
+	return m, err
+}
+
+func (a *Agent) move(ctx context.Context, g *kalah.Game) (kalah.Move, error) {
 	if a.closed {
 		return kalah.NoMove, fmt.Errorf("%w: agent closed", player.ErrCrashed)
 	}
