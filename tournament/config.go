@@ -191,3 +191,39 @@ func (c *Config) Normalize() error {
 	}
 	return nil
 }
+
+// ClockPreset is a named time control with the source it comes from.
+type ClockPreset struct {
+	Name   string
+	Clock  Clock
+	Source string
+}
+
+// ClockPresets are the time controls of the sources; "none" plays without
+// a clock.
+var ClockPresets = []ClockPreset{
+	{"none", Clock{}, "no time limit"},
+	{"thesis", Clock{PerMove: 30 * time.Second}, "the Kalaha search-algorithms thesis: 30 s a move"},
+	{"manchester", Clock{Budget: time.Hour}, "the Manchester COMP34120 engine: one hour a bot and game, cumulative"},
+}
+
+// PresetClock returns the named time control. "rules" picks the clock of
+// the rules preset r came from (the thesis's or Manchester's), or none.
+func PresetClock(name string, r kalah.Rules) (Clock, error) {
+	if strings.EqualFold(name, "rules") {
+		name = r.Name
+		if name != "thesis" && name != "manchester" {
+			name = "none"
+		}
+	}
+	for _, p := range ClockPresets {
+		if strings.EqualFold(p.Name, name) {
+			return p.Clock, nil
+		}
+	}
+	names := []string{"rules"}
+	for _, p := range ClockPresets {
+		names = append(names, p.Name)
+	}
+	return Clock{}, fmt.Errorf("%w: unknown clock %q (known: %s)", ErrConfig, name, strings.Join(names, ", "))
+}

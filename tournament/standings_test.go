@@ -3,6 +3,9 @@ package tournament
 import (
 	"math"
 	"testing"
+	"time"
+
+	"kalah"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -251,5 +254,29 @@ func TestPairUp(t *testing.T) {
 	all := map[[2]int]bool{pairKey(0, 1): true, pairKey(0, 2): true, pairKey(0, 3): true, pairKey(1, 2): true, pairKey(1, 3): true, pairKey(2, 3): true}
 	if diff := cmp.Diff([][2]int{{0, 1}, {2, 3}}, pairUp([]int{0, 1, 2, 3}, all)); diff != "" {
 		t.Errorf("fallback (-want +got):\n%s", diff)
+	}
+}
+
+func TestPresetClock(t *testing.T) {
+	thesis, _ := kalah.PresetRules("thesis")
+	man, _ := kalah.PresetRules("manchester")
+	tests := []struct {
+		name  string
+		rules kalah.Rules
+		want  Clock
+		err   bool
+	}{
+		{"thesis", kalah.Standard(), Clock{PerMove: 30 * time.Second}, false},
+		{"rules", thesis, Clock{PerMove: 30 * time.Second}, false},
+		{"rules", man, Clock{Budget: time.Hour}, false},
+		{"rules", kalah.Standard(), Clock{}, false},
+		{"NONE", kalah.Standard(), Clock{}, false},
+		{"blitz", kalah.Standard(), Clock{}, true},
+	}
+	for _, tt := range tests {
+		got, err := PresetClock(tt.name, tt.rules)
+		if (err != nil) != tt.err || got != tt.want {
+			t.Errorf("PresetClock(%q, %s) = %+v, %v", tt.name, tt.rules, got, err)
+		}
 	}
 }

@@ -65,6 +65,7 @@ docs/SCALING.md); --workers-only leaves all the playing to them.`)
 	plies := fs.Int("opening-plies", 2, "moves in a paired opening")
 	seed := fs.Uint64("seed", 1, "seed for openings and players that draw at random")
 	name := fs.String("name", "", "the tournament's name")
+	clock := fs.String("clock", "none", "time control preset: none, thesis (30s a move), manchester (1h a game) or rules (the rules preset's own); --time, --budget and --increment override it")
 	perMove := fs.Duration("time", 0, "time limit a move (0: none)")
 	budget := fs.Duration("budget", 0, "time budget a player and game (0: none)")
 	incr := fs.Duration("increment", 0, "time added to the budget after each move")
@@ -108,6 +109,19 @@ docs/SCALING.md); --workers-only leaves all the playing to them.`)
 	}
 
 	id := *resume
+	if id != 0 {
+		var setting []string
+		fs.Visit(func(f *flag.Flag) {
+			switch f.Name {
+			case "resume", "db", "format", "live", "jobs", "no-nats", "listen-nats", "nats-token", "workers-only", "ack-wait", "nats":
+			default:
+				setting = append(setting, "--"+f.Name)
+			}
+		})
+		if len(setting) > 0 {
+			return usagef("--resume plays by the settings stored with the tournament; drop %s", strings.Join(setting, " "))
+		}
+	}
 	if id == 0 {
 		if len(players) == 0 {
 			return usagef("give --players A,B,... (or --resume ID, --show ID, --list)")
@@ -116,8 +130,23 @@ docs/SCALING.md); --workers-only leaves all the playing to them.`)
 		if err != nil {
 			return err
 		}
-		cfg := tournament.Config{Name: *name, Players: players, Rounds: *rounds, Rules: r, Seed: *seed, OpeningPlies: *plies,
-			Clock: tournament.Clock{PerMove: *perMove, Budget: *budget, Increment: *incr, Grace: *grace, Delay: *delay}}
+		clk, err := tournament.PresetClock(*clock, r)
+		if err != nil {
+			return usageError{err}
+		}
+		given := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+		if given["time"] {
+			clk.PerMove = *perMove
+		}
+		if given["budget"] {
+			clk.Budget = *budget
+		}
+		if given["increment"] {
+			clk.Increment = *incr
+		}
+		clk.Grace, clk.Delay = *grace, *delay
+		cfg := tournament.Config{Name: *name, Players: players, Rounds: *rounds, Rules: r, Seed: *seed, OpeningPlies: *plies, Clock: clk}
 		if cfg.Format, err = tournament.ParseFormat(*system); err != nil {
 			return usageError{err}
 		}
