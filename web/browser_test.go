@@ -21,7 +21,7 @@ import (
 
 // chromium returns the browser to drive, or skips the test when there is
 // none (CI installs Debian's chromium package).
-func chromium(t *testing.T) string {
+func chromium(t testing.TB) string {
 	t.Helper()
 	if p := os.Getenv("KALAH_CHROMIUM"); p != "" {
 		return p
@@ -36,7 +36,7 @@ func chromium(t *testing.T) string {
 }
 
 // browserServer serves the page on 127.0.0.1.
-func browserServer(t *testing.T) (*httptest.Server, *Handler) {
+func browserServer(t testing.TB) (*httptest.Server, *Handler) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	h, err := New(ctx, Options{})
@@ -59,7 +59,7 @@ func browserServer(t *testing.T) (*httptest.Server, *Handler) {
 }
 
 // browser starts a headless Chromium with a fresh profile.
-func browser(t *testing.T, width, height int) context.Context {
+func browser(t testing.TB, width, height int) context.Context {
 	t.Helper()
 	exe := chromium(t)
 	opts := []chromedp.ExecAllocatorOption{
@@ -89,7 +89,7 @@ func browser(t *testing.T, width, height int) context.Context {
 }
 
 // shot saves a screenshot of the page under testdata/screenshots.
-func shot(t *testing.T, ctx context.Context, name string) {
+func shot(t testing.TB, ctx context.Context, name string) {
 	t.Helper()
 	text := eval[string](t, ctx, `document.querySelector("main").innerText`)
 	for _, bad := range []string{"undefined", "null", "NaN", "[object"} {
@@ -108,7 +108,7 @@ func shot(t *testing.T, ctx context.Context, name string) {
 	}
 }
 
-func eval[T any](t *testing.T, ctx context.Context, js string) T {
+func eval[T any](t testing.TB, ctx context.Context, js string) T {
 	t.Helper()
 	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js))
 	if err != nil {
@@ -118,7 +118,7 @@ func eval[T any](t *testing.T, ctx context.Context, js string) T {
 }
 
 // waitJS polls a JavaScript condition until it is true.
-func waitJS(t *testing.T, ctx context.Context, js string) {
+func waitJS(t testing.TB, ctx context.Context, js string) {
 	t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
 	for {
@@ -134,7 +134,7 @@ func waitJS(t *testing.T, ctx context.Context, js string) {
 	}
 }
 
-func open(t *testing.T, ctx context.Context, url string) {
+func open(t testing.TB, ctx context.Context, url string) {
 	t.Helper()
 	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
 		t.Fatalf("navigate: %v", err)
@@ -142,7 +142,7 @@ func open(t *testing.T, ctx context.Context, url string) {
 	waitJS(t, ctx, "document.body.dataset.ready")
 }
 
-func click(t *testing.T, ctx context.Context, css string) {
+func click(t testing.TB, ctx context.Context, css string) {
 	t.Helper()
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()

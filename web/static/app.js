@@ -710,6 +710,6 @@ function route() {
 
 document.addEventListener("keydown", e => { if (keyHandler) keyHandler(e); });
 window.addEventListener("hashchange", route);
-api("meta").then(m => { meta = m; route(); document.body.dataset.ready = "1"; })
+api("meta").then(m => { meta = m; route(); document.body.dataset.ready = "1"; window.kalahReady = performance.now(); })
   .catch(ex => { main.replaceChildren(h("p", {class: "err", text: "Cannot reach the server: " + ex.message})); });
 })();
