@@ -273,6 +273,12 @@ func (lg *liveGame) publishLocked(e Event) {
 func (lg *liveGame) presence(seat int, back bool) {
 	lg.mu.Lock()
 	defer lg.mu.Unlock()
+	lg.presenceLocked(seat, back)
+}
+
+// presenceLocked is presence with lg.mu held; it locks only the other
+// seat's mutex, so the seat's own may be held too.
+func (lg *liveGame) presenceLocked(seat int, back bool) {
 	if lg.over {
 		return
 	}
@@ -314,6 +320,7 @@ type botSeat struct {
 
 	mu      sync.Mutex
 	conn    *conn
+	away    bool // the connection dropped during the game
 	turn    *line.Turn
 	replies chan reply
 	changed chan struct{} // closed when conn changes
@@ -357,8 +364,9 @@ func (b *botSeat) attach(c *conn) {
 	if b.turn != nil {
 		c.sendMsg(b.turn.Msg())
 	}
-	if old == nil && b.lg.snap.Len() > 0 {
-		go b.lg.presence(b.seat, true)
+	if old == nil && b.away {
+		b.away = false
+		b.lg.presenceLocked(b.seat, true)
 	}
 }
 
@@ -370,6 +378,7 @@ func (b *botSeat) detach(c *conn) {
 		return
 	}
 	b.conn = nil
+	b.away = true
 	close(b.changed)
 	b.changed = make(chan struct{})
 	b.mu.Unlock()
