@@ -206,3 +206,19 @@ func TestMaxGames(t *testing.T) {
 		t.Fatalf("leave after refusal: %s", m)
 	}
 }
+
+// TestMaxConns turns away a connection beyond the limit.
+func TestMaxConns(t *testing.T) {
+	ts := newTestServer(t, "", Config{MaxConns: 2})
+	dial(t, ts.addr)
+	dial(t, ts.addr)
+	tr, err := line.Dial(context.Background(), ts.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	s, err := tr.ReadLine(5 * time.Second)
+	if err != nil || !strings.HasPrefix(s, "error busy") {
+		t.Fatalf("third connection got %q, %v", s, err)
+	}
+}
