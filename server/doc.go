@@ -30,4 +30,12 @@
 //   - Move: a human seat's move.
 //
 // Handler serves these as JSON under /api/ and the bot protocol at /ws/bot.
+// Play brings in a player from another transport (kalah serve uses it for
+// KGP clients); Stats reports the referee's own time a move; Shutdown stops
+// the games (leaving them to be resumed) and closes every connection.
+//
+// Hostile or broken clients are contained by Config's limits: line length,
+// handshake and idle timeouts, a per-address token bucket for logins, a
+// connection cap and a game cap; a client too slow to read its lines is
+// dropped. Malformed input is answered with "error <code> <text>".
 package server
