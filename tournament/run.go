@@ -127,7 +127,7 @@ var ErrBadResult = errors.New("bad result")
 // rounds (Swiss, SPRT) as earlier ones end, until it is finished or ctx ends.
 // It is also how a tournament is resumed: a game played before a crash is
 // stored and not played again; one in flight is played from the start.
-func (s *Store) Run(ctx context.Context, id int64, opts RunOptions) error {
+func (s *Store) Run(ctx context.Context, id int64, opts RunOptions) (err error) {
 	in, err := s.Tournament(ctx, id)
 	if err != nil {
 		return err
@@ -147,6 +147,11 @@ func (s *Store) Run(ctx context.Context, id int64, opts RunOptions) error {
 	if err := s.setStatus(ctx, id, StatusRunning); err != nil {
 		return err
 	}
+	defer func() {
+		if err != nil {
+			s.setStatus(context.WithoutCancel(ctx), id, StatusStopped)
+		}
+	}()
 	start := time.Now()
 	doneAtStart := in.Played
 	for {

@@ -125,11 +125,13 @@ type Info struct {
 	Played   int       // games with a result
 }
 
-// Status values.
+// Status values. A tournament whose process was killed stays "running"
+// until it is resumed.
 const (
 	StatusCreated  = "created"
 	StatusRunning  = "running"
 	StatusFinished = "finished"
+	StatusStopped  = "stopped" // interrupted; resume with Run
 )
 
 // Create checks and stores a new tournament with its entrants and, for the

@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
 	_ "kalah/heuristic"
 	"kalah/tournament"
 )
@@ -211,6 +213,7 @@ func TestWorkerKilledMidGame(t *testing.T) {
 // TestEmbeddedInProcess runs a tournament through the embedded server and
 // in-process workers, the default, and checks every game is stored.
 func TestEmbeddedInProcess(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	ctx := context.Background()
 	st, err := tournament.Open(filepath.Join(t.TempDir(), "t.db"))
 	if err != nil {
@@ -225,7 +228,12 @@ func TestEmbeddedInProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer emb.Close()
+	closed := false
+	defer func() {
+		if !closed {
+			emb.Close()
+		}
+	}()
 	if emb.Server.URL() != "" {
 		t.Errorf("embedded server listens at %s without --listen-nats", emb.Server.URL())
 	}
@@ -239,4 +247,6 @@ func TestEmbeddedInProcess(t *testing.T) {
 	if in.Played != 3*12 || in.Status != tournament.StatusFinished {
 		t.Errorf("%d games played, status %s", in.Played, in.Status)
 	}
+	emb.Close()
+	closed = true
 }
