@@ -3,6 +3,7 @@ package remote_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -22,7 +23,13 @@ import (
 	"kalah/server"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(int) {
+		if gobotDir != "" {
+			os.RemoveAll(gobotDir)
+		}
+	}))
+}
 
 // playLocal plays spec against greedy under a referee, spec as South.
 func playLocal(t *testing.T, spec string) *referee.Outcome {
@@ -90,15 +97,32 @@ func examples(t *testing.T) string {
 	return d
 }
 
+var (
+	gobotOnce sync.Once
+	gobotBin  string
+	gobotErr  error
+	gobotDir  string
+)
+
+// buildGoBot builds examples/gobot once for all tests.
 func buildGoBot(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "gobot")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	cmd.Dir = filepath.Join(examples(t), "gobot")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building gobot: %v\n%s", err, out)
+	gobotOnce.Do(func() {
+		gobotDir, gobotErr = os.MkdirTemp("", "gobot")
+		if gobotErr != nil {
+			return
+		}
+		gobotBin = filepath.Join(gobotDir, "gobot")
+		cmd := exec.Command("go", "build", "-o", gobotBin, ".")
+		cmd.Dir = filepath.Join(examples(t), "gobot")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			gobotErr = fmt.Errorf("building gobot: %v\n%s", err, out)
+		}
+	})
+	if gobotErr != nil {
+		t.Fatal(gobotErr)
 	}
-	return bin
+	return gobotBin
 }
 
 func TestExampleBotsOverStdio(t *testing.T) {
