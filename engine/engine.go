@@ -1,0 +1,497 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"kalah"
+	"kalah/egdb"
+)
+
+// ErrTooLarge is returned for positions the engine's compact board cannot
+// hold (more than 255 seeds in all).
+var ErrTooLarge = errors.New("position too large for the engine")
+
+// Options configure an Engine. The zero value is usable.
+type Options struct {
+	// TableMB is the size of the transposition table in MiB (default 256).
+	TableMB int
+	// Threads is the number of search threads (default: GOMAXPROCS, at most
+	// 2). Extra threads search the same tree with other move orders over the
+	// shared table (lazy SMP).
+	Threads int
+	// DB is an endgame database for the rules, probed whenever the seeds in
+	// the houses are at most its K. It must match the rules (egdb.DB.Check).
+	DB *egdb.DB
+	// MaxDepth is the deepest iteration of the depth-limited search before
+	// an exact search (default 24; used by Solve to order moves).
+	MaxDepth int
+}
+
+// Engine searches positions of one rule variant. Its transposition table
+// persists across calls, so analysing a game move by move reuses work. An
+// Engine serializes its calls; it is safe for concurrent use.
+type Engine struct {
+	mu    sync.Mutex
+	rules kalah.Rules
+	g     game
+	tt    *table
+	o     Options
+}
+
+// New returns an engine for rules r.
+func New(r kalah.Rules, o Options) (*Engine, error) {
+	if err := r.Validate(); err != nil {
+		return nil, err
+	}
+	if o.TableMB <= 0 {
+		o.TableMB = 256
+	}
+	if o.Threads <= 0 {
+		o.Threads = min(runtime.GOMAXPROCS(0), 2)
+	}
+	if o.MaxDepth <= 0 {
+		o.MaxDepth = 24
+	}
+	if o.DB != nil {
+		if err := o.DB.Check(r); err != nil {
+			return nil, err
+		}
+	}
+	return &Engine{rules: r, g: newGame(r), tt: newTable(o.TableMB), o: o}, nil
+}
+
+// Rules returns the engine's rules.
+func (e *Engine) Rules() kalah.Rules { return e.rules }
+
+// Result is what Solve and Search find about a position.
+type Result struct {
+	// Value is for the side to move: the final store difference it can
+	// force from here minus the store difference now (so the start of
+	// Kalah(6,4) has value 8). With the pie rule in its first two moves it
+	// is the final store difference of the player to move (whichever side
+	// it ends up on) minus the current difference of the side to move.
+	Value int `json:"value"`
+	// Exact says Value is proven; otherwise it is an estimate at Depth.
+	Exact bool `json:"exact"`
+	// Depth is the deepest completed iteration (plies), or 0 if exact.
+	Depth int `json:"depth"`
+	// Best are the moves that achieve Value (all of them when exact and
+	// from Solve; the one chosen otherwise).
+	Best []kalah.Move `json:"best"`
+	// PV is a principal variation: a line of best play from here.
+	PV    []kalah.Move  `json:"pv"`
+	Nodes uint64        `json:"nodes"`
+	Time  time.Duration `json:"time_ns"`
+}
+
+// MoveValue is the value of one legal move, from the mover's view, in the
+// same units as Result.Value.
+type MoveValue struct {
+	Move  kalah.Move `json:"move"`
+	Value int        `json:"value"`
+	Exact bool       `json:"exact"`
+	Depth int        `json:"depth"` // plies of the estimate, 0 if exact
+}
+
+// run is one search over the shared table by the main thread and helpers.
+type run struct {
+	e       *Engine
+	stop    atomic.Bool
+	nodes   atomic.Uint64
+	threads int
+}
+
+func (e *Engine) newRun(ctx context.Context) (*run, func()) {
+	r := &run{e: e, threads: e.o.Threads}
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			r.stop.Store(true)
+		case <-done:
+		}
+	}()
+	e.tt.gen++
+	return r, func() { close(done) }
+}
+
+func (r *run) searcher(id int, stop *atomic.Bool, total int) *searcher {
+	e := r.e
+	s := &searcher{g: &e.g, tt: e.tt, dbK: -1, stop: stop, id: id, rankKeys: !e.g.earlyEnd && exactKeys(e.g.m, total)}
+	if e.o.DB != nil {
+		s.db, s.dbK = e.o.DB, e.o.DB.Seeds()
+	}
+	return s
+}
+
+// parallel runs f on the main searcher and on helper searchers until the
+// main one returns; it returns the main searcher.
+func (r *run) parallel(total int, f func(s *searcher)) *searcher {
+	main := r.searcher(0, &r.stop, total)
+	var helpStop atomic.Bool
+	var wg sync.WaitGroup
+	helpers := make([]*searcher, r.threads-1)
+	for i := range helpers {
+		h := r.searcher(i+1, &helpStop, total)
+		helpers[i] = h
+		wg.Go(func() {
+			f(h)
+		})
+	}
+	f(main)
+	helpStop.Store(true)
+	wg.Wait()
+	n := main.nodes
+	for _, h := range helpers {
+		n += h.nodes
+	}
+	r.nodes.Add(n)
+	return main
+}
+
+// check validates a position for the engine's rules.
+func (e *Engine) check(p kalah.Position) error {
+	if err := p.CheckRules(&e.rules); err != nil {
+		return err
+	}
+	if p.Total() > 255 {
+		return fmt.Errorf("%w: %d seeds", ErrTooLarge, p.Total())
+	}
+	return nil
+}
+
+func diff(p *kalah.Position, s kalah.Side) int { return p.Store(s) - p.Store(s.Other()) }
+
+// Solve finds the exact value of p, every move that achieves it and a
+// principal variation. It runs until done or until ctx is cancelled (then it
+// returns ctx's error).
+func (e *Engine) Solve(ctx context.Context, p kalah.Position) (Result, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err := e.check(p); err != nil {
+		return Result{}, err
+	}
+	start := time.Now()
+	r, done := e.newRun(ctx)
+	defer done()
+	res := Result{Exact: true}
+	if p.Over(&e.rules) {
+		q := p
+		q.Settle(&e.rules)
+		res.Value = diff(&q, p.ToMove()) - diff(&p, p.ToMove())
+		res.Time = time.Since(start)
+		return res, nil
+	}
+	if p.Phase() != kalah.PhasePlay {
+		vals, ok := e.moveValues(p, func(q kalah.Position) (int, bool) { return e.exact(r, q) })
+		if !ok {
+			return Result{}, ctx.Err()
+		}
+		res.Value = -1 << 20
+		for _, mv := range vals {
+			res.Value = max(res.Value, mv.Value)
+		}
+		for _, mv := range vals {
+			if mv.Value == res.Value {
+				res.Best = append(res.Best, mv.Move)
+			}
+		}
+	} else {
+		v, ok := e.exact(r, p)
+		if !ok {
+			return Result{}, ctx.Err()
+		}
+		res.Value = v
+		// A move is optimal if a null-window test shows it reaches v.
+		b := e.g.fromPosition(&p)
+		main := r.searcher(0, &r.stop, p.Total())
+		for i := 0; i < e.g.n; i++ {
+			if b.h[i] == 0 {
+				continue
+			}
+			c := b
+			d, extra, over := e.g.play(&c, i)
+			var good bool
+			switch {
+			case over:
+				good = d >= v
+			case extra:
+				good = main.search(&c, v-d-1, v-d, exactDepth, 1) >= v-d
+			default:
+				good = main.search(&c, d-v, d-v+1, exactDepth, 1) <= d-v
+			}
+			if main.aborted {
+				return Result{}, ctx.Err()
+			}
+			if good {
+				res.Best = append(res.Best, kalah.Move(i+1))
+			}
+		}
+		r.nodes.Add(main.nodes)
+	}
+	res.PV = e.pv(r, p, 60)
+	if r.stop.Load() {
+		return Result{}, ctx.Err()
+	}
+	res.Nodes = r.nodes.Load()
+	res.Time = time.Since(start)
+	return res, nil
+}
+
+// exact returns the exact value of q (in play, not over); ok is false if
+// the run was stopped.
+func (e *Engine) exact(r *run, q kalah.Position) (int, bool) {
+	b := e.g.fromPosition(&q)
+	var v int
+	r.parallel(q.Total(), func(s *searcher) {
+		vv, _, _ := s.deepen(&b, e.o.MaxDepth, true, nil)
+		if s.id == 0 {
+			v = vv
+		}
+	})
+	return v, !r.stop.Load()
+}
+
+// moveValues returns the value of every legal move of p (not over), given
+// the value of positions in play; ok is false if value was stopped.
+func (e *Engine) moveValues(p kalah.Position, value func(kalah.Position) (int, bool)) ([]MoveValue, bool) {
+	me := p.ToMove()
+	d0 := diff(&p, me)
+	var out []MoveValue
+	for _, m := range p.Moves() {
+		q := p
+		var fin int // the mover's final difference after m
+		if m == kalah.Swap {
+			q.Swap()
+			// The opponent now plays the side to move; the player who
+			// swapped gets the opposite of its final difference.
+			v, ok := e.final(q, value)
+			if !ok {
+				return nil, false
+			}
+			fin = -v
+		} else {
+			eff := q.Play(&e.rules, int(m))
+			switch {
+			case eff&kalah.End != 0:
+				fin = diff(&q, me)
+			default:
+				v, ok := e.final(q, value)
+				if !ok {
+					return nil, false
+				}
+				if q.ToMove() == me {
+					fin = v
+				} else {
+					fin = -v
+				}
+			}
+		}
+		out = append(out, MoveValue{Move: m, Value: fin - d0, Exact: true})
+	}
+	return out, true
+}
+
+// final returns the final store difference the player to move in q can
+// force, for the side it plays now.
+func (e *Engine) final(q kalah.Position, value func(kalah.Position) (int, bool)) (int, bool) {
+	if q.Phase() == kalah.PhasePlay {
+		v, ok := value(q)
+		return diff(&q, q.ToMove()) + v, ok
+	}
+	vals, ok := e.moveValues(q, value)
+	if !ok {
+		return 0, false
+	}
+	best := -1 << 20
+	for _, mv := range vals {
+		best = max(best, mv.Value)
+	}
+	return best + diff(&q, q.ToMove()), true
+}
+
+// pv follows best moves from p using exact values (cheap once the table
+// holds the proof), up to plies moves.
+func (e *Engine) pv(r *run, p kalah.Position, plies int) []kalah.Move {
+	var line []kalah.Move
+	for len(line) < plies && !p.Over(&e.rules) && p.Phase() == kalah.PhasePlay {
+		b := e.g.fromPosition(&p)
+		target := 0
+		var move int
+		r.parallel(p.Total(), func(s *searcher) {
+			if s.id != 0 {
+				return
+			}
+			v, m := s.mtd(&b, 0, exactDepth)
+			target, move = v, m
+		})
+		_ = target
+		if r.stop.Load() {
+			return line
+		}
+		if move < 0 {
+			move = int(p.Moves()[0]) - 1
+		}
+		line = append(line, kalah.Move(move+1))
+		p.Play(&e.rules, move+1)
+	}
+	return line
+}
+
+// Analyze returns the value of every legal move of p: exact values if limit
+// is zero (running until done or ctx is cancelled), else the best estimates
+// reachable within limit, each with its depth (exact where proven).
+func (e *Engine) Analyze(ctx context.Context, p kalah.Position, limit time.Duration) ([]MoveValue, error) {
+	if limit <= 0 {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		if err := e.check(p); err != nil {
+			return nil, err
+		}
+		if p.Over(&e.rules) {
+			return nil, nil
+		}
+		r, done := e.newRun(ctx)
+		defer done()
+		vals, ok := e.moveValues(p, func(q kalah.Position) (int, bool) { return e.exact(r, q) })
+		if !ok {
+			return nil, ctx.Err()
+		}
+		return vals, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err := e.check(p); err != nil {
+		return nil, err
+	}
+	if p.Over(&e.rules) {
+		return nil, nil
+	}
+	r, done := e.newRun(ctx)
+	defer done()
+	// Deepen all moves together, keeping the last complete iteration.
+	var last []MoveValue
+	for d := 1; d <= 200; d++ {
+		allExact := true
+		vals, ok := e.moveValues(p, func(q kalah.Position) (int, bool) {
+			b := e.g.fromPosition(&q)
+			var v int
+			var proven bool
+			r.parallel(q.Total(), func(s *searcher) {
+				h := s.horizon
+				vv, _ := s.mtd(&b, 0, d)
+				if s.id == 0 {
+					v, proven = vv, s.horizon == h
+				}
+			})
+			if !proven {
+				allExact = false
+			}
+			return v, !r.stop.Load()
+		})
+		if !ok {
+			break
+		}
+		for i := range vals {
+			vals[i].Exact = allExact
+			if !allExact {
+				vals[i].Depth = d
+			}
+		}
+		last = vals
+		if allExact {
+			break
+		}
+	}
+	if last == nil {
+		return nil, fmt.Errorf("analyze: no search finished within %v", limit)
+	}
+	return last, nil
+}
+
+// Search chooses a move for p within limit (zero: until ctx is done or the
+// value is proven) by iterative deepening, and reports the value of the
+// position as far as it got. It always returns a legal move if p is in play,
+// even when stopped at once.
+func (e *Engine) Search(ctx context.Context, p kalah.Position, limit time.Duration) (Result, error) {
+	if limit > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, limit)
+		defer cancel()
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err := e.check(p); err != nil {
+		return Result{}, err
+	}
+	if p.Over(&e.rules) {
+		return Result{}, kalah.ErrGameOver
+	}
+	start := time.Now()
+	r, done := e.newRun(ctx)
+	defer done()
+	legal := p.Moves()
+	res := Result{Best: legal[:1:1], Depth: 0}
+	if p.Phase() != kalah.PhasePlay {
+		// The pie opening: compare the options by shallow estimates
+		// deepened while time lasts.
+		for d := 1; d <= 64; d++ {
+			allExact := true
+			vals, ok := e.moveValues(p, func(q kalah.Position) (int, bool) {
+				b := e.g.fromPosition(&q)
+				var v int
+				var proven bool
+				r.parallel(q.Total(), func(s *searcher) {
+					h := s.horizon
+					vv, _ := s.mtd(&b, 0, d)
+					if s.id == 0 {
+						v, proven = vv, s.horizon == h
+					}
+				})
+				allExact = allExact && proven
+				return v, !r.stop.Load()
+			})
+			if !ok {
+				break
+			}
+			bi := 0
+			for i, mv := range vals {
+				if mv.Value > vals[bi].Value {
+					bi = i
+				}
+			}
+			res.Best, res.Value, res.Depth, res.Exact = []kalah.Move{vals[bi].Move}, vals[bi].Value, d, allExact
+			if allExact {
+				res.Depth = 0
+				break
+			}
+		}
+		res.Nodes, res.Time = r.nodes.Load(), time.Since(start)
+		return res, nil
+	}
+	b := e.g.fromPosition(&p)
+	r.parallel(p.Total(), func(s *searcher) {
+		s.deepen(&b, 200, false, func(v, move, depth int, proven bool) {
+			if s.id != 0 {
+				return
+			}
+			if move >= 0 {
+				res.Best = []kalah.Move{kalah.Move(move + 1)}
+			}
+			res.Value, res.Depth, res.Exact = v, depth, proven
+			if proven {
+				res.Depth = 0
+			}
+		})
+	})
+	res.Nodes, res.Time = r.nodes.Load(), time.Since(start)
+	return res, nil
+}

@@ -1,0 +1,375 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	"kalah"
+	"kalah/egdb"
+)
+
+// allRules lists rule variants of n houses and s seeds with every switch
+// that changes play.
+func allRules(n, s int) []kalah.Rules {
+	var out []kalah.Rules
+	for _, end := range []kalah.EndRule{kalah.EitherEmpty, kalah.MoverStuck, kalah.MoverEmpty} {
+		for _, ec := range []bool{false, true} {
+			for _, so := range []bool{false, true} {
+				for _, ee := range []bool{false, true} {
+					out = append(out, kalah.Rules{Houses: n, Seeds: s, End: end, EmptyCapture: ec, SowOpponentStore: so, EarlyEnd: ee})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// TestBoardMatchesPosition plays random games with the rules library and
+// the engine's board side by side.
+func TestBoardMatchesPosition(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	sizes := [][2]int{{1, 3}, {2, 5}, {3, 3}, {4, 6}, {6, 4}, {6, 6}, {7, 7}, {8, 8}, {6, 20}}
+	for _, sz := range sizes {
+		for _, r := range allRules(sz[0], sz[1]) {
+			g := newGame(r)
+			for game := 0; game < 20; game++ {
+				p := r.Start()
+				for !p.Over(&r) {
+					b := g.fromPosition(&p)
+					ms := p.Moves()
+					m := ms[rng.IntN(len(ms))]
+					me := p.ToMove()
+					before := diff(&p, me)
+					eff := p.Play(&r, int(m))
+					d, extra, over := g.play(&b, int(m)-1)
+					if d != diff(&p, me)-before || extra != (eff&kalah.Extra != 0) || over != (eff&kalah.End != 0) {
+						t.Fatalf("%s: move %d to %s: board delta %d extra %v over %v; position effect %v delta %d", r, m, p, d, extra, over, eff, diff(&p, me)-before)
+					}
+					if !over {
+						want := g.fromPosition(&p)
+						if want.h != b.h || want.store != b.store {
+							t.Fatalf("%s: move %d to %s: board %v %v, want %v %v", r, m, p, b.h[:g.m], b.store, want.h[:g.m], want.store)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// brute is an independent naive minimax with its own sowing over the
+// absolute pit layout (South houses 0..n-1, South store n, North houses
+// n+1..2n, North store 2n+1): no table, no pruning. It returns the final
+// store difference for the side to move minus the current one.
+func brute(r *kalah.Rules, pits []int, toMove int) int {
+	return bruteMemo(r, pits, toMove, nil)
+}
+
+// bruteMemo is brute with an optional memo of whole states (stores
+// included), for boards too big to search plainly.
+func bruteMemo(r *kalah.Rules, pits []int, toMove int, memo map[string]int) int {
+	var key string
+	if memo != nil {
+		b := make([]byte, 0, len(pits)+1)
+		for i, x := range pits {
+			if r.EarlyEnd || (i != r.Houses && i != 2*r.Houses+1) {
+				b = append(b, byte(x)) // the stores matter only to the early end
+			}
+		}
+		key = string(append(b, byte(toMove)))
+		if v, ok := memo[key]; ok {
+			return v
+		}
+	}
+	n := r.Houses
+	storeOf := func(s int) int { return s*(n+1) + n }
+	d0 := pits[storeOf(toMove)] - pits[storeOf(1-toMove)]
+	best := -1 << 30
+	for h := 0; h < n; h++ {
+		from := toMove*(n+1) + h
+		if pits[from] == 0 {
+			continue
+		}
+		q := slices.Clone(pits)
+		seeds := q[from]
+		q[from] = 0
+		pos := from
+		for seeds > 0 {
+			pos = (pos + 1) % (2*n + 2)
+			if pos == storeOf(1-toMove) && !r.SowOpponentStore {
+				continue
+			}
+			q[pos]++
+			seeds--
+		}
+		next := 1 - toMove
+		if pos == storeOf(toMove) {
+			next = toMove
+		} else if pos/(n+1) == toMove && pos != storeOf(toMove) && q[pos] == 1 {
+			opp := 2*n - pos
+			if q[opp] > 0 || r.EmptyCapture {
+				q[storeOf(toMove)] += q[opp] + 1
+				q[opp], q[pos] = 0, 0
+			}
+		}
+		over := false
+		switch r.End {
+		case kalah.EitherEmpty:
+			over = sideSumOf(q, n, 0) == 0 || sideSumOf(q, n, 1) == 0
+		case kalah.MoverStuck:
+			over = sideSumOf(q, n, next) == 0
+		case kalah.MoverEmpty:
+			over = sideSumOf(q, n, toMove) == 0 || sideSumOf(q, n, next) == 0
+		}
+		total := 0
+		for _, x := range q {
+			total += x
+		}
+		if r.EarlyEnd && (2*q[storeOf(0)] > total || 2*q[storeOf(1)] > total) {
+			over = true
+		}
+		var fin int
+		if over {
+			fin = q[storeOf(toMove)] + sideSumOf(q, n, toMove) - q[storeOf(1-toMove)] - sideSumOf(q, n, 1-toMove)
+		} else {
+			v := bruteMemo(r, q, next, memo) + q[storeOf(next)] - q[storeOf(1-next)]
+			if next == toMove {
+				fin = v
+			} else {
+				fin = -v
+			}
+		}
+		best = max(best, fin-d0)
+	}
+	if memo != nil {
+		memo[key] = best
+	}
+	return best
+}
+
+func sideSumOf(q []int, n, s int) int {
+	t := 0
+	for i := 0; i < n; i++ {
+		t += q[s*(n+1)+i]
+	}
+	return t
+}
+
+func pitsOf(p *kalah.Position) []int {
+	n := p.Houses()
+	out := make([]int, 2*n+2)
+	for i := range out {
+		out[i] = p.Pit(i)
+	}
+	return out
+}
+
+// TestSolveMatchesBrute solves every small start position under every rule
+// variant and compares with the brute-force minimax.
+func TestSolveMatchesBrute(t *testing.T) {
+	sizes := [][2]int{{1, 1}, {1, 4}, {2, 1}, {2, 2}, {2, 3}, {3, 1}, {3, 2}, {4, 1}, {3, 3}, {4, 2}, {2, 6}}
+	if os.Getenv("KALAH_LONG") != "" {
+		sizes = append(sizes, [2]int{4, 3}, [2]int{5, 2})
+	}
+	for _, sz := range sizes {
+		for _, r := range allRules(sz[0], sz[1]) {
+			p := r.Start()
+			memo := map[string]int{}
+			want := bruteMemo(&r, pitsOf(&p), int(p.ToMove()), memo)
+			e, err := New(r, Options{TableMB: 1, Threads: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := e.Solve(context.Background(), p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Value != want {
+				t.Errorf("%s: solve %d, brute force %d", r, res.Value, want)
+			}
+			checkBest(t, &r, p, res, memo)
+		}
+	}
+}
+
+// checkBest checks that each best move reaches the value and the others
+// fall short, by brute force.
+func checkBest(t *testing.T, r *kalah.Rules, p kalah.Position, res Result, memo map[string]int) {
+	t.Helper()
+	me := p.ToMove()
+	for _, m := range p.Moves() {
+		q := p
+		eff := q.Play(r, int(m))
+		fin := diff(&q, me)
+		if eff&kalah.End == 0 {
+			v := bruteMemo(r, pitsOf(&q), int(q.ToMove()), memo) + diff(&q, q.ToMove())
+			if q.ToMove() == me {
+				fin = v
+			} else {
+				fin = -v
+			}
+		}
+		val := fin - diff(&p, me)
+		if slices.Contains(res.Best, m) != (val == res.Value) {
+			t.Errorf("%s %s: move %s has value %d; solve says best %v of value %d", r, p, m, val, res.Best, res.Value)
+		}
+	}
+}
+
+// TestSolveRandomPositions solves positions from random games of bigger
+// boards once few seeds are left, with and without a database.
+func TestSolveRandomPositions(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, r := range allRules(6, 4) {
+		var db *egdb.DB
+		if !r.EarlyEnd {
+			var err error
+			db, err = egdb.Build(context.Background(), r, 5, egdb.BuildOptions{Workers: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		plain, _ := New(r, Options{TableMB: 1, Threads: 1})
+		withDB, err := New(r, Options{TableMB: 1, Threads: 2, DB: db})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for game := 0; game < 4; game++ {
+			p := r.Start()
+			for !p.Over(&r) && p.Seeds(kalah.South)+p.Seeds(kalah.North) > 10 {
+				ms := p.Moves()
+				p.Play(&r, int(ms[rng.IntN(len(ms))]))
+			}
+			if p.Over(&r) {
+				continue
+			}
+			memo := map[string]int{}
+			want := bruteMemo(&r, pitsOf(&p), int(p.ToMove()), memo)
+			for name, e := range map[string]*Engine{"plain": plain, "egdb": withDB} {
+				res, err := e.Solve(context.Background(), p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Value != want {
+					t.Errorf("%s %s (%s): solve %d, brute force %d", r, p, name, res.Value, want)
+				}
+				checkBest(t, &r, p, res, memo)
+			}
+		}
+	}
+}
+
+// piePosition checks the pie opening, where values are by player.
+func TestSolvePie(t *testing.T) {
+	for _, r := range []kalah.Rules{{Houses: 2, Seeds: 2, Pie: true}, {Houses: 3, Seeds: 2, Pie: true, EmptyCapture: true}, {Houses: 2, Seeds: 3, Pie: true, End: kalah.MoverEmpty}} {
+		p := r.Start()
+		want := piePlayer(&r, p) - diff(&p, p.ToMove())
+		e, _ := New(r, Options{TableMB: 1})
+		res, err := e.Solve(context.Background(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Value != want {
+			t.Errorf("%s: solve %d, want %d", r, res.Value, want)
+		}
+	}
+}
+
+// piePlayer is the final store difference the player to move can force,
+// for whichever side it ends up playing, by plain minimax over positions.
+func piePlayer(r *kalah.Rules, p kalah.Position) int {
+	if p.Over(r) {
+		q := p
+		q.Settle(r)
+		return diff(&q, p.ToMove())
+	}
+	best := -1 << 30
+	for _, m := range p.Moves() {
+		q := p
+		var v int
+		if m == kalah.Swap {
+			q.Swap()
+			v = -piePlayer(r, q)
+		} else {
+			eff := q.Play(r, int(m))
+			switch {
+			case eff&kalah.End != 0:
+				v = diff(&q, p.ToMove())
+			case q.ToMove() == p.ToMove():
+				v = piePlayer(r, q)
+			default:
+				v = -piePlayer(r, q)
+			}
+		}
+		best = max(best, v)
+	}
+	return best
+}
+
+func TestAnalyze(t *testing.T) {
+	r := kalah.Rules{Houses: 4, Seeds: 2}
+	e, _ := New(r, Options{TableMB: 4})
+	p := r.Start()
+	p.Play(&r, 2)
+	res, err := e.Solve(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vals, err := e.Analyze(context.Background(), p, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	best := -100
+	for _, mv := range vals {
+		best = max(best, mv.Value)
+		if !mv.Exact {
+			t.Errorf("exact analysis gave an estimate: %+v", mv)
+		}
+	}
+	if best != res.Value || len(vals) != len(p.Moves()) {
+		t.Fatalf("analysis %+v, solve %+v", vals, res)
+	}
+	for _, mv := range vals {
+		if slices.Contains(res.Best, mv.Move) != (mv.Value == best) {
+			t.Errorf("move %s value %d, solve best %v", mv.Move, mv.Value, res.Best)
+		}
+	}
+	timed, err := e.Analyze(context.Background(), p, 200*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(timed) != len(vals) {
+		t.Fatalf("timed analysis %v", timed)
+	}
+	for i := range timed {
+		if timed[i].Exact && timed[i].Value != vals[i].Value {
+			t.Errorf("timed analysis %+v, exact %+v", timed[i], vals[i])
+		}
+	}
+}
+
+func TestSearchAnytime(t *testing.T) {
+	r := kalah.Standard()
+	e, _ := New(r, Options{TableMB: 16})
+	p := r.Start()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, err := e.Search(ctx, p, 0)
+	if err != nil || len(res.Best) != 1 || !p.Legal(res.Best[0]) {
+		t.Fatalf("search stopped at once: %+v, %v", res, err)
+	}
+	start := time.Now()
+	res, err = e.Search(context.Background(), p, 100*time.Millisecond)
+	if err != nil || !p.Legal(res.Best[0]) || res.Depth < 4 {
+		t.Fatalf("timed search: %+v, %v", res, err)
+	}
+	if el := time.Since(start); el > 300*time.Millisecond {
+		t.Errorf("a 100ms search took %v", el)
+	}
+	t.Logf("100ms: %s", fmt.Sprint(res))
+}

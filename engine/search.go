@@ -1,0 +1,322 @@
+package engine
+
+import (
+	"math/bits"
+	"sync/atomic"
+
+	"kalah/egdb"
+)
+
+// etcDepth is the least remaining depth at which the enhanced transposition
+// cut-off probes the children before searching them.
+const etcDepth = 3
+
+// searcher is one thread's search state over the shared table.
+type searcher struct {
+	g         *game
+	tt        *table
+	db        *egdb.DB
+	dbK       int // seeds the database covers, or -1
+	rankKeys  bool
+	stop      *atomic.Bool
+	aborted   bool
+	id        int // 0 for the main thread; helpers vary the move order
+	nodes     uint64
+	horizon   uint64 // depth-limited leaves and estimated table bounds used
+	rootMove  int
+	leafValue func(b *board, seeds int) int
+}
+
+type kid struct {
+	b     board
+	d     int
+	i     int
+	score int
+	extra bool
+	over  bool
+}
+
+func (s *searcher) key(b *board) uint64 {
+	if s.rankKeys {
+		return s.g.rankKey(b)
+	}
+	return s.g.hashKey(b)
+}
+
+// eval estimates the future store difference at a depth-limited leaf: a
+// small share of the seeds on the mover's side over the opponent's.
+func (s *searcher) eval(b *board, seeds int) int {
+	if s.leafValue != nil {
+		return s.leafValue(b, seeds)
+	}
+	mine := 0
+	for _, x := range b.h[:s.g.n] {
+		mine += int(x)
+	}
+	return (2*mine - seeds) / 4
+}
+
+// search returns the value of b for the mover (the future store difference
+// it can force) if it lies strictly between alpha and beta, else a bound on
+// the same side (fail-soft). depth is the plies left, or exactDepth for no
+// limit.
+func (s *searcher) search(b *board, alpha, beta, depth, ply int) int {
+	s.nodes++
+	if s.nodes&2047 == 0 && s.stop.Load() {
+		s.aborted = true
+	}
+	if s.aborted {
+		return 0
+	}
+	g := s.g
+	seeds := g.seeds(b)
+	if ply > 0 {
+		// Every seed left goes to one store or the other: the value lies in
+		// [-seeds, seeds] and has the parity of seeds.
+		if seeds <= alpha {
+			return seeds
+		}
+		if -seeds >= beta {
+			return -seeds
+		}
+		if seeds <= s.dbK {
+			v, _ := s.db.Value(b.h[:g.m], seeds)
+			return v
+		}
+	}
+	nodes0 := s.nodes
+	key := s.key(b)
+	ttMove := -1
+	prior, found := s.tt.probe(key)
+	if found {
+		ttMove = prior.move
+		if prior.depth >= depth && ply > 0 {
+			cut, v := false, 0
+			switch {
+			case prior.lo >= beta:
+				cut, v = true, prior.lo
+			case prior.hi <= alpha:
+				cut, v = true, prior.hi
+			case prior.lo == prior.hi:
+				cut, v = true, prior.lo
+			}
+			if cut {
+				if prior.depth != exactDepth {
+					s.horizon++
+				}
+				return v
+			}
+		}
+	}
+	if depth <= 0 {
+		s.horizon++
+		return s.eval(b, seeds)
+	}
+	h0 := s.horizon
+	next := depth - 1
+	if depth == exactDepth {
+		next = exactDepth
+	}
+
+	var kids [32]kid
+	cnt := 0
+	for i := g.n - 1; i >= 0; i-- {
+		if b.h[i] == 0 {
+			continue
+		}
+		k := &kids[cnt]
+		k.b = *b
+		k.i = i
+		k.d, k.extra, k.over = g.play(&k.b, i)
+		switch {
+		case i == ttMove:
+			k.score = 1 << 20
+		case k.extra:
+			k.score = 1<<16 + i
+		default:
+			k.score = k.d*64 + i
+			if s.id&1 == 1 && ply&1 == 1 {
+				k.score = k.d*64 - i
+			}
+		}
+		cnt++
+	}
+	for j := 1; j < cnt; j++ {
+		for l := j; l > 0 && kids[l].score > kids[l-1].score; l-- {
+			kids[l], kids[l-1] = kids[l-1], kids[l]
+		}
+	}
+
+	if ply > 0 {
+		// Enhanced transposition cut-off: a child already known to refute
+		// the window ends the search here.
+		for j := 0; j < cnt; j++ {
+			k := &kids[j]
+			lb, ok, est := 0, false, false
+			switch {
+			case k.over:
+				lb, ok = k.d, true
+			case depth >= etcDepth:
+				e, hit := s.tt.probe(s.key(&k.b))
+				if hit && e.depth >= next {
+					ok, est = true, e.depth != exactDepth
+					if k.extra {
+						lb = k.d + e.lo
+					} else {
+						lb = k.d - e.hi
+					}
+				}
+			}
+			if ok && lb >= beta {
+				if est {
+					s.horizon++
+				}
+				s.save(key, prior, found, lb, seeds, alpha, beta, depth, h0, k.i, nodes0)
+				return lb
+			}
+		}
+	}
+
+	best, bestMove := -1<<20, -1
+	a := alpha
+	for j := 0; j < cnt; j++ {
+		k := &kids[j]
+		var v int
+		switch {
+		case k.over:
+			v = k.d
+		case k.extra:
+			v = k.d + s.search(&k.b, a-k.d, beta-k.d, next, ply+1)
+		default:
+			v = k.d - s.search(&k.b, k.d-beta, k.d-a, next, ply+1)
+		}
+		if s.aborted {
+			return 0
+		}
+		if v > best {
+			best, bestMove = v, k.i
+			if ply == 0 {
+				s.rootMove = k.i
+			}
+			if v >= beta {
+				break
+			}
+			a = max(a, v)
+		}
+	}
+	s.save(key, prior, found, best, seeds, alpha, beta, depth, h0, bestMove, nodes0)
+	return best
+}
+
+// save stores the result of a search of the window (alpha, beta) in the
+// table, merged with what was known.
+func (s *searcher) save(key uint64, prior entry, found bool, best, seeds, alpha, beta, depth int, h0 uint64, move int, nodes0 uint64) {
+	if s.horizon == h0 {
+		depth = exactDepth // no estimate was used: the bound is proven
+	}
+	lo, hi := -seeds, seeds
+	if found && prior.depth == depth {
+		lo, hi = prior.lo, prior.hi
+	} else if found && prior.depth > depth {
+		return
+	}
+	switch {
+	case best >= beta:
+		lo = max(lo, best)
+	case best <= alpha:
+		hi = min(hi, best)
+	default:
+		lo, hi = best, best
+	}
+	if depth == exactDepth {
+		if (lo-seeds)&1 != 0 {
+			lo++
+		}
+		if (hi-seeds)&1 != 0 {
+			hi--
+		}
+	}
+	if lo > hi { // estimates from different searches disagree: keep the new one
+		lo, hi = -seeds, seeds
+		switch {
+		case best >= beta:
+			lo = best
+		case best <= alpha:
+			hi = best
+		default:
+			lo, hi = best, best
+		}
+	}
+	s.tt.store(key, entry{lo: lo, hi: hi, depth: depth, move: move}, bits.Len64(s.nodes-nodes0))
+}
+
+// mtd finds the value of b at the given depth by a series of null-window
+// searches (MTD(f)) starting from guess. It returns the value and a best
+// move (-1 if every move is as bad), or aborted.
+func (s *searcher) mtd(b *board, guess, depth int) (int, int) {
+	seeds := s.g.seeds(b)
+	lo, hi := -seeds, seeds
+	exact := depth == exactDepth
+	f := min(max(guess, lo), hi)
+	move := -1
+	for lo < hi {
+		beta := f
+		if beta <= lo {
+			beta = lo + 1
+		}
+		if exact && (beta-seeds)&1 != 0 {
+			beta++
+		}
+		s.rootMove = -1
+		r := s.search(b, beta-1, beta, depth, 0)
+		if s.aborted {
+			return 0, move
+		}
+		if r >= beta {
+			lo, move = r, s.rootMove
+			if exact && (lo-seeds)&1 != 0 {
+				lo++
+			}
+		} else {
+			hi = r
+			if exact && (hi-seeds)&1 != 0 {
+				hi--
+			}
+		}
+		f = r
+	}
+	return lo, move
+}
+
+// deepen runs iterative deepening MTD(f) from depth 1 up to maxDepth, then
+// (if exact) without a limit. It stops early once an iteration used no
+// estimate. report is called after each iteration.
+func (s *searcher) deepen(b *board, maxDepth int, exact bool, report func(v, move, depth int, proven bool)) (v, move int, proven bool) {
+	guess := 0
+	for d := 1; d <= maxDepth; d++ {
+		h := s.horizon
+		val, m := s.mtd(b, guess, d)
+		if s.aborted {
+			return
+		}
+		v, move, guess = val, m, val
+		proven = s.horizon == h
+		if report != nil {
+			report(v, move, d, proven)
+		}
+		if proven {
+			return
+		}
+	}
+	if !exact {
+		return
+	}
+	val, m := s.mtd(b, guess, exactDepth)
+	if s.aborted {
+		return
+	}
+	if report != nil {
+		report(val, m, exactDepth, true)
+	}
+	return val, m, true
+}
