@@ -147,6 +147,7 @@ func benchLoad(b *testing.B, async bool) {
 		b.ReportMetric(perConn, "B/conn")
 		b.ReportMetric(float64(lost), "lost-moves")
 		b.ReportMetric(float64(len(list)), "games")
+		b.Logf("p90 %v, p999 %v, max %v", srv.Stats().Percentile(0.9), srv.Stats().Percentile(0.999), srv.Stats().Percentile(1))
 		b.Logf("%d games, %d moves in %v: p50 %v, p99 %v a move, %.0f moves/s, %.0f B/conn, %d lost",
 			len(list), moves, elapsed.Round(time.Millisecond), srv.Stats().Percentile(0.5), srv.Stats().Percentile(0.99),
 			float64(moves)/elapsed.Seconds(), perConn, lost)

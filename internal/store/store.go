@@ -77,6 +77,23 @@ type Store struct {
 	done   chan struct{}
 	closed chan struct{}
 	once   sync.Once
+	// checkpoints is closed when the checkpointer has stopped.
+	checkpoints chan struct{}
+}
+
+// checkpointer copies the WAL into the database every second.
+func (s *Store) checkpointer() {
+	defer close(s.checkpoints)
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			s.db.Exec("PRAGMA wal_checkpoint(PASSIVE)")
+		case <-s.done:
+			return
+		}
+	}
 }
 
 type writeReq struct {
@@ -175,6 +192,17 @@ func Open(path string) (*Store, error) {
 		db.SetMaxOpenConns(4)
 	}
 	s := &Store{db: db, wdb: wdb, writes: make(chan writeReq, 1024), done: make(chan struct{}), closed: make(chan struct{})}
+	if db != wdb {
+		// Checkpoint the WAL in the background, so no commit waits for one
+		// (a checkpoint syncs the database file).
+		if _, err := wdb.Exec("PRAGMA wal_autocheckpoint=0"); err != nil {
+			db.Close()
+			wdb.Close()
+			return nil, fmt.Errorf("store: open %s: %w", path, err)
+		}
+		s.checkpoints = make(chan struct{})
+		go s.checkpointer()
+	}
 	go s.writer()
 	return s, nil
 }
@@ -183,6 +211,10 @@ func Open(path string) (*Store, error) {
 func (s *Store) Close() error {
 	s.once.Do(func() { close(s.done) })
 	<-s.closed
+	if s.checkpoints != nil {
+		<-s.checkpoints
+		s.wdb.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
+	}
 	if s.db == s.wdb {
 		return s.wdb.Close()
 	}
