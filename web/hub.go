@@ -49,6 +49,10 @@ type NewGame struct {
 	Seed uint64 `json:"seed,omitempty"`
 	// Tournament, if set, names the tournament the game belongs to.
 	Tournament string `json:"tournament,omitempty"`
+	// Opening holds moves made before the players take over.
+	Opening []kalah.Move `json:"opening,omitempty"`
+	// PlayerSeeds, if not zero, seed each seat's player instead of Seed.
+	PlayerSeeds [2]uint64 `json:"player_seeds,omitzero"`
 }
 
 // Created is a new game and the seat tokens of its creator.
@@ -222,6 +226,11 @@ func (h *Hub) Create(ctx context.Context, req NewGame) (Created, error) {
 	if err != nil {
 		return Created{}, fmt.Errorf("%w: %w", ErrBadInput, err)
 	}
+	for i, m := range req.Opening {
+		if _, err := g.Play(m); err != nil {
+			return Created{}, fmt.Errorf("%w: opening move %d: %w", ErrBadInput, i+1, err)
+		}
+	}
 	if req.PerMoveMillis < 0 || req.PerMoveMillis > 3_600_000 || req.DelayMillis < 0 || req.DelayMillis > 60_000 {
 		return Created{}, fmt.Errorf("%w: clock out of range", ErrBadInput)
 	}
@@ -250,7 +259,11 @@ func (h *Hub) Create(ctx context.Context, req NewGame) (Created, error) {
 			s.players[seat] = &browserPlayer{s: s, seat: seat}
 			continue
 		}
-		p, err := player.New(spec, player.Options{Rules: r, Seed: seed + uint64(seat)})
+		pseed := seed + uint64(seat)
+		if req.PlayerSeeds != [2]uint64{} {
+			pseed = req.PlayerSeeds[seat]
+		}
+		p, err := player.New(spec, player.Options{Rules: r, Seed: pseed})
 		if err != nil {
 			return Created{}, fmt.Errorf("%w: %s: %w", ErrBadInput, kalah.Side(seat), err)
 		}
@@ -275,6 +288,7 @@ func (h *Hub) Create(ctx context.Context, req NewGame) (Created, error) {
 		g.Tags["Event"] = req.Tournament
 	}
 	s.view = g.Clone()
+	s.millis = make([]int64, g.Len()) // the opening took no one's time
 
 	h.mu.Lock()
 	h.games[s.id] = s
@@ -468,6 +482,24 @@ func gameState(g *kalah.Game, millis []int64) State {
 		st.Moves[len(st.Moves)-1].Pits = pits(pos)
 	}
 	return st
+}
+
+// Record returns a game's record with each move's time, and why it was
+// forfeited if it was.
+func (h *Hub) Record(id string) (kalah.Record, string, error) {
+	s, err := h.session(id)
+	if err != nil {
+		return kalah.Record{}, "", err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rec := s.view.Record()
+	for i := range rec.Moves {
+		if i < len(s.millis) {
+			rec.Moves[i].Millis = s.millis[i]
+		}
+	}
+	return rec, s.reason, nil
 }
 
 // seatOf returns the seat a token moves.

@@ -33,6 +33,8 @@ type Standing struct {
 	Losses int     `json:"losses"`
 	Points float64 `json:"points"`
 	Elo    float64 `json:"elo"`
+	// EloErr is the half width of the rating's 95% interval, when known.
+	EloErr float64 `json:"elo_err,omitempty"`
 }
 
 // Pairing is one game of a tournament.

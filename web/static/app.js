@@ -674,7 +674,7 @@ function viewTournament(id) {
       h("h3", {text: "Standings"}),
       h("table", {id: "standings"}, h("tr", {}, ["#", "Player", "Games", "Won", "Drawn", "Lost", "Points", "Elo"].map((c, i) => h("th", {class: i > 1 ? "num" : null, text: c}))),
         t.standings.map((s, i) => h("tr", {}, h("td", {text: i + 1}), h("td", {text: s.player}),
-          [s.games, s.wins, s.draws, s.losses, s.points, s.elo].map(v => h("td", {class: "num", text: v}))))),
+          [s.games, s.wins, s.draws, s.losses, s.points, s.elo_err ? `${Math.round(s.elo)} ± ${Math.round(s.elo_err)}` : s.elo].map(v => h("td", {class: "num", text: v}))))),
       h("h3", {text: "Cross-table"}),
       h("div", {style: "overflow-x:auto"}, h("table", {id: "cross"}, h("tr", {}, h("th", {text: ""}), t.players.map(p => h("th", {text: short(p), title: p}))),
         t.players.map((p, i) => h("tr", {}, h("th", {scope: "row", text: p}), t.players.map((q, j) => h("td", {class: "num", text: i === j ? "—" : t.cross[i][j]})))))),
