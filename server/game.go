@@ -112,7 +112,18 @@ func (s *Server) runGame(lg *liveGame, g *kalah.Game, players [2]player.Player) 
 	for i, p := range players {
 		players[i] = &timedPlayer{Player: p, lg: lg, stats: s.stats}
 	}
+	s.mu.Lock()
+	if s.closed {
+		// Stopping: the game stays live in the store for the next server.
+		delete(s.live, lg.id)
+		s.mu.Unlock()
+		s.dropSeats(lg)
+		cancel()
+		closePlayers(players)
+		return
+	}
 	s.games.Add(1)
+	s.mu.Unlock()
 	go func() {
 		defer s.games.Done()
 		defer cancel()
