@@ -46,7 +46,7 @@ func (s *Server) startConn(t line.Transport) {
 		if closed {
 			code, text = line.CodeShutdown, "the server is stopping"
 		}
-		t.WriteLine(line.Errorf(code, "%s", text).String(), time.Second)
+		t.WriteLine(line.Errorf(code, "%s", text).String(), 100*time.Millisecond)
 		t.Close()
 		return
 	}
@@ -67,7 +67,7 @@ func (c *conn) sendMsg(m line.Msg) {
 	select {
 	case c.out <- m.String():
 	default:
-		c.srv.log.Warn("dropping a client that does not read", "name", c.name, "addr", c.host)
+		c.srv.log.Warn("dropping a client that does not read", "addr", c.host)
 		c.close()
 	}
 }
@@ -83,22 +83,22 @@ func (c *conn) writeLoop() {
 	defer c.t.Close()
 	ping := time.NewTicker(c.srv.cfg.IdleTimeout / 4)
 	defer ping.Stop()
+	timeout := c.srv.cfg.WriteTimeout
 	for {
 		select {
 		case s := <-c.out:
 			select {
 			case <-c.done:
-				// Closing: the flush below sends it quickly or not at all.
-				c.out <- s
-				continue
+				// Closing: what is left goes out quickly or not at all.
+				timeout = 100 * time.Millisecond
 			default:
 			}
-			if err := c.t.WriteLine(s, c.srv.cfg.WriteTimeout); err != nil {
+			if err := c.t.WriteLine(s, timeout); err != nil {
 				c.close()
 				return
 			}
 		case <-ping.C:
-			if err := c.t.WriteLine("ping", c.srv.cfg.WriteTimeout); err != nil {
+			if err := c.t.WriteLine("ping", timeout); err != nil {
 				c.close()
 				return
 			}
