@@ -11,14 +11,18 @@ import (
 	"time"
 )
 
-// Executor plays jobs and hands each result to commit. Commit is called
-// from one goroutine at a time; Execute returns once every job's result has
-// been committed, or with an error when ctx ends or commit fails. A job
-// whose game could not be finished (its worker died) must be played again,
-// so the executor returns only when each job has a result.
+// Executor plays jobs and hands their results to commit, one or more at a
+// time (whatever has arrived: a batch is stored in one transaction). Commit
+// is called from one goroutine at a time; Execute returns once every job's
+// result has been committed, or with an error when ctx ends or commit
+// fails. A job whose game could not be finished (its worker died) must be
+// played again, so the executor returns only when each job has a result.
 type Executor interface {
-	Execute(ctx context.Context, jobs []Job, commit func(Result) error) error
+	Execute(ctx context.Context, jobs []Job, commit func([]Result) error) error
 }
+
+// maxBatch bounds the results stored in one transaction.
+const maxBatch = 64
 
 // Local plays games on this machine, Workers at a time (GOMAXPROCS when
 // zero), each in its own goroutine through the referee.
@@ -28,7 +32,7 @@ type Local struct {
 }
 
 // Execute implements Executor.
-func (l Local) Execute(ctx context.Context, jobs []Job, commit func(Result) error) error {
+func (l Local) Execute(ctx context.Context, jobs []Job, commit func([]Result) error) error {
 	n := l.Workers
 	if n <= 0 {
 		n = runtime.GOMAXPROCS(0)
@@ -76,8 +80,19 @@ func (l Local) Execute(ctx context.Context, jobs []Job, commit func(Result) erro
 	for left := len(jobs); left > 0 && err == nil; {
 		select {
 		case r := <-done:
-			err = commit(r)
-			left--
+			// Store whatever else is ready with it, in one transaction.
+			batch := []Result{r}
+		drain:
+			for len(batch) < min(left, maxBatch) {
+				select {
+				case r := <-done:
+					batch = append(batch, r)
+				default:
+					break drain
+				}
+			}
+			err = commit(batch)
+			left -= len(batch)
 		case e := <-errc:
 			err = e
 		case <-ctx.Done():
@@ -154,6 +169,8 @@ func (s *Store) Run(ctx context.Context, id int64, opts RunOptions) (err error) 
 	}()
 	start := time.Now()
 	doneAtStart := in.Played
+	// A game whose results keep being rejected would be replayed for ever.
+	rejected := map[int64]int{}
 	for {
 		pending, err := s.Pending(ctx, id)
 		if err != nil {
@@ -181,32 +198,41 @@ func (s *Store) Run(ctx context.Context, id int64, opts RunOptions) (err error) 
 			jobs[i] = jobFor(id, cfg, g)
 			want[g.ID] = g
 		}
-		commit := func(r Result) error {
-			g, ok := want[r.GameID]
-			if !ok || r.Tournament != id {
-				log.Warn("result for a game not being played ignored", "tournament", r.Tournament, "game", r.GameID)
-				return nil
+		commit := func(rs []Result) error {
+			ok := rs[:0:0]
+			for _, r := range rs {
+				g, found := want[r.GameID]
+				if !found || r.Tournament != id {
+					log.Warn("result for a game not being played ignored", "tournament", r.Tournament, "game", r.GameID)
+					continue
+				}
+				if err := checkResult(cfg, g, r); err != nil {
+					log.Warn("result rejected", "game", r.GameID, "worker", r.Worker, "err", err)
+					if rejected[r.GameID]++; rejected[r.GameID] >= 3 {
+						return fmt.Errorf("game %d: three results rejected, the last: %w", r.GameID, err)
+					}
+					continue
+				}
+				ok = append(ok, r)
 			}
-			if err := checkResult(cfg, g, r); err != nil {
-				log.Warn("result rejected", "game", r.GameID, "worker", r.Worker, "err", err)
-				return nil
-			}
-			counted, err := s.Commit(context.WithoutCancel(ctx), r)
+			counted, err := s.CommitBatch(context.WithoutCancel(ctx), ok)
 			if err != nil {
 				return err
 			}
-			if !counted {
-				log.Info("duplicate result ignored", "game", r.GameID, "worker", r.Worker)
-				return nil
-			}
-			done++
-			if opts.Progress != nil {
-				el := time.Since(start)
-				p := Progress{Tournament: id, Done: done, Total: max(total, done), Elapsed: el, Last: r}
-				if n := done - doneAtStart; n > 0 {
-					p.ETA = time.Duration(float64(el) / float64(n) * float64(p.Total-done))
+			for i, r := range ok {
+				if !counted[i] {
+					log.Info("duplicate result ignored", "game", r.GameID, "worker", r.Worker)
+					continue
 				}
-				opts.Progress(p)
+				done++
+				if opts.Progress != nil {
+					el := time.Since(start)
+					p := Progress{Tournament: id, Done: done, Total: max(total, done), Elapsed: el, Last: r}
+					if n := done - doneAtStart; n > 0 {
+						p.ETA = time.Duration(float64(el) / float64(n) * float64(p.Total-done))
+					}
+					opts.Progress(p)
+				}
 			}
 			return nil
 		}

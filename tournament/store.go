@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -343,43 +344,66 @@ type Result struct {
 // for a game that already has one is ignored, so a game replayed after a
 // crash or delivered twice counts once; Commit reports whether it counted.
 func (s *Store) Commit(ctx context.Context, r Result) (bool, error) {
-	rec, err := json.Marshal(r.Record)
+	counted, err := s.CommitBatch(ctx, []Result{r})
 	if err != nil {
 		return false, err
+	}
+	return counted[0], nil
+}
+
+// CommitBatch stores several results, each with its moves, in one
+// transaction: all of them or none. It reports for each whether it counted
+// (false: its game already had a result).
+func (s *Store) CommitBatch(ctx context.Context, rs []Result) ([]bool, error) {
+	counted := make([]bool, len(rs))
+	if len(rs) == 0 {
+		return counted, nil
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
 	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, `INSERT INTO results(game_id, south_seeds, north_seeds, result, termination, reason, plies, record, worker, millis, finished)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(game_id) DO NOTHING`,
-		r.GameID, r.SouthSeeds, r.NorthSeeds, r.Record.Result.String(), r.Record.Termination.String(), r.Reason,
-		len(r.Record.Moves), string(rec), r.Worker, r.Millis, now())
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO results(game_id, south_seeds, north_seeds, result, termination, reason, plies, record, worker, millis, finished)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(game_id) DO NOTHING`)
 	if err != nil {
-		return false, fmt.Errorf("store result of game %d: %w", r.GameID, err)
+		return nil, err
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return false, nil
-	}
-	st, err := tx.PrepareContext(ctx, `INSERT INTO moves(game_id, ply, side, move, millis) VALUES (?, ?, ?, ?, ?)`)
+	defer ins.Close()
+	mv, err := tx.PrepareContext(ctx, `INSERT INTO moves(game_id, ply, side, move, millis) VALUES (?, ?, ?, ?, ?)`)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
-	defer st.Close()
-	for i, m := range r.Record.Moves {
-		mv := fmt.Sprint(m.House)
-		if m.Swap {
-			mv = "swap"
+	defer mv.Close()
+	at := now()
+	for i, r := range rs {
+		rec, err := json.Marshal(r.Record)
+		if err != nil {
+			return nil, err
 		}
-		if _, err := st.ExecContext(ctx, r.GameID, i+1, m.Side.Letter(), mv, m.Millis); err != nil {
-			return false, fmt.Errorf("store moves of game %d: %w", r.GameID, err)
+		res, err := ins.ExecContext(ctx, r.GameID, r.SouthSeeds, r.NorthSeeds, r.Record.Result.String(), r.Record.Termination.String(), r.Reason,
+			len(r.Record.Moves), string(rec), r.Worker, r.Millis, at)
+		if err != nil {
+			return nil, fmt.Errorf("store result of game %d: %w", r.GameID, err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			continue
+		}
+		counted[i] = true
+		for j, m := range r.Record.Moves {
+			move := strconv.Itoa(m.House)
+			if m.Swap {
+				move = "swap"
+			}
+			if _, err := mv.ExecContext(ctx, r.GameID, j+1, m.Side.Letter(), move, m.Millis); err != nil {
+				return nil, fmt.Errorf("store moves of game %d: %w", r.GameID, err)
+			}
 		}
 	}
 	if err := tx.Commit(); err != nil {
-		return false, fmt.Errorf("store result of game %d: %w", r.GameID, err)
+		return nil, fmt.Errorf("store results: %w", err)
 	}
-	return true, nil
+	return counted, nil
 }
 
 // Played is a scheduled game with its stored result.

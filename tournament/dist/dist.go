@@ -230,7 +230,7 @@ func (e *Executor) log() *slog.Logger {
 
 // Execute publishes the jobs and commits results as they come back, until
 // every job has one.
-func (e *Executor) Execute(ctx context.Context, jobs []tournament.Job, commit func(tournament.Result) error) error {
+func (e *Executor) Execute(ctx context.Context, jobs []tournament.Job, commit func([]tournament.Result) error) error {
 	if len(jobs) == 0 {
 		return nil
 	}
@@ -303,28 +303,56 @@ func (e *Executor) Execute(ctx context.Context, jobs []tournament.Job, commit fu
 			time.Sleep(100 * time.Millisecond)
 			continue
 		}
-		for msg := range batch.Messages() {
-			var r tournament.Result
-			if err := json.Unmarshal(msg.Data(), &r); err != nil {
-				log.Warn("malformed result dropped", "err", err)
-				msg.Term()
-				continue
+		msgs := batch.Messages()
+		for msg := range msgs {
+			// Take whatever else has arrived too, and store it in one
+			// transaction; acknowledge only after the commit.
+			ready := []jetstream.Msg{msg}
+		drain:
+			for len(ready) < 64 {
+				select {
+				case m, ok := <-msgs:
+					if !ok {
+						break drain
+					}
+					ready = append(ready, m)
+				default:
+					break drain
+				}
 			}
-			if want[r.GameID] {
-				if err := commit(r); err != nil {
-					msg.Nak()
-					return err
+			var rs []tournament.Result
+			var acks []jetstream.Msg
+			for _, m := range ready {
+				var r tournament.Result
+				if err := json.Unmarshal(m.Data(), &r); err != nil {
+					log.Warn("malformed result dropped", "err", err)
+					m.Term()
+					continue
+				}
+				if !want[r.GameID] {
+					log.Info("result for a game already stored ignored", "game", r.GameID, "worker", r.Worker)
+					m.Ack()
+					continue
 				}
 				delete(want, r.GameID)
-			} else {
-				log.Info("result for a game already stored ignored", "game", r.GameID, "worker", r.Worker)
+				rs = append(rs, r)
+				acks = append(acks, m)
 			}
-			if err := msg.Ack(); err != nil {
-				log.Warn("ack result", "game", r.GameID, "err", err)
+			if len(rs) > 0 {
+				if err := commit(rs); err != nil {
+					for _, m := range acks {
+						m.Nak()
+					}
+					return err
+				}
+			}
+			for _, m := range acks {
+				if err := m.Ack(); err != nil {
+					log.Warn("ack result", "err", err)
+				}
 			}
 			if len(want) == 0 {
-				// Done; anything still in this batch is redelivered to
-				// the next run and ignored there.
+				// Done; anything still in this batch is not wanted.
 				break
 			}
 		}
