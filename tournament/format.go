@@ -17,6 +17,8 @@ type Report struct {
 	Standings  []Standing `json:"standings"`
 	Cross      [][]Cell   `json:"cross"`
 	SPRT       *SPRTState `json:"sprt,omitempty"`
+	// Games, if filled in (Store.Games), are listed by the JSON format.
+	Games []Played `json:"games,omitempty"`
 }
 
 // Report gathers a tournament's report from the database.

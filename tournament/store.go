@@ -259,14 +259,14 @@ func (s *Store) setStatus(ctx context.Context, id int64, status string) error {
 // Scheduled is one game of a tournament's schedule. South and North are
 // entrant indexes: the entrant who starts the game as South, and as North.
 type Scheduled struct {
-	ID      int64 // zero until stored
-	Round   int   // from 1
-	Pairing int   // the pair's number within the round
-	Leg     int   // the game's number within the pairing
-	South   int
-	North   int
-	Opening []kalah.Move // moves made before the players take over
-	Seed    uint64
+	ID      int64        `json:"id"`      // zero until stored
+	Round   int          `json:"round"`   // from 1
+	Pairing int          `json:"pairing"` // the pair's number within the round
+	Leg     int          `json:"leg"`     // the game's number within the pairing
+	South   int          `json:"south"`
+	North   int          `json:"north"`
+	Opening []kalah.Move `json:"opening,omitempty"` // moves made before the players take over
+	Seed    uint64       `json:"seed"`
 }
 
 // Schedule returns every game scheduled so far, in order.
@@ -409,11 +409,12 @@ func (s *Store) CommitBatch(ctx context.Context, rs []Result) ([]bool, error) {
 // Played is a scheduled game with its stored result.
 type Played struct {
 	Scheduled
-	SouthSeeds, NorthSeeds int
-	Termination            string
-	Reason                 string
-	Worker                 string
-	Millis                 int64
+	SouthSeeds  int    `json:"south_seeds"`
+	NorthSeeds  int    `json:"north_seeds"`
+	Termination string `json:"termination"`
+	Reason      string `json:"reason,omitempty"`
+	Worker      string `json:"worker,omitempty"`
+	Millis      int64  `json:"millis"`
 }
 
 // Games returns every game of a tournament that has a result, in schedule

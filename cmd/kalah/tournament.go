@@ -82,7 +82,7 @@ docs/SCALING.md); --workers-only leaves all the playing to them.`)
 	resume := fs.Int64("resume", 0, "resume tournament ID")
 	show := fs.Int64("show", 0, "show tournament ID without playing")
 	list := fs.Bool("list", false, "list the stored tournaments")
-	games := fs.Bool("games", false, "with --show: list every game")
+	games := fs.Bool("games", false, "with --show: list every game (in the JSON too)")
 	format := fs.String("format", "table", "output: "+strings.Join(tournament.Formats, ", "))
 	nf := addDistFlags(fs)
 	live := fs.Duration("live", 30*time.Second, "print the standings to stderr this often while playing (0: only at the end)")
@@ -222,15 +222,20 @@ func showTournament(ctx context.Context, e *env, st *tournament.Store, id int64,
 	if err != nil {
 		return err
 	}
+	var gs []tournament.Played
+	if games {
+		if gs, err = st.Games(ctx, id); err != nil {
+			return err
+		}
+		if format == "json" {
+			rep.Games = gs
+		}
+	}
 	if err := rep.Write(e.stdout, format); err != nil {
 		return err
 	}
-	if !games {
+	if !games || format == "json" {
 		return nil
-	}
-	gs, err := st.Games(ctx, id)
-	if err != nil {
-		return err
 	}
 	ps := rep.Tournament.Config.Players
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
