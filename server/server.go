@@ -43,7 +43,8 @@ type Config struct {
 	// start watching (default 10s).
 	HandshakeTimeout time.Duration
 	// IdleTimeout closes a connection that sends nothing for this long
-	// (default 2m); the server pings every IdleTimeout/4.
+	// (default 2m, or twice PerMove if that is longer); the server pings
+	// every IdleTimeout/4.
 	IdleTimeout time.Duration
 	// WriteTimeout drops a connection that does not take a line for this
 	// long (default 10s).
@@ -91,7 +92,8 @@ func (c *Config) setDefaults() {
 		c.HandshakeTimeout = 10 * time.Second
 	}
 	if c.IdleTimeout == 0 {
-		c.IdleTimeout = 2 * time.Minute
+		// Long enough for a bot that cannot answer pings while it thinks.
+		c.IdleTimeout = max(2*time.Minute, 2*c.PerMove+c.Grace)
 	}
 	if c.WriteTimeout == 0 {
 		c.WriteTimeout = 10 * time.Second

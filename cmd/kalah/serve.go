@@ -53,7 +53,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	maxGames := fs.Int("max-games", 10000, "most games played at once")
 	maxLine := fs.Int("max-line", 4096, "longest line a client may send, in bytes")
 	handshake := fs.Duration("handshake-timeout", 10*time.Second, "time a new connection has to log in")
-	idle := fs.Duration("idle-timeout", 2*time.Minute, "a connection silent this long is closed")
+	idle := fs.Duration("idle-timeout", 0, "a connection silent this long is closed (default 2m, or twice --time if longer)")
 	loginRate := fs.Float64("login-rate", 2, "logins a second allowed from one address")
 	loginBurst := fs.Int("login-burst", 20, "logins allowed in a burst from one address")
 	asyncMoves := fs.Bool("async-moves", false, "ask for the next move while the last is still being committed (faster under load; a crash may lose the last moment's moves)")
