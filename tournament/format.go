@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"text/tabwriter"
 )
@@ -83,7 +84,17 @@ func (r Report) header() string {
 	return s + fmt.Sprintf("): %d of %d games played, %s", in.Played, in.Games, in.Status)
 }
 
-func elo(s Standing) string { return fmt.Sprintf("%+.0f ± %.0f", s.Elo, s.EloErr) }
+func elo(s Standing) string {
+	return fmt.Sprintf("%+.0f ± %.0f", noNegZero(math.Round(s.Elo)), s.EloErr)
+}
+
+// noNegZero turns -0 into 0 so a rating never prints as "-0".
+func noNegZero(x float64) float64 {
+	if x == 0 {
+		return 0
+	}
+	return x
+}
 
 func (r Report) writeTable(w io.Writer, cross bool) error {
 	fmt.Fprintln(w, r.header())
@@ -138,7 +149,7 @@ func (r Report) writeCSV(w io.Writer) error {
 	cw.Write([]string{"rank", "player", "games", "wins", "draws", "losses", "byes", "points", "seeds", "head_to_head", "elo", "elo_err95"})
 	for _, s := range r.Standings {
 		cw.Write([]string{fmt.Sprint(s.Rank), s.Player, fmt.Sprint(s.Games), fmt.Sprint(s.Wins), fmt.Sprint(s.Draws), fmt.Sprint(s.Losses),
-			fmt.Sprint(s.Byes), fmt.Sprint(s.Points), fmt.Sprint(s.Seeds), fmt.Sprint(s.HeadToHead), fmt.Sprintf("%.1f", s.Elo), fmt.Sprintf("%.1f", s.EloErr)})
+			fmt.Sprint(s.Byes), fmt.Sprint(s.Points), fmt.Sprint(s.Seeds), fmt.Sprint(s.HeadToHead), fmt.Sprintf("%.1f", noNegZero(math.Round(s.Elo*10)/10)), fmt.Sprintf("%.1f", s.EloErr)})
 	}
 	cw.Flush()
 	return cw.Error()

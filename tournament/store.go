@@ -116,14 +116,14 @@ func (s *Store) DB() *sql.DB { return s.db }
 
 // Info is a stored tournament's header.
 type Info struct {
-	ID       int64
-	Name     string
-	Config   Config
-	Status   string // created, running, finished
-	Created  time.Time
-	Finished time.Time // zero until finished
-	Games    int       // games scheduled so far
-	Played   int       // games with a result
+	ID       int64     `json:"id"`
+	Name     string    `json:"name"`
+	Config   Config    `json:"config"`
+	Status   string    `json:"status"` // created, running, stopped, finished
+	Created  time.Time `json:"created"`
+	Finished time.Time `json:"finished,omitzero"` // zero until finished
+	Games    int       `json:"games"`             // games scheduled so far
+	Played   int       `json:"played"`            // games with a result
 }
 
 // Status values. A tournament whose process was killed stays "running"
