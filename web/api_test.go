@@ -389,3 +389,25 @@ func TestUnknownRoute(t *testing.T) {
 		t.Errorf("delete: %d", code)
 	}
 }
+
+func TestPieRuleSwap(t *testing.T) {
+	srv, _ := newServer(t)
+	r, _ := kalah.PresetRules("manchester")
+	var c Created
+	if code := call(t, srv, "POST", Prefix+"games", NewGame{Rules: r, South: "first", North: Human}, &c); code != 201 {
+		t.Fatal(code)
+	}
+	st := waitState(t, srv, c.ID, func(s State) bool { return len(s.Moves) == 1 })
+	if st.Legal[len(st.Legal)-1] != "swap" || st.ToMoveSeat != 1 {
+		t.Fatalf("swap not offered: %v seat %d", st.Legal, st.ToMoveSeat)
+	}
+	call(t, srv, "POST", Prefix+"games/"+c.ID+"/move", seatRequest{Token: c.Tokens[1], Move: "swap"}, nil)
+	// After the swap the computer plays North and the person South.
+	st = waitState(t, srv, c.ID, func(s State) bool { return s.Swapped && s.ToMove == kalah.South })
+	if st.ToMoveSeat != 1 || st.Moves[1].Move != "swap" {
+		t.Fatalf("after swap: seat %d moves %+v", st.ToMoveSeat, st.Moves)
+	}
+	if code := call(t, srv, "POST", Prefix+"games/"+c.ID+"/move", seatRequest{Token: c.Tokens[1], Move: "swap"}, nil); code != 400 {
+		t.Errorf("second swap: %d", code)
+	}
+}

@@ -510,7 +510,7 @@ func (h *Handler) budget(ms int) (time.Duration, error) {
 		return 0, fmt.Errorf("%w: time_ms %d (want 0 to %d)", ErrBadInput, ms, h.opts.MaxAnalysis.Milliseconds())
 	}
 	if ms == 0 {
-		return time.Second, nil
+		return min(time.Second, h.opts.MaxAnalysis), nil
 	}
 	return time.Duration(ms) * time.Millisecond, nil
 }
@@ -607,7 +607,11 @@ func (h *Handler) analyzeGame(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	n := g.Len() + 1
-	per := max(budget/time.Duration(n), 5*time.Millisecond)
+	if n > 1000 {
+		h.fail(w, r, fmt.Errorf("%w: %d moves (at most 999 a game)", ErrBadInput, n-1))
+		return
+	}
+	deadline := time.Now().Add(budget)
 	moves := g.Moves()
 	out := make([]Ply, 0, n)
 	rules := g.Rules()
@@ -624,6 +628,7 @@ func (h *Handler) analyzeGame(w http.ResponseWriter, r *http.Request) {
 			q.Settle(&rules)
 			ply.Value, ply.Exact = q.Store(kalah.South)-q.Store(kalah.North), true
 		} else {
+			per := max(time.Until(deadline)/time.Duration(n-i), time.Millisecond)
 			an, err := h.opts.Analyzer.Analyze(r.Context(), rules, p, per)
 			if err != nil {
 				h.fail(w, r, err)

@@ -247,7 +247,17 @@ function viewGame(id) {
   const bPrev = btn("prev", "◀ Back", () => step(-1), "ArrowLeft");
   const bNext = btn("next", "Forward ▶", () => step(1), "ArrowRight");
   const bLive = btn("latest", "Latest", () => { cursor = null; render(); });
-  const controls = h("div", {class: "row", id: "controls"}, bHint, bAuto, bUndo, bResign);
+  const bSwap = btn("swap", "Swap sides (s)", () => play("swap"), "s");
+  const clock = h("span", {id: "clock", class: "muted", "aria-live": "off"});
+  const controls = h("div", {class: "row", id: "controls"}, bSwap, bHint, bAuto, bUndo, bResign, clock);
+  let turnSince = 0, turnKey = "";
+  const ticker = setInterval(() => {
+    if (!st || !myTurn() || !st.per_move_ms) { clock.textContent = ""; return; }
+    const left = Math.max(0, st.per_move_ms - (performance.now() - turnSince));
+    clock.textContent = `${Math.ceil(left / 1000)} s left`;
+    clock.classList.toggle("err", left < 5000);
+  }, 250);
+  cleanup.push(() => clearInterval(ticker));
   main.replaceChildren(h("h2", {id: "gametitle", text: "Game"}), share, labels[0], boardBox, labels[1], status, callout,
     controls,
     h("div", {class: "row"}, bPrev, bNext, bLive, h("label", {}, anim, "Animate sowing"),
@@ -305,6 +315,10 @@ function viewGame(id) {
     else s = `${sideName(st, st.to_move, me())} to move…`;
     if (!animating) status.textContent = s;
     controls.hidden = !mine;
+    bSwap.hidden = !(live && myTurn() && st.legal.includes("swap"));
+    const key = st.moves.length + ":" + st.version;
+    if (myTurn() && turnKey.split(":")[0] !== String(st.moves.length)) { turnSince = performance.now(); }
+    turnKey = key;
     const casualMine = st.casual && mine && !st.over;
     bHint.disabled = !casualMine || !myTurn(); bAuto.disabled = bHint.disabled;
     bUndo.disabled = !(st.casual && mine && st.seats[0].human !== st.seats[1].human && total > 0);
