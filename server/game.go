@@ -48,11 +48,12 @@ type liveGame struct {
 	subs     map[chan Event]struct{}
 	over     bool
 	cancel   context.CancelFunc
+	finished chan struct{} // closed once the game is stored and told
 }
 
 func (s *Server) newLiveGame(id int64, g *kalah.Game, seats [2]store.Seat) *liveGame {
 	g.Players = [2]string{seats[0].Name, seats[1].Name}
-	lg := &liveGame{id: id, seats: seats, rules: g.Rules(), snap: g.Clone(), watchers: map[*conn]struct{}{}, subs: map[chan Event]struct{}{}}
+	lg := &liveGame{id: id, seats: seats, rules: g.Rules(), snap: g.Clone(), watchers: map[*conn]struct{}{}, subs: map[chan Event]struct{}{}, finished: make(chan struct{})}
 	lg.millis = make([]int64, g.Len())
 	s.mu.Lock()
 	s.live[id] = lg
@@ -120,12 +121,14 @@ func (s *Server) runGame(lg *liveGame, g *kalah.Game, players [2]player.Player) 
 		s.dropSeats(lg)
 		cancel()
 		closePlayers(players)
+		close(lg.finished)
 		return
 	}
 	s.games.Add(1)
 	s.mu.Unlock()
 	go func() {
 		defer s.games.Done()
+		defer close(lg.finished)
 		defer cancel()
 		_, err := ref.Play(ctx, g, players)
 		closePlayers(players)
@@ -523,6 +526,7 @@ type entrant struct {
 	p      player.Player
 	rules  *kalah.Rules // nil: any
 	conn   *conn        // for network bots
+	game   *liveGame    // set once seated
 	result chan error   // receives the start error, or nil once seated
 	once   sync.Once
 }
@@ -632,6 +636,9 @@ func (s *Server) start(r kalah.Rules, es [2]*entrant) (int64, error) {
 		}
 	}
 	s.log.Info("game started", "game", id, "south", seats[0].Name, "north", seats[1].Name, "rules", r.String())
+	for _, e := range es {
+		e.game = lg
+	}
 	s.runGame(lg, g, players)
 	for _, e := range es {
 		e.fail(nil)
@@ -651,71 +658,61 @@ type Entrant struct {
 }
 
 // Play puts e in the same queue as the bots and returns once its game is
-// over, or with an error if it cannot be seated (ctx ends, e.Done closes or
-// the server stops first). The referee asks e.Player for its moves and, if
-// it is a player.Observer, shows it every move.
+// over and stored, or with an error if it cannot be seated (ctx ends,
+// e.Done closes or the server stops first). The referee asks e.Player for
+// its moves and, if it is a player.Observer, shows it every move. The
+// player stays its caller's: Play does not close it.
 func (s *Server) Play(ctx context.Context, e Entrant) error {
 	if e.Kind == "" || e.Kind == "bot" || e.Kind == "spec" || e.Kind == "human" {
 		e.Kind = "remote"
 	}
-	done := make(chan struct{})
-	w := &watchDone{Player: e.Player, done: done}
-	en := &entrant{seat: store.Seat{Name: e.Name, Kind: e.Kind}, p: w, rules: e.Rules, result: make(chan error, 1)}
+	en := &entrant{seat: store.Seat{Name: e.Name, Kind: e.Kind}, p: keepOpen{e.Player}, rules: e.Rules, result: make(chan error, 1)}
 	if err := s.enqueue(en); err != nil {
 		return err
 	}
-	gone := e.Done
+	var err error
 	select {
-	case err := <-en.result:
-		if err != nil {
-			return err
-		}
+	case err = <-en.result:
 	case <-ctx.Done():
 		if s.dequeue(en) {
 			return ctx.Err()
 		}
-		if err := <-en.result; err != nil {
-			return err
-		}
-	case <-gone:
+		err = <-en.result
+	case <-e.Done:
 		if s.dequeue(en) {
 			return player.ErrDisconnected
 		}
-		if err := <-en.result; err != nil {
-			return err
+		err = <-en.result
+	case <-s.ctx.Done():
+		if s.dequeue(en) {
+			return ErrClosed
 		}
-	case <-s.ctx.Done():
+		err = <-en.result
+	}
+	if err != nil {
+		return err
+	}
+	<-en.game.finished
+	if s.ctx.Err() != nil && !en.game.isOver() {
 		return ErrClosed
 	}
-	select {
-	case <-done:
-		return nil
-	case <-s.ctx.Done():
-		return ErrClosed
-	}
+	return nil
 }
 
-// watchDone closes done when the game tells the player it is over.
-type watchDone struct {
-	player.Player
-	done chan struct{}
-	once sync.Once
+func (lg *liveGame) isOver() bool {
+	lg.mu.Lock()
+	defer lg.mu.Unlock()
+	return lg.snap.Over()
 }
 
-func (w *watchDone) Observe(ctx context.Context, g *kalah.Game) error {
-	var err error
-	if o, ok := w.Player.(player.Observer); ok {
-		err = o.Observe(ctx, g)
-	}
-	if g.Over() {
-		w.once.Do(func() { close(w.done) })
-	}
-	return err
-}
+// keepOpen hides a player's Close from the server, which closes the
+// players it owns when a game ends.
+type keepOpen struct{ player.Player }
 
-// Close ends Play's wait when the game stops without an ending. The
-// player itself belongs to Play's caller and is left open.
-func (w *watchDone) Close() error {
-	w.once.Do(func() { close(w.done) })
+// Observe passes the game on if the player observes.
+func (k keepOpen) Observe(ctx context.Context, g *kalah.Game) error {
+	if o, ok := k.Player.(player.Observer); ok {
+		return o.Observe(ctx, g)
+	}
 	return nil
 }
