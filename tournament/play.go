@@ -2,6 +2,7 @@ package tournament
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -29,6 +30,10 @@ func jobFor(id int64, cfg Config, g Scheduled) Job {
 	return Job{Tournament: id, Game: g, South: cfg.Players[g.South], North: cfg.Players[g.North],
 		Rules: cfg.Rules, Clock: cfg.Clock, Name: cfg.Name}
 }
+
+// ErrCannotPlay is returned by Play for a job this process cannot play (a
+// player it does not know): another worker should play it.
+var ErrCannotPlay = errors.New("cannot play this game here")
 
 // Play plays a job's game through the referee with players built fresh for
 // it (and closed after it), so a player that crashes, hangs or is a dead
@@ -64,6 +69,10 @@ func Play(ctx context.Context, job Job, worker string) (Result, error) {
 	failedSeat := -1
 	for seat, spec := range kg.Players {
 		p, err := newPlayer(spec, player.Options{Rules: job.Rules, Seed: match.GameSeed(g.Seed, 0, seat)})
+		if errors.Is(err, player.ErrUnknownPlayer) {
+			// This worker's binary lacks the player: not the player's fault.
+			return res, fmt.Errorf("%w: game %d: %w", ErrCannotPlay, g.ID, err)
+		}
 		if err != nil {
 			if failedSeat < 0 {
 				failed, failedSeat = err, seat

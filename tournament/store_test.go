@@ -332,3 +332,15 @@ func TestCrashingPlayer(t *testing.T) {
 		t.Errorf("%d games with the crashing player, want 24", forfeits)
 	}
 }
+
+func TestPlayUnknownPlayer(t *testing.T) {
+	cfg := Config{Players: []string{"random", "first"}}
+	if err := cfg.Normalize(); err != nil {
+		t.Fatal(err)
+	}
+	job := jobFor(1, cfg, fullSchedule(cfg)[0])
+	job.North = "not-on-this-worker"
+	if _, err := Play(context.Background(), job, "w"); !errors.Is(err, ErrCannotPlay) {
+		t.Errorf("unknown player: %v, want ErrCannotPlay", err)
+	}
+}

@@ -290,9 +290,14 @@ func (e *Executor) Execute(ctx context.Context, jobs []tournament.Job, commit fu
 		return ctx.Err()
 	}
 	log := e.log()
+	lastNews := time.Now()
 	for len(want) > 0 {
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if time.Since(lastNews) > time.Minute {
+			lastNews = time.Now()
+			log.Info("waiting for results", "games", len(want))
 		}
 		batch, err := results.Fetch(64, jetstream.FetchMaxWait(500*time.Millisecond))
 		if err != nil {
@@ -339,6 +344,7 @@ func (e *Executor) Execute(ctx context.Context, jobs []tournament.Job, commit fu
 				acks = append(acks, m)
 			}
 			if len(rs) > 0 {
+				lastNews = time.Now()
 				if err := commit(rs); err != nil {
 					for _, m := range acks {
 						m.Nak()
@@ -484,8 +490,18 @@ func (w *Worker) play(ctx context.Context, js jetstream.JetStream, cons jetstrea
 			msg.Nak()
 			return
 		}
-		log.Warn("job cannot be played", "game", job.Game.ID, "err", err)
-		msg.Term()
+		if errors.Is(err, tournament.ErrCannotPlay) {
+			// Leave it to a worker that can; back off so this one does
+			// not take it again at once.
+			log.Warn("job left to another worker", "game", job.Game.ID, "err", err)
+			msg.NakWithDelay(5 * time.Second)
+			sleep(ctx, time.Second)
+			return
+		}
+		// A job that cannot be played anywhere is a coordinator's bug;
+		// keep it in the queue (the coordinator waits for it) and say so.
+		log.Error("job cannot be played", "game", job.Game.ID, "err", err)
+		msg.NakWithDelay(30 * time.Second)
 		return
 	}
 	data, err := json.Marshal(r)
