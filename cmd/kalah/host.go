@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -67,7 +68,7 @@ func runHost(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer st.Close()
-	srv, err := server.New(server.Config{Store: st, Rules: r, PerMove: *perMove, NoClock: *perMove == 0, Reconnect: 5 * time.Minute, Log: e.log})
+	srv, err := server.New(server.Config{Store: st, Rules: r, PerMove: *perMove, NoClock: *perMove == 0, Reconnect: 5 * time.Minute, Log: quietLog(e)})
 	if err != nil {
 		return err
 	}
@@ -104,6 +105,15 @@ func runHost(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	return nil
+}
+
+// quietLog logs only warnings and errors, to keep a person's terminal
+// for the game (KALAH_LOG=debug or info shows everything).
+func quietLog(e *env) *slog.Logger {
+	if l := logLevel(); l < slog.LevelWarn && os.Getenv("KALAH_LOG") != "" {
+		return e.log
+	}
+	return slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 }
 
 func defaultName() string {

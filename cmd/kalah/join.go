@@ -62,7 +62,7 @@ func runJoin(ctx context.Context, e *env, args []string) error {
 	var st line.Start
 	var last kalah.Position
 	var mover kalah.Side
-	c := &remote.Client{Addr: addr, Name: *name, Token: *token, Player: p, Games: *games, Log: e.log}
+	c := &remote.Client{Addr: addr, Name: *name, Token: *token, Player: p, Games: *games, Log: quietLog(e)}
 	c.OnMsg = func(m line.Msg) {
 		switch m.Cmd {
 		case "start":
