@@ -127,7 +127,7 @@ func TestAnalyzeRoute(t *testing.T) {
 	if code := call(t, srv, "POST", Prefix+"analyze", AnalyzeRequest{Rules: r, Position: pos, Millis: 2000}, &out); code != 200 {
 		t.Fatal(code)
 	}
-	if len(out.Moves) != 3 || out.Source != "search" {
+	if len(out.Moves) != 3 || out.Source != "engine" {
 		t.Fatalf("analysis: %+v", out)
 	}
 	for _, m := range out.Moves {

@@ -160,10 +160,11 @@ type Hub struct {
 	maxGames int
 }
 
-// NewHub returns a hub whose hints come from a. Close stops its games.
+// NewHub returns a hub whose hints come from a (nil: Engine). Close stops
+// its games.
 func NewHub(a Analyzer, log *slog.Logger) *Hub {
 	if a == nil {
-		a = Search{}
+		a = &Engine{}
 	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)

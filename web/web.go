@@ -36,7 +36,7 @@ type Options struct {
 	// own, closed when the context given to New ends.
 	Games Games
 	// Analyzer values positions for the analysis board and for hints; nil
-	// means the built-in Search.
+	// means package engine (Engine), with Search for what it refuses.
 	Analyzer Analyzer
 	// Tournaments runs tournaments; nil means a Director over Games.
 	Tournaments Tournaments
@@ -69,7 +69,7 @@ func New(ctx context.Context, o Options) (*Handler, error) {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
 	if o.Analyzer == nil {
-		o.Analyzer = Search{}
+		o.Analyzer = &Engine{}
 	}
 	if o.MaxAnalysis <= 0 {
 		o.MaxAnalysis = 10 * time.Second

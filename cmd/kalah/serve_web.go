@@ -2,21 +2,41 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 
+	"kalah/internal/store"
 	"kalah/server"
+	"kalah/tournament"
 	"kalah/web"
 )
 
 // The web page: kalah serve mounts it at "/". Games started from the page
 // run on its own hub (casual games with undo and hints, two people by link,
-// tournaments); the server's games (bots over the network, /api/) are
-// listed, watched and replayed beside them.
+// tournament games); the server's games (bots over the network, /api/) are
+// listed, watched and replayed beside them. Tournaments are kept in
+// tournaments.db in the default data directory, where kalah tournament
+// finds them too when that is ./kalah-data. Analysis and hints come from
+// package engine.
 func init() {
 	mountWeb = func(s *server.Server) (http.Handler, error) {
-		hub := web.NewHub(nil, nil)
-		return web.New(context.Background(), web.Options{
-			Games: web.Combined{Local: hub, Server: web.NewServerGames(s)},
+		ctx := context.Background()
+		analyzer := &web.Engine{}
+		hub := web.NewHub(analyzer, nil)
+		dir := store.DefaultDir()
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+		ts, err := tournament.Open(filepath.Join(dir, "tournaments.db"))
+		if err != nil {
+			return nil, fmt.Errorf("web page tournaments: %w", err)
+		}
+		return web.New(ctx, web.Options{
+			Analyzer:    analyzer,
+			Games:       web.Combined{Local: hub, Server: web.NewServerGames(s)},
+			Tournaments: web.NewStoredTournaments(ctx, ts, hub),
 		})
 	}
 }

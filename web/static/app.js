@@ -579,7 +579,7 @@ function viewAnalyze(params) {
         r.moves.map(m => h("tr", {"data-move": m.move}, h("td", {}, h("button", {type: "button", onclick: () => playFrom(m.move)}, m.move === "swap" ? "swap" : "house " + m.move)),
           h("td", {class: "num" + (m.exact ? " exact" : " est"), text: (m.value > 0 ? "+" : "") + m.value}),
           h("td", {text: m.exact ? "exact" : `estimate, depth ${m.depth}`})))),
-      h("p", {class: "muted", text: `${r.source}, ${r.nodes} positions searched. Click a move to play it on the board.`}));
+      h("p", {class: "muted", text: `By the ${r.source}${r.nodes ? `, ${r.nodes} positions searched` : ""}. Exact values are proven; estimates come from a search of the depth shown. Click a move to play it on the board.`}));
   }
   async function playFrom(move) {
     try {

@@ -1,0 +1,260 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"kalah"
+	"kalah/match"
+	"kalah/tournament"
+)
+
+// StoredTournaments is the Tournaments of package tournament: every
+// tournament, game and move kept in its SQLite store, standings, the
+// cross-table and Elo ratings computed from the stored results. The
+// tournaments started from the page play their games one at a time on a
+// Hub, so each can be watched live; tournaments found in the store (run
+// from the command line, or interrupted) are shown as they stand.
+type StoredTournaments struct {
+	st  *tournament.Store
+	hub *Hub
+	ctx context.Context
+
+	mu      sync.Mutex
+	games   map[int64]string // a tournament game's id to its hub game
+	running map[int64]bool
+	errs    map[int64]string
+}
+
+// NewStoredTournaments returns tournaments kept in st whose games play on
+// hub until ctx ends.
+func NewStoredTournaments(ctx context.Context, st *tournament.Store, hub *Hub) *StoredTournaments {
+	return &StoredTournaments{st: st, hub: hub, ctx: ctx, games: map[int64]string{}, running: map[int64]bool{}, errs: map[int64]string{}}
+}
+
+// Create stores a round robin and starts it.
+func (t *StoredTournaments) Create(ctx context.Context, req NewTournament) (string, error) {
+	if req.PerMoveMillis < 0 || req.PerMoveMillis > 60_000 || req.DelayMillis < 0 || req.DelayMillis > 10_000 {
+		return "", fmt.Errorf("%w: clock out of range", ErrBadInput)
+	}
+	if req.Rounds < 0 || req.Rounds > 20 || len(req.Players) > 12 {
+		return "", fmt.Errorf("%w: at most 20 rounds and 12 players", ErrBadInput)
+	}
+	for _, p := range req.Players {
+		if p == Human || p == "" {
+			return "", fmt.Errorf("%w: tournaments are between computer players", ErrBadInput)
+		}
+	}
+	cfg := tournament.Config{Name: req.Name, Format: tournament.RoundRobin, Players: req.Players, Rounds: max(req.Rounds, 1),
+		Rules: req.Rules, Seed: req.Seed, Clock: tournament.Clock{
+			PerMove: time.Duration(req.PerMoveMillis) * time.Millisecond, Delay: time.Duration(req.DelayMillis) * time.Millisecond,
+			Grace: 250 * time.Millisecond}}
+	if cfg.Name == "" {
+		cfg.Name = "Web tournament"
+	}
+	if err := req.Rules.Validate(); err != nil {
+		return "", fmt.Errorf("%w: %w", ErrBadInput, err)
+	}
+	id, err := t.st.Create(ctx, cfg)
+	if err != nil {
+		if errors.Is(err, tournament.ErrConfig) {
+			return "", fmt.Errorf("%w: %w", ErrBadInput, err)
+		}
+		return "", err
+	}
+	t.mu.Lock()
+	t.running[id] = true
+	t.mu.Unlock()
+	go t.run(id)
+	return strconv.FormatInt(id, 10), nil
+}
+
+func (t *StoredTournaments) run(id int64) {
+	err := t.st.Run(t.ctx, id, tournament.RunOptions{Executor: hubExecutor{t}})
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.running[id] = false
+	if err != nil && t.ctx.Err() == nil {
+		t.errs[id] = err.Error()
+	}
+}
+
+// hubExecutor plays a tournament's games one at a time on the hub.
+type hubExecutor struct{ t *StoredTournaments }
+
+// Execute implements tournament.Executor.
+func (x hubExecutor) Execute(ctx context.Context, jobs []tournament.Job, commit func([]tournament.Result) error) error {
+	for _, job := range jobs {
+		res, err := x.play(ctx, job)
+		if err != nil {
+			return err
+		}
+		if err := commit([]tournament.Result{res}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (x hubExecutor) play(ctx context.Context, job tournament.Job) (tournament.Result, error) {
+	start := time.Now()
+	g := job.Game
+	c, err := x.t.hub.Create(ctx, NewGame{Rules: job.Rules, South: job.South, North: job.North, Opening: g.Opening,
+		PerMoveMillis: int(job.Clock.PerMove.Milliseconds()), DelayMillis: int(job.Clock.Delay.Milliseconds()),
+		PlayerSeeds: [2]uint64{match.GameSeed(g.Seed, 0, 0), match.GameSeed(g.Seed, 0, 1)},
+		Tournament: strconv.FormatInt(job.Tournament, 10)})
+	if err != nil {
+		// A player that cannot start here is the package's own business:
+		// its Play forfeits it as a crash.
+		return tournament.Play(ctx, job, "web")
+	}
+	x.t.mu.Lock()
+	x.t.games[g.ID] = c.ID
+	x.t.mu.Unlock()
+	for {
+		st, ch, err := x.t.hub.Watch(c.ID)
+		if err != nil {
+			return tournament.Result{}, err
+		}
+		if st.Over {
+			break
+		}
+		if !st.Live {
+			return tournament.Result{}, fmt.Errorf("game %s stopped unfinished", c.ID)
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return tournament.Result{}, ctx.Err()
+		}
+	}
+	rec, reason, err := x.t.hub.Record(c.ID)
+	if err != nil {
+		return tournament.Result{}, err
+	}
+	rec.Tags = map[string]string{"Tournament": strconv.FormatInt(job.Tournament, 10), "Game": strconv.FormatInt(g.ID, 10),
+		"Round": strconv.Itoa(g.Round), "Seed": strconv.FormatUint(g.Seed, 10)}
+	if job.Name != "" {
+		rec.Tags["Event"] = job.Name
+	}
+	kg, err := rec.Game()
+	if err != nil {
+		return tournament.Result{}, err
+	}
+	s, n := kg.Score()
+	if kg.Swapped() {
+		s, n = n, s
+	}
+	return tournament.Result{GameID: g.ID, Tournament: job.Tournament, SouthSeeds: s, NorthSeeds: n, Record: rec,
+		Reason: reason, Worker: "web", Millis: time.Since(start).Milliseconds()}, nil
+}
+
+func tournamentID(id string) (int64, error) {
+	n, err := strconv.ParseInt(id, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%w: tournament %q", ErrNotFound, id)
+	}
+	return n, nil
+}
+
+// State returns a tournament's progress, standings and cross-table.
+func (t *StoredTournaments) State(id string) (TournamentState, error) {
+	n, err := tournamentID(id)
+	if err != nil {
+		return TournamentState{}, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	in, err := t.st.Tournament(ctx, n)
+	if err != nil {
+		return TournamentState{}, fmt.Errorf("%w: tournament %s: %w", ErrNotFound, id, err)
+	}
+	out := TournamentState{ID: id, Name: in.Name, Rules: in.Config.Rules.String(), Players: in.Config.Players,
+		Played: in.Played, Total: in.Games, Created: in.Created, Games: []Pairing{}}
+	t.mu.Lock()
+	out.Running = t.running[n]
+	out.Error = t.errs[n]
+	t.mu.Unlock()
+	if !out.Running && in.Status != tournament.StatusFinished && out.Error == "" {
+		out.Error = fmt.Sprintf("%s, not running here: resume it with kalah tournament --resume %d", in.Status, n)
+	}
+	standings, err := t.st.Standings(ctx, n)
+	if err != nil {
+		return TournamentState{}, err
+	}
+	for _, s := range standings {
+		out.Standings = append(out.Standings, Standing{Player: s.Player, Games: s.Games, Wins: s.Wins, Draws: s.Draws,
+			Losses: s.Losses, Points: float64(s.Points) / tournament.WinPoints, Elo: s.Elo, EloErr: s.EloErr})
+	}
+	cross, err := t.st.CrossTable(ctx, n)
+	if err != nil {
+		return TournamentState{}, err
+	}
+	for _, row := range cross {
+		r := make([]float64, len(row))
+		for j, c := range row {
+			r[j] = float64(c.Points) / tournament.WinPoints
+		}
+		out.Cross = append(out.Cross, r)
+	}
+	sched, err := t.st.Schedule(ctx, n)
+	if err != nil {
+		return TournamentState{}, err
+	}
+	played, err := t.st.Games(ctx, n)
+	if err != nil {
+		return TournamentState{}, err
+	}
+	done := map[int64]tournament.Played{}
+	for _, p := range played {
+		done[p.ID] = p
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	name := func(i int) string {
+		if i >= 0 && i < len(in.Config.Players) {
+			return in.Config.Players[i]
+		}
+		return "?"
+	}
+	for _, g := range sched {
+		pr := Pairing{South: name(g.South), North: name(g.North), Game: t.games[g.ID]}
+		if p, ok := done[g.ID]; ok {
+			pr.Done, pr.Score = true, [2]int{p.SouthSeeds, p.NorthSeeds}
+			switch {
+			case p.SouthSeeds > p.NorthSeeds:
+				pr.Result = kalah.SouthWins
+			case p.SouthSeeds < p.NorthSeeds:
+				pr.Result = kalah.NorthWins
+			default:
+				pr.Result = kalah.Draw
+			}
+		}
+		out.Games = append(out.Games, pr)
+	}
+	return out, nil
+}
+
+// List returns every tournament in the store, newest first.
+func (t *StoredTournaments) List() []TournamentState {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	infos, err := t.st.List(ctx)
+	if err != nil {
+		return nil
+	}
+	out := make([]TournamentState, 0, len(infos))
+	for _, in := range infos {
+		s := TournamentState{ID: strconv.FormatInt(in.ID, 10), Name: in.Name, Rules: in.Config.Rules.String(),
+			Players: in.Config.Players, Played: in.Played, Total: in.Games, Created: in.Created}
+		t.mu.Lock()
+		s.Running = t.running[in.ID]
+		t.mu.Unlock()
+		out = append(out, s)
+	}
+	return out
+}

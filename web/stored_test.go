@@ -1,0 +1,99 @@
+package web
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"kalah"
+	"kalah/tournament"
+)
+
+func TestStoredTournaments(t *testing.T) {
+	st, err := tournament.Open(filepath.Join(t.TempDir(), "t.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	hub := NewHub(nil, nil)
+	defer hub.Close()
+	h, err := New(ctx, Options{Games: hub, Tournaments: NewStoredTournaments(ctx, st, hub)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := newTestServerFor(t, h)
+	small := kalah.Rules{Houses: 4, Seeds: 3}
+	var ts TournamentState
+	if code := call(t, srv, "POST", Prefix+"tournaments", NewTournament{Name: "Stored", Rules: small, Players: []string{"first", "greedy", "random"}, Seed: 3}, &ts); code != 201 {
+		t.Fatal(code)
+	}
+	if ts.Total != 6 || ts.Name != "Stored" || len(ts.Games) != 6 {
+		t.Fatalf("created: %+v", ts)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for ts.Running || ts.Played < ts.Total {
+		if time.Now().After(deadline) {
+			t.Fatalf("still running: %d/%d %s", ts.Played, ts.Total, ts.Error)
+		}
+		time.Sleep(20 * time.Millisecond)
+		call(t, srv, "GET", Prefix+"tournaments/"+ts.ID, nil, &ts)
+	}
+	if ts.Error != "" {
+		t.Fatal(ts.Error)
+	}
+	points := 0.0
+	for _, s := range ts.Standings {
+		points += s.Points
+		if s.Games != 4 {
+			t.Errorf("standing %+v", s)
+		}
+	}
+	if points != 6 {
+		t.Errorf("points %v", points)
+	}
+	// Each game was played on the hub, and the store kept the same result.
+	stored, err := st.Games(ctx, mustInt(t, ts.ID))
+	if err != nil || len(stored) != 6 {
+		t.Fatalf("stored games: %d %v", len(stored), err)
+	}
+	for i, g := range ts.Games {
+		var gs State
+		if code := call(t, srv, "GET", Prefix+"games/"+g.Game, nil, &gs); code != 200 || !gs.Over {
+			t.Fatalf("hub game %q: %d", g.Game, code)
+		}
+		if gs.Score != g.Score || g.Score != [2]int{stored[i].SouthSeeds, stored[i].NorthSeeds} {
+			t.Errorf("game %d: hub %v, page %v, store %d-%d", i, gs.Score, g.Score, stored[i].SouthSeeds, stored[i].NorthSeeds)
+		}
+	}
+	var list []TournamentState
+	call(t, srv, "GET", Prefix+"tournaments", nil, &list)
+	if len(list) != 1 || list[0].ID != ts.ID {
+		t.Errorf("list %+v", list)
+	}
+	for _, bad := range []any{
+		NewTournament{Rules: small, Players: []string{"first"}},
+		NewTournament{Rules: small, Players: []string{"first", "nobody"}},
+		NewTournament{Rules: small, Players: []string{"first", "human"}},
+		NewTournament{Rules: kalah.Rules{}, Players: []string{"first", "greedy"}},
+	} {
+		if code := call(t, srv, "POST", Prefix+"tournaments", bad, nil); code != 400 {
+			t.Errorf("%+v: %d", bad, code)
+		}
+	}
+	for _, bad := range []string{"x", "999"} {
+		if code := call(t, srv, "GET", Prefix+"tournaments/"+bad, nil, nil); code != 404 {
+			t.Errorf("%s: %d", bad, code)
+		}
+	}
+}
+
+func mustInt(t *testing.T, s string) int64 {
+	n, err := tournamentID(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
