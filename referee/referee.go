@@ -25,6 +25,9 @@ type Referee struct {
 	Budget time.Duration
 	// Increment is added to a player's budget after each of its moves.
 	Increment time.Duration
+	// Spent is what each seat has already used of its budget, increments
+	// deducted, for a game resumed after a restart; zero for a new game.
+	Spent [2]time.Duration
 	// Delay pauses before each move so people can follow (GameLink's
 	// MoveDelay); it is not charged to anyone's clock.
 	Delay time.Duration
@@ -83,7 +86,7 @@ func (r *Referee) now() time.Time {
 // leaves the game unfinished, to be resumed or adjudicated.
 func (r *Referee) Play(ctx context.Context, g *kalah.Game, players [2]player.Player) (*Outcome, error) {
 	out := &Outcome{Game: g}
-	remaining := [2]time.Duration{r.Budget, r.Budget}
+	remaining := [2]time.Duration{r.Budget - r.Spent[0], r.Budget - r.Spent[1]}
 	defer func() { out.Remaining = remaining }()
 	for !g.Over() {
 		if err := ctx.Err(); err != nil {

@@ -69,6 +69,9 @@ func (s *Server) runGame(lg *liveGame, g *kalah.Game, players [2]player.Player) 
 	lg.turnAt = time.Now()
 	lg.mu.Unlock()
 	ref := s.referee()
+	if ref.Budget > 0 && g.Len() > 0 {
+		ref.Spent = s.spent(g, lg.millis)
+	}
 	var pending []<-chan error // moves being committed, with AsyncMoves
 	ref.OnMove = func(g *kalah.Game, m referee.Move) error {
 		rm := kalah.RecordMove{Side: m.Side, House: int(m.Move), Millis: m.Elapsed.Milliseconds()}
@@ -158,6 +161,30 @@ func (s *Server) runGame(lg *liveGame, g *kalah.Game, players [2]player.Player) 
 		delete(s.live, lg.id)
 		s.mu.Unlock()
 	}()
+}
+
+// spent returns each seat's budget used by the moves already played
+// (a resumed game), increments deducted, leaving at least a millisecond.
+func (s *Server) spent(g *kalah.Game, millis []int64) [2]time.Duration {
+	var used [2]time.Duration
+	swapped := false
+	for i, p := range g.Moves() {
+		seat := int(p.Side)
+		if swapped {
+			seat = 1 - seat
+		}
+		if p.Move == kalah.Swap {
+			swapped = !swapped
+		}
+		if i < len(millis) {
+			used[seat] += time.Duration(millis[i]) * time.Millisecond
+		}
+		used[seat] -= s.cfg.Increment
+	}
+	for i := range used {
+		used[i] = min(max(used[i], -s.cfg.Budget), s.cfg.Budget-time.Millisecond)
+	}
+	return used
 }
 
 // closePlayers stops players that hold resources (processes).

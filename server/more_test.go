@@ -222,3 +222,43 @@ func TestMaxConns(t *testing.T) {
 		t.Fatalf("third connection got %q, %v", s, err)
 	}
 }
+
+// TestResumedBudget: after a restart each bot's budget is what it had
+// left, not a fresh one.
+func TestResumedBudget(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "kalah.db")
+	cfg := Config{Budget: 10 * time.Second}
+	ts := newTestServer(t, path, cfg)
+	a, b := dial(t, ts.addr), dial(t, ts.addr)
+	a.login("slow", "a")
+	b.login("fast", "b")
+	a.send("queue")
+	a.expect("ok")
+	b.send("queue")
+	turn, _ := line.ParseTurn(a.expect("go"))
+	time.Sleep(300 * time.Millisecond)
+	moves := turn.Position.Moves()
+	a.send(line.MoveMsg(moves[len(moves)-1]).String()) // no extra turn
+	b.expect("go")
+	ts.stop()
+	a.tr.Close()
+	b.tr.Close()
+
+	ts2 := newTestServer(t, path, cfg)
+	b2 := dial(t, ts2.addr)
+	b2.login("fast", "b")
+	a2 := dial(t, ts2.addr)
+	a2.login("slow", "a")
+	bt, _ := line.ParseTurn(b2.expect("go"))
+	b2.send(line.MoveMsg(bt.Position.Moves()[0]).String())
+	for {
+		at, _ := line.ParseTurn(a2.expect("go"))
+		if at.Position.ToMove() != kalah.South {
+			continue
+		}
+		if at.Remaining > 10*time.Second-300*time.Millisecond || at.Remaining < 9*time.Second {
+			t.Fatalf("slow's budget after the restart: %v", at.Remaining)
+		}
+		break
+	}
+}

@@ -272,6 +272,11 @@ func (s *Server) resumeGame(sg store.Game) error {
 		return s.adjudicateBroken(sg, err)
 	}
 	lg := s.newLiveGame(sg.ID, g, sg.Seats)
+	for i, m := range sg.Record.Moves {
+		if i < len(lg.millis) {
+			lg.millis[i] = m.Millis
+		}
+	}
 	var players [2]player.Player
 	var lost [2]bool
 	for i, seat := range sg.Seats {
