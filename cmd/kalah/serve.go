@@ -39,7 +39,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 			"time = \"5s\", allow-exec = true); flags on the command line win.")
 	rf := addRulesFlags(fs)
 	config := fs.String("config", "", "TOML file with the flags' values")
-	data := fs.String("data", store.DefaultDir(), "data directory for the SQLite database kalah.db (default ./kalah-data if it exists, else $XDG_DATA_HOME/kalah or ~/.local/share/kalah)")
+	data := fs.String("data", store.DefaultDir(), "data directory for the SQLite database kalah.db: ./kalah-data if it exists, else kalah under $XDG_DATA_HOME or ~/.local/share")
 	addr := fs.String("addr", ":8080", "HTTP address: web page, /api/, /ws/bot, /kgp (empty: none)")
 	botAddr := fs.String("bot-addr", ":2670", "TCP address for bots speaking kalah's line protocol (empty or 0: none)")
 	kgpAddr := fs.String("kgp-addr", fmt.Sprintf(":%d", kgp.DefaultPort), "TCP address for KGP bots (empty or 0: none)")
