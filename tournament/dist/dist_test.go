@@ -250,3 +250,67 @@ func TestEmbeddedInProcess(t *testing.T) {
 	emb.Close()
 	closed = true
 }
+
+// TestCoordinatorKilled kills the coordinator (and with it the embedded NATS
+// server) while a remote worker plays its games, resumes it on the same
+// address, and checks the worker carries on by itself and every game is
+// stored once. Set KALAH_LONG=1 to run it.
+func TestCoordinatorKilled(t *testing.T) {
+	if os.Getenv("KALAH_LONG") == "" {
+		t.Skip("set KALAH_LONG=1")
+	}
+	bin := buildKalah(t)
+	dir := t.TempDir()
+	db := filepath.Join(dir, "t.db")
+	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	w := exec.CommandContext(ctx, bin, "worker", "--join", "nats://"+addr, "--jobs", "2", "--name", "w")
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Process.Kill(); w.Wait() })
+	flags := []string{"--db", db, "--listen-nats", addr, "--workers-only", "--ack-wait", "3s", "--live", "0", "--format", "json"}
+	first := exec.CommandContext(ctx, bin, append([]string{"tournament", "--players", "random,first,greedy,pekar", "--rounds", "5", "--delay", "10ms"}, flags...)...)
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		st, err := tournament.Open(db)
+		if err == nil {
+			in, err := st.Tournament(ctx, 1)
+			st.Close()
+			if err == nil && in.Played >= 10 {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no results within a minute")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	first.Process.Signal(syscall.SIGKILL)
+	first.Wait()
+	out, err := exec.CommandContext(ctx, bin, append([]string{"tournament", "--resume", "1"}, flags...)...).Output()
+	if err != nil {
+		t.Fatalf("resume: %v", err)
+	}
+	var rep tournament.Report
+	if err := json.Unmarshal(out, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Tournament.Played != 60 || rep.Tournament.Status != tournament.StatusFinished {
+		t.Errorf("after resume: %d of 60 games, %s", rep.Tournament.Played, rep.Tournament.Status)
+	}
+	st, err := tournament.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var n, distinct int
+	st.DB().QueryRow(`SELECT count(*), count(DISTINCT game_id) FROM results`).Scan(&n, &distinct)
+	if n != 60 || distinct != 60 {
+		t.Errorf("%d results for %d games, want 60", n, distinct)
+	}
+}
