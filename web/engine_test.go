@@ -3,10 +3,12 @@ package web
 import (
 	"context"
 	"math/rand/v2"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"kalah"
+	"kalah/egdb"
 )
 
 func TestEngineMatchesBruteForce(t *testing.T) {
@@ -38,5 +40,39 @@ func TestEngineMatchesBruteForce(t *testing.T) {
 	}
 	if an.Moves[0].Exact || an.Moves[0].Depth == 0 {
 		t.Errorf("start move proven in 100ms? %+v", an.Moves[0])
+	}
+}
+
+func TestEngineUsesEndgameDatabase(t *testing.T) {
+	r := kalah.Standard()
+	db, err := egdb.Build(context.Background(), r, 6, egdb.BuildOptions{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := db.WriteFile(filepath.Join(dir, egdb.FileName(r, 6))); err != nil {
+		t.Fatal(err)
+	}
+	a := &Engine{EgdbDir: dir}
+	rng := rand.New(rand.NewPCG(9, 9))
+	for range 10 {
+		p := randomEndgame(rng, r, 3+rng.IntN(6))
+		an, err := a.Analyze(context.Background(), r, p, time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if an.Source != "engine with the endgame database of 6 seeds" {
+			t.Fatalf("source %q", an.Source)
+		}
+		for _, mv := range an.Moves {
+			if want := moveValue(&r, p, mv.Move); !mv.Exact || mv.Value != want {
+				t.Errorf("%s move %s: got %d exact=%v, want %d", p, mv.Move, mv.Value, mv.Exact, want)
+			}
+		}
+	}
+	// Without a database for the rules, none is claimed.
+	an, _ := (&Engine{EgdbDir: dir}).Analyze(context.Background(), kalah.Rules{Houses: 4, Seeds: 3}, kalah.Rules{Houses: 4, Seeds: 3}.Start(), 50*time.Millisecond)
+	if an.Source != "engine" {
+		t.Errorf("source %q", an.Source)
 	}
 }
