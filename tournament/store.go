@@ -27,7 +27,8 @@ var ErrNotFound = errors.New("tournament not found")
 // scheduled game and every result with its moves. It is safe for concurrent
 // use; one process at a time should run a given tournament.
 type Store struct {
-	db *sql.DB
+	db       *sql.DB
+	borrowed bool // opened by the caller (OpenDB)
 }
 
 const schema = `
@@ -108,8 +109,23 @@ func Open(path string) (*Store, error) {
 	return &Store{db: db}, nil
 }
 
+// OpenDB uses an already open SQLite database (for instance one a server
+// shares with its own tables), creating the tournament tables if needed.
+// Close does not close db.
+func OpenDB(db *sql.DB) (*Store, error) {
+	if _, err := db.Exec(schema); err != nil {
+		return nil, fmt.Errorf("tournament tables: %w", err)
+	}
+	return &Store{db: db, borrowed: true}, nil
+}
+
 // Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	if s.borrowed {
+		return nil
+	}
+	return s.db.Close()
+}
 
 // DB returns the underlying database, for read-only queries.
 func (s *Store) DB() *sql.DB { return s.db }

@@ -344,3 +344,19 @@ func TestPlayUnknownPlayer(t *testing.T) {
 		t.Errorf("unknown player: %v, want ErrCannotPlay", err)
 	}
 }
+
+func TestOpenDB(t *testing.T) {
+	st := openTemp(t)
+	shared, err := OpenDB(st.DB())
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := shared.Create(context.Background(), Config{Players: []string{"first", "greedy"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared.Close() // leaves the caller's database open
+	if _, err := st.Tournament(context.Background(), id); err != nil {
+		t.Errorf("after closing the borrowing store: %v", err)
+	}
+}
