@@ -43,9 +43,13 @@
 //	cross, err := st.CrossTable(ctx, id) // [i][j]: entrant i against j
 //	rep, err := st.Report(ctx, id)       // all of it; rep.Write(w, "markdown")
 //
-// Standings, CrossTable, Report, Games and Record may be called while
-// another goroutine or process runs the tournament. Run plays games with
-// an Executor: Local (goroutines on this machine, the default) or
-// dist.Executor (jobs on NATS JetStream, played by workers here and on
-// other machines; see package dist and docs/SCALING.md).
+// OpenDB works on a database the caller already has open. Standings,
+// CrossTable, Report, Games and Record may be called while another
+// goroutine or process runs the tournament; List shows every tournament.
+// Run plays games with an Executor: Local (goroutines on this machine, the
+// default for Run) or dist.Executor (jobs on NATS JetStream, played by
+// workers here and on other machines; dist.StartEmbedded gives the
+// command line's default, an embedded server with in-process workers; see
+// package dist and docs/SCALING.md). Cancel Run's context to stop a
+// tournament; Run again to resume it.
 package tournament
