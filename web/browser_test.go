@@ -17,6 +17,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"kalah"
+	_ "kalah/search" // the difficulty levels
 )
 
 // chromium returns the browser to drive, or skips the test when there is
@@ -157,6 +158,10 @@ func TestBrowserPlayFullGame(t *testing.T) {
 	srv, _ := browserServer(t)
 	ctx := browser(t, 900, 820)
 	open(t, ctx, srv.URL+"/#/play")
+	if n := eval[int](t, ctx, `document.querySelectorAll('#opponent optgroup[label="Difficulty"] option').length`); n == 0 {
+		t.Error("no difficulty levels offered")
+	}
+	shot(t, ctx, "play-form")
 	// Choose the opponent and start.
 	eval[bool](t, ctx, `(document.querySelector("#opponent").value = "first", true)`)
 	click(t, ctx, "#start")

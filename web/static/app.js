@@ -80,8 +80,9 @@ function rulesForm(legend) {
 }
 
 function opponentSelect(id, withHuman) {
-  const levels = meta.levels.map(l => h("option", {value: l.name, text: l.name + (l.description ? " — " + l.description : "")}));
-  const players = meta.players.map(p => h("option", {value: p.name, text: p.name + " — " + p.summary}));
+  const levels = meta.levels.map(l => h("option", {value: l.name, text: (l.name + (l.description ? " — " + l.description : "")).slice(0, 70)}));
+  const cut = t => t.length > 60 ? t.slice(0, 58) + "…" : t;
+  const players = meta.players.map(p => h("option", {value: p.name, text: cut(p.name + " — " + p.summary)}));
   return h("select", {id},
     withHuman ? h("option", {value: "human", text: "Another person (send a link)"}) : null,
     levels.length ? h("optgroup", {label: "Difficulty"}, levels) : null,
