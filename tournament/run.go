@@ -143,6 +143,21 @@ var ErrBadResult = errors.New("bad result")
 // It is also how a tournament is resumed: a game played before a crash is
 // stored and not played again; one in flight is played from the start.
 func (s *Store) Run(ctx context.Context, id int64, opts RunOptions) (err error) {
+	s.mu.Lock()
+	if s.running[id] {
+		s.mu.Unlock()
+		return fmt.Errorf("%w: %d", ErrRunning, id)
+	}
+	if s.running == nil {
+		s.running = map[int64]bool{}
+	}
+	s.running[id] = true
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.running, id)
+		s.mu.Unlock()
+	}()
 	in, err := s.Tournament(ctx, id)
 	if err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver
@@ -23,12 +24,19 @@ const DefaultDB = "kalah-data/tournaments.db"
 // ErrNotFound is returned for a tournament id that is not in the database.
 var ErrNotFound = errors.New("tournament not found")
 
+// ErrRunning is returned by Run for a tournament this Store is already
+// running.
+var ErrRunning = errors.New("tournament already running")
+
 // Store is a database of tournaments: their configuration, entrants, every
 // scheduled game and every result with its moves. It is safe for concurrent
 // use; one process at a time should run a given tournament.
 type Store struct {
 	db       *sql.DB
 	borrowed bool // opened by the caller (OpenDB)
+
+	mu      sync.Mutex
+	running map[int64]bool // tournaments Run is playing in this process
 }
 
 const schema = `

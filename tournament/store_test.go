@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"kalah"
 	_ "kalah/heuristic"
@@ -358,5 +359,44 @@ func TestOpenDB(t *testing.T) {
 	shared.Close() // leaves the caller's database open
 	if _, err := st.Tournament(context.Background(), id); err != nil {
 		t.Errorf("after closing the borrowing store: %v", err)
+	}
+}
+
+func TestRunTwice(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	st := openTemp(t)
+	id, err := st.Create(ctx, Config{Players: fast, Clock: Clock{Delay: 5 * time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := make(chan struct{})
+	errc := make(chan error, 1)
+	go func() {
+		errc <- st.Run(ctx, id, RunOptions{Executor: Local{Workers: 1}, Progress: func(p Progress) {
+			if p.Done == 1 {
+				close(started)
+			}
+		}})
+	}()
+	<-started
+	if err := st.Run(ctx, id, RunOptions{}); !errors.Is(err, ErrRunning) {
+		t.Errorf("second Run: %v, want ErrRunning", err)
+	}
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled Run: %v", err)
+	}
+	in, _ := st.Tournament(context.Background(), id)
+	if in.Status != StatusStopped || in.Played == 0 || in.Played == in.Games {
+		t.Errorf("after cancel: %s with %d of %d games", in.Status, in.Played, in.Games)
+	}
+	// Resumed, it finishes.
+	if err := st.Run(context.Background(), id, RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	in, _ = st.Tournament(context.Background(), id)
+	if in.Status != StatusFinished || in.Played != in.Games {
+		t.Errorf("after resume: %s with %d of %d games", in.Status, in.Played, in.Games)
 	}
 }
