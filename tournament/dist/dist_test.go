@@ -314,3 +314,70 @@ func TestCoordinatorKilled(t *testing.T) {
 		t.Errorf("%d results for %d games, want 60", n, distinct)
 	}
 }
+
+// TestLongGamesNotRedelivered plays games that last several times AckWait
+// and checks the worker's signs of life keep each from being handed to
+// another worker: every game starts exactly once.
+func TestLongGamesNotRedelivered(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays slow games")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	srv, err := Serve(ServerConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown()
+	nc, err := srv.Connect("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	st, err := tournament.Open(filepath.Join(t.TempDir(), "t.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	// Two games of first v greedy, each well over a second with an 80 ms
+	// pause a move; AckWait is 300 ms.
+	id, err := st.Create(ctx, tournament.Config{Players: []string{"first", "greedy"}, Clock: tournament.Clock{Delay: 80 * time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	starts := map[int64]int{}
+	var wg sync.WaitGroup
+	for i := range 2 {
+		wc, err := srv.Connect("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer wc.Close()
+		w := &Worker{Conn: wc, Name: fmt.Sprint("w", i), OnStart: func(j tournament.Job) {
+			mu.Lock()
+			starts[j.Game.ID]++
+			mu.Unlock()
+		}}
+		wg.Add(1)
+		go func() { defer wg.Done(); w.Run(ctx) }()
+	}
+	exec := &Executor{Conn: nc, AckWait: 300 * time.Millisecond}
+	if err := st.Run(ctx, id, tournament.RunOptions{Executor: exec}); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	wg.Wait()
+	games, _ := st.Games(context.Background(), id)
+	if len(games) != 2 {
+		t.Fatalf("%d games stored", len(games))
+	}
+	for _, g := range games {
+		if g.Millis < 900 {
+			t.Errorf("game %d took %d ms, not long enough to test", g.ID, g.Millis)
+		}
+		if starts[g.ID] != 1 {
+			t.Errorf("game %d started %d times", g.ID, starts[g.ID])
+		}
+	}
+}
