@@ -202,8 +202,8 @@ func TestPlayAgainstComputer(t *testing.T) {
 	// an illegal house.
 	for _, tc := range []struct {
 		name, id string
-		body any
-		code int
+		body     any
+		code     int
 	}{
 		{"unknown game", "nope", seatRequest{Token: c.Tokens[0], Move: "1"}, 404},
 		{"no token", c.ID, seatRequest{Move: "1"}, 403},

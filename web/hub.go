@@ -158,6 +158,7 @@ type Hub struct {
 	seq   uint64
 	// MaxGames bounds the games kept; the oldest finished ones go first.
 	maxGames int
+	dir      string // where games are saved (Persist); empty: nowhere
 }
 
 // NewHub returns a hub whose hints come from a (nil: Engine). Close stops
@@ -298,6 +299,7 @@ func (h *Hub) Create(ctx context.Context, req NewGame) (Created, error) {
 	h.mu.Unlock()
 
 	s.mu.Lock()
+	s.saveLocked()
 	s.startLocked()
 	s.mu.Unlock()
 	return out, nil
@@ -385,6 +387,7 @@ func (s *session) publishLocked(g *kalah.Game) {
 	s.version++
 	close(s.changed)
 	s.changed = make(chan struct{})
+	s.saveLocked()
 }
 
 func (h *Hub) session(id string) (*session, error) {

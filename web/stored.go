@@ -106,7 +106,7 @@ func (x hubExecutor) play(ctx context.Context, job tournament.Job) (tournament.R
 	c, err := x.t.hub.Create(ctx, NewGame{Rules: job.Rules, South: job.South, North: job.North, Opening: g.Opening,
 		PerMoveMillis: int(job.Clock.PerMove.Milliseconds()), DelayMillis: int(job.Clock.Delay.Milliseconds()),
 		PlayerSeeds: [2]uint64{match.GameSeed(g.Seed, 0, 0), match.GameSeed(g.Seed, 0, 1)},
-		Tournament: strconv.FormatInt(job.Tournament, 10)})
+		Tournament:  strconv.FormatInt(job.Tournament, 10)})
 	if err != nil {
 		// A player that cannot start here is the package's own business:
 		// its Play forfeits it as a crash.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
 
 	"kalah/internal/store"
@@ -16,9 +15,10 @@ import (
 // The web page: kalah serve mounts it at "/". Games started from the page
 // run on its own hub (casual games with undo and hints, two people by link,
 // tournament games); the server's games (bots over the network, /api/) are
-// listed, watched and replayed beside them. Tournaments are kept in
-// tournaments.db in the default data directory, where kalah tournament
-// finds them too when that is ./kalah-data. Analysis and hints come from
+// listed, watched and replayed beside them. The page's games are kept in
+// web-games/ and its tournaments in tournaments.db, in the default data
+// directory (where kalah tournament finds them too when that is
+// ./kalah-data), so both survive a restart. Analysis and hints come from
 // package engine.
 func init() {
 	mountWeb = func(s *server.Server) (http.Handler, error) {
@@ -26,7 +26,7 @@ func init() {
 		analyzer := &web.Engine{}
 		hub := web.NewHub(analyzer, nil)
 		dir := store.DefaultDir()
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		if err := hub.Persist(filepath.Join(dir, "web-games")); err != nil {
 			return nil, err
 		}
 		ts, err := tournament.Open(filepath.Join(dir, "tournaments.db"))
