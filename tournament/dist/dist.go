@@ -276,18 +276,9 @@ func (e *Executor) Execute(ctx context.Context, jobs []tournament.Job, commit fu
 	want := make(map[int64]bool, len(jobs))
 	for _, j := range jobs {
 		want[j.Game.ID] = true
-		data, err := json.Marshal(jobMsg{Job: j, Reply: reply})
-		if err != nil {
-			return err
-		}
-		if _, err := js.PublishAsync(subj, data); err != nil {
-			return fmt.Errorf("publish job: %w", err)
-		}
 	}
-	select {
-	case <-js.PublishAsyncComplete():
-	case <-ctx.Done():
-		return ctx.Err()
+	if err := publishJobs(ctx, js, subj, reply, jobs); err != nil {
+		return err
 	}
 	log := e.log()
 	lastNews := time.Now()
@@ -365,6 +356,50 @@ func (e *Executor) Execute(ctx context.Context, jobs []tournament.Job, commit fu
 		if err := batch.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, context.DeadlineExceeded) {
 			log.Debug("fetch results", "err", err)
 		}
+	}
+	return nil
+}
+
+// publishJobs publishes the jobs in chunks, waiting for the server to
+// confirm each chunk; a job the server did not take is published again
+// once, synchronously.
+func publishJobs(ctx context.Context, js jetstream.JetStream, subj, reply string, jobs []tournament.Job) error {
+	const chunk = 500
+	for len(jobs) > 0 {
+		n := min(chunk, len(jobs))
+		datas := make([][]byte, n)
+		futures := make([]jetstream.PubAckFuture, n)
+		for i, j := range jobs[:n] {
+			data, err := json.Marshal(jobMsg{Job: j, Reply: reply})
+			if err != nil {
+				return err
+			}
+			datas[i] = data
+			if futures[i], err = js.PublishAsync(subj, data); err != nil {
+				futures[i] = nil
+			}
+		}
+		select {
+		case <-js.PublishAsyncComplete():
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		for i, f := range futures {
+			ok := false
+			if f != nil {
+				select {
+				case <-f.Ok():
+					ok = true
+				case <-f.Err():
+				}
+			}
+			if !ok {
+				if _, err := js.Publish(ctx, subj, datas[i]); err != nil {
+					return fmt.Errorf("publish job for game %d: %w", jobs[i].Game.ID, err)
+				}
+			}
+		}
+		jobs = jobs[n:]
 	}
 	return nil
 }
