@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"kalah/player"
 	"kalah/tournament"
 	"kalah/tournament/dist"
 )
@@ -156,6 +157,14 @@ docs/SCALING.md); --workers-only leaves all the playing to them.`)
 		}
 		if cfg.Openings, err = tournament.ParseOpenings(*openings); err != nil {
 			return usageError{err}
+		}
+		if clk.PerMove == 0 && clk.Budget == 0 {
+			for _, p := range players {
+				if info, _, err := player.Lookup(p); err == nil && info.Raw {
+					e.log.Warn("no time limit: a bot program that hangs stalls its game for ever; give --time or --clock", "player", p)
+					break
+				}
+			}
 		}
 		id, err = st.Create(ctx, cfg)
 		if err != nil {
