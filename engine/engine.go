@@ -29,7 +29,7 @@ type Options struct {
 	// the houses are at most its K. It must match the rules (egdb.DB.Check).
 	DB *egdb.DB
 	// MaxDepth is the deepest iteration of the depth-limited search before
-	// an exact search (default 24; used by Solve to order moves).
+	// an exact search (default 8; used by Solve to order moves).
 	MaxDepth int
 }
 
@@ -56,7 +56,7 @@ func New(r kalah.Rules, o Options) (*Engine, error) {
 		o.Threads = min(runtime.GOMAXPROCS(0), 2)
 	}
 	if o.MaxDepth <= 0 {
-		o.MaxDepth = 24
+		o.MaxDepth = 8
 	}
 	if o.DB != nil {
 		if err := o.DB.Check(r); err != nil {
@@ -101,7 +101,8 @@ type MoveValue struct {
 
 // run is one search over the shared table by the main thread and helpers.
 type run struct {
-	e       *Engine
+	e        *Engine
+	deadline time.Time
 	stop    atomic.Bool
 	nodes   atomic.Uint64
 	threads int
@@ -123,7 +124,7 @@ func (e *Engine) newRun(ctx context.Context) (*run, func()) {
 
 func (r *run) searcher(id int, stop *atomic.Bool, total int) *searcher {
 	e := r.e
-	s := &searcher{g: &e.g, tt: e.tt, dbK: -1, stop: stop, id: id, rankKeys: !e.g.earlyEnd && exactKeys(e.g.m, total)}
+	s := &searcher{g: &e.g, tt: e.tt, dbK: -1, stop: stop, runStop: &r.stop, deadline: r.deadline, id: id, rankKeys: !e.g.earlyEnd && exactKeys(e.g.m, total)}
 	if e.o.DB != nil {
 		s.db, s.dbK = e.o.DB, e.o.DB.Seeds()
 	}
@@ -235,7 +236,9 @@ func (e *Engine) Solve(ctx context.Context, p kalah.Position) (Result, error) {
 		}
 		r.nodes.Add(main.nodes)
 	}
-	res.PV = e.pv(r, p, 60)
+	if p.Phase() == kalah.PhasePlay {
+		res.PV = e.pv(r, p, res.Value, 60)
+	}
 	if r.stop.Load() {
 		return Result{}, ctx.Err()
 	}
@@ -316,30 +319,47 @@ func (e *Engine) final(q kalah.Position, value func(kalah.Position) (int, bool))
 	return best + diff(&q, q.ToMove()), true
 }
 
-// pv follows best moves from p using exact values (cheap once the table
-// holds the proof), up to plies moves.
-func (e *Engine) pv(r *run, p kalah.Position, plies int) []kalah.Move {
+// pv follows optimal moves from p, whose exact value is v, up to plies
+// moves: at each step the first move shown (by a narrow search, cheap once
+// the table holds the proof) to keep the value.
+func (e *Engine) pv(r *run, p kalah.Position, v, plies int) []kalah.Move {
 	var line []kalah.Move
-	for len(line) < plies && !p.Over(&e.rules) && p.Phase() == kalah.PhasePlay {
-		b := e.g.fromPosition(&p)
-		target := 0
-		var move int
-		r.parallel(p.Total(), func(s *searcher) {
-			if s.id != 0 {
-				return
+	s := r.searcher(0, &r.stop, p.Total())
+	defer func() { r.nodes.Add(s.nodes) }()
+	b := e.g.fromPosition(&p)
+	for len(line) < plies {
+		next, nv, found := b, 0, false
+		for i := e.g.n - 1; i >= 0 && !found; i-- {
+			if b.h[i] == 0 {
+				continue
 			}
-			v, m := s.mtd(&b, 0, exactDepth)
-			target, move = v, m
-		})
-		_ = target
-		if r.stop.Load() {
-			return line
+			c := b
+			d, extra, over := e.g.play(&c, i)
+			switch {
+			case over:
+				found = d == v
+			case extra:
+				nv = v - d
+				found = s.search(&c, nv-1, nv+1, exactDepth, 1) == nv
+			default:
+				nv = d - v
+				found = s.search(&c, nv-1, nv+1, exactDepth, 1) == nv
+			}
+			if s.aborted {
+				return line
+			}
+			if found {
+				line = append(line, kalah.Move(i+1))
+				if over {
+					return line
+				}
+				next = c
+			}
 		}
-		if move < 0 {
-			move = int(p.Moves()[0]) - 1
+		if !found {
+			return line // cannot happen with a correct value
 		}
-		line = append(line, kalah.Move(move+1))
-		p.Play(&e.rules, move+1)
+		b, v = next, nv
 	}
 	return line
 }
@@ -422,11 +442,13 @@ func (e *Engine) Analyze(ctx context.Context, p kalah.Position, limit time.Durat
 // position as far as it got. It always returns a legal move if p is in play,
 // even when stopped at once.
 func (e *Engine) Search(ctx context.Context, p kalah.Position, limit time.Duration) (Result, error) {
-	if limit > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, limit)
-		defer cancel()
-	}
+	return e.search(ctx, p, limit, false)
+}
+
+// search is Search; exact turns to an unlimited search after MaxDepth
+// iterations instead of deepening further.
+func (e *Engine) search(ctx context.Context, p kalah.Position, limit time.Duration, exact bool) (Result, error) {
+	start := time.Now()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if err := e.check(p); err != nil {
@@ -435,9 +457,11 @@ func (e *Engine) Search(ctx context.Context, p kalah.Position, limit time.Durati
 	if p.Over(&e.rules) {
 		return Result{}, kalah.ErrGameOver
 	}
-	start := time.Now()
 	r, done := e.newRun(ctx)
 	defer done()
+	if limit > 0 {
+		r.deadline = start.Add(limit)
+	}
 	legal := p.Moves()
 	res := Result{Best: legal[:1:1], Depth: 0}
 	if p.Phase() != kalah.PhasePlay {
@@ -479,7 +503,11 @@ func (e *Engine) Search(ctx context.Context, p kalah.Position, limit time.Durati
 	}
 	b := e.g.fromPosition(&p)
 	r.parallel(p.Total(), func(s *searcher) {
-		s.deepen(&b, 200, false, func(v, move, depth int, proven bool) {
+		maxDepth := 200
+		if exact {
+			maxDepth = e.o.MaxDepth
+		}
+		s.deepen(&b, maxDepth, exact, func(v, move, depth int, proven bool) {
 			if s.id != 0 {
 				return
 			}
@@ -494,4 +522,48 @@ func (e *Engine) Search(ctx context.Context, p kalah.Position, limit time.Durati
 	})
 	res.Nodes, res.Time = r.nodes.Load(), time.Since(start)
 	return res, nil
+}
+
+// SearchDepth searches p by iterative deepening to depth plies (stopping
+// early if the value is proven) and reports the value and best move. With
+// one thread its node count depends only on the position, the depth and the
+// table's contents, which makes it the basis of the bench signature.
+func (e *Engine) SearchDepth(ctx context.Context, p kalah.Position, depth int) (Result, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err := e.check(p); err != nil {
+		return Result{}, err
+	}
+	if p.Over(&e.rules) || p.Phase() != kalah.PhasePlay {
+		return Result{}, fmt.Errorf("search depth: the position must be in play: %s", p)
+	}
+	start := time.Now()
+	r, done := e.newRun(ctx)
+	defer done()
+	b := e.g.fromPosition(&p)
+	res := Result{Best: p.Moves()[:1:1]}
+	r.parallel(p.Total(), func(s *searcher) {
+		s.deepen(&b, depth, false, func(v, move, d int, proven bool) {
+			if s.id != 0 {
+				return
+			}
+			if move >= 0 {
+				res.Best = []kalah.Move{kalah.Move(move + 1)}
+			}
+			res.Value, res.Depth, res.Exact = v, d, proven
+		})
+	})
+	if r.stop.Load() {
+		return Result{}, ctx.Err()
+	}
+	res.Nodes, res.Time = r.nodes.Load(), time.Since(start)
+	return res, nil
+}
+
+// Clear empties the transposition table.
+func (e *Engine) Clear() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.tt.clear()
+	e.tt.gen = 0
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"math/bits"
 	"sync/atomic"
+	"time"
 
 	"kalah/egdb"
 )
@@ -18,14 +19,25 @@ type searcher struct {
 	db        *egdb.DB
 	dbK       int // seeds the database covers, or -1
 	rankKeys  bool
-	stop      *atomic.Bool
+	stop      *atomic.Bool // this thread's stop signal
+	runStop   *atomic.Bool // the whole run's, set when the deadline passes
+	deadline  time.Time    // zero for none
 	aborted   bool
 	id        int // 0 for the main thread; helpers vary the move order
 	nodes     uint64
 	horizon   uint64 // depth-limited leaves and estimated table bounds used
 	rootMove  int
 	leafValue func(b *board, seeds int) int
+	stack     [][16]kid // children by ply, reused to avoid clearing
 }
+
+// Tuning: the least seeds in the houses for a table probe and for the
+// enhanced transposition cut-off; below them a subtree is cheaper to search
+// than a cache miss.
+var (
+	ttMinSeeds  = 4
+	etcMinSeeds = 12
+)
 
 type kid struct {
 	b     board
@@ -62,8 +74,13 @@ func (s *searcher) eval(b *board, seeds int) int {
 // limit.
 func (s *searcher) search(b *board, alpha, beta, depth, ply int) int {
 	s.nodes++
-	if s.nodes&2047 == 0 && s.stop.Load() {
-		s.aborted = true
+	if s.nodes&1023 == 0 {
+		if s.stop.Load() {
+			s.aborted = true
+		} else if !s.deadline.IsZero() && time.Now().After(s.deadline) {
+			s.runStop.Store(true)
+			s.aborted = true
+		}
 	}
 	if s.aborted {
 		return 0
@@ -85,9 +102,15 @@ func (s *searcher) search(b *board, alpha, beta, depth, ply int) int {
 		}
 	}
 	nodes0 := s.nodes
-	key := s.key(b)
+	useTT := seeds >= ttMinSeeds
+	var key uint64
 	ttMove := -1
-	prior, found := s.tt.probe(key)
+	var prior entry
+	var found bool
+	if useTT {
+		key = s.key(b)
+		prior, found = s.tt.probe(key)
+	}
 	if found {
 		ttMove = prior.move
 		if prior.depth >= depth && ply > 0 {
@@ -118,7 +141,10 @@ func (s *searcher) search(b *board, alpha, beta, depth, ply int) int {
 		next = exactDepth
 	}
 
-	var kids [32]kid
+	if ply >= len(s.stack) {
+		s.stack = append(s.stack, make([][16]kid, ply+1-len(s.stack))...)
+	}
+	kids := &s.stack[ply]
 	cnt := 0
 	for i := g.n - 1; i >= 0; i-- {
 		if b.h[i] == 0 {
@@ -156,7 +182,7 @@ func (s *searcher) search(b *board, alpha, beta, depth, ply int) int {
 			switch {
 			case k.over:
 				lb, ok = k.d, true
-			case depth >= etcDepth:
+			case depth >= etcDepth && seeds >= etcMinSeeds:
 				e, hit := s.tt.probe(s.key(&k.b))
 				if hit && e.depth >= next {
 					ok, est = true, e.depth != exactDepth
@@ -211,6 +237,9 @@ func (s *searcher) search(b *board, alpha, beta, depth, ply int) int {
 // save stores the result of a search of the window (alpha, beta) in the
 // table, merged with what was known.
 func (s *searcher) save(key uint64, prior entry, found bool, best, seeds, alpha, beta, depth int, h0 uint64, move int, nodes0 uint64) {
+	if seeds < ttMinSeeds {
+		return
+	}
 	if s.horizon == h0 {
 		depth = exactDepth // no estimate was used: the bound is proven
 	}

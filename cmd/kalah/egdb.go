@@ -1,0 +1,211 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"kalah"
+	"kalah/egdb"
+)
+
+func init() {
+	register(&command{name: "egdb", summary: "build, inspect and verify endgame databases", run: runEgdb})
+}
+
+func runEgdb(ctx context.Context, e *env, args []string) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
+		fmt.Fprintf(e.stderr, "Usage: kalah egdb build --rules R --seeds K [--out FILE] [--workers N]\n       kalah egdb info FILE\n       kalah egdb verify FILE\n\n"+
+			"An endgame database holds the exact value of every configuration of up to K\nseeds in the houses. The default location is %s\n(set KALAH_EGDB_DIR to change it).\n", defaultDirOr())
+		if len(args) == 0 {
+			return usagef("egdb needs a subcommand: build, info or verify")
+		}
+		return nil
+	}
+	switch args[0] {
+	case "build":
+		return runEgdbBuild(ctx, e, args[1:])
+	case "info", "verify":
+		fs := newFlags(e, "egdb "+args[0], "FILE", "Prints a database's header ("+args[0]+" also checks every byte against its checksum).")
+		if err := parseFlags(fs, args[1:]); err != nil {
+			return err
+		}
+		if fs.NArg() != 1 {
+			return usagef("egdb %s needs one file", args[0])
+		}
+		start := time.Now()
+		db, err := egdb.Open(fs.Arg(0), args[0] == "info")
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		fmt.Fprintf(e.stdout, "%s: %s\n", fs.Arg(0), db.Describe())
+		if args[0] == "verify" {
+			fmt.Fprintf(e.stdout, "checksum ok (%v)\n", time.Since(start).Round(time.Millisecond))
+		}
+		return nil
+	}
+	return usagef("egdb: unknown subcommand %q (want build, info or verify)", args[0])
+}
+
+func defaultDirOr() string {
+	d, err := egdb.DefaultDir()
+	if err != nil {
+		return "(no cache directory: set KALAH_EGDB_DIR)"
+	}
+	return d
+}
+
+func runEgdbBuild(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "egdb build", "--rules R --seeds K [--out FILE]", "Builds the endgame database of every configuration of up to K seeds in the\nhouses (here --seeds is K, not the seeds a house at the start, which never\nchange a database's values).")
+	rf := addRulesFlags(fs)
+	// --seeds, a rules flag elsewhere (seeds a house at the start), means K
+	// here: the seeds a house at the start never change a database's values.
+	kFlag := fs.Int("k", 0, "the same as --seeds: most seeds in the houses covered (K)")
+	out := fs.String("out", "", "file to write (default: the cache directory, see kalah egdb -h)")
+	workers := fs.Int("workers", 0, "goroutines (0: one a core)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	k := kFlag
+	switch {
+	case rf.seeds.set && *kFlag != 0:
+		return usagef("give K once, with --seeds or --k")
+	case rf.seeds.set:
+		k = &rf.seeds.val
+		rf.seeds.set = false // not the rules' seeds a house
+	case *kFlag == 0:
+		return usagef("egdb build needs --seeds K, the most seeds in the houses to cover")
+	}
+	r, err := rf.rules()
+	if err != nil {
+		return err
+	}
+	if *k < 0 || *k > egdb.MaxSeeds {
+		return usagef("--seeds must be 0 to %d", egdb.MaxSeeds)
+	}
+	if err := egdb.Supported(r); err != nil {
+		return usageError{err}
+	}
+	path := *out
+	if path == "" {
+		dir, err := egdb.DefaultDir()
+		if err != nil {
+			return err
+		}
+		path = filepath.Join(dir, egdb.FileName(r, *k))
+	}
+	_, err = buildDB(ctx, e, r, *k, *workers, path)
+	return err
+}
+
+// buildDB builds a database with a progress bar (or log lines), writes it to
+// path and returns it opened from the file.
+func buildDB(ctx context.Context, e *env, r kalah.Rules, k, workers int, path string) (*egdb.DB, error) {
+	start := time.Now()
+	total := egdb.Size(r.Houses, k)
+	e.log.Info("building endgame database", "rules", r.String(), "seeds", k, "entries", total, "file", path)
+	bar := newProgress(e.stderr, "egdb")
+	db, err := egdb.Build(ctx, r, k, egdb.BuildOptions{Workers: workers, Progress: bar.update})
+	bar.done()
+	if err != nil {
+		return nil, err
+	}
+	built := time.Since(start)
+	if err := db.WriteFile(path); err != nil {
+		return nil, fmt.Errorf("writing %s: %w", path, err)
+	}
+	e.log.Info("endgame database written", "file", path, "entries", total, "build", built.Round(time.Millisecond), "total", time.Since(start).Round(time.Millisecond))
+	return egdb.Open(path, false)
+}
+
+// loadDB returns the database a command asked for: a file, or the default
+// one for K seeds, built if missing. It returns nil if neither was asked.
+func loadDB(ctx context.Context, e *env, r kalah.Rules, file string, seeds int) (*egdb.DB, error) {
+	if file != "" {
+		db, err := egdb.Open(file, false)
+		if err != nil {
+			return nil, err
+		}
+		if err := db.Check(r); err != nil {
+			db.Close()
+			return nil, err
+		}
+		return db, nil
+	}
+	if seeds <= 0 {
+		return nil, nil
+	}
+	if err := egdb.Supported(r); err != nil {
+		return nil, err
+	}
+	dir, err := egdb.DefaultDir()
+	if err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, egdb.FileName(r, seeds))
+	db, err := egdb.Open(path, false)
+	switch {
+	case err == nil:
+		if err := db.Check(r); err != nil {
+			db.Close()
+			return nil, err
+		}
+		return db, nil
+	case errors.Is(err, os.ErrNotExist):
+		return buildDB(ctx, e, r, seeds, 0, path)
+	}
+	return nil, fmt.Errorf("%w (delete it to rebuild)", err)
+}
+
+// progress draws a bar on a terminal and logs a line every few seconds
+// otherwise.
+type progress struct {
+	w     io.Writer
+	tty   bool
+	label string
+	last  time.Time
+	shown bool
+}
+
+func newProgress(w io.Writer, label string) *progress {
+	p := &progress{w: w, label: label, last: time.Now()}
+	if f, ok := w.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			p.tty = true
+		}
+	}
+	return p
+}
+
+func (p *progress) update(done, total uint64) {
+	if total == 0 {
+		return
+	}
+	now := time.Now()
+	if p.tty {
+		if now.Sub(p.last) < 100*time.Millisecond && done != total {
+			return
+		}
+		p.last, p.shown = now, true
+		const width = 40
+		fill := int(done * width / total)
+		fmt.Fprintf(p.w, "\r%s [%s%s] %5.1f%%", p.label, strings.Repeat("#", fill), strings.Repeat(".", width-fill), 100*float64(done)/float64(total))
+		return
+	}
+	if now.Sub(p.last) >= 5*time.Second {
+		p.last = now
+		fmt.Fprintf(p.w, "%s: %d of %d (%.1f%%)\n", p.label, done, total, 100*float64(done)/float64(total))
+	}
+}
+
+func (p *progress) done() {
+	if p.tty && p.shown {
+		fmt.Fprintln(p.w)
+	}
+}

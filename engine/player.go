@@ -1,0 +1,181 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"kalah"
+	"kalah/egdb"
+	"kalah/player"
+)
+
+func init() {
+	player.Register(player.Info{
+		Name:    "engine",
+		Usage:   "engine[:time=D][:egdb=K][:tt=MB]",
+		Summary: "the strongest player: iterative-deepening MTD(f) under the clock with a transposition table and endgame databases (default time 1s a move when there is no clock)",
+		Source:  "Irving, Donkers and Uiterwijk (2000), Solving Kalah; this project's engine",
+		New: func(s player.Spec, o player.Options) (player.Player, error) {
+			return newPlayer(s, o, false)
+		},
+	})
+	player.Register(player.Info{
+		Name:    "perfect",
+		Usage:   "perfect[:time=D][:egdb=K][:tt=MB]",
+		Summary: "plays a value-optimal move whenever it can solve the position within its time (default 5s without a clock), else the engine's best estimate",
+		Source:  "this project's exact solver",
+		New: func(s player.Spec, o player.Options) (player.Player, error) {
+			return newPlayer(s, o, true)
+		},
+	})
+	player.RegisterLevel(player.Level{Rank: 50, Name: "expert", Spec: "engine:time=300ms",
+		Description: "the search engine at 0.3 s a move with endgame databases"})
+	player.RegisterLevel(player.Level{Rank: 60, Name: "perfect", Spec: "perfect",
+		Description: "perfect play wherever the position can be solved in time"})
+}
+
+// Player plays with an Engine: anytime, within its clock.
+type Player struct {
+	e       *Engine
+	exact   bool
+	time    time.Duration
+	mu      sync.Mutex
+	last    player.Report
+	dbErr   error
+	dbSeeds int
+}
+
+func newPlayer(s player.Spec, o player.Options, exact bool) (*Player, error) {
+	if err := s.Check(0, "time", "egdb", "tt"); err != nil {
+		return nil, err
+	}
+	def := time.Second
+	if exact {
+		def = 5 * time.Second
+	}
+	t, err := s.Duration("time", def)
+	if err != nil {
+		return nil, err
+	}
+	k, err := s.Int("egdb", -1)
+	if err != nil {
+		return nil, err
+	}
+	mb, err := s.Int("tt", 64)
+	if err != nil || mb < 1 || mb > 16384 {
+		return nil, fmt.Errorf("player %s: tt=%s: want MiB from 1 to 16384", s.Name, s.Params["tt"])
+	}
+	db, err := sharedDB(o.Rules, k)
+	if err != nil {
+		return nil, err
+	}
+	e, err := New(o.Rules, Options{TableMB: mb, DB: db})
+	if err != nil {
+		return nil, err
+	}
+	p := &Player{e: e, exact: exact, time: t}
+	if db != nil {
+		p.dbSeeds = db.Seeds()
+	}
+	return p, nil
+}
+
+var (
+	dbMu    sync.Mutex
+	dbCache = map[string]*egdb.DB{}
+)
+
+// sharedDB returns an endgame database for the rules, shared by every
+// player of the process: k seeds from the default directory (built there if
+// missing), or with k < 0 the largest database already in the default
+// directory, else one of 10 seeds built in memory (a fraction of a second).
+// k = 0 means none.
+func sharedDB(r kalah.Rules, k int) (*egdb.DB, error) {
+	if k == 0 || egdb.Supported(r) != nil {
+		return nil, nil
+	}
+	dbMu.Lock()
+	defer dbMu.Unlock()
+	dir, dirErr := egdb.DefaultDir()
+	open := func(k int) (*egdb.DB, error) {
+		if dirErr != nil {
+			return nil, dirErr
+		}
+		path := filepath.Join(dir, egdb.FileName(r, k))
+		if db := dbCache[path]; db != nil {
+			return db, nil
+		}
+		db, err := egdb.Open(path, false)
+		if err != nil {
+			return nil, err
+		}
+		dbCache[path] = db
+		return db, nil
+	}
+	if k > 0 {
+		db, err := open(k)
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("no endgame database of %d seeds for %s: build it with kalah egdb build --seeds %d (and the same rules flags)", k, r, k)
+		}
+		return db, err
+	}
+	for k := 24; k >= 10; k-- {
+		if db, err := open(k); err == nil {
+			return db, nil
+		}
+	}
+	key := fmt.Sprintf("memory:%s:%d", egdb.FileName(r, 10), r.Houses)
+	if db := dbCache[key]; db != nil {
+		return db, nil
+	}
+	db, err := egdb.Build(context.Background(), r, 10, egdb.BuildOptions{})
+	if err != nil {
+		return nil, err
+	}
+	dbCache[key] = db
+	return db, nil
+}
+
+// Move chooses a move within the clock: the player's own time, cut to the
+// clock's budget.
+func (p *Player) Move(ctx context.Context, g *kalah.Game, c player.Clock) (kalah.Move, error) {
+	pos := g.Position()
+	limit := p.time
+	if b := c.Budget(); b > 0 {
+		// Keep a margin for scheduling on a busy machine.
+		b -= b/10 + 2*time.Millisecond
+		limit = min(limit, max(b, time.Millisecond))
+	}
+	start := time.Now()
+	var res Result
+	var err error
+	if p.exact {
+		// Try to solve in most of the time; if that fails, spend the rest
+		// deepening the estimate over the table the attempt filled.
+		res, err = p.e.search(ctx, pos, limit*3/5, true)
+		if rem := limit - time.Since(start); err == nil && !res.Exact && ctx.Err() == nil && rem > time.Millisecond {
+			res, err = p.e.search(ctx, pos, rem, false)
+		}
+	} else {
+		res, err = p.e.search(ctx, pos, limit, false)
+	}
+	if err != nil {
+		return kalah.NoMove, err
+	}
+	p.mu.Lock()
+	p.last = player.Report{Nodes: res.Nodes, Depth: res.Depth, Score: res.Value, Exact: res.Exact, PV: res.Best, Time: res.Time}
+	p.mu.Unlock()
+	return res.Best[0], nil
+}
+
+// LastReport describes the last move's search.
+func (p *Player) LastReport() player.Report {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.last
+}

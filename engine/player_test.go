@@ -1,0 +1,111 @@
+package engine
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"kalah"
+	"kalah/player"
+	_ "kalah/heuristic"
+)
+
+// play runs one game between two players without clocks beyond per-move
+// time and returns South's store minus North's.
+func play(t *testing.T, r kalah.Rules, south, north player.Player, perMove time.Duration) int {
+	t.Helper()
+	g, err := kalah.NewGame(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for !g.Over() {
+		pl := south
+		if g.ToMove() == kalah.North {
+			pl = north
+		}
+		m, err := pl.Move(context.Background(), g, player.Clock{PerMove: perMove})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := g.Play(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, n := g.Score()
+	return s - n
+}
+
+func TestEngineBeatsGreedy(t *testing.T) {
+	r := kalah.Standard()
+	o := player.Options{Rules: r, Seed: 1}
+	eng, err := player.New("engine:egdb=0:tt=16", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	greedy, err := player.New("greedy", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := play(t, r, eng, greedy, 30*time.Millisecond); d <= 0 {
+		t.Errorf("engine as South lost to greedy by %d", -d)
+	}
+	if d := play(t, r, greedy, eng, 30*time.Millisecond); d >= 0 {
+		t.Errorf("engine as North did not beat greedy: %d", d)
+	}
+	if rep := eng.(player.Reporter).LastReport(); rep.Nodes == 0 && !rep.Exact {
+		t.Errorf("no report: %+v", rep)
+	}
+}
+
+// TestPerfectPlaysOptimally checks every move of the perfect player in a
+// game on a small board against Solve.
+func TestPerfectPlaysOptimally(t *testing.T) {
+	r := kalah.Rules{Houses: 4, Seeds: 3, EmptyCapture: true}
+	o := player.Options{Rules: r, Seed: 1}
+	perfect, err := player.New("perfect:time=2s", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	random, _ := player.New("random", o)
+	e, _ := New(r, Options{TableMB: 8})
+	g, _ := kalah.NewGame(r)
+	for !g.Over() {
+		pl := random
+		if g.ToMove() == kalah.South {
+			pl = perfect
+		}
+		m, err := pl.Move(context.Background(), g, player.Clock{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pl == perfect {
+			res, err := e.Solve(context.Background(), g.Position())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Contains(res.Best, m) {
+				t.Fatalf("%s: perfect played %s, optimal %v", g.Position(), m, res.Best)
+			}
+			if rep := perfect.(player.Reporter).LastReport(); !rep.Exact || rep.Score != res.Value {
+				t.Errorf("report %+v, value %d", rep, res.Value)
+			}
+		}
+		if _, err := g.Play(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestPlayerSpecs(t *testing.T) {
+	o := player.Options{Rules: kalah.Standard()}
+	for _, bad := range []string{"engine:time=x", "engine:tt=0", "engine:foo=1", "perfect:egdb=x", "engine:3"} {
+		if _, err := player.New(bad, o); err == nil {
+			t.Errorf("%s: no error", bad)
+		}
+	}
+	kgp, _ := kalah.PresetRules("kgp")
+	if _, err := player.New("engine", player.Options{Rules: kgp}); err != nil {
+		t.Errorf("engine under KGP rules (no database): %v", err)
+	}
+}
