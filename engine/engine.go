@@ -103,9 +103,9 @@ type MoveValue struct {
 type run struct {
 	e        *Engine
 	deadline time.Time
-	stop    atomic.Bool
-	nodes   atomic.Uint64
-	threads int
+	stop     atomic.Bool
+	nodes    atomic.Uint64
+	threads  int
 }
 
 func (e *Engine) newRun(ctx context.Context) (*run, func()) {

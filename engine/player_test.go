@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"kalah"
-	"kalah/player"
 	_ "kalah/heuristic"
+	"kalah/player"
 )
 
 // play runs one game between two players without clocks beyond per-move
