@@ -29,6 +29,9 @@ type Experiment struct {
 	Parallel int
 	Pairings []Pairing
 	Elapsed  time.Duration
+	// OnGame, if set, is called after every game with the numbers of games
+	// done and in all, for progress bars.
+	OnGame func(done, total int)
 }
 
 // ThesisAI is one of the thesis's six AIs.
@@ -90,12 +93,17 @@ func PekarPairings(opponent string) [][2]string {
 // after each match.
 func (x *Experiment) Run(ctx context.Context, pairs [][2]string, progress func(done, total int, p *Pairing)) error {
 	start := time.Now()
+	played := 0
 	for k, ab := range pairs {
 		cfg := Config{A: ab[0], B: ab[1], Rules: x.Rules, Games: x.Games, Seed: x.Seed, Openings: true,
 			Parallel: x.Parallel, Referee: referee.Referee{PerMove: x.Time, Grace: x.Grace}}
 		p := Pairing{A: ab[0], B: ab[1]}
 		sum, err := Run(ctx, cfg, func(g *Game) error {
 			p.Games = append(p.Games, g)
+			played++
+			if x.OnGame != nil {
+				x.OnGame(played, len(pairs)*x.Games)
+			}
 			return nil
 		})
 		if err != nil {

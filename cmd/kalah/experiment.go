@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"kalah"
@@ -80,9 +81,23 @@ func runExperiment(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if experimentTTY(e.stderr) {
+		start := time.Now()
+		x.OnGame = func(done, total int) {
+			const width = 30
+			bar := strings.Repeat("#", done*width/total) + strings.Repeat(".", width-done*width/total)
+			fmt.Fprintf(e.stderr, "\r[%s] %d/%d games, %v", bar, done, total, time.Since(start).Round(time.Second))
+			if done == total {
+				fmt.Fprintln(e.stderr)
+			}
+		}
+	}
 	e.log.Info("experiment", "design", design, "pairings", len(pairs), "games", len(pairs)**games, "time", *perMove)
 	err = x.Run(ctx, pairs, func(done, total int, p *match.Pairing) {
 		s := &p.Summary
+		if x.OnGame != nil {
+			return // the progress bar says it
+		}
 		e.log.Info("pairing done", "n", fmt.Sprintf("%d/%d", done, total), "a", p.A, "b", p.B,
 			"wdl", fmt.Sprintf("%d-%d-%d", s.Wins, s.Draws, s.Losses))
 	})
@@ -100,4 +115,14 @@ func runExperiment(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	return os.WriteFile(*out, buf.Bytes(), 0o644)
+}
+
+// experimentTTY reports whether w is a terminal, where progress bars go.
+func experimentTTY(w any) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
