@@ -84,7 +84,7 @@ func TestExperimentCommand(t *testing.T) {
 			t.Errorf("experiment output lacks %q:\n%s", want, b)
 		}
 	}
-	out, errs, code := runCmd(t, "experiment", "thesis", "--games", "2", "--time", "20ms")
+	out, errs, code := runCmd(t, "experiment", "thesis", "--games", "2", "--time", "5ms")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
