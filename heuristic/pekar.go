@@ -154,6 +154,10 @@ const (
 // with a=10, b=1 for each extra turn it earned along the line (r), and c=5
 // if its house next to the store is empty at the leaf (e). Ties go to the
 // house nearest the store.
+//
+// The paper's algorithm chains strictly positive moves within one turn;
+// here each call chooses one sowing and the referee asks again after an
+// extra turn, which comes to the same.
 type PekarTree struct {
 	Depth int
 	last  player.Report
