@@ -18,6 +18,7 @@ import (
 
 	"kalah"
 	_ "kalah/search" // the difficulty levels
+	"kalah/tournament"
 )
 
 // chromium returns the browser to drive, or skips the test when there is
@@ -39,8 +40,14 @@ func chromium(t testing.TB) string {
 // browserServer serves the page on 127.0.0.1.
 func browserServer(t testing.TB) (*httptest.Server, *Handler) {
 	t.Helper()
+	return browserServerWith(t, func(context.Context) Options { return Options{} })
+}
+
+// browserServerWith serves a handler with the options opts returns.
+func browserServerWith(t testing.TB, opts func(ctx context.Context) Options) (*httptest.Server, *Handler) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	h, err := New(ctx, Options{})
+	h, err := New(ctx, opts(ctx))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -329,7 +336,16 @@ func TestBrowserTwoPeopleByLink(t *testing.T) {
 // TestBrowserTournament starts a small tournament from the page and
 // follows it to its final standings.
 func TestBrowserTournament(t *testing.T) {
-	srv, _ := browserServer(t)
+	st, err := tournament.Open(filepath.Join(t.TempDir(), "t.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	hub := NewHub(nil, nil)
+	defer hub.Close()
+	srv, _ := browserServerWith(t, func(ctx context.Context) Options {
+		return Options{Games: hub, Tournaments: NewStoredTournaments(ctx, st, hub)}
+	})
 	ctx := browser(t, 900, 1100)
 	open(t, ctx, srv.URL+"/#/tournaments")
 	eval[bool](t, ctx, `(() => {
