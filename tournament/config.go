@@ -102,6 +102,9 @@ type Config struct {
 	Name    string      `json:"name,omitempty"`
 	Format  Format      `json:"format"`
 	Players []string    `json:"players"` // player specs, as for player.New
+	// Names, if given, label the entrants in tables (one a player, "" for
+	// the spec itself): "alice" rather than "exec:python3 alice.py".
+	Names []string `json:"names,omitempty"`
 	Rounds  int         `json:"rounds"`  // rounds (Swiss: rounds to pair)
 	Rules   kalah.Rules `json:"rules"`
 	Clock   Clock       `json:"clock"`
@@ -156,6 +159,9 @@ func (c *Config) Normalize() error {
 	}
 	if c.Format == SPRT && len(c.Players) != 2 {
 		return fmt.Errorf("%w: an SPRT run needs exactly two players, have %d", ErrConfig, len(c.Players))
+	}
+	if len(c.Names) > 0 && len(c.Names) != len(c.Players) {
+		return fmt.Errorf("%w: %d names for %d players", ErrConfig, len(c.Names), len(c.Players))
 	}
 	for i, p := range c.Players {
 		c.Players[i] = strings.TrimSpace(p)
@@ -226,4 +232,35 @@ func PresetClock(name string, r kalah.Rules) (Clock, error) {
 		names = append(names, p.Name)
 	}
 	return Clock{}, fmt.Errorf("%w: unknown clock %q (known: %s)", ErrConfig, name, strings.Join(names, ", "))
+}
+
+// Label returns the name entrant i is shown under: its name if it has one,
+// else its spec.
+func (c Config) Label(i int) string {
+	if i < len(c.Names) && strings.TrimSpace(c.Names[i]) != "" {
+		return strings.TrimSpace(c.Names[i])
+	}
+	if i < len(c.Players) {
+		return c.Players[i]
+	}
+	return fmt.Sprint("entrant ", i)
+}
+
+// Labels returns every entrant's label.
+func (c Config) Labels() []string {
+	out := make([]string, len(c.Players))
+	for i := range out {
+		out[i] = c.Label(i)
+	}
+	return out
+}
+
+// SplitLabel splits "name=spec" into its parts; a spec without a name
+// (nothing before its first colon contains "=") comes back whole.
+func SplitLabel(s string) (name, spec string) {
+	head, _, _ := strings.Cut(s, ":")
+	if n, _, ok := strings.Cut(head, "="); ok && n != "" {
+		return strings.TrimSpace(n), strings.TrimSpace(s[len(n)+1:])
+	}
+	return "", strings.TrimSpace(s)
 }

@@ -326,7 +326,7 @@ func (s *Store) advance(ctx context.Context, id int64, cfg Config, log *slog.Log
 		if err != nil {
 			return false, err
 		}
-		table := Compute(cfg.Players, games, byes, WinPoints*legsPerPairing(cfg))
+		table := Compute(cfg.Labels(), games, byes, WinPoints*legsPerPairing(cfg))
 		met := map[[2]int]bool{}
 		for _, g := range sched {
 			met[pairKey(g.South, g.North)] = true
@@ -344,7 +344,7 @@ func (s *Store) advance(ctx context.Context, id int64, cfg Config, log *slog.Log
 			return false, err
 		}
 		w, d, l := sprtCounts(games)
-		st := Evaluate(cfg.SPRT, cfg.Players[0], cfg.Players[1], w, d, l)
+		st := Evaluate(cfg.SPRT, cfg.Label(0), cfg.Label(1), w, d, l)
 		if st.Verdict != Undecided || st.Exhausted {
 			log.Info("sprt finished", "tournament", id, "verdict", st.Verdict, "llr", st.LLR)
 			return true, nil
@@ -369,5 +369,5 @@ func (s *Store) SPRTResult(ctx context.Context, id int64) (SPRTState, error) {
 		return SPRTState{}, err
 	}
 	w, d, l := sprtCounts(games)
-	return Evaluate(in.Config.SPRT, in.Config.Players[0], in.Config.Players[1], w, d, l), nil
+	return Evaluate(in.Config.SPRT, in.Config.Label(0), in.Config.Label(1), w, d, l), nil
 }

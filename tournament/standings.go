@@ -16,7 +16,8 @@ const (
 type Standing struct {
 	Rank    int    `json:"rank"` // from 1; tied entrants (equal on every tie-break) share a rank
 	Entrant int    `json:"entrant"`
-	Player  string `json:"player"`
+	Player  string `json:"player"` // the entrant's label (Config.Label)
+	Spec    string `json:"spec,omitempty"`
 	Games   int    `json:"games"`
 	Wins    int    `json:"wins"`
 	Draws   int    `json:"draws"`
@@ -179,7 +180,11 @@ func (s *Store) Standings(ctx context.Context, id int64) ([]Standing, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Compute(in.Config.Players, games, byes, WinPoints*legsPerPairing(in.Config)), nil
+	table := Compute(in.Config.Labels(), games, byes, WinPoints*legsPerPairing(in.Config))
+	for i := range table {
+		table[i].Spec = in.Config.Players[table[i].Entrant]
+	}
+	return table, nil
 }
 
 // CrossTable returns a tournament's cross-table from its stored results:

@@ -280,3 +280,20 @@ func TestPresetClock(t *testing.T) {
 		}
 	}
 }
+
+func TestSplitLabel(t *testing.T) {
+	tests := []struct{ in, name, spec string }{
+		{"random", "", "random"},
+		{"alphabeta:depth=3", "", "alphabeta:depth=3"},
+		{"alice=exec:python3 alice.py --x=1", "alice", "exec:python3 alice.py --x=1"},
+		{"bob=random:seed=5", "bob", "random:seed=5"},
+		{" carol = greedy ", "carol", "greedy"},
+		{"=greedy", "", "=greedy"},
+	}
+	for _, tt := range tests {
+		n, s := SplitLabel(tt.in)
+		if n != tt.name || s != tt.spec {
+			t.Errorf("SplitLabel(%q) = %q, %q; want %q, %q", tt.in, n, s, tt.name, tt.spec)
+		}
+	}
+}

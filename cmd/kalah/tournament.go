@@ -52,8 +52,8 @@ from "kalah worker --join nats://HOST:PORT" on other machines (see
 docs/SCALING.md); --workers-only leaves all the playing to them.`)
 	rf := addRulesFlags(fs)
 	var players listFlag
-	fs.Var(&players, "players", "comma-separated player specs (or give --players several times)")
-	fs.Func("player", "one player spec, taken whole (for specs with commas, such as exec: commands); may be repeated", func(s string) error {
+	fs.Var(&players, "players", "comma-separated player specs, each optionally labelled NAME=SPEC (or give --players several times)")
+	fs.Func("player", "one player spec (or NAME=SPEC), taken whole (for specs with commas, such as exec: commands); may be repeated", func(s string) error {
 		if s = strings.TrimSpace(s); s == "" {
 			return errors.New("empty player spec")
 		}
@@ -147,7 +147,17 @@ docs/SCALING.md); --workers-only leaves all the playing to them.`)
 			clk.Increment = *incr
 		}
 		clk.Grace, clk.Delay = *grace, *delay
-		cfg := tournament.Config{Name: *name, Players: players, Rounds: *rounds, Rules: r, Seed: *seed, OpeningPlies: *plies, Clock: clk}
+		cfg := tournament.Config{Name: *name, Rounds: *rounds, Rules: r, Seed: *seed, OpeningPlies: *plies, Clock: clk}
+		named := false
+		for _, p := range players {
+			n, spec := tournament.SplitLabel(p)
+			cfg.Players = append(cfg.Players, spec)
+			cfg.Names = append(cfg.Names, n)
+			named = named || n != ""
+		}
+		if !named {
+			cfg.Names = nil
+		}
 		if cfg.Format, err = tournament.ParseFormat(*system); err != nil {
 			return usageError{err}
 		}
@@ -159,7 +169,7 @@ docs/SCALING.md); --workers-only leaves all the playing to them.`)
 			return usageError{err}
 		}
 		if clk.PerMove == 0 && clk.Budget == 0 {
-			for _, p := range players {
+			for _, p := range cfg.Players {
 				if info, _, err := player.Lookup(p); err == nil && info.Raw {
 					e.log.Warn("no time limit: a bot program that hangs stalls its game for ever; give --time or --clock", "player", p)
 					break
@@ -246,7 +256,7 @@ func showTournament(ctx context.Context, e *env, st *tournament.Store, id int64,
 	if !games || format == "json" {
 		return nil
 	}
-	ps := rep.Tournament.Config.Players
+	ps := rep.Tournament.Config.Labels()
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "\nGAME\tROUND\tSOUTH\tNORTH\tSCORE\tOPENING\tENDED\tWORKER")
 	for _, g := range gs {
