@@ -400,3 +400,57 @@ func TestRunTwice(t *testing.T) {
 		t.Errorf("after resume: %s with %d of %d games", in.Status, in.Played, in.Games)
 	}
 }
+
+// TestReproducible plays the same tournament of random players twice, on
+// one worker and on four, and checks every game came out the same: each
+// game's randomness comes from its place in the schedule, not from the
+// order games are played in.
+func TestReproducible(t *testing.T) {
+	ctx := context.Background()
+	st := openTemp(t)
+	cfg := func() Config {
+		return Config{Players: []string{"random", "random", "greedy"}, Openings: Paired, Rounds: 3, Seed: 42}
+	}
+	var runs [2][]Played
+	for i, workers := range []int{1, 4} {
+		id, err := st.Create(ctx, cfg())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Run(ctx, id, RunOptions{Executor: Local{Workers: workers}}); err != nil {
+			t.Fatal(err)
+		}
+		if runs[i], err = st.Games(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(runs[0]) != 18 || len(runs[0]) != len(runs[1]) {
+		t.Fatalf("%d and %d games", len(runs[0]), len(runs[1]))
+	}
+	for i := range runs[0] {
+		a, b := runs[0][i], runs[1][i]
+		if a.Round != b.Round || a.Leg != b.Leg || a.SouthSeeds != b.SouthSeeds || a.NorthSeeds != b.NorthSeeds || movesString(a.Opening) != movesString(b.Opening) {
+			t.Errorf("game %d differs: %+v and %+v", i, a, b)
+		}
+	}
+	// A different seed gives different games.
+	c := cfg()
+	c.Seed = 43
+	id, err := st.Create(ctx, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Run(ctx, id, RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	other, _ := st.Games(ctx, id)
+	same := 0
+	for i := range other {
+		if other[i].SouthSeeds == runs[0][i].SouthSeeds && movesString(other[i].Opening) == movesString(runs[0][i].Opening) {
+			same++
+		}
+	}
+	if same == len(other) {
+		t.Error("seed 43 played exactly the games of seed 42")
+	}
+}
