@@ -99,15 +99,15 @@ type SPRTConfig struct {
 // Config describes a tournament. Create stores it; every later run reads it
 // back, so a resumed tournament plays by the same settings.
 type Config struct {
-	Name    string      `json:"name,omitempty"`
-	Format  Format      `json:"format"`
-	Players []string    `json:"players"` // player specs, as for player.New
+	Name    string   `json:"name,omitempty"`
+	Format  Format   `json:"format"`
+	Players []string `json:"players"` // player specs, as for player.New
 	// Names, if given, label the entrants in tables (one a player, "" for
 	// the spec itself): "alice" rather than "exec:python3 alice.py".
-	Names []string `json:"names,omitempty"`
-	Rounds  int         `json:"rounds"`  // rounds (Swiss: rounds to pair)
-	Rules   kalah.Rules `json:"rules"`
-	Clock   Clock       `json:"clock"`
+	Names  []string    `json:"names,omitempty"`
+	Rounds int         `json:"rounds"` // rounds (Swiss: rounds to pair)
+	Rules  kalah.Rules `json:"rules"`
+	Clock  Clock       `json:"clock"`
 	// Openings and, for Paired, the length of each drawn opening.
 	Openings     Openings `json:"openings"`
 	OpeningPlies int      `json:"opening_plies,omitempty"`
