@@ -411,3 +411,18 @@ func TestPieRuleSwap(t *testing.T) {
 		t.Errorf("second swap: %d", code)
 	}
 }
+
+func TestTooManyGames(t *testing.T) {
+	srv, h := newServer(t)
+	h.hub.maxLive = 2
+	for i := range 3 {
+		code := call(t, srv, "POST", Prefix+"games", NewGame{Rules: standard(), South: "first", North: "first", DelayMillis: 1000}, nil)
+		if want := map[bool]int{true: 201, false: 503}[i < 2]; code != want {
+			t.Errorf("game %d: %d, want %d", i, code, want)
+		}
+	}
+	// People are not limited: they move no faster than people.
+	if code := call(t, srv, "POST", Prefix+"games", NewGame{Rules: standard(), South: Human, North: "first"}, nil); code != 201 {
+		t.Errorf("game with a person: %d", code)
+	}
+}

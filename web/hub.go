@@ -25,6 +25,7 @@ var (
 	ErrNoSeat    = errors.New("no free seat")
 	ErrNotCasual = errors.New("only in casual games")
 	ErrBadInput  = errors.New("bad input")
+	ErrBusy      = errors.New("too many games in progress; try again later")
 )
 
 // Human is the spec of a seat played from a browser.
@@ -156,8 +157,12 @@ type Hub struct {
 	games map[string]*session
 	order []string
 	seq   uint64
-	// MaxGames bounds the games kept; the oldest finished ones go first.
+	// maxGames bounds the games kept; the oldest finished ones go first.
 	maxGames int
+	// maxLive bounds the games in progress between two computer players,
+	// so a flood of requests cannot keep the processor busy without end. A
+	// game with a person moves no faster than the person.
+	maxLive int
 	dir      string // where games are saved (Persist); empty: nowhere
 }
 
@@ -171,7 +176,7 @@ func NewHub(a Analyzer, log *slog.Logger) *Hub {
 		log = slog.New(slog.DiscardHandler)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Hub{analyzer: a, log: log, ctx: ctx, cancel: cancel, games: map[string]*session{}, maxGames: 500}
+	return &Hub{analyzer: a, log: log, ctx: ctx, cancel: cancel, games: map[string]*session{}, maxGames: 500, maxLive: 64}
 }
 
 // Close stops every game in progress and waits for them.
@@ -235,6 +240,9 @@ func (h *Hub) Create(ctx context.Context, req NewGame) (Created, error) {
 	}
 	if req.PerMoveMillis < 0 || req.PerMoveMillis > 3_600_000 || req.DelayMillis < 0 || req.DelayMillis > 60_000 {
 		return Created{}, fmt.Errorf("%w: clock out of range", ErrBadInput)
+	}
+	if req.South != "" && req.South != Human && req.North != "" && req.North != Human && h.live() >= h.maxLive {
+		return Created{}, ErrBusy
 	}
 	h.mu.Lock()
 	h.seq++
@@ -303,6 +311,25 @@ func (h *Hub) Create(ctx context.Context, req NewGame) (Created, error) {
 	s.startLocked()
 	s.mu.Unlock()
 	return out, nil
+}
+
+// live counts the games in progress between computer players.
+func (h *Hub) live() int {
+	h.mu.Lock()
+	ss := make([]*session, 0, len(h.games))
+	for _, s := range h.games {
+		ss = append(ss, s)
+	}
+	h.mu.Unlock()
+	n := 0
+	for _, s := range ss {
+		s.mu.Lock()
+		if s.running && !s.seats[0].Human && !s.seats[1].Human {
+			n++
+		}
+		s.mu.Unlock()
+	}
+	return n
 }
 
 // prune forgets the oldest finished games beyond maxGames. h.mu is held.

@@ -13,6 +13,9 @@ import (
 	"kalah/tournament"
 )
 
+// maxTournaments bounds the tournaments running at once.
+const maxTournaments = 8
+
 // StoredTournaments is the Tournaments of package tournament: every
 // tournament, game and move kept in its SQLite store, standings, the
 // cross-table and Elo ratings computed from the stored results. The
@@ -59,6 +62,9 @@ func (t *StoredTournaments) Create(ctx context.Context, req NewTournament) (stri
 	if err := req.Rules.Validate(); err != nil {
 		return "", fmt.Errorf("%w: %w", ErrBadInput, err)
 	}
+	if t.busy() {
+		return "", ErrBusy
+	}
 	id, err := t.st.Create(ctx, cfg)
 	if err != nil {
 		if errors.Is(err, tournament.ErrConfig) {
@@ -71,6 +77,19 @@ func (t *StoredTournaments) Create(ctx context.Context, req NewTournament) (stri
 	t.mu.Unlock()
 	go t.run(id)
 	return strconv.FormatInt(id, 10), nil
+}
+
+// busy reports whether as many tournaments as allowed are running.
+func (t *StoredTournaments) busy() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := 0
+	for _, r := range t.running {
+		if r {
+			n++
+		}
+	}
+	return n >= maxTournaments
 }
 
 func (t *StoredTournaments) run(id int64) {
@@ -103,10 +122,19 @@ func (x hubExecutor) Execute(ctx context.Context, jobs []tournament.Job, commit 
 func (x hubExecutor) play(ctx context.Context, job tournament.Job) (tournament.Result, error) {
 	start := time.Now()
 	g := job.Game
-	c, err := x.t.hub.Create(ctx, NewGame{Rules: job.Rules, South: job.South, North: job.North, Opening: g.Opening,
+	req := NewGame{Rules: job.Rules, South: job.South, North: job.North, Opening: g.Opening,
 		PerMoveMillis: int(job.Clock.PerMove.Milliseconds()), DelayMillis: int(job.Clock.Delay.Milliseconds()),
 		PlayerSeeds: [2]uint64{match.GameSeed(g.Seed, 0, 0), match.GameSeed(g.Seed, 0, 1)},
-		Tournament:  strconv.FormatInt(job.Tournament, 10)})
+		Tournament:  strconv.FormatInt(job.Tournament, 10)}
+	c, err := x.t.hub.Create(ctx, req)
+	for errors.Is(err, ErrBusy) { // wait for a free place on the hub
+		select {
+		case <-ctx.Done():
+			return tournament.Result{}, ctx.Err()
+		case <-time.After(time.Second):
+		}
+		c, err = x.t.hub.Create(ctx, req)
+	}
 	if err != nil {
 		// A player that cannot start here is the package's own business:
 		// its Play forfeits it as a crash.
