@@ -339,9 +339,10 @@ func TestLongGamesNotRedelivered(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	// Two games of first v greedy, each well over a second with an 80 ms
-	// pause a move; AckWait is 300 ms.
-	id, err := st.Create(ctx, tournament.Config{Players: []string{"first", "greedy"}, Clock: tournament.Clock{Delay: 80 * time.Millisecond}})
+	// Two games of first v greedy, each over two seconds with a 150 ms
+	// pause a move; AckWait is 800 ms (heartbeats every 266 ms, so a loaded
+	// machine does not miss one).
+	id, err := st.Create(ctx, tournament.Config{Players: []string{"first", "greedy"}, Clock: tournament.Clock{Delay: 150 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -362,7 +363,7 @@ func TestLongGamesNotRedelivered(t *testing.T) {
 		wg.Add(1)
 		go func() { defer wg.Done(); w.Run(ctx) }()
 	}
-	exec := &Executor{Conn: nc, AckWait: 300 * time.Millisecond}
+	exec := &Executor{Conn: nc, AckWait: 800 * time.Millisecond}
 	if err := st.Run(ctx, id, tournament.RunOptions{Executor: exec}); err != nil {
 		t.Fatal(err)
 	}
@@ -373,7 +374,7 @@ func TestLongGamesNotRedelivered(t *testing.T) {
 		t.Fatalf("%d games stored", len(games))
 	}
 	for _, g := range games {
-		if g.Millis < 900 {
+		if g.Millis < 1600 {
 			t.Errorf("game %d took %d ms, not long enough to test", g.ID, g.Millis)
 		}
 		if starts[g.ID] != 1 {
