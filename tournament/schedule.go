@@ -1,7 +1,6 @@
 package tournament
 
 import (
-	"cmp"
 	"math/rand/v2"
 	"slices"
 
@@ -153,12 +152,6 @@ func lastRound(games []Scheduled) int {
 		r = max(r, g.Round)
 	}
 	return r
-}
-
-func sortScheduled(gs []Scheduled) {
-	slices.SortFunc(gs, func(a, b Scheduled) int {
-		return cmp.Or(cmp.Compare(a.Round, b.Round), cmp.Compare(a.Pairing, b.Pairing), cmp.Compare(a.Leg, b.Leg))
-	})
 }
 
 // pairUp pairs entrants given in rank order: the first with the best-ranked
