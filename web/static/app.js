@@ -514,7 +514,7 @@ function viewWatch() {
 
 // ---- analyze: a position and a game ----
 function viewAnalyze(params) {
-  const presetSel = h("select", {id: "apreset"}, meta.presets.map(p => h("option", {value: p.rules.name, text: p.rules.name})));
+  const form = rulesForm("Rules (the position decides the houses)");
   const posIn = h("input", {id: "position", size: 40, placeholder: "4,4,4,4,4,4/4,4,4,4,4,4 0-0 S", "aria-describedby": "poshelp"});
   const time = h("select", {id: "atime"}, [["500", "0.5 s"], ["2000", "2 s"], ["5000", "5 s"]].map(([v, t]) => h("option", {value: v, text: t})));
   time.value = "2000";
@@ -525,7 +525,11 @@ function viewAnalyze(params) {
   const err = h("p", {class: "err", role: "alert"});
   let edit = null, plies = null, at = 0;
   function rules() {
-    const r = Object.assign({}, meta.presets.find(p => p.rules.name === presetSel.value).rules);
+    const text = posIn.value.trim();
+    const side = (text.match(/\s([SN])(\s|$)/) || [])[1] || "S";
+    // Under the pie rule the first move belongs to the first player, the
+    // swap to the second.
+    const r = form.get(/\sswap$/.test(text) ? (side === "S" ? "N" : "S") : side);
     const m = posIn.value.trim().match(/^([\d,]+)\//);
     if (m) r.houses = m[1].split(",").length;
     return r;
@@ -614,7 +618,7 @@ function viewAnalyze(params) {
       c.addEventListener("click", () => { at = i; drawGraph(); });
     });
     const p = plies[at];
-    const stepBoard = boardView(rules().houses || 6, {bottom: "S", label: (s, hs, k) => `${s === "S" ? "South" : "North"} ${hs ? "house " + hs : "store"}, ${k} seeds`, name: s => s === "S" ? "South" : "North"});
+    const stepBoard = boardView((p.pits.length - 2) / 2, {bottom: "S", label: (s, hs, k) => `${s === "S" ? "South" : "North"} ${hs ? "house " + hs : "store"}, ${k} seeds`, name: s => s === "S" ? "South" : "North"});
     stepBoard.draw(p.pits, {});
     graphBox.replaceChildren(svg, h("div", {class: "row"},
       h("button", {type: "button", id: "gprev", onclick: () => { at = Math.max(0, at - 1); drawGraph(); }}, "◀"),
@@ -623,10 +627,11 @@ function viewAnalyze(params) {
       h("button", {type: "button", id: "gnext", onclick: () => { at = Math.min(n - 1, at + 1); drawGraph(); }}, "▶")), stepBoard.el);
   }
   let gameRules = null, gameStart = null;
-  presetSel.addEventListener("change", () => { posIn.value = ""; drawEditor(""); });
+  form.el.addEventListener("change", e => { if (["preset", "houses", "seeds"].includes(e.target.id)) { posIn.value = ""; drawEditor(""); } });
   posIn.addEventListener("change", () => drawEditor(posIn.value));
   main.replaceChildren(h("h2", {text: "Analyze"}),
-    h("div", {class: "row"}, h("label", {}, "Rules", presetSel), h("label", {}, "Side to move", toMoveSel), h("label", {}, "Think", time)),
+    form.el,
+    h("div", {class: "row"}, h("label", {}, "Side to move", toMoveSel), h("label", {}, "Think", time)),
     h("div", {class: "row"}, h("label", {for: "position"}, "Position"), posIn, h("button", {type: "button", class: "primary", id: "analyzebtn", onclick: analyze}, "Analyze")),
     h("p", {id: "poshelp", class: "muted", text: "Paste a position (South's houses / North's houses, stores, side to move) or type the counts on the board."}),
     boardBox, out, err,
