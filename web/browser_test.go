@@ -387,3 +387,34 @@ func TestBrowserPhone(t *testing.T) {
 	waitJS(t, ctx, `/^You sow house \d/.test(document.querySelector("#announce").textContent)`)
 	shot(t, ctx, "phone")
 }
+
+// TestBrowserReplay replays a finished game move by move from its link.
+func TestBrowserReplay(t *testing.T) {
+	srv, h := browserServer(t)
+	c, err := h.opts.Games.Create(context.Background(), NewGame{Rules: kalah.Rules{Houses: 2, Seeds: 2}, South: "first", North: "greedy"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var final State
+	for {
+		if final, err = h.opts.Games.State(c.ID); err != nil || final.Over {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	ctx := browser(t, 700, 700)
+	open(t, ctx, srv.URL+"/#/game/"+c.ID)
+	waitJS(t, ctx, `document.querySelector("#status").textContent.includes("won") || document.querySelector("#status").textContent.includes("draw")`)
+	click(t, ctx, "#animate") // sowing shown elsewhere; keep this test short
+	click(t, ctx, "#replay")
+	// The board goes back to the start and plays the moves again.
+	waitJS(t, ctx, `document.querySelector("#replay").disabled && document.querySelector("#announce").textContent.includes("sows house")`)
+	waitJS(t, ctx, `!document.querySelector("#replay").disabled`)
+	stores := eval[[]int](t, ctx, `[...document.querySelectorAll(".store")].map(s => parseInt(s.textContent))`)
+	if len(stores) != 2 || stores[0] != final.Score[1] || stores[1] != final.Score[0] {
+		t.Errorf("stores after the replay %v, final score %v", stores, final.Score)
+	}
+	// Stepping back shows earlier positions.
+	click(t, ctx, "#prev")
+	waitJS(t, ctx, fmt.Sprintf(`document.querySelector("#status").textContent === "Move %d of %d"`, len(final.Moves)-1, len(final.Moves)))
+}

@@ -248,6 +248,12 @@ function viewGame(id) {
   const bPrev = btn("prev", "◀ Back", () => step(-1), "ArrowLeft");
   const bNext = btn("next", "Forward ▶", () => step(1), "ArrowRight");
   const bLive = btn("latest", "Latest", () => { cursor = null; render(); });
+  let replaying = false;
+  const bReplay = btn("replay", "Replay", () => {
+    if (!st || animating || replaying) return;
+    replaying = true; cursor = null; shown = 0; render();
+    queue = queue.then(() => animateTo()).catch(() => {}).then(() => { replaying = false; render(); });
+  });
   const bSwap = btn("swap", "Swap sides (s)", () => play("swap"), "s");
   const clock = h("span", {id: "clock", class: "muted", "aria-live": "off"});
   const controls = h("div", {class: "row", id: "controls"}, bSwap, bHint, bAuto, bUndo, bResign, clock);
@@ -261,7 +267,7 @@ function viewGame(id) {
   cleanup.push(() => clearInterval(ticker));
   main.replaceChildren(h("h2", {id: "gametitle", text: "Game"}), share, labels[0], boardBox, labels[1], status, callout,
     controls,
-    h("div", {class: "row"}, bPrev, bNext, bLive, h("label", {}, anim, "Animate sowing"),
+    h("div", {class: "row"}, bPrev, bNext, bLive, bReplay, h("label", {}, anim, "Animate sowing"),
       h("a", {href: API + "games/" + id + "/record", id: "download"}, "Download record"),
       h("a", {href: "#/analyze?game=" + id, id: "analyzelink"}, "Analyze this game")),
     h("h3", {text: "Moves"}), movesEl, err, summary);
@@ -326,6 +332,7 @@ function viewGame(id) {
     bResign.disabled = !mine || st.over;
     bPrev.disabled = k === 0; bNext.disabled = k >= total;
     bLive.disabled = cursor === null;
+    bReplay.disabled = replaying || total === 0;
     const open = st.seats.findIndex(s => s.human && !s.joined);
     if (open >= 0 && mine) {
       const url = location.origin + location.pathname + "#/game/" + id + "/join";
@@ -390,11 +397,13 @@ function viewGame(id) {
       if (k > st.moves.length) break; // moves were taken back meanwhile
       shown = k;
       const msg = describeMove(st, m, me());
+      status.textContent = msg;
       callout.textContent = m.capture ? "Capture!" : (m.extra && !m.end ? "Extra turn!" : "");
       announce(msg);
       animating = false;
       render();
       if (settings.animate && (m.capture || m.extra)) await sleep(250);
+      if (replaying) await sleep(450);
     }
   }
 
