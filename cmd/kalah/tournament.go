@@ -416,7 +416,7 @@ func (d *distFlags) externalExecutor(ctx context.Context, e *env) (tournament.Ex
 	if d.listen != "" {
 		return nil, nil, usagef("--nats and --listen-nats exclude each other")
 	}
-	nc, err := dist.Join(d.external, d.token, "kalah coordinator")
+	nc, err := dist.Join(d.external, d.token, "kalah coordinator", e.log)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -424,7 +424,7 @@ func (d *distFlags) externalExecutor(ctx context.Context, e *env) (tournament.Ex
 	if d.workersOnly {
 		return exec, nc.Close, nil
 	}
-	wc, err := dist.Join(d.external, d.token, tournament.WorkerName())
+	wc, err := dist.Join(d.external, d.token, tournament.WorkerName(), nil)
 	if err != nil {
 		nc.Close()
 		return nil, nil, err

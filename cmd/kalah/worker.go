@@ -37,7 +37,7 @@ See docs/SCALING.md.`)
 	if *name == "" {
 		*name = tournament.WorkerName()
 	}
-	nc, err := dist.Join(url, *token, *name)
+	nc, err := dist.Join(url, *token, *name, e.log)
 	if err != nil {
 		return err
 	}

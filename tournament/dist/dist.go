@@ -30,6 +30,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -170,14 +171,46 @@ func (s *Server) Shutdown() {
 	s.cleanup()
 }
 
-// Join connects to a coordinator's NATS server, reconnecting for ever if
-// the connection drops.
-func Join(url, token, name string) (*nats.Conn, error) {
-	opts := []nats.Option{nats.Name(name), nats.MaxReconnects(-1), nats.ReconnectWait(time.Second), nats.RetryOnFailedConnect(true)}
+// Join connects to a coordinator's NATS server, retrying for ever until it
+// answers and reconnecting if the connection drops; log (nil: none) hears
+// of connections, disconnections and errors such as a wrong token.
+func Join(url, token, name string, log *slog.Logger) (*nats.Conn, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	var failures atomic.Int64
+	opts := []nats.Option{nats.Name(name), nats.MaxReconnects(-1), nats.ReconnectWait(time.Second), nats.RetryOnFailedConnect(true),
+		nats.ConnectHandler(func(c *nats.Conn) { log.Info("connected", "url", c.ConnectedUrlRedacted()) }),
+		nats.ReconnectHandler(func(c *nats.Conn) { log.Info("reconnected", "url", c.ConnectedUrlRedacted()) }),
+		nats.DisconnectErrHandler(func(c *nats.Conn, err error) {
+			if err != nil {
+				log.Warn("disconnected", "err", err)
+			}
+		}),
+		nats.ErrorHandler(func(c *nats.Conn, _ *nats.Subscription, err error) { log.Warn("nats", "err", err) }),
+		nats.ReconnectErrHandler(func(c *nats.Conn, err error) {
+			// Every second while the coordinator is away: say so now and
+			// then, with the reason (a wrong token shows here).
+			if n := failures.Add(1); n == 1 || n%30 == 0 {
+				log.Warn("cannot reach the coordinator yet", "url", url, "attempts", n, "err", err)
+			}
+		}),
+	}
 	if token != "" {
 		opts = append(opts, nats.Token(token))
 	}
-	nc, err := nats.Connect(url, opts...)
+	// A first attempt without retrying surfaces a refusal (a wrong token)
+	// at once; a coordinator not up yet is waited for.
+	first := append(opts[:len(opts):len(opts)], nats.RetryOnFailedConnect(false))
+	nc, err := nats.Connect(url, first...)
+	if err == nil {
+		return nc, nil
+	}
+	if errors.Is(err, nats.ErrAuthorization) || strings.Contains(strings.ToLower(err.Error()), "authorization") {
+		return nil, fmt.Errorf("join %s: %w (check --nats-token)", url, err)
+	}
+	log.Info("waiting for the coordinator", "url", url, "err", err)
+	nc, err = nats.Connect(url, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("join %s: %w", url, err)
 	}
