@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -84,6 +86,7 @@ docs/SCALING.md); --workers-only leaves all the playing to them.`)
 	show := fs.Int64("show", 0, "show tournament ID without playing")
 	list := fs.Bool("list", false, "list the stored tournaments")
 	games := fs.Bool("games", false, "with --show: list every game (in the JSON too)")
+	records := fs.String("records", "", "with --show: write every game's record to this file, one JSON object a line (\"-\": standard output)")
 	format := fs.String("format", "table", "output: "+strings.Join(tournament.Formats, ", "))
 	nf := addDistFlags(fs)
 	live := fs.Duration("live", 30*time.Second, "print the standings to stderr this often while playing (0: only at the end)")
@@ -105,8 +108,12 @@ docs/SCALING.md); --workers-only leaves all the playing to them.`)
 	switch {
 	case *list:
 		return listTournaments(ctx, e, st)
+	case *show != 0 && *records != "":
+		return writeRecords(ctx, e, st, *show, *records)
 	case *show != 0:
 		return showTournament(ctx, e, st, *show, *format, *games)
+	case *records != "":
+		return usagef("--records goes with --show ID")
 	}
 
 	id := *resume
@@ -267,6 +274,42 @@ func showTournament(ctx context.Context, e *env, st *tournament.Store, id int64,
 		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%d-%d\t%s\t%s\t%s\n", g.ID, g.Round, ps[g.South], ps[g.North], g.SouthSeeds, g.NorthSeeds, strings.Join(op, " "), g.Termination, g.Worker)
 	}
 	return tw.Flush()
+}
+
+// writeRecords writes every stored game of a tournament as JSON lines, in
+// schedule order: the same form as kalah match --record.
+func writeRecords(ctx context.Context, e *env, st *tournament.Store, id int64, path string) error {
+	gs, err := st.Games(ctx, id)
+	if err != nil {
+		return err
+	}
+	w := e.stdout
+	if path != "-" {
+		f, err := os.Create(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		w = f
+	}
+	bw := bufio.NewWriter(w)
+	enc := json.NewEncoder(bw)
+	for _, g := range gs {
+		rec, err := st.Record(ctx, g.ID)
+		if err != nil {
+			return err
+		}
+		if err := enc.Encode(rec); err != nil {
+			return err
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	if path != "-" {
+		e.log.Info("records written", "games", len(gs), "file", path)
+	}
+	return nil
 }
 
 // progressView shows a tournament's progress: a bar with an ETA redrawn on
