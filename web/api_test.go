@@ -426,3 +426,24 @@ func TestTooManyGames(t *testing.T) {
 		t.Errorf("game with a person: %d", code)
 	}
 }
+
+func TestBodyMustBeJSON(t *testing.T) {
+	srv, _ := newServer(t)
+	// A form on another site can post text/plain; the API refuses it.
+	resp, err := http.Post(srv.URL+Prefix+"games", "text/plain", strings.NewReader(`{"rules":{"houses":6,"seeds":4},"south":"first","north":"first"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnsupportedMediaType {
+		t.Errorf("text/plain: %d", resp.StatusCode)
+	}
+	resp, err = http.Post(srv.URL+Prefix+"games", "application/json; charset=utf-8", strings.NewReader(`{"rules":{"houses":6,"seeds":4},"south":"human","north":"first"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated {
+		t.Errorf("json with charset: %d", resp.StatusCode)
+	}
+}

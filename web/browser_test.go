@@ -192,6 +192,11 @@ func TestBrowserPlayFullGame(t *testing.T) {
 		t.Errorf("status %q", got)
 	}
 	shot(t, ctx, "play-midgame")
+	// h asks for a hint: a legal house is marked and announced.
+	if err := chromedp.Do(ctx, chromedp.KeyEvent("h")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, `document.querySelector('button.pit.hinted[data-side="S"]:not(:disabled)') && document.querySelector("#callout").textContent.startsWith("Hint: house ")`)
 	// Keyboard play: the digit of a legal house sows it.
 	n := eval[int](t, ctx, `document.querySelector("#moves").textContent.length`)
 	k := eval[int](t, ctx, `Math.min(...[...document.querySelectorAll('button.pit[data-side="S"]:not(:disabled)')].map(b => +b.dataset.house))`)

@@ -191,6 +191,9 @@ func (h *Handler) static(name string) http.HandlerFunc {
 	}
 }
 
+// errNotJSON is a request body sent as anything but JSON.
+var errNotJSON = errors.New("send the body as application/json")
+
 // errorBody is every error the API returns.
 type errorBody struct {
 	Error string `json:"error"`
@@ -198,6 +201,8 @@ type errorBody struct {
 
 func status(err error) int {
 	switch {
+	case errors.Is(err, errNotJSON):
+		return http.StatusUnsupportedMediaType
 	case errors.Is(err, ErrNotFound):
 		return http.StatusNotFound
 	case errors.Is(err, ErrForbidden):
@@ -232,7 +237,14 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 
 // decode reads a JSON body of at most 64 KiB into v, refusing unknown
 // fields and trailing data.
+//
+// The body must be sent as application/json, which a form on another site
+// cannot do without the browser asking this server first (CORS), so no
+// other site can make a visitor's browser start games here.
 func decode(w http.ResponseWriter, r *http.Request, v any) error {
+	if ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); ct != "application/json" {
+		return fmt.Errorf("%w: %w", errNotJSON, ErrBadInput)
+	}
 	body := http.MaxBytesReader(w, r.Body, 64<<10)
 	dec := json.NewDecoder(body)
 	dec.DisallowUnknownFields()

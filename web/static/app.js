@@ -189,6 +189,7 @@ function boardView(n, opts) {
           c.classList.toggle("legal", legal);
         }
         c.classList.toggle("last", o.last === i);
+        c.classList.remove("hinted");
         c.classList.toggle("sow", !!(o.sow && o.sow.has(i)));
       }
     }};
@@ -449,7 +450,7 @@ function viewGame(id) {
       callout.textContent = r.move === "swap" ? "Hint: swap" : `Hint: house ${r.move}`;
       announce(callout.textContent);
       const c = board.cells[board.idx(st.to_move, +r.move)];
-      if (c) c.focus();
+      if (c) { c.focus(); c.classList.add("hinted"); }
       return r.move;
     } catch (ex) { err.textContent = ex.message; }
   }
