@@ -203,7 +203,16 @@ func TestBrowserPlayFullGame(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.KeyEvent(fmt.Sprint(k))); err != nil {
 		t.Fatal(err)
 	}
-	waitJS(t, ctx, fmt.Sprintf(`document.querySelector("#moves").textContent.length > %d`, n))
+	waitJS(t, ctx, fmt.Sprintf(`document.querySelector("#moves").textContent.length > %d && document.querySelector("button.pit:not(:disabled)")`, n))
+	// u takes the turn back, the computer's answer with it.
+	before := eval[string](t, ctx, `document.querySelector("#moves").textContent`)
+	if err := chromedp.Do(ctx, chromedp.KeyEvent("u")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, fmt.Sprintf(`document.querySelector("#moves").textContent.length === %d && document.querySelector("button.pit:not(:disabled)")`, n))
+	if after := eval[string](t, ctx, `document.querySelector("#moves").textContent`); !strings.HasPrefix(before, after) {
+		t.Errorf("undo: %q, then %q", before, after)
+	}
 	if got := eval[string](t, ctx, `document.querySelector("#moves").textContent`); !strings.HasPrefix(got, "1. 3+6 ") {
 		t.Errorf("move list %q", got)
 	}
