@@ -717,6 +717,7 @@ type browserPlayer struct {
 	seat int
 }
 
+// Move waits for the move the page sends for this seat.
 func (b *browserPlayer) Move(ctx context.Context, g *kalah.Game, c player.Clock) (kalah.Move, error) {
 	ch := b.s.moves[b.seat]
 	select {
