@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"fmt"
 	"math/bits"
+	"os"
 	"sync/atomic"
 	"time"
 
@@ -31,12 +33,18 @@ type searcher struct {
 	stack     [][16]kid // children by ply, reused to avoid clearing
 }
 
+// debug prints each MTD(f) pass to stderr (KALAH_ENGINE_DEBUG=1).
+var (
+	debug      = os.Getenv("KALAH_ENGINE_DEBUG") != ""
+	debugStart = time.Now()
+)
+
 // Tuning: the least seeds in the houses for a table probe and for the
 // enhanced transposition cut-off; below them a subtree is cheaper to search
 // than a cache miss.
 var (
 	ttMinSeeds  = 4
-	etcMinSeeds = 12
+	etcMinSeeds = 20
 )
 
 type kid struct {
@@ -300,6 +308,9 @@ func (s *searcher) mtd(b *board, guess, depth int) (int, int) {
 		r := s.search(b, beta-1, beta, depth, 0)
 		if s.aborted {
 			return 0, move
+		}
+		if debug && s.id == 0 {
+			fmt.Fprintf(os.Stderr, "mtd depth %d beta %d: %d (nodes %d, %v)\n", depth, beta, r, s.nodes, time.Since(debugStart).Round(time.Millisecond))
 		}
 		if r >= beta {
 			lo, move = r, s.rootMove

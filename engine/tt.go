@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math/bits"
+	"runtime"
 	"sync/atomic"
 )
 
@@ -34,7 +35,13 @@ func newTable(megabytes int) *table {
 	}
 	buckets := uint64(megabytes) << 20 / (bucket * 16)
 	buckets = 1 << (63 - bits.LeadingZeros64(buckets)) // a power of two
-	return &table{w: make([]atomic.Uint64, buckets*bucket*2), mask: buckets - 1}
+	w, release := allocWords(int(buckets * bucket * 2))
+	t := &table{w: w, mask: buckets - 1}
+	if release != nil {
+		// Unmap the words once the table is unreachable.
+		runtime.AddCleanup(t, func(f func()) { f() }, release)
+	}
+	return t
 }
 
 func (t *table) clear() {

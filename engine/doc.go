@@ -1,0 +1,47 @@
+// Package engine is the perfect-play engine: an exact solver, a move
+// analyser and the strongest timed players (engine and perfect).
+//
+// # Values
+//
+// Stores never change future play (except under KGP's early end), so the
+// engine searches the value that matters: for the side to move, the final
+// store difference it can force from here minus the store difference now.
+// The start of Kalah(6,4) has value +8. An extra turn adds the child's value
+// instead of negating it. With the pie rule, in the first two moves, a value
+// is the final store difference of the player to move (on whichever side it
+// ends up) minus the current difference of the side to move.
+//
+// # Search
+//
+// Positions are kept on a compact board from the mover's view (its houses,
+// then the opponent's, both in sowing order), verified against
+// kalah.Position for every rule switch in the tests. The search is MTD(f)
+// (null-window alpha-beta probes converging on the value, using that every
+// value has the parity of the seeds left) with iterative deepening, a
+// lock-free transposition table of two-bound entries keyed exactly on the
+// houses (a 64-bit colex rank where it fits; a 64-bit hash for larger boards
+// and, with the stores mixed in, under the early end), move ordering (table
+// move, extra turns nearest the store first, then by immediate gain),
+// enhanced transposition cut-offs, the futility bound (the seeds left bound
+// the value), endgame database probes (package egdb), and a lazy-SMP
+// parallel search over the shared table. Pie-rule openings are searched
+// above the board search, by player.
+//
+// # Use
+//
+//	e, err := engine.New(rules, engine.Options{TableMB: 256, DB: db})
+//	res, err := e.Solve(ctx, pos)            // exact value, all optimal moves, a PV
+//	vals, err := e.Analyze(ctx, pos, 0)      // exact value of every legal move
+//	vals, err = e.Analyze(ctx, pos, time.Second) // estimates with their depth
+//	res, err = e.Search(ctx, pos, 100*time.Millisecond) // anytime best move
+//
+// An Engine keeps its table between calls and serializes them; it is safe
+// for concurrent use. Every call stops promptly when its context is done.
+// Positions with more than 255 seeds in all are refused (ErrTooLarge).
+//
+// The players "engine[:time=D][:egdb=K][:tt=MB]" and
+// "perfect[:time=D][:egdb=K][:tt=MB]" register themselves with package
+// player, with the levels "expert" and "perfect". By default they use the
+// largest endgame database found in the default directory (egdb.DefaultDir)
+// or one of 10 seeds built in memory.
+package engine
