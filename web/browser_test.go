@@ -432,3 +432,11 @@ func TestBrowserReplay(t *testing.T) {
 	click(t, ctx, "#prev")
 	waitJS(t, ctx, fmt.Sprintf(`document.querySelector("#status").textContent === "Move %d of %d"`, len(final.Moves)-1, len(final.Moves)))
 }
+
+// TestBrowserUnknownGame shows why a game link does not work.
+func TestBrowserUnknownGame(t *testing.T) {
+	srv, _ := browserServer(t)
+	ctx := browser(t, 600, 400)
+	open(t, ctx, srv.URL+"/#/game/nope")
+	waitJS(t, ctx, `document.querySelector("#gameerr").textContent.includes("not found")`)
+}

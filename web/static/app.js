@@ -486,7 +486,11 @@ function viewGame(id) {
 
   const es = new EventSource(API + "games/" + id + "/events");
   es.addEventListener("state", ev => update(JSON.parse(ev.data)));
-  es.onerror = () => { if (!st) err.textContent = "Cannot load game " + id + "."; };
+  es.onerror = () => {
+    if (st) return; // the browser reconnects by itself
+    es.close();
+    api("games/" + id).catch(ex => { err.textContent = `Cannot load game ${id}: ${ex.message}.`; });
+  };
   cleanup.push(() => es.close());
 }
 
