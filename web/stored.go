@@ -39,7 +39,7 @@ func NewStoredTournaments(ctx context.Context, st *tournament.Store, hub *Hub) *
 	return &StoredTournaments{st: st, hub: hub, ctx: ctx, games: map[int64]string{}, running: map[int64]bool{}, errs: map[int64]string{}}
 }
 
-// Create stores a round robin and starts it.
+// Create stores a round robin, gauntlet or Swiss tournament and starts it.
 func (t *StoredTournaments) Create(ctx context.Context, req NewTournament) (string, error) {
 	if req.PerMoveMillis < 0 || req.PerMoveMillis > 60_000 || req.DelayMillis < 0 || req.DelayMillis > 10_000 {
 		return "", fmt.Errorf("%w: clock out of range", ErrBadInput)
@@ -52,7 +52,11 @@ func (t *StoredTournaments) Create(ctx context.Context, req NewTournament) (stri
 			return "", fmt.Errorf("%w: tournaments are between computer players", ErrBadInput)
 		}
 	}
-	cfg := tournament.Config{Name: req.Name, Format: tournament.RoundRobin, Players: req.Players, Rounds: max(req.Rounds, 1),
+	format, err := tournament.ParseFormat(req.Format)
+	if err != nil || format == tournament.SPRT {
+		return "", fmt.Errorf("%w: format %q (want roundrobin, gauntlet or swiss)", ErrBadInput, req.Format)
+	}
+	cfg := tournament.Config{Name: req.Name, Format: format, Players: req.Players, Rounds: max(req.Rounds, 1),
 		Rules: req.Rules, Seed: req.Seed, Clock: tournament.Clock{
 			PerMove: time.Duration(req.PerMoveMillis) * time.Millisecond, Delay: time.Duration(req.DelayMillis) * time.Millisecond,
 			Grace: 250 * time.Millisecond}}
@@ -201,7 +205,7 @@ func (t *StoredTournaments) State(id string) (TournamentState, error) {
 	if err != nil {
 		return TournamentState{}, fmt.Errorf("%w: tournament %s: %w", ErrNotFound, id, err)
 	}
-	out := TournamentState{ID: id, Name: in.Name, Rules: in.Config.Rules.String(), Players: in.Config.Players,
+	out := TournamentState{ID: id, Name: in.Name, Format: string(in.Config.Format), Rules: in.Config.Rules.String(), Players: in.Config.Players,
 		Played: in.Played, Total: in.Games, Created: in.Created, Games: []Pairing{}}
 	t.mu.Lock()
 	out.Running = t.running[n]
@@ -277,7 +281,7 @@ func (t *StoredTournaments) List() []TournamentState {
 	}
 	out := make([]TournamentState, 0, len(infos))
 	for _, in := range infos {
-		s := TournamentState{ID: strconv.FormatInt(in.ID, 10), Name: in.Name, Rules: in.Config.Rules.String(),
+		s := TournamentState{ID: strconv.FormatInt(in.ID, 10), Name: in.Name, Format: string(in.Config.Format), Rules: in.Config.Rules.String(),
 			Players: in.Config.Players, Played: in.Played, Total: in.Games, Created: in.Created}
 		t.mu.Lock()
 		s.Running = t.running[in.ID]

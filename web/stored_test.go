@@ -70,10 +70,20 @@ func TestStoredTournaments(t *testing.T) {
 	}
 	var list []TournamentState
 	call(t, srv, "GET", Prefix+"tournaments", nil, &list)
-	if len(list) != 1 || list[0].ID != ts.ID {
+	if len(list) != 1 || list[0].ID != ts.ID || list[0].Format != "roundrobin" {
 		t.Errorf("list %+v", list)
 	}
+	// A gauntlet: the first player meets each of the others from both sides.
+	var g TournamentState
+	if code := call(t, srv, "POST", Prefix+"tournaments", NewTournament{Format: "gauntlet", Rules: small, Players: []string{"greedy", "first", "random"}, Seed: 1}, &g); code != 201 {
+		t.Fatal(code)
+	}
+	if g.Format != "gauntlet" || g.Total != 4 {
+		t.Errorf("gauntlet: %s with %d games", g.Format, g.Total)
+	}
 	for _, bad := range []any{
+		NewTournament{Format: "sprt", Rules: small, Players: []string{"first", "greedy"}},
+		NewTournament{Format: "knockout", Rules: small, Players: []string{"first", "greedy"}},
 		NewTournament{Rules: small, Players: []string{"first"}},
 		NewTournament{Rules: small, Players: []string{"first", "nobody"}},
 		NewTournament{Rules: small, Players: []string{"first", "human"}},

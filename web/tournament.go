@@ -15,7 +15,10 @@ import (
 // NewTournament asks for a round robin: every pair of players meets Rounds
 // times on each side.
 type NewTournament struct {
-	Name          string      `json:"name"`
+	Name string `json:"name"`
+	// Format is "roundrobin" (the default), or "gauntlet" or "swiss" where
+	// the Tournaments support them.
+	Format        string      `json:"format,omitempty"`
 	Rules         kalah.Rules `json:"rules"`
 	Players       []string    `json:"players"`
 	Rounds        int         `json:"rounds"`
@@ -51,6 +54,7 @@ type Pairing struct {
 type TournamentState struct {
 	ID        string      `json:"id"`
 	Name      string      `json:"name"`
+	Format    string      `json:"format"`
 	Rules     string      `json:"rules"`
 	Players   []string    `json:"players"`
 	Games     []Pairing   `json:"games"`
@@ -92,6 +96,9 @@ func (d *Director) Create(ctx context.Context, req NewTournament) (string, error
 	if err := req.Rules.Validate(); err != nil {
 		return "", fmt.Errorf("%w: %w", ErrBadInput, err)
 	}
+	if req.Format != "" && req.Format != "roundrobin" {
+		return "", fmt.Errorf("%w: format %q: only round robins here", ErrBadInput, req.Format)
+	}
 	if len(req.Players) < 2 || len(req.Players) > 12 {
 		return "", fmt.Errorf("%w: %d players (want 2 to 12)", ErrBadInput, len(req.Players))
 	}
@@ -118,7 +125,7 @@ func (d *Director) Create(ctx context.Context, req NewTournament) (string, error
 	if req.Name == "" {
 		req.Name = fmt.Sprintf("Tournament %d", d.seq)
 	}
-	t := &TournamentState{ID: id, Name: req.Name, Rules: req.Rules.String(), Players: slices.Clone(req.Players), Running: true, Created: time.Now()}
+	t := &TournamentState{ID: id, Name: req.Name, Format: "roundrobin", Rules: req.Rules.String(), Players: slices.Clone(req.Players), Running: true, Created: time.Now()}
 	for r := 0; r < req.Rounds; r++ {
 		for i := range req.Players {
 			for j := range req.Players {

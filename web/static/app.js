@@ -673,18 +673,20 @@ function viewTournaments() {
   const per = h("input", {type: "number", id: "tpermove", min: 0, max: 60000, value: 1000});
   const delay = h("input", {type: "number", id: "tdelay", min: 0, max: 10000, value: 0});
   const name = h("input", {id: "tname", placeholder: "Tournament"});
+  const format = h("select", {id: "tformat"}, [["roundrobin", "Round robin: everyone meets everyone"], ["gauntlet", "Gauntlet: the first checked meets each other"],
+    ["swiss", "Swiss: equal scores meet, round by round"]].map(([v, t]) => h("option", {value: v, text: t})));
   const err = h("p", {class: "err", role: "alert"});
   const list = h("ul", {class: "games", id: "tlist"});
   const form = h("form", {onsubmit: async e => {
     e.preventDefault(); err.textContent = "";
     try {
       const t = await api("tournaments", {name: name.value, rules: rules.get("S"), players: boxes.map(b => b.firstChild).filter(b => b.checked).map(b => b.value),
-        rounds: +rounds.value, per_move_ms: +per.value, delay_ms: +delay.value, seed: 1});
+        rounds: +rounds.value, per_move_ms: +per.value, delay_ms: +delay.value, seed: 1, format: format.value});
       location.hash = "#/tournament/" + t.id;
     } catch (ex) { err.textContent = ex.message; }
   }}, h("h2", {text: "Tournaments"}),
-    h("fieldset", {}, h("legend", {text: "Players (a round robin, each pair on both sides)"}), boxes),
-    h("fieldset", {}, h("legend", {text: "Schedule"}), h("label", {}, "Name", name), h("label", {}, "Rounds", rounds),
+    h("fieldset", {}, h("legend", {text: "Players (every pairing plays from both sides)"}), boxes),
+    h("fieldset", {}, h("legend", {text: "Schedule"}), h("label", {}, "Name", name), h("label", {}, "Format", format), h("label", {}, "Rounds", rounds),
       h("label", {}, "ms a move", per), h("label", {}, "Pause between moves (ms)", delay)),
     rules.el, h("button", {type: "submit", class: "primary", id: "tstart"}, "Start tournament"), err);
   main.replaceChildren(form, h("h3", {text: "All tournaments"}), list);
@@ -701,7 +703,7 @@ function viewTournament(id) {
     try { t = await api("tournaments/" + id); } catch (ex) { box.replaceChildren(h("p", {class: "err", text: ex.message})); return; }
     const short = p => p.length > 14 ? p.slice(0, 13) + "…" : p;
     const live = t.games.find(g => g.game && !g.done);
-    box.replaceChildren(...[h("h2", {text: t.name}), h("p", {text: `${t.rules}. ${t.played} of ${t.total} games played${t.running ? "" : " — finished"}.`}),
+    box.replaceChildren(...[h("h2", {text: t.name}), h("p", {text: `${{roundrobin: "Round robin", gauntlet: "Gauntlet", swiss: "Swiss"}[t.format] || t.format}, ${t.rules}. ${t.played} of ${t.total} games played${t.running ? "" : " — finished"}.`}),
       h("progress", {max: t.total, value: t.played, "aria-label": "Games played"}),
       t.error ? h("p", {class: "err", text: t.error}) : null,
       live ? h("p", {}, "Now playing: ", h("a", {href: "#/game/" + live.game, id: "tlive"}, `${live.south} vs ${live.north}`)) : null,
