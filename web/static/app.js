@@ -40,7 +40,12 @@ function announce(msg) {
 }
 
 const settings = {
-  get animate() { return localStorage.getItem("kalah.animate") !== "off"; },
+  // Sowing is animated unless turned off here or the system asks for
+  // reduced motion.
+  get animate() {
+    const v = localStorage.getItem("kalah.animate");
+    return v === null ? !matchMedia("(prefers-reduced-motion: reduce)").matches : v !== "off";
+  },
   set animate(v) { localStorage.setItem("kalah.animate", v ? "on" : "off"); },
 };
 function seatOf(id) { try { return JSON.parse(localStorage.getItem("kalah.seat." + id)); } catch (e) { return null; } }
