@@ -447,3 +447,37 @@ func TestBodyMustBeJSON(t *testing.T) {
 		t.Errorf("json with charset: %d", resp.StatusCode)
 	}
 }
+
+// TestSeatRoutesBadInput covers every route that acts for a seat, and the
+// routes that read one game, with unknown games, missing and wrong tokens
+// and malformed bodies.
+func TestSeatRoutesBadInput(t *testing.T) {
+	srv, _ := newServer(t)
+	var c Created
+	call(t, srv, "POST", Prefix+"games", NewGame{Rules: standard(), South: Human, North: "first", Casual: true}, &c)
+	for _, route := range []string{"move", "undo", "hint", "resign"} {
+		for _, tc := range []struct {
+			name, id string
+			body any
+			code int
+		}{
+			{"unknown game", "nope", seatRequest{Token: c.Tokens[0], Move: "1"}, 404},
+			{"no token", c.ID, seatRequest{Move: "1"}, 403},
+			{"wrong token", c.ID, seatRequest{Token: "not-a-token", Move: "1"}, 403},
+			{"not json", c.ID, "token=x", 400},
+			{"unknown field", c.ID, `{"token":"x","seat":1}`, 400},
+		} {
+			if code := call(t, srv, "POST", Prefix+"games/"+tc.id+"/"+route, tc.body, nil); code != tc.code {
+				t.Errorf("%s, %s: %d, want %d", route, tc.name, code, tc.code)
+			}
+		}
+	}
+	for _, path := range []string{"games/nope", "games/nope/record", "games/nope/events", "tournaments/nope"} {
+		if code := call(t, srv, "GET", Prefix+path, nil, nil); code != 404 {
+			t.Errorf("GET %s: %d", path, code)
+		}
+	}
+	if code := call(t, srv, "GET", Prefix+"games/"+c.ID+"/record", nil, nil); code != 200 {
+		t.Errorf("record: %d", code)
+	}
+}
