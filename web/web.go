@@ -49,6 +49,7 @@ type Options struct {
 
 // Handler serves the page and its API.
 type Handler struct {
+	ctx  context.Context // ends the event streams when it ends
 	opts Options
 	mux  *http.ServeMux
 	hub  *Hub // our own hub, if we made it
@@ -62,8 +63,9 @@ type asset struct {
 	ctype     string
 }
 
-// New returns the page's handler. Games it starts itself stop when ctx
-// ends.
+// New returns the page's handler. When ctx ends, its event streams close
+// (so a server shutting down need not wait for them) and the games of its
+// own hub stop.
 func New(ctx context.Context, o Options) (*Handler, error) {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
@@ -74,7 +76,7 @@ func New(ctx context.Context, o Options) (*Handler, error) {
 	if o.MaxAnalysis <= 0 {
 		o.MaxAnalysis = 10 * time.Second
 	}
-	h := &Handler{opts: o, mux: http.NewServeMux(), files: map[string]*asset{}}
+	h := &Handler{ctx: ctx, opts: o, mux: http.NewServeMux(), files: map[string]*asset{}}
 	if o.Games == nil {
 		h.hub = NewHub(o.Analyzer, o.Log)
 		h.opts.Games = h.hub
@@ -399,6 +401,8 @@ func (h *Handler) gameEvents(w http.ResponseWriter, r *http.Request) {
 		}
 		select {
 		case <-r.Context().Done():
+			return
+		case <-h.ctx.Done():
 			return
 		case <-ping.C:
 			if _, err := io.WriteString(w, ": ping\n\n"); err != nil {

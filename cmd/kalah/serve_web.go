@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"os"
+	"os/signal"
 	"path/filepath"
+	"syscall"
 
 	"kalah/internal/store"
 	"kalah/server"
@@ -22,9 +25,16 @@ import (
 // package engine.
 func init() {
 	mountWeb = func(s *server.Server) (http.Handler, error) {
-		ctx := context.Background()
+		// The page's event streams and games end on the same signals as
+		// the server, so its shutdown does not wait on open pages; games
+		// stopped this way are saved unfinished and go on after a restart.
+		ctx, _ := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		analyzer := &web.Engine{}
 		hub := web.NewHub(analyzer, nil)
+		go func() {
+			<-ctx.Done()
+			hub.Close()
+		}()
 		dir := store.DefaultDir()
 		if err := hub.Persist(filepath.Join(dir, "web-games")); err != nil {
 			return nil, err
