@@ -35,7 +35,8 @@ func TestPekarHierarchy(t *testing.T) {
 		{"store nearest the store", "0,0,0,0,2,1/4,4,4,4,4,4 0-0 S", 6, RuleStore},
 		// No move ends in the store; house 1 captures North's 5 (via empty
 		// house 2), house 3 captures North's 9 (via empty house 4): the
-		// bigger capture wins, though North threatens South's house 6.
+		// bigger capture wins, though North threatens South's house 1
+		// (TestThreats), so the defence rule had a move too.
 		{"biggest capture", "1,0,1,0,0,3/4,4,9,4,5,0 0-0 S", 3, RuleCapture},
 		// 13 seeds from house 1 go round the board and land in house 1
 		// itself, now holding only that seed: a capture of North's house 6.
@@ -215,6 +216,32 @@ func TestPekarTreeSpecs(t *testing.T) {
 	for _, lvl := range []string{"beginner", "easy", "medium"} {
 		if _, err := player.New(lvl, player.Options{Rules: r}); err != nil {
 			t.Errorf("level %s: %v", lvl, err)
+		}
+	}
+}
+
+func TestThreats(t *testing.T) {
+	r := kalah.Standard()
+	tests := []struct {
+		pos  string
+		want [6]int // the most North could capture from each South house
+	}{
+		// North's house 2 (4 seeds) ends in its empty house 6, opposite
+		// South's house 1; its house 1 (4) ends in house 5, not empty.
+		{"1,0,1,0,0,3/4,4,9,4,5,0 0-0 S", [6]int{1, 0, 0, 0, 0, 0}},
+		// North's house 1 (1 seed) ends in its empty house 2, opposite
+		// South's house 5 (8 seeds).
+		{"2,2,2,2,8,2/1,0,4,4,4,4 0-0 S", [6]int{0, 0, 0, 0, 8, 0}},
+		// A lap: North's house 3 (13 seeds) lands in itself, opposite
+		// South's house 4, which the lap also fed (2+1).
+		{"7,7,7,2,7,7/7,7,13,7,7,7 0-0 S", [6]int{0, 0, 0, 3, 0, 0}},
+		{"7,7,7,7,7,7/7,7,7,7,7,7 0-0 S", [6]int{}},
+	}
+	for _, tc := range tests {
+		p := pos(t, tc.pos)
+		got := threats(&r, &p, kalah.South)
+		if [6]int(got[:6]) != tc.want {
+			t.Errorf("threats(%s) = %v, want %v", tc.pos, got[:6], tc.want)
 		}
 	}
 }
