@@ -115,7 +115,7 @@ func (sp *Player) Move(ctx context.Context, g *kalah.Game, c player.Clock) (kala
 		return kalah.NoMove, err
 	}
 	sp.last = player.Report{Nodes: res.Nodes, Depth: res.Depth, Score: res.Score,
-		PV: []kalah.Move{res.Move}, Time: time.Since(start)}
+		PV: res.PV(), Time: time.Since(start)}
 	if res.Resolved {
 		// The search saw every line to the end of the game, where both
 		// utilities are four times the final store difference.

@@ -89,6 +89,20 @@ type Result struct {
 	Nodes    uint64     // positions visited, over all iterations
 	Resolved bool       // the last iteration reached the end of the game everywhere
 	Stopped  bool       // the clock or the context stopped a deeper iteration
+
+	pv    [MaxDepth + 1]int8 // the expected line of the last completed iteration
+	pvLen int
+}
+
+// PV returns the line the search expects from Move on: each side's best
+// sowing in turn (an extra turn is a sowing by the same side), as deep as
+// the last completed iteration saw.
+func (r *Result) PV() []kalah.Move {
+	line := make([]kalah.Move, r.pvLen)
+	for i := range line {
+		line[i] = kalah.Move(r.pv[i])
+	}
+	return line
 }
 
 // engine holds one search's state.
@@ -107,6 +121,11 @@ type engine struct {
 	limit     int  // this iteration's depth
 	rootSide  kalah.Side
 	rootValue int // the start position's utility for rootSide (KBAB)
+
+	// pv[d] is the best line found from the node d plies deep, pvLen[d]
+	// long (a triangular table: no allocation).
+	pv    [MaxDepth + 2][MaxDepth + 2]int8
+	pvLen [MaxDepth + 2]int
 }
 
 // Search chooses a move for the side to move in p by iterative deepening:
@@ -143,6 +162,7 @@ func Search(ctx context.Context, r *kalah.Rules, p kalah.Position, prm Params) (
 		}
 		best = m
 		res.Move, res.Score, res.Depth = m, v, d
+		res.pvLen = copy(res.pv[:], e.pv[0][:e.pvLen[0]])
 		if !e.cutoff {
 			if e.algo == KBAB {
 				// Every line ended or was discarded before the depth limit,
@@ -178,6 +198,7 @@ func (e *engine) root(p *kalah.Position, first kalah.Move) (kalah.Move, int) {
 		}
 		if best == kalah.NoMove || v > alpha {
 			alpha, best = v, kalah.Move(h)
+			e.line(0, h)
 		}
 	}
 	mask := p.Mask()
@@ -197,6 +218,7 @@ func (e *engine) root(p *kalah.Position, first kalah.Move) (kalah.Move, int) {
 func (e *engine) child(q *kalah.Position, eff kalah.Effect, me kalah.Side, d int, alpha, beta int) int {
 	if eff&kalah.End != 0 {
 		e.nodes++
+		e.pvLen[d+1] = 0
 		return e.util.Evaluate(e.r, q, me)
 	}
 	if e.algo == KBAB && d+1 < e.limit {
@@ -209,6 +231,7 @@ func (e *engine) child(q *kalah.Position, eff kalah.Effect, me kalah.Side, d int
 		}
 		if start-cur > max(kbabSlack-d, kbabFloor) {
 			e.nodes++
+			e.pvLen[d+1] = 0
 			return cur
 		}
 	}
@@ -224,6 +247,7 @@ func (e *engine) child(q *kalah.Position, eff kalah.Effect, me kalah.Side, d int
 // conservatively, move every child position to the heap.
 func (e *engine) node(p kalah.Position, d int, alpha, beta int) int {
 	e.nodes++
+	e.pvLen[d] = 0
 	if e.nodes >= e.nextCheck {
 		e.check()
 	}
@@ -238,8 +262,15 @@ func (e *engine) node(p kalah.Position, d int, alpha, beta int) int {
 	best := -inf
 	for mask := p.Mask(); mask != 0; mask &^= 1 << (bits.Len32(mask) - 1) {
 		q := p
-		eff := q.Play(e.r, bits.Len32(mask))
-		best = max(best, e.child(&q, eff, me, d, alpha, beta))
+		h := bits.Len32(mask)
+		eff := q.Play(e.r, h)
+		v := e.child(&q, eff, me, d, alpha, beta)
+		if v > best {
+			if e.algo == Minimax || v > alpha {
+				e.line(d, h)
+			}
+			best = v
+		}
 		if e.algo != Minimax {
 			alpha = max(alpha, best)
 			if alpha >= beta {
@@ -248,6 +279,13 @@ func (e *engine) node(p kalah.Position, d int, alpha, beta int) int {
 		}
 	}
 	return best
+}
+
+// line records house h followed by the best line from the child at d+1 as
+// the best line from the node at d.
+func (e *engine) line(d, h int) {
+	e.pv[d][0] = int8(h)
+	e.pvLen[d] = 1 + copy(e.pv[d][1:], e.pv[d+1][:e.pvLen[d+1]])
 }
 
 // check looks at the clock and the context.

@@ -235,3 +235,41 @@ func TestPlayersUnderEveryPreset(t *testing.T) {
 		}
 	}
 }
+
+// The expected line is a legal sequence of sowings from the position, as
+// long as the depth searched or until the game ends, starting with the
+// move chosen; alpha-beta and minimax agree on its value.
+func TestPrincipalVariation(t *testing.T) {
+	for _, name := range []string{"kalah", "thesis", "ludii"} {
+		r, _ := kalah.PresetRules(name)
+		for _, p := range randomPositions(r, 20, 9) {
+			for _, a := range []Algorithm{Minimax, AlphaBeta, KBAB} {
+				res, err := Search(context.Background(), &r, p, Params{Algorithm: a, Utility: Simple, Depth: 5})
+				if err != nil {
+					t.Fatal(err)
+				}
+				line := res.PV()
+				if len(line) == 0 || line[0] != res.Move || len(line) > res.Depth {
+					t.Fatalf("%s %s %s: PV %v for move %s at depth %d", name, a, p, line, res.Move, res.Depth)
+				}
+				q := p
+				for i, m := range line {
+					if !q.Legal(m) || q.Over(&r) {
+						t.Fatalf("%s %s %s: PV %v: move %d (%s) illegal in %s", name, a, p, line, i+1, m, q)
+					}
+					q.Play(&r, int(m))
+				}
+				if a == Minimax && len(line) < res.Depth && !q.Over(&r) {
+					// Minimax lines stop early only where the game ends.
+					t.Fatalf("%s %s: minimax PV %v ends before depth %d in %s", name, p, line, res.Depth, q)
+				}
+				if a != KBAB && len(line) == res.Depth {
+					// At the leaf the line's utility is the score.
+					if v := Simple.Evaluate(&r, &q, p.ToMove()); v != res.Score {
+						t.Fatalf("%s %s %s: PV %v ends in %s worth %d, score %d", name, a, p, line, q, v, res.Score)
+					}
+				}
+			}
+		}
+	}
+}
