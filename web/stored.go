@@ -83,6 +83,52 @@ func (t *StoredTournaments) Create(ctx context.Context, req NewTournament) (stri
 	return strconv.FormatInt(id, 10), nil
 }
 
+// Resume goes on with the tournaments the page was running when its
+// server stopped: those unfinished whose players may all be started from
+// the page and whose games so far were all played here. Results are stored
+// once per game, so even a tournament also resumed from the command line
+// counts no game twice. It returns the ids resumed.
+func (t *StoredTournaments) Resume(ctx context.Context) ([]string, error) {
+	infos, err := t.st.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, in := range infos {
+		if in.Status == tournament.StatusFinished || !t.ours(ctx, in) || t.busy() {
+			continue
+		}
+		t.mu.Lock()
+		running := t.running[in.ID]
+		t.running[in.ID] = true
+		t.mu.Unlock()
+		if !running {
+			go t.run(in.ID)
+			out = append(out, strconv.FormatInt(in.ID, 10))
+		}
+	}
+	return out, nil
+}
+
+// ours reports whether a tournament looks like one the page ran.
+func (t *StoredTournaments) ours(ctx context.Context, in tournament.Info) bool {
+	for _, p := range in.Config.Players {
+		if allowedSpec(p) != nil {
+			return false
+		}
+	}
+	played, err := t.st.Games(ctx, in.ID)
+	if err != nil {
+		return false
+	}
+	for _, g := range played {
+		if g.Worker != "web" {
+			return false
+		}
+	}
+	return true
+}
+
 // busy reports whether as many tournaments as allowed are running.
 func (t *StoredTournaments) busy() bool {
 	t.mu.Lock()

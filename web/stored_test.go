@@ -107,3 +107,75 @@ func mustInt(t *testing.T, s string) int64 {
 	}
 	return n
 }
+
+func TestStoredTournamentsResume(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.db")
+	st, err := tournament.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	small := kalah.Rules{Houses: 4, Seeds: 3}
+	// A tournament stopped after its first game, as by a server shutdown.
+	ctx1, stop := context.WithCancel(context.Background())
+	hub1 := NewHub(nil, nil)
+	ts1 := NewStoredTournaments(ctx1, st, hub1)
+	id, err := ts1.Create(ctx1, NewTournament{Rules: small, Players: []string{"first", "greedy"}, Rounds: 2, DelayMillis: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		s, _ := ts1.State(id)
+		if s.Played >= 1 {
+			break
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	stop()
+	hub1.Close()
+	for {
+		s, _ := ts1.State(id)
+		if !s.Running {
+			break
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	// One stopped on the command line is not the page's to resume.
+	other, err := st.Create(context.Background(), tournament.Config{Players: []string{"first", "random"}, Rules: small, Rounds: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	octx, ocancel := context.WithCancel(context.Background())
+	st.Run(octx, other, tournament.RunOptions{Executor: tournament.Local{Workers: 1, Name: "cli"},
+		Progress: func(tournament.Progress) { ocancel() }})
+	ocancel()
+	if in, _ := st.Tournament(context.Background(), other); in.Status == tournament.StatusFinished || in.Played == 0 {
+		t.Fatalf("the command line's tournament: %s, %d played", in.Status, in.Played)
+	}
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	defer cancel2()
+	hub2 := NewHub(nil, nil)
+	defer hub2.Close()
+	ts2 := NewStoredTournaments(ctx2, st, hub2)
+	ids, err := ts2.Resume(ctx2)
+	if err != nil || len(ids) != 1 || ids[0] != id {
+		t.Fatalf("resumed %v (%v), want [%s]", ids, err, id)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		s, err := ts2.State(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !s.Running {
+			if s.Played != s.Total || s.Total != 4 || s.Error != "" {
+				t.Fatalf("after resuming: %d/%d %q", s.Played, s.Total, s.Error)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("resumed tournament does not end")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}

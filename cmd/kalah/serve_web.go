@@ -21,7 +21,8 @@ import (
 // listed, watched and replayed beside them. The page's games are kept in
 // web-games/ and its tournaments in tournaments.db, in the default data
 // directory (where kalah tournament finds them too when that is
-// ./kalah-data), so both survive a restart. Analysis and hints come from
+// ./kalah-data), so both survive a restart: unfinished games and the
+// page's unfinished tournaments go on when the server starts again. Analysis and hints come from
 // package engine.
 func init() {
 	mountWeb = func(s *server.Server) (http.Handler, error) {
@@ -43,10 +44,14 @@ func init() {
 		if err != nil {
 			return nil, fmt.Errorf("web page tournaments: %w", err)
 		}
+		tours := web.NewStoredTournaments(ctx, ts, hub)
+		if _, err := tours.Resume(ctx); err != nil {
+			return nil, fmt.Errorf("web page tournaments: %w", err)
+		}
 		return web.New(ctx, web.Options{
 			Analyzer:    analyzer,
 			Games:       web.Combined{Local: hub, Server: web.NewServerGames(s)},
-			Tournaments: web.NewStoredTournaments(ctx, ts, hub),
+			Tournaments: tours,
 		})
 	}
 }
