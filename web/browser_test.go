@@ -248,7 +248,7 @@ func TestBrowserPlayFullGame(t *testing.T) {
 func TestBrowserWatchLive(t *testing.T) {
 	srv, h := browserServer(t)
 	ctx := browser(t, 900, 760)
-	c, err := h.opts.Games.Create(context.Background(), NewGame{Rules: kalah.Standard(), South: "greedy", North: "first", DelayMillis: 300, Names: [2]string{"Greedy", "First"}})
+	c, err := h.opts.Games.Create(context.Background(), NewGame{Rules: kalah.Standard(), South: "greedy", North: "first", DelayMillis: 500, Names: [2]string{"Greedy", "First"}})
 	if err != nil {
 		t.Fatal(err)
 	}
