@@ -17,7 +17,9 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"kalah"
+	"kalah/internal/store"
 	_ "kalah/search" // the difficulty levels
+	"kalah/server"
 	"kalah/tournament"
 )
 
@@ -439,4 +441,43 @@ func TestBrowserUnknownGame(t *testing.T) {
 	ctx := browser(t, 600, 400)
 	open(t, ctx, srv.URL+"/#/game/nope")
 	waitJS(t, ctx, `document.querySelector("#gameerr").textContent.includes("not found")`)
+}
+
+// TestBrowserWatchServerGame watches a game of the match server (not one
+// of the page's own) live from the list of games.
+func TestBrowserWatchServerGame(t *testing.T) {
+	st, err := store.Open(":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	msrv, err := server.New(server.Config{Store: st, Delay: 400 * time.Millisecond, NoClock: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		msrv.Shutdown(ctx)
+	}()
+	hub := NewHub(nil, nil)
+	defer hub.Close()
+	srv, _ := browserServerWith(t, func(context.Context) Options {
+		return Options{Games: Combined{Local: hub, Server: NewServerGames(msrv)}}
+	})
+	started, err := msrv.StartGame(context.Background(), server.GameRequest{Rules: kalah.Standard(), South: "greedy", North: "first"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := browser(t, 900, 760)
+	open(t, ctx, srv.URL+"/#/watch")
+	link := fmt.Sprintf(`#gamelist a[href="#/game/s%d"]`, started.ID)
+	waitJS(t, ctx, `document.querySelector('`+link+`')`)
+	click(t, ctx, link)
+	waitJS(t, ctx, `document.querySelector("#moves").textContent.startsWith("1.")`)
+	before := eval[string](t, ctx, `document.querySelector("#moves").textContent`)
+	waitJS(t, ctx, fmt.Sprintf(`document.querySelector("#moves").textContent.length > %d`, len(before)+2))
+	if title := eval[string](t, ctx, `document.querySelector("#gametitle").textContent`); !strings.HasPrefix(title, "greedy vs first") {
+		t.Errorf("title %q", title)
+	}
 }
