@@ -74,7 +74,7 @@ func TestSearchMatchesBruteForce(t *testing.T) {
 	small := kalah.Rules{Houses: 3, Seeds: 3, SowOpponentStore: true}
 	rulesList = append(rulesList, small)
 	for _, r := range rulesList {
-		for i := 0; i < 25; i++ {
+		for i := 0; i < 12; i++ {
 			p := randomEndgame(rng, r, 4+rng.IntN(6))
 			an, err := Search{}.Analyze(context.Background(), r, p, 5*time.Second)
 			if err != nil {

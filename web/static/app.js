@@ -617,7 +617,9 @@ function viewAnalyze(params) {
   async function analyzeGame() {
     err.textContent = ""; graphBox.replaceChildren(h("p", {text: "Analyzing every position…"}));
     try {
-      plies = await api("analyze/game", {rules: gameRules || rules(), start: gameStart || "", moves: movesIn.value, time_ms: 4000});
+      // About a quarter of a second a position, four seconds at most.
+      const n = movesIn.value.split(/[\s+]+/).filter(x => /^(\d+|swap)$/.test(x) && !/^\d+\.$/.test(x)).length + 1;
+      plies = await api("analyze/game", {rules: gameRules || rules(), start: gameStart || "", moves: movesIn.value, time_ms: Math.min(4000, 250 * n)});
       at = 0; drawGraph();
     } catch (ex) { graphBox.replaceChildren(); err.textContent = ex.message; }
   }
