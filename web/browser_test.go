@@ -401,6 +401,8 @@ func TestBrowserPhone(t *testing.T) {
 	}
 	waitJS(t, ctx, `document.querySelector("#moves").textContent.startsWith("1.")`)
 	waitJS(t, ctx, `/^You sow house \d/.test(document.querySelector("#announce").textContent)`)
+	// Once the computer has answered, a screen reader hears whose turn it is.
+	waitJS(t, ctx, `/^(You sow|greedy sows) house \d.*[.!] Your move$/.test(document.querySelector("#announce").textContent)`)
 	shot(t, ctx, "phone")
 }
 

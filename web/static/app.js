@@ -405,7 +405,13 @@ function viewGame(id) {
       const msg = describeMove(st, m, me());
       status.textContent = msg;
       callout.textContent = m.capture ? "Capture!" : (m.extra && !m.end ? "Extra turn!" : "");
-      announce(msg);
+      // Tell a screen reader what happened and what comes next.
+      let next = "";
+      if (k === st.moves.length && !replaying) {
+        if (st.over) next = ". " + resultText();
+        else if (myTurn()) next = ". Your move";
+      }
+      announce(msg + (msg.endsWith("!") ? next.replace(/^\./, "") : next));
       animating = false;
       render();
       if (settings.animate && (m.capture || m.extra)) await sleep(250);
