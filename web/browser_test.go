@@ -346,6 +346,7 @@ func TestBrowserTwoPeopleByLink(t *testing.T) {
 	}
 	click(t, bob, `button.pit[data-side="N"][data-house="1"]`)
 	waitJS(t, alice, `document.querySelector("#moves").textContent.startsWith("1. 1 1")`)
+	waitJS(t, bob, `document.querySelector("#status").textContent === "Alice to move…"`)
 	shot(t, bob, "two-people-north")
 }
 

@@ -236,6 +236,7 @@ function describeMove(st, m, me) {
 // ---- a game: play, watch or replay ----
 function viewGame(id) {
   let st = null, mine = seatOf(id), shown = -1, cursor = null, busy = false, animating = false, queue = Promise.resolve();
+  let frame = null; // the sowing frame on the board while animating
   let board = null, myBottom = "S";
   const status = h("div", {class: "status", id: "status", "aria-live": "off"});
   const callout = h("div", {class: "callout", id: "callout"});
@@ -307,6 +308,8 @@ function viewGame(id) {
 
   function render(sow) {
     if (!st) return;
+    // While a sowing is drawn, other redraws keep its current frame.
+    if (sow) frame = sow; else if (animating) sow = frame;
     const total = st.moves.length;
     const k = cursor === null ? shown : cursor;
     const pits = sow ? sow.pits : posAt(k);
