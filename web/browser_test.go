@@ -264,6 +264,9 @@ func TestBrowserWatchLive(t *testing.T) {
 	if !eval[bool](t, ctx, `window.sameDocument === true`) {
 		t.Error("the page reloaded")
 	}
+	if eval[bool](t, ctx, `document.querySelector("#controls").offsetParent !== null`) {
+		t.Error("a spectator sees the seat controls")
+	}
 	label := eval[string](t, ctx, `document.querySelector('button.pit[data-side="S"][data-house="1"]').getAttribute("aria-label")`)
 	if !strings.HasPrefix(label, "South house 1, ") {
 		t.Errorf("spectator label %q", label)
