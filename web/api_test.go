@@ -458,8 +458,8 @@ func TestSeatRoutesBadInput(t *testing.T) {
 	for _, route := range []string{"move", "undo", "hint", "resign"} {
 		for _, tc := range []struct {
 			name, id string
-			body any
-			code int
+			body     any
+			code     int
 		}{
 			{"unknown game", "nope", seatRequest{Token: c.Tokens[0], Move: "1"}, 404},
 			{"no token", c.ID, seatRequest{Move: "1"}, 403},

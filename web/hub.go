@@ -163,7 +163,7 @@ type Hub struct {
 	// so a flood of requests cannot keep the processor busy without end. A
 	// game with a person moves no faster than the person.
 	maxLive int
-	dir      string // where games are saved (Persist); empty: nowhere
+	dir     string // where games are saved (Persist); empty: nowhere
 }
 
 // NewHub returns a hub whose hints come from a (nil: Engine). Close stops
