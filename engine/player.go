@@ -17,7 +17,7 @@ import (
 func init() {
 	player.Register(player.Info{
 		Name:    "engine",
-		Usage:   "engine[:time=D][:egdb=K][:tt=MB]",
+		Usage:   "engine[:time=D][:egdb=K][:tt=MB][:threads=N]",
 		Summary: "the strongest player: iterative-deepening MTD(f) under the clock with a transposition table and endgame databases (default time 1s a move when there is no clock)",
 		Source:  "Irving, Donkers and Uiterwijk (2000), Solving Kalah; this project's engine",
 		New: func(s player.Spec, o player.Options) (player.Player, error) {
@@ -26,7 +26,7 @@ func init() {
 	})
 	player.Register(player.Info{
 		Name:    "perfect",
-		Usage:   "perfect[:time=D][:egdb=K][:tt=MB]",
+		Usage:   "perfect[:time=D][:egdb=K][:tt=MB][:threads=N]",
 		Summary: "plays a value-optimal move whenever it can solve the position within its time (default 5s without a clock), else the engine's best estimate",
 		Source:  "this project's exact solver",
 		New: func(s player.Spec, o player.Options) (player.Player, error) {
@@ -51,7 +51,7 @@ type Player struct {
 }
 
 func newPlayer(s player.Spec, o player.Options, exact bool) (*Player, error) {
-	if err := s.Check(0, "time", "egdb", "tt"); err != nil {
+	if err := s.Check(0, "time", "egdb", "tt", "threads"); err != nil {
 		return nil, err
 	}
 	def := time.Second
@@ -70,11 +70,15 @@ func newPlayer(s player.Spec, o player.Options, exact bool) (*Player, error) {
 	if err != nil || mb < 1 || mb > 16384 {
 		return nil, fmt.Errorf("player %s: tt=%s: want MiB from 1 to 16384", s.Name, s.Params["tt"])
 	}
+	threads, err := s.Int("threads", 1)
+	if err != nil || threads < 1 || threads > 64 {
+		return nil, fmt.Errorf("player %s: threads=%s: want 1 to 64", s.Name, s.Params["threads"])
+	}
 	db, err := sharedDB(o.Rules, k)
 	if err != nil {
 		return nil, err
 	}
-	e, err := New(o.Rules, Options{TableMB: mb, DB: db})
+	e, err := New(o.Rules, Options{TableMB: mb, DB: db, Threads: threads})
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +152,7 @@ func (p *Player) Move(ctx context.Context, g *kalah.Game, c player.Clock) (kalah
 	limit := p.time
 	if b := c.Budget(); b > 0 {
 		// Keep a margin for scheduling on a busy machine.
-		b -= b/10 + 2*time.Millisecond
+		b -= b/5 + 2*time.Millisecond
 		limit = min(limit, max(b, time.Millisecond))
 	}
 	start := time.Now()

@@ -164,11 +164,11 @@ func (s *searcher) search(b *board, alpha, beta, depth, ply int) int {
 		k.d, k.extra, k.over = g.play(&k.b, i)
 		switch {
 		case i == ttMove:
-			k.score = 1 << 20
+			k.score = 1 << 30
 		case k.extra:
-			k.score = 1<<16 + i
+			k.score = 1<<29 + i
 		default:
-			k.score = k.d*64 + i
+			k.score = k.d*64 + i // captures and passing the store first
 			if s.id&1 == 1 && ply&1 == 1 {
 				k.score = k.d*64 - i
 			}

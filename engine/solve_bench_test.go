@@ -3,10 +3,12 @@ package engine
 import (
 	"context"
 	"os"
+	"slices"
 	"strconv"
 	"testing"
 
 	"kalah"
+	"kalah/egdb"
 )
 
 // BenchmarkSolve63 solves Kalah(6,3) from the start on one thread, without
@@ -31,20 +33,41 @@ func BenchmarkSolve63(b *testing.B) {
 	}
 }
 
-// TestSolve64 solves standard Kalah(6,4) from the start: long, so only with
-// KALAH_LONG=1.
-func TestSolve64(t *testing.T) {
+// published lists solved start values with their sources. Each takes
+// minutes, so TestPublished runs only with KALAH_LONG=1; the small boards
+// are checked against the brute force in TestSolveMatchesBrute instead.
+var published = []struct {
+	name   string
+	rules  kalah.Rules
+	value  int
+	best   []kalah.Move // the optimal opening moves, where the source names them
+	source string
+}{
+	{"Kalah(6,4)", kalah.Rules{Houses: 6, Seeds: 4}, 8, []kalah.Move{3},
+		"Irving, Donkers and Uiterwijk (2000), Solving Kalah; Pekař et al. (2018) citing Rawlings (2015)"},
+	{"Kalah(6,4) empty capture", kalah.Rules{Houses: 6, Seeds: 4, EmptyCapture: true}, 10, nil,
+		"Rawlings (2015), quoted in Wikipedia's Kalah article: the 4-seed empty-capture game is a win by 10"},
+}
+
+func TestPublished(t *testing.T) {
 	if os.Getenv("KALAH_LONG") == "" {
-		t.Skip("set KALAH_LONG=1 to solve Kalah(6,4)")
+		t.Skip("set KALAH_LONG=1 to solve Kalah(6,4) (minutes each)")
 	}
-	r := kalah.Standard()
-	e, _ := New(r, Options{TableMB: 1024})
-	res, err := e.Solve(context.Background(), r.Start())
-	if err != nil {
-		t.Fatal(err)
+	for _, p := range published {
+		t.Run(p.name, func(t *testing.T) {
+			db, err := egdb.Build(context.Background(), p.rules, 16, egdb.BuildOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			e, _ := New(p.rules, Options{TableMB: 1024, DB: db})
+			res, err := e.Solve(context.Background(), p.rules.Start())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Value != p.value || (p.best != nil && !slices.Equal(res.Best, p.best)) {
+				t.Fatalf("%s: value %d best %v, want %d best %v (%s)", p.name, res.Value, res.Best, p.value, p.best, p.source)
+			}
+			t.Logf("%s: %+d best %v pv %v, %d nodes in %v", p.name, res.Value, res.Best, res.PV, res.Nodes, res.Time)
+		})
 	}
-	if res.Value != 8 || len(res.Best) != 1 || res.Best[0] != 3 {
-		t.Fatalf("Kalah(6,4): %+v, want +8 by move 3 only", res)
-	}
-	t.Logf("%+v", res)
 }
