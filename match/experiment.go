@@ -123,7 +123,6 @@ func (x *Experiment) Run(ctx context.Context, pairs [][2]string, progress func(d
 type tally struct {
 	games, wins, draws, losses, margin int
 	stats                              Stats
-	depth                              int // summed reported depth
 }
 
 func (x *Experiment) tallies() map[string]*tally {
@@ -150,15 +149,6 @@ func (x *Experiment) tallies() map[string]*tally {
 		b.margin -= s.Margin
 		addStats(&a.stats, &s.A)
 		addStats(&b.stats, &s.B)
-		for _, g := range p.Games {
-			for _, m := range g.Outcome.Moves {
-				if m.Seat == g.aSeat() {
-					a.depth += m.Report.Depth
-				} else {
-					b.depth += m.Report.Depth
-				}
-			}
-		}
 	}
 	return t
 }
@@ -168,6 +158,7 @@ func addStats(dst, src *Stats) {
 	dst.Time += src.Time
 	dst.MaxTime = max(dst.MaxTime, src.MaxTime)
 	dst.Nodes += src.Nodes
+	dst.Depth += src.Depth
 	dst.Reported += src.Reported
 	dst.Forfeits += src.Forfeits
 }
@@ -240,7 +231,7 @@ func (x *Experiment) WriteThesis(w io.Writer) {
 		th := thesisTable7[i]
 		fmt.Fprintf(w, "| %s | %d | %d | %d | %s | %+.1f | %.1f | %.0f | %s | %d | %d | %d | %s |\n",
 			ai.Name, tl.wins, tl.draws, tl.losses, pct(tl.wins, tl.losses), float64(tl.margin)/float64(max(tl.games, 1)),
-			float64(tl.depth)/float64(max(tl.stats.Reported, 1)), tl.stats.MeanNodes(), Dur(tl.stats.MaxTime), tl.stats.Forfeits,
+			tl.stats.MeanDepth(), tl.stats.MeanNodes(), Dur(tl.stats.MaxTime), tl.stats.Forfeits,
 			th[0], th[1], pct(th[0], th[1]))
 	}
 	fmt.Fprintln(w, "\nEvery pairing, from the first player's view (W-D-L):")

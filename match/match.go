@@ -91,6 +91,7 @@ type Stats struct {
 	Time     time.Duration // thinking time, summed
 	MaxTime  time.Duration // the longest move
 	Nodes    uint64        // positions searched, summed over moves with a report
+	Depth    int           // search depth reached, summed over moves with a report
 	Reported int           // moves with a report (the player is a player.Reporter)
 	Forfeits int           // games lost by a forfeit: a timeout, an illegal move, a crash
 }
@@ -110,6 +111,15 @@ func (s *Stats) MeanNodes() float64 {
 		return 0
 	}
 	return float64(s.Nodes) / float64(s.Reported)
+}
+
+// MeanDepth returns the mean search depth a move, over the moves the
+// player reported on.
+func (s *Stats) MeanDepth() float64 {
+	if s.Reported == 0 {
+		return 0
+	}
+	return float64(s.Depth) / float64(s.Reported)
 }
 
 // NodesPerSecond returns the player's search speed over the match.
@@ -152,6 +162,7 @@ func (s *Summary) Add(g *Game) {
 		if m.Report.Nodes > 0 || m.Report.Depth > 0 {
 			st.Reported++
 			st.Nodes += m.Report.Nodes
+			st.Depth += m.Report.Depth
 		}
 	}
 	if kg := g.Outcome.Game; kg.Termination().IsForfeit() {
