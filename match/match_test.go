@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
 	"kalah"
 	_ "kalah/heuristic"
 	"kalah/player"
@@ -87,7 +89,10 @@ func TestOpenings(t *testing.T) {
 	}
 }
 
+// A match that stops early, on an error from a game, from its caller or
+// from its context, returns the error and leaves no game running.
 func TestRunStopsOnError(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	boom := errors.New("boom")
 	cfg := Config{A: "random", B: "first", Rules: kalah.Standard(), Games: 20, Parallel: 3}
 	n := 0
