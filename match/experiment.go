@@ -73,6 +73,16 @@ func ThesisPairings(t time.Duration, all bool) [][2]string {
 // PekarStrategies are the five options of Pekař's application.
 var PekarStrategies = []string{"pekar", "pekar-tree:1", "pekar-tree:2", "pekar-tree:3", "pekar-tree:4"}
 
+// pekarTable1 sums up the paper's Table 1: the computer's wins as first
+// and as second player against an experienced person.
+var pekarTable1 = map[string][2]string{
+	"pekar":        {"10 of 10", "0 of 10"},
+	"pekar-tree:1": {"8 of 10", "4 of 10"},
+	"pekar-tree:2": {"10 of 10", "3 of 10"},
+	"pekar-tree:3": {"10 of 10", "3 of 10"},
+	"pekar-tree:4": {"5 of 5", "4 of 5"},
+}
+
 // PekarPairings returns the pairings of our version of Pekař's design:
 // each strategy against the opponent (who stands in for the paper's
 // experienced human), then every pair of strategies.
@@ -277,10 +287,10 @@ func (x *Experiment) WritePekar(w io.Writer, opponent string) {
 			fmt.Fprintf(w, "| | | Player 2 | %s |\n", strings.Join(s2, " "))
 		}
 	}
-	fmt.Fprintln(w, "\nTotals against the opponent, from the strategy's view:")
+	fmt.Fprintln(w, "\nTotals against the opponent, from the strategy's view, beside the paper's Table 1 (the computer's wins against a person):")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| strategy | W-D-L first | W-D-L second | mean margin | time/move | max time | nodes/move |")
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|")
+	fmt.Fprintln(w, "| strategy | W-D-L first | W-D-L second | mean margin | time/move | max time | nodes/move | paper: won first | won second |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, p := range x.Pairings {
 		if p.A != opponent {
 			continue
@@ -301,8 +311,12 @@ func (x *Experiment) WritePekar(w io.Writer, opponent string) {
 			}
 		}
 		s := &p.Summary
-		fmt.Fprintf(w, "| %s | %d-%d-%d | %d-%d-%d | %+.1f | %s | %s | %.0f |\n", p.B, first[0], first[1], first[2],
-			second[0], second[1], second[2], -s.MeanMargin(), Dur(s.B.MeanTime()), Dur(s.B.MaxTime), s.B.MeanNodes())
+		paper := pekarTable1[p.B]
+		if paper == [2]string{} {
+			paper = [2]string{"-", "-"}
+		}
+		fmt.Fprintf(w, "| %s | %d-%d-%d | %d-%d-%d | %+.1f | %s | %s | %.0f | %s | %s |\n", p.B, first[0], first[1], first[2],
+			second[0], second[1], second[2], -s.MeanMargin(), Dur(s.B.MeanTime()), Dur(s.B.MaxTime), s.B.MeanNodes(), paper[0], paper[1])
 	}
 	if len(rr) == 0 {
 		x.firstMover(w)
