@@ -158,6 +158,9 @@ func (db *DB) WriteFile(path string) (err error) {
 	if err := w.Flush(); err != nil {
 		return err
 	}
+	if err := f.Chmod(0o644); err != nil {
+		return err
+	}
 	if err := f.Close(); err != nil {
 		return err
 	}

@@ -109,3 +109,39 @@ func TestPlayerSpecs(t *testing.T) {
 		t.Errorf("engine under KGP rules (no database): %v", err)
 	}
 }
+
+// TestPiePlayers plays whole games under the pie rule, where the first two
+// moves are chosen above the board search.
+func TestPiePlayers(t *testing.T) {
+	r := kalah.Rules{Houses: 4, Seeds: 3, Pie: true}
+	o := player.Options{Rules: r, Seed: 2}
+	for _, spec := range []string{"engine:time=20ms:tt=4", "perfect:time=200ms:tt=4"} {
+		p, err := player.New(spec, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		random, _ := player.New("random", o)
+		play(t, r, p, random, 0)
+		play(t, r, random, p, 0)
+	}
+	// The second player's first decision includes the swap.
+	r = kalah.Rules{Houses: 3, Seeds: 2, Pie: true}
+	e, _ := New(r, Options{TableMB: 4})
+	p := r.Start()
+	p.Play(&r, 2)
+	vals, err := e.Analyze(context.Background(), p, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vals) != len(p.Moves()) || vals[len(vals)-1].Move != kalah.Swap {
+		t.Fatalf("analysis of the swap decision: %+v", vals)
+	}
+	res, err := e.Solve(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := piePlayer(&r, p) - diff(&p, p.ToMove())
+	if res.Value != want {
+		t.Errorf("swap decision: solve %d, brute force %d", res.Value, want)
+	}
+}
