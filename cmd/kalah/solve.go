@@ -23,6 +23,7 @@ type engineFlags struct {
 	egdbSeeds *int
 	ttMB      *int
 	threads   *int
+	idDepth   *int
 }
 
 func addEngineFlags(fs interface {
@@ -37,6 +38,7 @@ func addEngineFlags(fs interface {
 		egdbSeeds: fs.Int("egdb-seeds", 0, "probe the default database of up to K seeds, building it first if missing (0: none)"),
 		ttMB:      fs.Int("tt-mb", 1024, "transposition table size in MiB"),
 		threads:   fs.Int("threads", 2, "search threads"),
+		idDepth:   fs.Int("id-depth", 0, "depth-limited iterations before the exact search, for move ordering (0: the engine's default)"),
 	}
 }
 
@@ -65,7 +67,7 @@ func (f *engineFlags) setup(ctx context.Context, e *env, r kalah.Rules) (kalah.P
 		closeDB = func() { db.Close() }
 		e.log.Info("endgame database ready", "seeds", db.Seeds(), "entries", db.Entries(), "time", time.Since(start).Round(time.Millisecond))
 	}
-	eng, err := engine.New(r, engine.Options{TableMB: *f.ttMB, Threads: *f.threads, DB: db})
+	eng, err := engine.New(r, engine.Options{TableMB: *f.ttMB, Threads: *f.threads, DB: db, MaxDepth: *f.idDepth})
 	if err != nil {
 		closeDB()
 		return p, nil, nil, err
