@@ -125,8 +125,10 @@ func (e *Engine) newRun(ctx context.Context) (*run, func()) {
 func (r *run) searcher(id int, stop *atomic.Bool, total int) *searcher {
 	e := r.e
 	s := &searcher{g: &e.g, tt: e.tt, dbK: -1, stop: stop, runStop: &r.stop, deadline: r.deadline, id: id, rankKeys: !e.g.earlyEnd && exactKeys(e.g.m, total)}
+	s.ttMin, s.etcMin = ttMinSeeds, etcMinSeeds
 	if e.o.DB != nil {
 		s.db, s.dbK = e.o.DB, e.o.DB.Seeds()
+		s.ttMin, s.etcMin = max(s.ttMin, s.dbK+4), max(s.etcMin, s.dbK+16)
 	}
 	return s
 }
