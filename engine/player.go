@@ -54,6 +54,9 @@ func newPlayer(s player.Spec, o player.Options, exact bool) (*Player, error) {
 	if err := s.Check(0, "time", "egdb", "tt", "threads"); err != nil {
 		return nil, err
 	}
+	if t := o.Rules.TotalSeeds(); t > 255 {
+		return nil, fmt.Errorf("%w: %s has %d seeds (at most 255)", ErrTooLarge, o.Rules, t)
+	}
 	def := time.Second
 	if exact {
 		def = 5 * time.Second

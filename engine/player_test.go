@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"testing"
 	"time"
@@ -103,6 +104,10 @@ func TestPlayerSpecs(t *testing.T) {
 		if _, err := player.New(bad, o); err == nil {
 			t.Errorf("%s: no error", bad)
 		}
+	}
+	big := kalah.Rules{Houses: 16, Seeds: 10}
+	if _, err := player.New("engine", player.Options{Rules: big}); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("engine with 320 seeds: %v, want ErrTooLarge", err)
 	}
 	kgp, _ := kalah.PresetRules("kgp")
 	if _, err := player.New("engine", player.Options{Rules: kgp}); err != nil {
