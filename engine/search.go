@@ -66,17 +66,15 @@ func (s *searcher) key(b *board) uint64 {
 	return s.g.hashKey(b)
 }
 
-// eval estimates the future store difference at a depth-limited leaf: a
-// small share of the seeds on the mover's side over the opponent's.
+// eval estimates the future store difference at a depth-limited leaf: zero,
+// that is, the store difference so far. Weighting the seeds on each side
+// (a quarter of the difference) played worse at 100 ms a move as North
+// against the searching seed players (docs/experiments/engine.md).
 func (s *searcher) eval(b *board, seeds int) int {
 	if s.leafValue != nil {
 		return s.leafValue(b, seeds)
 	}
-	mine := 0
-	for _, x := range b.h[:s.g.n] {
-		mine += int(x)
-	}
-	return (2*mine - seeds) / 4
+	return 0
 }
 
 // search returns the value of b for the mover (the future store difference
