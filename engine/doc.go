@@ -39,9 +39,10 @@
 // for concurrent use. Every call stops promptly when its context is done.
 // Positions with more than 255 seeds in all are refused (ErrTooLarge).
 //
-// The players "engine[:time=D][:egdb=K][:tt=MB]" and
-// "perfect[:time=D][:egdb=K][:tt=MB]" register themselves with package
-// player, with the levels "expert" and "perfect". By default they use the
+// The players "engine[:time=D][:egdb=K][:tt=MB][:threads=N]" and
+// "perfect[:time=D][:egdb=K][:tt=MB][:threads=N]" register themselves with
+// package player, with the levels "expert" and "perfect". They search on one
+// thread by default and keep a fifth of the clock's budget as a margin. By default they use the
 // largest endgame database found in the default directory (egdb.DefaultDir)
 // or one of 10 seeds built in memory.
 package engine
