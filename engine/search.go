@@ -69,7 +69,7 @@ func (s *searcher) key(b *board) uint64 {
 // eval estimates the future store difference at a depth-limited leaf: zero,
 // that is, the store difference so far. Weighting the seeds on each side
 // (a quarter of the difference) played worse at 100 ms a move as North
-// against the searching seed players (docs/experiments/engine.md).
+// against the searching seed players (docs/EXPERIMENTS.md).
 func (s *searcher) eval(b *board, seeds int) int {
 	if s.leafValue != nil {
 		return s.leafValue(b, seeds)
