@@ -186,7 +186,12 @@ func (pl *Plain) key(ctx context.Context, w io.Writer, s *Session, k Key) (bool,
 		fmt.Fprintln(w, ev.Text)
 	case KeyQuit:
 		if !s.Game().Over() {
-			fmt.Fprintf(w, "Quit: the game is left unfinished after %d moves.\n", s.Game().Len())
+			n := s.Game().Len()
+			plural := "s"
+			if n == 1 {
+				plural = ""
+			}
+			fmt.Fprintf(w, "Quit: the game is left unfinished after %d move%s.\n", n, plural)
 		}
 		return true, nil
 	case KeyHelp:

@@ -27,7 +27,7 @@ func runPlain(t *testing.T, cfg Config, input string) string {
 func TestPlainQuitEndsCleanly(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	out := runPlain(t, Config{Opponent: "greedy"}, "3\nq\n4\n5\n")
-	if !strings.Contains(out, "Quit: the game is left unfinished after 1 moves.") {
+	if !strings.Contains(out, "Quit: the game is left unfinished after 1 move.") {
 		t.Errorf("quit:\n%s", out)
 	}
 	if strings.Contains(out, "> 4") {
