@@ -135,6 +135,26 @@ func (r *run) searcher(id int, stop *atomic.Bool, total int) *searcher {
 
 // parallel runs f on the main searcher and on helper searchers until the
 // main one returns; it returns the main searcher.
+// estimate returns a function giving a position's depth-d value from
+// the mover's view, searched on every thread, and whether the search was
+// not stopped; it clears *allExact when a value is only an estimate.
+func (r *run) estimate(e *Engine, d int, allExact *bool) func(q kalah.Position) (int, bool) {
+	return func(q kalah.Position) (int, bool) {
+		b := e.g.fromPosition(&q)
+		var v int
+		var proven bool
+		r.parallel(q.Total(), func(s *searcher) {
+			h := s.horizon
+			vv, _ := s.mtd(&b, 0, d)
+			if s.id == 0 {
+				v, proven = vv, s.horizon == h
+			}
+		})
+		*allExact = *allExact && proven
+		return v, !r.stop.Load()
+	}
+}
+
 func (r *run) parallel(total int, f func(s *searcher)) *searcher {
 	main := r.searcher(0, &r.stop, total)
 	var helpStop atomic.Bool
@@ -403,22 +423,7 @@ func (e *Engine) Analyze(ctx context.Context, p kalah.Position, limit time.Durat
 	var last []MoveValue
 	for d := 1; d <= 200; d++ {
 		allExact := true
-		vals, ok := e.moveValues(p, func(q kalah.Position) (int, bool) {
-			b := e.g.fromPosition(&q)
-			var v int
-			var proven bool
-			r.parallel(q.Total(), func(s *searcher) {
-				h := s.horizon
-				vv, _ := s.mtd(&b, 0, d)
-				if s.id == 0 {
-					v, proven = vv, s.horizon == h
-				}
-			})
-			if !proven {
-				allExact = false
-			}
-			return v, !r.stop.Load()
-		})
+		vals, ok := e.moveValues(p, r.estimate(e, d, &allExact))
 		if !ok {
 			break
 		}
@@ -471,20 +476,7 @@ func (e *Engine) search(ctx context.Context, p kalah.Position, limit time.Durati
 		// deepened while time lasts.
 		for d := 1; d <= 64; d++ {
 			allExact := true
-			vals, ok := e.moveValues(p, func(q kalah.Position) (int, bool) {
-				b := e.g.fromPosition(&q)
-				var v int
-				var proven bool
-				r.parallel(q.Total(), func(s *searcher) {
-					h := s.horizon
-					vv, _ := s.mtd(&b, 0, d)
-					if s.id == 0 {
-						v, proven = vv, s.horizon == h
-					}
-				})
-				allExact = allExact && proven
-				return v, !r.stop.Load()
-			})
+			vals, ok := e.moveValues(p, r.estimate(e, d, &allExact))
 			if !ok {
 				break
 			}
