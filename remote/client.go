@@ -26,6 +26,11 @@ type Client struct {
 	// Challenge, if set, names the opponent to challenge instead of
 	// queueing.
 	Challenge string
+	// Wait, instead of queueing, waits for the games the server arranges:
+	// a tournament run by the server with this bot as "bot:NAME". The
+	// server sends each game when it comes; the client plays game after
+	// game (Games of them, or until ctx ends).
+	Wait bool
 	// Games is how many games to play; zero means until ctx ends.
 	Games int
 	// OnMsg, if set, sees every message from the server (to draw a board).
@@ -98,6 +103,9 @@ func (c *Client) Run(ctx context.Context) error {
 	log.Info("logged in", "server", c.Addr, "name", c.Name)
 	played := 0
 	ask := func() error {
+		if c.Wait {
+			return send(line.Msg{Cmd: "wait"})
+		}
 		if c.Challenge != "" {
 			return send(line.Msg{Cmd: "challenge", Args: nonEmpty(c.Challenge, c.Rules)})
 		}
@@ -160,6 +168,10 @@ func (c *Client) Run(ctx context.Context) error {
 			if c.Games > 0 && played >= c.Games {
 				send(line.Msg{Cmd: "quit"})
 				return nil
+			}
+			if c.Wait {
+				// Waiting lasts until leave: the next game will come.
+				continue
 			}
 			if err := ask(); err != nil {
 				return err

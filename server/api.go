@@ -149,14 +149,15 @@ func (s *Server) Game(ctx context.Context, id int64) (GameView, error) {
 		}
 		v.Human[i] = lg.humans[i] != nil
 	}
-	v.PerMoveMS = s.cfg.PerMove.Milliseconds()
-	if s.cfg.Budget > 0 {
+	clock := s.clockOf(lg)
+	v.PerMoveMS = clock.PerMove.Milliseconds()
+	if clock.Budget > 0 {
 		for i := range 2 {
-			v.RemainingMS[i] = s.cfg.Budget.Milliseconds()
+			v.RemainingMS[i] = clock.Budget.Milliseconds()
 		}
 		for i, m := range rec.Moves {
 			seat := seatOf(g, i, m.Side)
-			v.RemainingMS[seat] += s.cfg.Increment.Milliseconds() - m.Millis
+			v.RemainingMS[seat] += clock.Increment.Milliseconds() - m.Millis
 		}
 	}
 	v.TurnStarted = lg.turnAt

@@ -29,6 +29,9 @@ type conn struct {
 	seat     *botSeat
 	queued   *entrant
 	watching map[int64]*liveGame
+	// waiting: the bot sent wait and takes the games the server arranges
+	// (tournaments) until it sends leave.
+	waiting bool
 }
 
 // startConn serves a new connection in the background.
@@ -265,9 +268,14 @@ func (c *conn) handle(m line.Msg) bool {
 		}
 		c.mu.Lock()
 		busy := c.seat != nil || c.queued != nil
+		waiting := c.waiting
 		c.mu.Unlock()
 		if busy {
 			errf(line.CodeBusy, "already in a game or the queue")
+			return false
+		}
+		if waiting {
+			errf(line.CodeBusy, "waiting for the server's games; send leave first")
 			return false
 		}
 		e := &entrant{seat: store.Seat{Name: name, Kind: "bot"}, rules: rules, conn: c, result: make(chan error, 1)}
@@ -285,12 +293,23 @@ func (c *conn) handle(m line.Msg) bool {
 		c.mu.Lock()
 		e := c.queued
 		c.queued = nil
+		waiting := c.waiting
+		c.waiting = false
 		c.mu.Unlock()
+		if e == nil && waiting {
+			c.sendMsg(line.Msg{Cmd: "ok", Args: []string{"leave"}})
+			return false
+		}
 		if e == nil || !s.dequeue(e) {
 			errf(line.CodeState, "not in the queue")
 			return false
 		}
 		c.sendMsg(line.Msg{Cmd: "ok", Args: []string{"leave"}})
+	case "wait":
+		if needLogin() {
+			return false
+		}
+		c.waitForGames()
 	case "challenge":
 		if needLogin() {
 			return false

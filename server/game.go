@@ -49,6 +49,10 @@ type liveGame struct {
 	over     bool
 	cancel   context.CancelFunc
 	finished chan struct{} // closed once the game is stored and told
+	// ref, if set, is the game's own clock instead of the server's (an
+	// arranged game); outcome is set once the game is over and stored.
+	ref     *referee.Referee
+	outcome *referee.Outcome
 }
 
 func (s *Server) newLiveGame(id int64, g *kalah.Game, seats [2]store.Seat) *liveGame {
@@ -68,8 +72,8 @@ func (s *Server) runGame(lg *liveGame, g *kalah.Game, players [2]player.Player) 
 	lg.cancel = cancel
 	lg.turnAt = time.Now()
 	lg.mu.Unlock()
-	ref := s.referee()
-	if ref.Budget > 0 && g.Len() > 0 {
+	ref := s.clockOf(lg)
+	if ref.Budget > 0 && g.Len() > 0 && lg.ref == nil { // resumed; an arranged game's opening is free
 		ref.Spent = s.spent(g, lg.millis)
 	}
 	var pending []<-chan error // moves being committed, with AsyncMoves
@@ -108,6 +112,11 @@ func (s *Server) runGame(lg *liveGame, g *kalah.Game, players [2]player.Player) 
 			}
 		}
 		err := s.st.FinishGame(context.WithoutCancel(ctx), lg.id, g.Record())
+		if err == nil {
+			lg.mu.Lock()
+			lg.outcome = o
+			lg.mu.Unlock()
+		}
 		s.dropSeats(lg)
 		lg.ended(g)
 		return err
@@ -203,6 +212,7 @@ func closePlayers(players [2]player.Player) {
 func (s *Server) dropSeats(lg *liveGame) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.freeLocked()
 	for _, b := range lg.bots {
 		if b != nil && s.seats[b.name] == b {
 			delete(s.seats, b.name)

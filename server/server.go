@@ -145,6 +145,9 @@ type Server struct {
 	chals     map[string]*challenge
 	nextChal  int
 	closed    bool
+	// freed is closed (and replaced) when a bot may have become free
+	// for an arranged game (see arranged.go).
+	freed chan struct{}
 
 	limiter *limiter
 	stats   *Stats

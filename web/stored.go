@@ -31,6 +31,8 @@ type StoredTournaments struct {
 	games   map[int64]string // a tournament game's id to its hub game
 	running map[int64]bool
 	errs    map[int64]string
+	bots    BotServer     // plays the games with bot:NAME seats; nil: none
+	botWait time.Duration // how long a game waits for a bot to be free
 }
 
 // NewStoredTournaments returns tournaments kept in st whose games play on
@@ -170,6 +172,9 @@ func (x hubExecutor) Execute(ctx context.Context, jobs []tournament.Job, commit 
 }
 
 func (x hubExecutor) play(ctx context.Context, job tournament.Job) (tournament.Result, error) {
+	if x.t.playsOnServer(job) {
+		return x.t.playOnServer(ctx, job)
+	}
 	start := time.Now()
 	g := job.Game
 	req := NewGame{Rules: job.Rules, South: job.South, North: job.North, Opening: g.Opening,

@@ -21,6 +21,7 @@ import (
 
 	"kalah"
 	"kalah/player"
+	"kalah/server"
 )
 
 //go:embed static
@@ -264,6 +265,9 @@ type Meta struct {
 	Presets []PresetInfo `json:"presets"`
 	Players []PlayerInfo `json:"players"`
 	Levels  []LevelInfo  `json:"levels"`
+	// Bots are the bots connected to the server that take tournament
+	// games, as player specs ("bot:alice"); tournaments only.
+	Bots []string `json:"bots,omitempty"`
 }
 
 // PresetInfo is a named rule set.
@@ -292,13 +296,16 @@ func (h *Handler) meta(w http.ResponseWriter, r *http.Request) {
 		m.Presets = append(m.Presets, PresetInfo{Rules: p.Rules, Source: p.Source})
 	}
 	for _, p := range player.List() {
-		if p.Raw {
-			continue // external programs are for the command line, not a web form
+		if p.Raw || p.Name+":" == server.BotPrefix {
+			continue // external programs are for the command line, not a web form; bots are listed by name
 		}
 		m.Players = append(m.Players, PlayerInfo{Name: p.Name, Usage: p.Usage, Summary: p.Summary})
 	}
 	for _, l := range player.Levels() {
 		m.Levels = append(m.Levels, LevelInfo{Name: l.Name, Spec: l.Spec, Description: l.Description})
+	}
+	if b, ok := h.opts.Tournaments.(interface{ Bots() []string }); ok {
+		m.Bots = b.Bots()
 	}
 	writeJSON(w, http.StatusOK, m)
 }

@@ -19,12 +19,14 @@ func init() {
 }
 
 func runBot(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "bot", "--server ADDR --player SPEC [--name N --token T] [--games N] [--challenge NAME]",
+	fs := newFlags(e, "bot", "--server ADDR --player SPEC [--name N --token T] [--games N] [--challenge NAME | --wait]",
 		"Connects a player (see kalah players) to a kalah match server over kalah's line\n"+
 			"protocol and plays queued games. ADDR is host:port (the server's --bot-addr)\n"+
 			"or a ws:// URL ending in /ws/bot. The first login registers the name with the\n"+
 			"token; keep the token to log in again. The rules flags choose the games to\n"+
-			"queue for when given; by default any rules the server offers are taken.")
+			"queue for when given; by default any rules the server offers are taken.\n"+
+			"With --wait the bot joins no queue: it waits for the games of tournaments\n"+
+			"run by the server that name it bot:NAME, and plays them as they come.")
 	rf := addRulesFlags(fs)
 	addr := fs.String("server", "localhost:2670", "server address: host:port or ws://host:port/ws/bot")
 	spec := fs.String("player", "pekar", "the player to put online (see kalah players)")
@@ -32,12 +34,16 @@ func runBot(ctx context.Context, e *env, args []string) error {
 	token := fs.String("token", os.Getenv("KALAH_TOKEN"), "secret token for the name (default $KALAH_TOKEN, or a new random one printed)")
 	games := fs.Int("games", 0, "games to play (0: until interrupted)")
 	challenge := fs.String("challenge", "", "challenge this bot instead of joining the queue")
+	wait := fs.Bool("wait", false, "wait for tournament games (the server's bot:NAME player) instead of joining the queue")
 	seed := fs.Uint64("seed", 1, "seed for players that draw at random")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
+	}
+	if *wait && *challenge != "" {
+		return usagef("--wait and --challenge exclude each other")
 	}
 	r, err := rf.rules()
 	if err != nil {
@@ -70,7 +76,7 @@ func runBot(ctx context.Context, e *env, args []string) error {
 		*token = hex.EncodeToString(b)
 		fmt.Fprintf(e.stderr, "kalah bot: logging in as %s with the new token %s (pass --token to log in again)\n", *name, *token)
 	}
-	c := &remote.Client{Addr: *addr, Name: *name, Token: *token, Player: p, Rules: rulesWord, Challenge: *challenge, Games: *games, Log: e.log}
+	c := &remote.Client{Addr: *addr, Name: *name, Token: *token, Player: p, Rules: rulesWord, Challenge: *challenge, Wait: *wait, Games: *games, Log: e.log}
 	var won, drawn, lost int
 	c.OnEnd = func(st line.Start, end line.End) {
 		mine, theirs := end.South, end.North

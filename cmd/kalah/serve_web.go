@@ -23,7 +23,8 @@ import (
 // directory (where kalah tournament finds them too when that is
 // ./kalah-data), so both survive a restart: unfinished games and the
 // page's unfinished tournaments go on when the server starts again. Analysis and hints come from
-// package engine.
+// package engine. Tournaments may name the bots connected to the server
+// (bot:NAME); their games are played as the server's own.
 func init() {
 	mountWeb = func(s *server.Server) (http.Handler, error) {
 		// The page's event streams and games end on the same signals as
@@ -44,7 +45,9 @@ func init() {
 		if err != nil {
 			return nil, fmt.Errorf("web page tournaments: %w", err)
 		}
-		tours := web.NewStoredTournaments(ctx, ts, hub)
+		// Tournament games with a bot:NAME seat (a bot logged in here that
+		// sent wait) are played by the server itself, as its games.
+		tours := web.NewStoredTournaments(ctx, ts, hub).PlayBotsOn(s, server.DefaultArrangedWait)
 		if _, err := tours.Resume(ctx); err != nil {
 			return nil, fmt.Errorf("web page tournaments: %w", err)
 		}

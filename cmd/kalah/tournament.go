@@ -165,6 +165,9 @@ docs/SCALING.md); --workers-only leaves all the playing to them.`)
 		if !named {
 			cfg.Names = nil
 		}
+		if err := refuseServerBots(cfg.Players); err != nil {
+			return err
+		}
 		if cfg.Format, err = tournament.ParseFormat(*system); err != nil {
 			return usageError{err}
 		}

@@ -684,7 +684,11 @@ function viewAnalyze(params) {
 function viewTournaments() {
   const rules = rulesForm();
   const choices = [...meta.levels.map(l => l.name), ...meta.players.map(p => p.name)];
-  const boxes = choices.map((c, i) => h("label", {}, h("input", {type: "checkbox", value: c, checked: i < 3 || null, class: "tplayer"}), c));
+  const box = (c, on) => h("label", {}, h("input", {type: "checkbox", value: c, checked: on || null, class: "tplayer"}), c);
+  const boxes = choices.map((c, i) => box(c, i < 3));
+  const playerSet = h("fieldset", {}, h("legend", {text: "Players (every pairing plays from both sides)"}), boxes);
+  // Bots connected to the server that wait for tournament games (bot:NAME), as of now.
+  api("meta").then(m => { for (const b of m.bots || []) { const el = box(b, false); boxes.push(el); playerSet.append(el); } }).catch(() => {});
   const rounds = h("input", {type: "number", id: "rounds", min: 1, max: 20, value: 1});
   const per = h("input", {type: "number", id: "tpermove", min: 0, max: 60000, value: 1000});
   const delay = h("input", {type: "number", id: "tdelay", min: 0, max: 10000, value: 0});
@@ -701,7 +705,7 @@ function viewTournaments() {
       location.hash = "#/tournament/" + t.id;
     } catch (ex) { err.textContent = ex.message; }
   }}, h("h2", {text: "Tournaments"}),
-    h("fieldset", {}, h("legend", {text: "Players (every pairing plays from both sides)"}), boxes),
+    playerSet,
     h("fieldset", {}, h("legend", {text: "Schedule"}), h("label", {}, "Name", name), h("label", {}, "Format", format), h("label", {}, "Rounds", rounds),
       h("label", {}, "ms a move", per), h("label", {}, "Pause between moves (ms)", delay)),
     rules.el, h("button", {type: "submit", class: "primary", id: "tstart"}, "Start tournament"), err);

@@ -1,0 +1,446 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"kalah"
+	"kalah/internal/store"
+	"kalah/player"
+	"kalah/protocol/line"
+	"kalah/referee"
+)
+
+// Arranged games are those the server sets up itself rather than the
+// queue or a challenge: a tournament run by kalah serve names a bot logged
+// in to the server as the player "bot:NAME", and each of its games with
+// that bot is played here, refereed and stored like any other. A bot takes
+// such games by sending wait (answered "ok wait"); from then on, whenever
+// it is logged in and neither playing nor queued, it may be given a game:
+// it is sent start, go, moved and end as for a queue game. It stops taking
+// them with leave.
+
+// BotPrefix starts the player spec of a bot connected to the server:
+// "bot:alice".
+const BotPrefix = "bot:"
+
+// DefaultArrangedWait is how long PlayArranged waits for a bot to be free
+// when Arranged.Wait is zero.
+const DefaultArrangedWait = time.Minute
+
+// ErrServerOnly is returned when a bot:NAME player is built outside a
+// server: such players play only in games the server arranges. It wraps
+// player.ErrUnknownPlayer, so a tournament worker leaves the game for
+// another (and a tournament run without a server stops with this error
+// rather than forfeiting the bot's games).
+var ErrServerOnly = fmt.Errorf("%w here: bot:NAME players play only in tournaments run by kalah serve (start the tournament on the server's web page or with POST /web/api/tournaments)", player.ErrUnknownPlayer)
+
+func init() {
+	player.Register(player.Info{
+		Name:    "bot",
+		Usage:   "bot:NAME",
+		Summary: "the bot NAME logged in to kalah serve (it sent wait): plays in tournaments run by that server",
+		Source:  "kalah's line protocol (docs/PROTOCOL.md)",
+		New: func(sp player.Spec, o player.Options) (player.Player, error) {
+			if _, err := botName(sp); err != nil {
+				return nil, err
+			}
+			return nil, ErrServerOnly
+		},
+	})
+}
+
+func botName(sp player.Spec) (string, error) {
+	if err := sp.Check(1); err != nil {
+		return "", err
+	}
+	name := sp.Arg(0, "")
+	if !line.ValidName(name) {
+		return "", fmt.Errorf("player bot: %q is not a bot's name (bot:NAME, NAME 1 to 32 letters, digits, '-', '_' or '.')", name)
+	}
+	return name, nil
+}
+
+// BotName reports whether spec names a bot connected to a server
+// ("bot:NAME") and, if so, which; a malformed bot spec is an error.
+func BotName(spec string) (name string, ok bool, err error) {
+	spec = strings.TrimSpace(spec)
+	if !strings.HasPrefix(strings.ToLower(spec), BotPrefix) {
+		return "", false, nil
+	}
+	sp, err := player.ParseSpec(spec)
+	if err != nil {
+		return "", true, err
+	}
+	name, err = botName(sp)
+	return name, true, err
+}
+
+// Arranged describes one game for PlayArranged.
+type Arranged struct {
+	// Rules of the game; zero means the server's.
+	Rules kalah.Rules
+	// South and North are "bot:NAME" for a bot logged in to the server, or
+	// a player spec (see kalah players) played by the server itself.
+	South, North string
+	// Opening moves are played before anyone is asked.
+	Opening []kalah.Move
+	// The game's clock, as for referee.Referee; Grace zero means the
+	// server's (Config.Grace).
+	PerMove, Budget, Increment, Grace, Delay time.Duration
+	// Seeds feed the randomness of server-side players, by seat.
+	Seeds [2]uint64
+	// Tags are stored with the game and kept in its record.
+	Tags map[string]string
+	// Wait bounds how long to wait for a bot that is not free (logged out,
+	// not waiting, or busy in another game); zero means
+	// DefaultArrangedWait. A bot still not free loses the game by
+	// disconnection; if neither seat's bot is free, the game is
+	// adjudicated a draw.
+	Wait time.Duration
+	// OnStart, if set, is called with the server's game id once the game
+	// is stored, before its first move.
+	OnStart func(id int64)
+}
+
+// ArrangedResult is a game PlayArranged finished.
+type ArrangedResult struct {
+	ID int64 // the game's id on the server (and in its store)
+	// Record is the finished game with each move's time; its players are
+	// the specs given in Arranged.
+	Record kalah.Record
+	// Reason explains a forfeit or an adjudication; empty for a game
+	// played to its end.
+	Reason string
+}
+
+// PlayArranged plays one game with bots connected to the server and
+// server-side players, refereed and stored like a queue game (listed live,
+// watchable, resumed after a restart), and returns it once it is over. It
+// first waits, up to a.Wait, until every bot seat's bot is free and then
+// takes them all at once; see Arranged.Wait for bots that do not come. It
+// returns an error, and no result, if a is malformed, the server is full
+// (ErrBusy: try again later) or stops (ErrClosed), or ctx ends first; a
+// game already started then plays on without its caller.
+func (s *Server) PlayArranged(ctx context.Context, a Arranged) (ArrangedResult, error) {
+	r := a.Rules
+	if r.Houses == 0 {
+		r = s.cfg.Rules
+	}
+	if err := r.Validate(); err != nil {
+		return ArrangedResult{}, err
+	}
+	g, err := kalah.NewGame(r)
+	if err != nil {
+		return ArrangedResult{}, err
+	}
+	for i, m := range a.Opening {
+		if g.Over() {
+			break
+		}
+		if _, err := g.Play(m); err != nil {
+			return ArrangedResult{}, fmt.Errorf("opening move %d: %w", i+1, err)
+		}
+	}
+	g.Tags = a.Tags
+	specs := [2]string{strings.TrimSpace(a.South), strings.TrimSpace(a.North)}
+	var names [2]string // bot seats' names
+	for i, spec := range specs {
+		name, ok, err := BotName(spec)
+		if err != nil {
+			return ArrangedResult{}, err
+		}
+		if ok {
+			names[i] = name
+		}
+	}
+	if names[0] != "" && names[0] == names[1] {
+		return ArrangedResult{}, fmt.Errorf("%w: bot %s cannot play itself", ErrForbidden, names[0])
+	}
+	var players [2]player.Player
+	var seats [2]store.Seat
+	for i, spec := range specs {
+		if names[i] != "" {
+			seats[i] = store.Seat{Name: names[i], Kind: "bot"}
+			continue
+		}
+		seats[i] = store.Seat{Name: spec, Kind: "spec", Spec: spec}
+		players[i], err = s.serverPlayer(spec, r, a.Seeds[i])
+		if err != nil {
+			// A player that cannot start loses, as in tournament.Play.
+			players[i] = absent{fmt.Errorf("%w: %w", player.ErrCrashed, err)}
+		}
+	}
+	wait := a.Wait
+	if wait <= 0 {
+		wait = DefaultArrangedWait
+	}
+	ref := referee.Referee{PerMove: a.PerMove, Budget: a.Budget, Increment: a.Increment, Grace: a.Grace, Delay: a.Delay}
+	if ref.Grace == 0 {
+		ref.Grace = s.cfg.Grace
+	}
+	// Until it is stored and registered the game counts as over, so a bot
+	// logging in meanwhile is not attached to it too early.
+	g.Players = [2]string{seats[0].Name, seats[1].Name}
+	lg := &liveGame{seats: seats, rules: g.Rules(), snap: g.Clone(), millis: make([]int64, g.Len()), over: true, ref: &ref,
+		watchers: map[*conn]struct{}{}, subs: map[chan Event]struct{}{}, finished: make(chan struct{})}
+	taken, err := s.takeBots(ctx, lg, names, wait)
+	if err != nil {
+		closePlayers(players)
+		return ArrangedResult{}, err
+	}
+	var missing []string
+	for i, name := range names {
+		if name == "" {
+			continue
+		}
+		if taken[i] != nil {
+			players[i] = taken[i]
+			continue
+		}
+		missing = append(missing, name)
+		players[i] = absent{fmt.Errorf("%w: bot %s was not free for its game within %v (it must be logged in and have sent wait)", player.ErrDisconnected, name, wait)}
+	}
+	id, err := s.st.CreateGame(s.ctx, store.NewGame{Rules: r, Seats: seats, Tags: a.Tags})
+	if err == nil {
+		for i, m := range g.Record().Moves {
+			if err = s.st.AddMove(s.ctx, id, i, m); err != nil {
+				break
+			}
+		}
+	}
+	if err != nil {
+		s.dropSeats(lg)
+		closePlayers(players)
+		return ArrangedResult{}, err
+	}
+	if len(missing) == 2 {
+		// Neither bot came: nobody to blame more than the other.
+		closePlayers(players)
+		s.dropSeats(lg)
+		reason := fmt.Sprintf("neither %s nor %s was free for the game within %v", missing[0], missing[1], wait)
+		if !g.Over() {
+			if err := g.Adjudicate(kalah.Draw); err != nil {
+				return ArrangedResult{}, err
+			}
+		}
+		if err := s.st.FinishGame(s.ctx, id, g.Record()); err != nil {
+			return ArrangedResult{}, err
+		}
+		s.log.Info("arranged game adjudicated", "game", id, "reason", reason)
+		if a.OnStart != nil {
+			a.OnStart(id)
+		}
+		rec := g.Record()
+		rec.Players = kalah.Players{South: specs[0], North: specs[1]}
+		return ArrangedResult{ID: id, Record: rec, Reason: reason}, nil
+	}
+	lg.mu.Lock()
+	lg.id = id
+	lg.over = false
+	lg.mu.Unlock()
+	s.mu.Lock()
+	s.live[id] = lg
+	s.mu.Unlock()
+	for i, b := range taken {
+		if b == nil {
+			continue
+		}
+		s.mu.Lock()
+		c := s.sessions[b.name]
+		s.mu.Unlock()
+		if c != nil {
+			b.attach(c)
+			select {
+			case <-c.done:
+				// It left while being seated: it is away, as after a drop.
+				b.detach(c)
+			default:
+			}
+		} else {
+			b.mu.Lock()
+			b.away = true
+			b.mu.Unlock()
+			lg.presence(i, false)
+		}
+	}
+	s.log.Info("arranged game started", "game", id, "south", seats[0].Name, "north", seats[1].Name, "rules", r.String())
+	s.runGame(lg, g, players)
+	if a.OnStart != nil {
+		a.OnStart(id)
+	}
+	select {
+	case <-lg.finished:
+	case <-ctx.Done():
+		return ArrangedResult{ID: id}, ctx.Err()
+	}
+	lg.mu.Lock()
+	o := lg.outcome
+	lg.mu.Unlock()
+	if o == nil {
+		return ArrangedResult{ID: id}, fmt.Errorf("game %d stopped unfinished: %w", id, ErrClosed)
+	}
+	res := ArrangedResult{ID: id, Record: o.Record()}
+	res.Record.Players = kalah.Players{South: specs[0], North: specs[1]}
+	if o.Reason != nil {
+		res.Reason = o.Reason.Error()
+	}
+	return res, nil
+}
+
+// serverPlayer builds a server-side player, refusing programs unless the
+// server allows them.
+func (s *Server) serverPlayer(spec string, r kalah.Rules, seed uint64) (player.Player, error) {
+	info, _, err := player.Lookup(spec)
+	if err != nil {
+		return nil, err
+	}
+	if info.Raw && !s.cfg.AllowExec {
+		return nil, fmt.Errorf("%w: %s players run programs on the server; start the server with exec allowed", ErrForbidden, info.Name)
+	}
+	return player.New(spec, player.Options{Rules: r, Seed: seed})
+}
+
+// takeBots waits until every named bot (by seat; "" for none) is free,
+// or until wait has passed, and then seats in lg those that are free,
+// all under one lock so nothing else takes them in between. It returns
+// ErrBusy when the server plays as many games as it may.
+func (s *Server) takeBots(ctx context.Context, lg *liveGame, names [2]string, wait time.Duration) ([2]*botSeat, error) {
+	var taken [2]*botSeat
+	deadline := time.NewTimer(wait)
+	defer deadline.Stop()
+	late := false
+	for {
+		s.mu.Lock()
+		if s.closed {
+			s.mu.Unlock()
+			return taken, ErrClosed
+		}
+		if len(s.live) >= s.cfg.MaxGames {
+			s.mu.Unlock()
+			return taken, fmt.Errorf("%w: %d games are being played, the most this server allows", ErrBusy, s.cfg.MaxGames)
+		}
+		free := 0
+		want := 0
+		for _, name := range names {
+			if name != "" {
+				want++
+				if s.freeBotLocked(name) {
+					free++
+				}
+			}
+		}
+		if free == want || late {
+			for i, name := range names {
+				if name != "" && s.freeBotLocked(name) {
+					b := &botSeat{name: name, srv: s, lg: lg, seat: i, changed: make(chan struct{})}
+					s.seats[name] = b
+					lg.bots[i] = b
+					taken[i] = b
+				}
+			}
+			s.mu.Unlock()
+			return taken, nil
+		}
+		freed := s.freedLocked()
+		s.mu.Unlock()
+		select {
+		case <-freed:
+		case <-deadline.C:
+			late = true
+		case <-ctx.Done():
+			return taken, ctx.Err()
+		case <-s.ctx.Done():
+			return taken, ErrClosed
+		}
+	}
+}
+
+// freeBotLocked reports whether bot name is logged in, waiting for
+// arranged games and neither playing nor queued; s.mu is held.
+func (s *Server) freeBotLocked(name string) bool {
+	c := s.sessions[name]
+	if c == nil {
+		return false
+	}
+	if _, busy := s.seats[name]; busy {
+		return false
+	}
+	if slices.ContainsFunc(s.queue, func(e *entrant) bool { return e.seat.Name == name }) {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.waiting && c.seat == nil && c.queued == nil
+}
+
+// freedLocked returns a channel closed the next time a bot may have
+// become free; s.mu is held.
+func (s *Server) freedLocked() <-chan struct{} {
+	if s.freed == nil {
+		s.freed = make(chan struct{})
+	}
+	return s.freed
+}
+
+// freeLocked wakes those waiting for a free bot; s.mu is held.
+func (s *Server) freeLocked() {
+	if s.freed != nil {
+		close(s.freed)
+		s.freed = nil
+	}
+}
+
+// WaitingBots returns the names of the bots logged in that take arranged
+// games (they sent wait), whether or not they are playing now, sorted.
+func (s *Server) WaitingBots() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for name, c := range s.sessions {
+		c.mu.Lock()
+		if c.waiting {
+			out = append(out, name)
+		}
+		c.mu.Unlock()
+	}
+	slices.Sort(out)
+	return out
+}
+
+// waitForGames answers wait: the bot takes arranged games until leave.
+func (c *conn) waitForGames() {
+	c.mu.Lock()
+	queued := c.queued != nil
+	if !queued {
+		c.waiting = true
+	}
+	c.mu.Unlock()
+	if queued {
+		c.sendMsg(line.Errorf(line.CodeBusy, "in the queue; send leave first"))
+		return
+	}
+	c.sendMsg(line.Msg{Cmd: "ok", Args: []string{"wait"}})
+	c.srv.mu.Lock()
+	c.srv.freeLocked()
+	c.srv.mu.Unlock()
+}
+
+// clockOf returns the referee for lg's clock: its own or the server's.
+func (s *Server) clockOf(lg *liveGame) referee.Referee {
+	if lg.ref != nil {
+		return *lg.ref
+	}
+	return s.referee()
+}
+
+// absent is a seat whose player is not there: asked to move, it fails
+// with its error, which the referee turns into a forfeit.
+type absent struct{ err error }
+
+func (a absent) Move(ctx context.Context, g *kalah.Game, c player.Clock) (kalah.Move, error) {
+	return kalah.NoMove, a.err
+}
