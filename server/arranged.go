@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -119,7 +120,8 @@ type ArrangedResult struct {
 
 // PlayArranged plays one game with bots connected to the server and
 // server-side players, refereed and stored like a queue game (listed live,
-// watchable, resumed after a restart), and returns it once it is over. It
+// watchable), and returns it once it is over. A restarted server does not
+// resume it but ends it adjudicated a draw: its caller plays it again. It
 // first waits, up to a.Wait, until every bot seat's bot is free and then
 // takes them all at once; see Arranged.Wait for bots that do not come. It
 // returns an error, and no result, if a is malformed, the server is full
@@ -204,7 +206,12 @@ func (s *Server) PlayArranged(ctx context.Context, a Arranged) (ArrangedResult, 
 		missing = append(missing, name)
 		players[i] = absent{fmt.Errorf("%w: bot %s was not free for its game within %v (it must be logged in and have sent wait)", player.ErrDisconnected, name, wait)}
 	}
-	id, err := s.st.CreateGame(s.ctx, store.NewGame{Rules: r, Seats: seats, Tags: a.Tags})
+	tags := maps.Clone(a.Tags)
+	if tags == nil {
+		tags = map[string]string{}
+	}
+	tags[arrangedTag] = "1"
+	id, err := s.st.CreateGame(s.ctx, store.NewGame{Rules: r, Seats: seats, Tags: tags})
 	if err == nil {
 		for i, m := range g.Record().Moves {
 			if err = s.st.AddMove(s.ctx, id, i, m); err != nil {
@@ -289,6 +296,28 @@ func (s *Server) PlayArranged(ctx context.Context, a Arranged) (ArrangedResult, 
 		res.Reason = o.Reason.Error()
 	}
 	return res, nil
+}
+
+// arrangedTag marks an arranged game in the store, so a restarted server
+// does not resume it: its caller (a tournament) is gone and plays the game
+// again from the start.
+const arrangedTag = "Arranged"
+
+// abandonArranged ends an arranged game found unfinished after a restart:
+// adjudicated a draw, which no tournament counts (it plays the game
+// again), freeing its bots for that.
+func (s *Server) abandonArranged(sg store.Game) error {
+	g, err := store.Replay(sg.Record)
+	if err != nil {
+		return s.adjudicateBroken(sg, err)
+	}
+	if !g.Over() {
+		if err := g.Adjudicate(kalah.Draw); err != nil {
+			return err
+		}
+	}
+	s.log.Info("abandoned an arranged game left unfinished; its tournament plays it again", "game", sg.ID, "moves", g.Len())
+	return s.st.FinishGame(s.ctx, sg.ID, g.Record())
 }
 
 // serverPlayer builds a server-side player, refusing programs unless the

@@ -3,6 +3,8 @@ package server
 import (
 	"context"
 	"errors"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -211,5 +213,39 @@ func TestArrangedGameErrors(t *testing.T) {
 	res, err := ts.srv.PlayArranged(ctx, Arranged{South: "exec:true", North: "greedy"})
 	if err != nil || res.Record.Termination != kalah.Crash || !strings.Contains(res.Reason, "exec") {
 		t.Errorf("exec: %+v %v", res, err)
+	}
+}
+
+func TestArrangedGameAbandonedAtRestart(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "kalah.db")
+	ts := newTestServer(t, path, Config{})
+	alice := dial(t, ts.addr)
+	alice.login("alice", "a")
+	alice.send("wait")
+	alice.expect("ok")
+	ch := arrange(ts, Arranged{South: "bot:alice", North: "greedy", Tags: map[string]string{"Tournament": "1"}})
+	st := alice.expect("start")
+	alice.expect("go") // and never answers: the server stops mid-game
+	ts.stop()
+	if o := <-ch; !errors.Is(o.err, ErrClosed) {
+		t.Fatalf("arranged game at shutdown: %+v", o)
+	}
+	ts2 := newTestServer(t, path, Config{})
+	id, _ := strconv.ParseInt(st.Arg(0), 10, 64)
+	rec := checkStored(t, ts2.st, id, nil)
+	if rec.Termination != kalah.Adjudicated || rec.Result != kalah.Draw || rec.Tags["Tournament"] != "1" {
+		t.Fatalf("after restart: %s %s %v", rec.Result, rec.Termination, rec.Tags)
+	}
+	if live := ts2.srv.LiveGames(); len(live) != 0 {
+		t.Fatalf("live after restart: %+v", live)
+	}
+	// alice, back, is free for the game played again.
+	a2 := dial(t, ts2.addr)
+	a2.login("alice", "a")
+	a2.send("wait")
+	ch = arrange(ts2, Arranged{South: "bot:alice", North: "greedy", PerMove: 5 * time.Second, Wait: 5 * time.Second})
+	_, e := a2.playGame()
+	if res := await(t, ch); res.Reason != "" || e.Termination != kalah.Normal {
+		t.Fatalf("played again: %+v %+v", res, e)
 	}
 }

@@ -270,6 +270,9 @@ func (s *Server) resume() error {
 }
 
 func (s *Server) resumeGame(sg store.Game) error {
+	if sg.Record.Tags[arrangedTag] != "" {
+		return s.abandonArranged(sg)
+	}
 	g, err := store.Replay(sg.Record)
 	if err != nil {
 		return s.adjudicateBroken(sg, err)
