@@ -252,16 +252,17 @@ func (t *StoredTournaments) State(id string) (TournamentState, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
+	// Whether it runs is read before the store: a run that ends in between
+	// has stored its status by then.
+	t.mu.Lock()
+	running, runErr := t.running[n], t.errs[n]
+	t.mu.Unlock()
 	in, err := t.st.Tournament(ctx, n)
 	if err != nil {
 		return TournamentState{}, fmt.Errorf("%w: tournament %s: %w", ErrNotFound, id, err)
 	}
 	out := TournamentState{ID: id, Name: in.Name, Format: string(in.Config.Format), Rules: in.Config.Rules.String(), Players: in.Config.Players,
-		Played: in.Played, Total: in.Games, Created: in.Created, Games: []Pairing{}}
-	t.mu.Lock()
-	out.Running = t.running[n]
-	out.Error = t.errs[n]
-	t.mu.Unlock()
+		Played: in.Played, Total: in.Games, Created: in.Created, Games: []Pairing{}, Running: running, Error: runErr}
 	if !out.Running && in.Status != tournament.StatusFinished && out.Error == "" {
 		out.Error = fmt.Sprintf("%s, not running here: resume it with kalah tournament --resume %d", in.Status, n)
 	}
