@@ -25,8 +25,9 @@ func init() {
 }
 
 // mountWeb, if set (by the web page's own file), returns the handler the
-// HTTP server mounts at "/".
-var mountWeb func(s *server.Server) (http.Handler, error)
+// HTTP server mounts at "/"; the page keeps its games and tournaments in
+// dataDir, beside the server's database.
+var mountWeb func(s *server.Server, dataDir string) (http.Handler, error)
 
 func runServe(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "serve", "[--config FILE] [--data DIR] [--addr ADDR] [--bot-addr ADDR] [--kgp-addr ADDR] [clock and limit flags]",
@@ -39,7 +40,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 			"time = \"5s\", allow-exec = true); flags on the command line win.")
 	rf := addRulesFlags(fs)
 	config := fs.String("config", "", "TOML file with the flags' values")
-	data := fs.String("data", store.DefaultDir(), "data directory for the SQLite database kalah.db: ./kalah-data if it exists, else kalah under $XDG_DATA_HOME or ~/.local/share")
+	data := fs.String("data", store.DefaultDir(), "data directory for the SQLite database kalah.db and the web page's games (web-games/) and tournaments (tournaments.db): ./kalah-data if it exists, else kalah under $XDG_DATA_HOME or ~/.local/share")
 	addr := fs.String("addr", ":8080", "HTTP address: web page, /api/, /ws/bot, /kgp (empty: none)")
 	botAddr := fs.String("bot-addr", ":2670", "TCP address for bots speaking kalah's line protocol (empty or 0: none)")
 	kgpAddr := fs.String("kgp-addr", fmt.Sprintf(":%d", kgp.DefaultPort), "TCP address for KGP bots (empty or 0: none)")
@@ -125,7 +126,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	mux.Handle("/ws/", api)
 	mux.Handle("/kgp", ks.Handler())
 	if mountWeb != nil {
-		h, err := mountWeb(srv)
+		h, err := mountWeb(srv, *data)
 		if err != nil {
 			return err
 		}

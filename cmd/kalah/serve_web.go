@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"syscall"
 
-	"kalah/internal/store"
 	"kalah/server"
 	"kalah/tournament"
 	"kalah/web"
@@ -19,14 +18,14 @@ import (
 // run on its own hub (casual games with undo and hints, two people by link,
 // tournament games); the server's games (bots over the network, /api/) are
 // listed, watched and replayed beside them. The page's games are kept in
-// web-games/ and its tournaments in tournaments.db, in the default data
-// directory (where kalah tournament finds them too when that is
-// ./kalah-data), so both survive a restart: unfinished games and the
+// web-games/ and its tournaments in tournaments.db, in the server's data
+// directory (--data; where kalah tournament finds them too when that is
+// the default), so both survive a restart: unfinished games and the
 // page's unfinished tournaments go on when the server starts again. Analysis and hints come from
 // package engine. Tournaments may name the bots connected to the server
 // (bot:NAME); their games are played as the server's own.
 func init() {
-	mountWeb = func(s *server.Server) (http.Handler, error) {
+	mountWeb = func(s *server.Server, dir string) (http.Handler, error) {
 		// The page's event streams and games end on the same signals as
 		// the server, so its shutdown does not wait on open pages; games
 		// stopped this way are saved unfinished and go on after a restart.
@@ -37,7 +36,6 @@ func init() {
 			<-ctx.Done()
 			hub.Close()
 		}()
-		dir := store.DefaultDir()
 		if err := hub.Persist(filepath.Join(dir, "web-games")); err != nil {
 			return nil, err
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -15,7 +16,8 @@ import (
 )
 
 // TestServeMountsWeb checks what kalah serve puts at "/": the page, its
-// API, and games that are still there after a restart.
+// API, and games kept in the server's data directory (--data) that are
+// still there after a restart.
 func TestServeMountsWeb(t *testing.T) {
 	t.Chdir(t.TempDir())
 	t.Setenv("XDG_DATA_HOME", t.TempDir())
@@ -33,7 +35,8 @@ func TestServeMountsWeb(t *testing.T) {
 		defer cancel()
 		srv.Shutdown(ctx)
 	}()
-	h, err := mountWeb(srv)
+	data := t.TempDir()
+	h, err := mountWeb(srv, data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,8 +61,11 @@ func TestServeMountsWeb(t *testing.T) {
 	if resp.StatusCode != 201 || c.ID == "" {
 		t.Fatalf("create: %d", resp.StatusCode)
 	}
+	if saved, _ := filepath.Glob(filepath.Join(data, "web-games", "*")); len(saved) == 0 {
+		t.Errorf("the page's game is not saved in the data directory %s", data)
+	}
 	// A second mount, as after a restart, finds the game.
-	h2, err := mountWeb(srv)
+	h2, err := mountWeb(srv, data)
 	if err != nil {
 		t.Fatal(err)
 	}
