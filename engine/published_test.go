@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"kalah"
+	"kalah/egdb"
 )
 
 // The published start values of small Kalah boards, and the rules they hold
@@ -94,8 +95,13 @@ var irvingTable9 = map[[2]int]irvingGame{
 var irvingBroken = map[[2]int][2]int{{4, 6}: {10, 3}}
 
 // longBoard says whether Kalah(m, n) takes more than a second or so to solve
-// (or to check move by move) and so waits for KALAH_LONG.
+// (or to check move by move) and so waits for KALAH_LONG, and is solved
+// with a 14-seed endgame database.
 func longBoard(m, n int) bool { return m*n > 24 || m*n == 24 && m == 6 }
+
+// veryLongBoard says whether Kalah(m, n) takes hours even with a database
+// (Kalah(5,6) and (6,5)) and so waits for KALAH_PUBLISHED_ALL as well.
+func veryLongBoard(m, n int) bool { return m*n >= 30 }
 
 // replayIrving plays a game written as in Table 9 from the start of rules r,
 // calling visit before each move. It returns the final position, or an
@@ -184,9 +190,20 @@ func TestIrvingTables(t *testing.T) {
 			if longBoard(m, n) && !long {
 				continue
 			}
+			if veryLongBoard(m, n) && os.Getenv("KALAH_PUBLISHED_ALL") == "" {
+				continue
+			}
 			r := irvingRules(m, n)
 			row, inTable9 := irvingTable9[[2]int{m, n}]
-			e, err := New(r, Options{TableMB: 64, Threads: 2})
+			opts := Options{TableMB: 64, Threads: 2}
+			if longBoard(m, n) {
+				db, err := egdb.Build(context.Background(), r, 14, egdb.BuildOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				opts = Options{TableMB: 512, Threads: 2, DB: db}
+			}
+			e, err := New(r, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -259,4 +276,45 @@ func bruteReaches(m, n int, long bool) bool {
 		return m == 4 && n <= 4 || m == 5 && n == 2
 	}
 	return false
+}
+
+// TestPublishedBoardsBrute solves, under both capture rules and every end
+// rule, the starts of the boards of Table 10 that the brute force reaches
+// but TestSolveMatchesBrute does not try, and compares the two: the paper
+// covers only its own rules, so this is what vouches for our values under
+// the others (docs/performance/published-values.md).
+func TestPublishedBoardsBrute(t *testing.T) {
+	long := os.Getenv("KALAH_LONG") != ""
+	tried := [][2]int{{1, 1}, {1, 4}, {2, 1}, {2, 2}, {2, 3}, {3, 1}, {3, 2}, {4, 1}, {3, 3}, {4, 2}, {2, 6}}
+	if long {
+		tried = append(tried, [2]int{4, 3}, [2]int{5, 2})
+	}
+	for m := 1; m <= 6; m++ {
+		for i := range irvingTable10[m] {
+			n := i + 1
+			if slices.Contains(tried, [2]int{m, n}) || !bruteReaches(m, n, long) {
+				continue
+			}
+			if !long && (m*n > 12 || m == 6) {
+				continue // Kalah(3,5), (3,6) and (6,1) take seconds under some rules
+			}
+			for _, end := range []kalah.EndRule{kalah.EitherEmpty, kalah.MoverStuck, kalah.MoverEmpty} {
+				for _, ec := range []bool{false, true} {
+					r := kalah.Rules{Houses: m, Seeds: n, End: end, EmptyCapture: ec}
+					p := r.Start()
+					e, err := New(r, Options{TableMB: 16, Threads: 2})
+					if err != nil {
+						t.Fatal(err)
+					}
+					res, err := e.Solve(context.Background(), p)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if b := bruteMemo(&r, pitsOf(&p), int(p.ToMove()), map[string]int{}); b != res.Value {
+						t.Errorf("%s: solve %+d, brute force %+d", r, res.Value, b)
+					}
+				}
+			}
+		}
+	}
 }
