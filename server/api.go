@@ -300,6 +300,8 @@ func (s *Server) Move(id int64, token string, m kalah.Move) error {
 //	GET  /api/games/{id}/events   (Server-Sent Events: one Event a message)
 //	POST /api/games               {"rules":..., "south":"greedy", "north":"human"}
 //	POST /api/games/{id}/move     {"token":"...", "move":"3"}
+//	POST /api/arranged            {"south":"bot:alice", "north":"greedy", ...} (ArrangedRequest; answers when the game is over)
+//	GET  /api/bots                names of the bots that take arranged games
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /ws/bot", s.serveWS)
@@ -308,6 +310,8 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/games/{id}/events", s.apiEvents)
 	mux.HandleFunc("POST /api/games", s.apiStart)
 	mux.HandleFunc("POST /api/games/{id}/move", s.apiMove)
+	mux.HandleFunc("POST /api/arranged", s.apiArranged)
+	mux.HandleFunc("GET /api/bots", s.apiBots)
 	return mux
 }
 

@@ -37,7 +37,7 @@ const DefaultArrangedWait = time.Minute
 // player.ErrUnknownPlayer, so a tournament worker leaves the game for
 // another (and a tournament run without a server stops with this error
 // rather than forfeiting the bot's games).
-var ErrServerOnly = fmt.Errorf("%w here: bot:NAME players play only in tournaments run by kalah serve (start the tournament on the server's web page or with POST /web/api/tournaments)", player.ErrUnknownPlayer)
+var ErrServerOnly = fmt.Errorf("%w here: bot:NAME players play only in games kalah serve arranges (tournaments started on the server's web page, with POST /web/api/tournaments, or by kalah tournament --server URL)", player.ErrUnknownPlayer)
 
 func init() {
 	player.Register(player.Info{

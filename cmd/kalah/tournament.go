@@ -51,7 +51,12 @@ on with --resume ID and loses or repeats no game.
 Games run --jobs at a time on this machine. They are jobs on NATS
 JetStream: with --listen-nats the embedded NATS server takes connections
 from "kalah worker --join nats://HOST:PORT" on other machines (see
-docs/SCALING.md); --workers-only leaves all the playing to them.`)
+docs/SCALING.md); --workers-only leaves all the playing to them.
+
+Players bot:NAME are bots logged in to a kalah serve that sent wait (kalah
+bot --wait): with --server http://HOST:PORT their games are played on that
+server, refereed and stored there and watchable on its page, while the
+other games are played here as usual.`)
 	rf := addRulesFlags(fs)
 	var players listFlag
 	fs.Var(&players, "players", "comma-separated player specs, each optionally labelled NAME=SPEC (or give --players several times)")
@@ -89,6 +94,7 @@ docs/SCALING.md); --workers-only leaves all the playing to them.`)
 	records := fs.String("records", "", "with --show: write every game's record to this file, one JSON object a line (\"-\": standard output)")
 	format := fs.String("format", "table", "output: "+strings.Join(tournament.Formats, ", "))
 	nf := addDistFlags(fs)
+	sf := addServerFlags(fs)
 	live := fs.Duration("live", 30*time.Second, "print the standings to stderr this often while playing (0: only at the end)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -121,7 +127,7 @@ docs/SCALING.md); --workers-only leaves all the playing to them.`)
 		var setting []string
 		fs.Visit(func(f *flag.Flag) {
 			switch f.Name {
-			case "resume", "db", "format", "live", "jobs", "no-nats", "listen-nats", "nats-token", "workers-only", "ack-wait", "nats":
+			case "resume", "db", "format", "live", "jobs", "no-nats", "listen-nats", "nats-token", "workers-only", "ack-wait", "nats", "server", "bot-wait":
 			default:
 				setting = append(setting, "--"+f.Name)
 			}
@@ -165,7 +171,10 @@ docs/SCALING.md); --workers-only leaves all the playing to them.`)
 		if !named {
 			cfg.Names = nil
 		}
-		if err := refuseServerBots(cfg.Players); err != nil {
+		if err := refuseServerBots(cfg.Players, sf.url); err != nil {
+			return err
+		}
+		if err := sf.connect(ctx, e, cfg.Players); err != nil {
 			return err
 		}
 		if cfg.Format, err = tournament.ParseFormat(*system); err != nil {
@@ -199,6 +208,12 @@ docs/SCALING.md); --workers-only leaves all the playing to them.`)
 		if err != nil {
 			return err
 		}
+		if err := refuseServerBots(in.Config.Players, sf.url); err != nil {
+			return err
+		}
+		if err := sf.connect(ctx, e, in.Config.Players); err != nil {
+			return err
+		}
 		e.log.Info("resuming tournament", "id", id, "played", in.Played, "scheduled", in.Games)
 	}
 
@@ -207,6 +222,7 @@ docs/SCALING.md); --workers-only leaves all the playing to them.`)
 		return err
 	}
 	defer stop()
+	exec = sf.executor(e, exec)
 	prog := newProgressView(e.stderr, e, st, id, *live)
 	defer prog.finish()
 	err = st.Run(ctx, id, tournament.RunOptions{Executor: exec, Progress: prog.update, Log: e.log})

@@ -1,0 +1,150 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"kalah"
+	"kalah/internal/store"
+)
+
+// postArranged sends a body to POST /api/arranged.
+func postArranged(t *testing.T, ts *testServer, contentType, body string) (*http.Response, string) {
+	t.Helper()
+	resp, err := http.Post(ts.http.URL+"/api/arranged", contentType, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+func TestArrangedHTTPErrors(t *testing.T) {
+	ts := newTestServer(t, "", Config{MaxGames: 1})
+	const js = "application/json"
+	for _, c := range []struct {
+		name, ct, body string
+		code           int
+		want           string
+	}{
+		{"not json", "text/plain", `{"south":"greedy","north":"first"}`, 415, "application/json"},
+		{"bad json", js, `{"south":`, 400, "request body"},
+		{"unknown field", js, `{"south":"greedy","north":"first","colour":"red"}`, 400, "colour"},
+		{"trailing data", js, `{"south":"greedy","north":"first"} {}`, 400, "after the JSON value"},
+		{"no north", js, `{"south":"greedy"}`, 400, "required"},
+		{"unknown player", js, `{"south":"greedy","north":"nosuchplayer"}`, 400, "nosuchplayer"},
+		{"bad bot name", js, `{"south":"bot:a b","north":"greedy"}`, 400, "bot's name"},
+		{"bot plays itself", js, `{"south":"bot:alice","north":"bot:alice"}`, 403, "itself"},
+		{"exec refused", js, `{"south":"exec:true","north":"greedy"}`, 403, "exec"},
+		{"negative clock", js, `{"south":"greedy","north":"first","per_move_ms":-1}`, 400, "per_move_ms"},
+		{"bad rules", js, `{"south":"greedy","north":"first","rules":{"houses":99,"seeds":1}}`, 400, ""},
+		{"bad opening", js, `{"south":"greedy","north":"first","opening":[9]}`, 400, "opening"},
+	} {
+		resp, body := postArranged(t, ts, c.ct, c.body)
+		if resp.StatusCode != c.code || !strings.Contains(body, c.want) || !strings.Contains(body, `"error"`) {
+			t.Errorf("%s: %d %s, want %d with %q", c.name, resp.StatusCode, body, c.code, c.want)
+		}
+	}
+	// A full server answers 503 with Retry-After; Remote makes it ErrBusy.
+	st, err := ts.srv.StartGame(context.Background(), GameRequest{South: "greedy", North: "human"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, body := postArranged(t, ts, js, `{"south":"greedy","north":"first"}`)
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
+		t.Errorf("full server: %d %v %s", resp.StatusCode, resp.Header, body)
+	}
+	r, err := Dial(context.Background(), ts.http.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.PlayArranged(context.Background(), Arranged{South: "greedy", North: "first"}); !errors.Is(err, ErrBusy) {
+		t.Errorf("remote on a full server: %v", err)
+	}
+	if _, err := r.PlayArranged(context.Background(), Arranged{South: "exec:true", North: "first"}); !errors.Is(err, ErrForbidden) {
+		t.Errorf("remote exec: %v", err)
+	}
+	ts.srv.Move(st.ID, st.Tokens[1], kalah.NoMove) // resign, freeing the place
+}
+
+func TestArrangedHTTPGame(t *testing.T) {
+	ts := newTestServer(t, "", Config{})
+	ctx := context.Background()
+	small := kalah.Rules{Houses: 4, Seeds: 3}
+	// Two server-side players: the answer is the finished game.
+	resp, body := postArranged(t, ts, "application/json",
+		`{"rules":{"houses":4,"seeds":3},"south":"greedy","north":"first","opening":[2],"per_move_ms":5000,"tags":{"Event":"x"}}`)
+	var reply ArrangedReply
+	if err := json.Unmarshal([]byte(body), &reply); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("%d %s: %v", resp.StatusCode, body, err)
+	}
+	if id, _ := strconv.ParseInt(resp.Header.Get(GameHeader), 10, 64); id != reply.ID || id == 0 {
+		t.Errorf("header %q, reply id %d", resp.Header.Get(GameHeader), reply.ID)
+	}
+	g, err := reply.Record.Game()
+	if err != nil || !g.Over() || reply.Record.Players.South != "greedy" || reply.Record.Moves[0].House != 2 || reply.Record.Tags["Event"] != "x" {
+		t.Fatalf("reply %+v: %v", reply, err)
+	}
+	checkStored(t, ts.st, reply.ID, nil)
+
+	// A bot through Remote, whose connection drops mid-game: Remote
+	// follows the game to its end.
+	r, err := Dial(ctx, ts.http.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.poll = 10 * time.Millisecond
+	alice := dial(t, ts.addr)
+	alice.login("alice", "a")
+	alice.send("wait")
+	alice.expect("ok")
+	if bots, err := r.Bots(ctx); err != nil || len(bots) != 1 || bots[0] != "alice" || r.WaitingBots()[0] != "alice" {
+		t.Fatalf("bots %v %v", bots, err)
+	}
+	started := make(chan int64, 1)
+	done := make(chan arrangedOut, 1)
+	go func() {
+		res, err := r.PlayArranged(ctx, Arranged{Rules: small, South: " bot:alice", North: "greedy", PerMove: 5 * time.Second,
+			OnStart: func(id int64) { started <- id }})
+		done <- arrangedOut{res, err}
+	}()
+	id := <-started
+	ts.http.CloseClientConnections()
+	_, end := alice.playGame()
+	res := await(t, done)
+	if res.ID != id || res.Record.Players.South != "bot:alice" || res.Record.Players.North != "greedy" || res.Record.Result != end.Result {
+		t.Fatalf("followed game %+v, alice saw %+v", res, end)
+	}
+	sg, err := ts.st.Game(ctx, id)
+	if err != nil || sg.Status != store.Finished || sg.Seats[0].Name != "alice" {
+		t.Fatalf("stored %+v %v", sg, err)
+	}
+}
+
+func TestRemoteDialErrors(t *testing.T) {
+	ts := newTestServer(t, "", Config{})
+	ctx := context.Background()
+	for _, u := range []string{"ftp://x", "http://", "http://127.0.0.1:1", ts.http.URL + "/nothing"} {
+		if _, err := Dial(ctx, u); err == nil {
+			t.Errorf("%s: no error", u)
+		}
+	}
+	if _, err := Dial(ctx, "http://127.0.0.1:1"); !errors.Is(err, ErrUnavailable) {
+		t.Errorf("refused: %v", err)
+	}
+	if _, err := Dial(ctx, ts.http.URL+"/nothing"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("404: %v", err)
+	}
+	r, err := Dial(ctx, strings.TrimPrefix(ts.http.URL, "http://")+"/")
+	if err != nil || r.URL() != ts.http.URL {
+		t.Fatalf("%v %v", r, err)
+	}
+}
