@@ -1,0 +1,251 @@
+package botexec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"kalah"
+	"kalah/match"
+	"kalah/server"
+	"kalah/tournament"
+)
+
+// fakeServer plays every game instantly after a pause, with each mover
+// sowing its first legal house, and checks that no bot plays two games at
+// once.
+type fakeServer struct {
+	t       *testing.T
+	pause   time.Duration
+	fail    func(n int) error // n counts calls from 1; nil error: play
+	mu      sync.Mutex
+	calls   int
+	playing map[string]bool
+	running int
+	most    int // games in flight at once, at most
+	games   []server.Arranged
+}
+
+func (f *fakeServer) WaitingBots() []string { return nil }
+
+func (f *fakeServer) PlayArranged(ctx context.Context, a server.Arranged) (server.ArrangedResult, error) {
+	f.mu.Lock()
+	f.calls++
+	n := f.calls
+	f.mu.Unlock()
+	if f.fail != nil {
+		if err := f.fail(n); err != nil {
+			return server.ArrangedResult{}, err
+		}
+	}
+	bots := Bots(tournament.Job{South: a.South, North: a.North})
+	f.mu.Lock()
+	for _, b := range bots {
+		if b == "" {
+			continue
+		}
+		if f.playing[b] {
+			f.t.Errorf("bot %s in two games at once", b)
+		}
+		f.playing[b] = true
+	}
+	f.running++
+	f.most = max(f.most, f.running)
+	f.games = append(f.games, a)
+	f.mu.Unlock()
+	var err error
+	select {
+	case <-time.After(f.pause):
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	f.mu.Lock()
+	f.running--
+	for _, b := range bots {
+		delete(f.playing, b)
+	}
+	f.mu.Unlock()
+	if err != nil {
+		return server.ArrangedResult{}, err
+	}
+	r := a.Rules
+	g, err := kalah.NewGame(r)
+	if err != nil {
+		return server.ArrangedResult{}, err
+	}
+	for _, m := range a.Opening {
+		g.Play(m)
+	}
+	for !g.Over() {
+		g.Play(g.Legal()[0])
+	}
+	if a.OnStart != nil {
+		a.OnStart(int64(n))
+	}
+	rec := g.Record()
+	rec.Players = kalah.Players{South: a.South, North: a.North}
+	return server.ArrangedResult{ID: int64(n), Record: rec}, nil
+}
+
+// recorder is an executor for the jobs without bots: it records them and
+// fails if told to.
+type recorder struct {
+	mu   sync.Mutex
+	jobs []tournament.Job
+	err  error
+}
+
+func (r *recorder) Execute(ctx context.Context, jobs []tournament.Job, commit func([]tournament.Result) error) error {
+	r.mu.Lock()
+	r.jobs = append(r.jobs, jobs...)
+	r.mu.Unlock()
+	if r.err != nil {
+		return r.err
+	}
+	for _, j := range jobs {
+		if err := commit([]tournament.Result{{GameID: j.Game.ID, Worker: "here"}}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func jobs(pairs ...string) []tournament.Job {
+	var out []tournament.Job
+	for i := 0; i < len(pairs); i += 2 {
+		out = append(out, tournament.Job{Tournament: 3, Game: tournament.Scheduled{ID: int64(i/2 + 1), Round: 1, Seed: uint64(40 + i)},
+			South: pairs[i], North: pairs[i+1], Rules: kalah.Rules{Houses: 3, Seeds: 2}, Name: "t"})
+	}
+	return out
+}
+
+func TestExecutorSplitsAndKeepsBotsToOneGame(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := &fakeServer{t: t, pause: time.Second, playing: map[string]bool{}}
+		rest := &recorder{}
+		x := &Executor{Server: f, Rest: rest}
+		js := jobs("bot:alice", "bot:bob", "bot:alice", "greedy", "bot:carol", "first", "random", "first", "bot:bob", "bot:carol", "greedy", "bot:bob")
+		var got []tournament.Result
+		var mu sync.Mutex
+		inCommit := false
+		err := x.Execute(t.Context(), js, func(rs []tournament.Result) error {
+			mu.Lock()
+			if inCommit {
+				t.Error("commit called from two goroutines at once")
+			}
+			inCommit = true
+			mu.Unlock()
+			time.Sleep(time.Millisecond)
+			got = append(got, rs...)
+			mu.Lock()
+			inCommit = false
+			mu.Unlock()
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(js) {
+			t.Fatalf("%d results for %d jobs", len(got), len(js))
+		}
+		if len(rest.jobs) != 1 || rest.jobs[0].South != "random" {
+			t.Errorf("played here: %+v", rest.jobs)
+		}
+		if len(f.games) != 5 || f.most != 2 {
+			t.Errorf("%d games on the server, at most %d bots at once (want 5 games, two at a time)", len(f.games), f.most)
+		}
+		for _, r := range got {
+			j := js[r.GameID-1]
+			if !OnServer(j) {
+				continue
+			}
+			kg, err := r.Record.Game()
+			if err != nil || r.Worker != "server" || r.Tournament != 3 || r.Record.Players.South != j.South {
+				t.Errorf("result %+v: %v", r, err)
+				continue
+			}
+			if s, n := kg.Score(); s != r.SouthSeeds || n != r.NorthSeeds {
+				t.Errorf("game %d seeds %d-%d, record %d-%d", r.GameID, r.SouthSeeds, r.NorthSeeds, s, n)
+			}
+		}
+		i := slices.IndexFunc(f.games, func(a server.Arranged) bool { return a.South == "bot:alice" && a.North == "bot:bob" })
+		a := f.games[i]
+		if a.Seeds != [2]uint64{match.GameSeed(40, 0, 0), match.GameSeed(40, 0, 1)} || a.Tags["Tournament"] != "3" || a.Tags["Game"] != "1" || a.Tags["Event"] != "t" {
+			t.Errorf("arranged %+v", a)
+		}
+	})
+}
+
+func TestPlayRetries(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// A full server is asked again until it has room.
+		f := &fakeServer{t: t, playing: map[string]bool{}, fail: func(n int) error {
+			if n <= 3 {
+				return fmt.Errorf("%w: full", server.ErrBusy)
+			}
+			return nil
+		}}
+		start := time.Now()
+		var started int64
+		r, err := Play(t.Context(), f, jobs("bot:alice", "greedy")[0], Options{Worker: "w", OnStart: func(id int64) { started = id }})
+		if err != nil || r.Worker != "w" || started != 4 || time.Since(start) != 3*time.Second {
+			t.Fatalf("%+v %v after %v, started %d", r, err, time.Since(start), started)
+		}
+		// A server that cannot be reached is tried for a while, then not.
+		f = &fakeServer{t: t, fail: func(int) error { return fmt.Errorf("%w: refused", server.ErrUnavailable) }}
+		start = time.Now()
+		_, err = Play(t.Context(), f, jobs("bot:alice", "greedy")[0], Options{Unavailable: time.Minute})
+		if !errors.Is(err, server.ErrUnavailable) || time.Since(start) < time.Minute || time.Since(start) > 2*time.Minute {
+			t.Fatalf("%v after %v", err, time.Since(start))
+		}
+		// Anything else is returned at once.
+		f = &fakeServer{t: t, fail: func(int) error { return fmt.Errorf("%w: exec", server.ErrForbidden) }}
+		if _, err := Play(t.Context(), f, jobs("bot:alice", "exec:x")[0], Options{}); !errors.Is(err, server.ErrForbidden) || f.calls != 1 {
+			t.Fatalf("%v after %d calls", err, f.calls)
+		}
+		// Ending ctx ends the wait for room.
+		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+		defer cancel()
+		f = &fakeServer{t: t, fail: func(int) error { return server.ErrBusy }}
+		if _, err := Play(ctx, f, jobs("bot:alice", "greedy")[0], Options{}); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatal(err)
+		}
+	})
+}
+
+func TestExecutorStopsAtAnError(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := &fakeServer{t: t, pause: time.Second, playing: map[string]bool{}, fail: func(n int) error {
+			if n == 2 {
+				return server.ErrForbidden
+			}
+			return nil
+		}}
+		x := &Executor{Server: f, Rest: &recorder{}}
+		var got []int64
+		err := x.Execute(t.Context(), jobs("bot:a", "greedy", "bot:b", "exec:x", "bot:a", "first", "bot:c", "first"), func(rs []tournament.Result) error {
+			for _, r := range rs {
+				got = append(got, r.GameID)
+			}
+			return nil
+		})
+		if !errors.Is(err, server.ErrForbidden) {
+			t.Fatalf("err %v", err)
+		}
+		if slices.Contains(got, 2) {
+			t.Errorf("results %v", got)
+		}
+		// The other executor's failure stops the server's games too.
+		rest := &recorder{err: errors.New("nats down")}
+		x = &Executor{Server: &fakeServer{t: t, pause: time.Hour, playing: map[string]bool{}}, Rest: rest}
+		err = x.Execute(t.Context(), jobs("bot:a", "greedy", "random", "first"), func([]tournament.Result) error { return nil })
+		if err == nil || err.Error() == "" || !errors.Is(err, rest.err) {
+			t.Fatalf("err %v", err)
+		}
+	})
+}
