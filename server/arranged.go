@@ -29,7 +29,7 @@ import (
 const BotPrefix = "bot:"
 
 // DefaultArrangedWait is how long PlayArranged waits for a bot to be free
-// when Arranged.Wait is zero.
+// when neither Arranged.Wait nor Config.ArrangedWait is set.
 const DefaultArrangedWait = time.Minute
 
 // ErrServerOnly is returned when a bot:NAME player is built outside a
@@ -98,7 +98,7 @@ type Arranged struct {
 	Tags map[string]string
 	// Wait bounds how long to wait for a bot that is not free (logged out,
 	// not waiting, or busy in another game); zero means
-	// DefaultArrangedWait. A bot still not free loses the game by
+	// Config.ArrangedWait. A bot still not free loses the game by
 	// disconnection; if neither seat's bot is free, the game is
 	// adjudicated a draw.
 	Wait time.Duration
@@ -178,7 +178,7 @@ func (s *Server) PlayArranged(ctx context.Context, a Arranged) (ArrangedResult, 
 	}
 	wait := a.Wait
 	if wait <= 0 {
-		wait = DefaultArrangedWait
+		wait = s.cfg.ArrangedWait
 	}
 	ref := referee.Referee{PerMove: a.PerMove, Budget: a.Budget, Increment: a.Increment, Grace: a.Grace, Delay: a.Delay}
 	if ref.Grace == 0 {

@@ -68,6 +68,10 @@ type Config struct {
 	// AllowExec lets StartGame run exec: and mk: players (programs on the
 	// server's machine); off by default.
 	AllowExec bool
+	// ArrangedWait is how long an arranged (tournament) game waits for a
+	// bot that is not free when its Arranged.Wait is zero (default
+	// DefaultArrangedWait).
+	ArrangedWait time.Duration
 	// Log receives the server's logs; nil discards them.
 	Log *slog.Logger
 }
@@ -103,6 +107,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.MaxGames == 0 {
 		c.MaxGames = 10000
+	}
+	if c.ArrangedWait <= 0 {
+		c.ArrangedWait = DefaultArrangedWait
 	}
 	if c.LoginRate == 0 {
 		c.LoginRate = 2

@@ -17,7 +17,7 @@ type BotServer = botexec.Server
 // PlayBotsOn makes the tournaments play every game with a bot:NAME seat
 // (a bot logged in to srv that sent wait) on srv, as one of its games:
 // stored there, listed and watched live with the server's games. A game
-// waits up to wait (zero: server.DefaultArrangedWait) for its bots to be
+// waits up to wait (zero: the server's Config.ArrangedWait) for its bots to be
 // free; a bot that is not loses that game by disconnection, so the
 // tournament always finishes. Call it before Create and Resume. Without
 // it, a tournament with bot:NAME players stops at its first such game with

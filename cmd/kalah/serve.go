@@ -59,6 +59,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	loginBurst := fs.Int("login-burst", 20, "logins allowed in a burst from one address")
 	asyncMoves := fs.Bool("async-moves", false, "ask for the next move while the last is still being committed (faster under load; a crash may lose the last moment's moves)")
 	allowExec := fs.Bool("allow-exec", false, "let the web API start exec: and mk: players (programs on this machine)")
+	botWait := fs.Duration("bot-wait", server.DefaultArrangedWait, "how long a tournament game waits for a bot:NAME that is not free (logged out, not waiting, or in another game) before that bot loses it")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -69,6 +70,9 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		if err := applyConfig(fs, *config); err != nil {
 			return err
 		}
+	}
+	if *botWait <= 0 {
+		return usagef("--bot-wait %v: want a positive duration", *botWait)
 	}
 	r, err := rf.rules()
 	if err != nil {
@@ -87,7 +91,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		Store: st, Rules: r, PerMove: *perMove, Budget: *budget, Increment: *increment, Delay: *delay,
 		NoClock: *perMove == 0 && *budget == 0, Grace: *grace, Reconnect: *reconnect,
 		MaxGames: *maxGames, MaxLine: *maxLine, HandshakeTimeout: *handshake, IdleTimeout: *idle, MaxConns: *maxConns,
-		LoginRate: *loginRate, LoginBurst: *loginBurst, AllowExec: *allowExec, AsyncMoves: *asyncMoves, Log: e.log,
+		LoginRate: *loginRate, LoginBurst: *loginBurst, AllowExec: *allowExec, AsyncMoves: *asyncMoves, ArrangedWait: *botWait, Log: e.log,
 	}
 	srv, err := server.New(cfg)
 	if err != nil {

@@ -44,8 +44,9 @@ func init() {
 			return nil, fmt.Errorf("web page tournaments: %w", err)
 		}
 		// Tournament games with a bot:NAME seat (a bot logged in here that
-		// sent wait) are played by the server itself, as its games.
-		tours := web.NewStoredTournaments(ctx, ts, hub).PlayBotsOn(s, server.DefaultArrangedWait)
+		// sent wait) are played by the server itself, as its games, each
+		// waiting for its bots as long as the server's --bot-wait.
+		tours := web.NewStoredTournaments(ctx, ts, hub).PlayBotsOn(s, 0)
 		if _, err := tours.Resume(ctx); err != nil {
 			return nil, fmt.Errorf("web page tournaments: %w", err)
 		}

@@ -34,7 +34,7 @@ func TestTournamentOnServer(t *testing.T) {
 	served := make(chan int)
 	go func() {
 		served <- run(ctx, []string{"serve", "--data", "kalah-data", "--addr", fmt.Sprintf("127.0.0.1:%d", httpPort), "--kgp-addr", "0",
-			"--bot-addr", fmt.Sprintf("127.0.0.1:%d", botPort)}, strings.NewReader(""), io.Discard, &serveErr)
+			"--bot-addr", fmt.Sprintf("127.0.0.1:%d", botPort), "--bot-wait", "250ms"}, strings.NewReader(""), io.Discard, &serveErr)
 	}()
 	for !strings.Contains(serveErr.String(), "serving") {
 		time.Sleep(10 * time.Millisecond)
@@ -138,7 +138,7 @@ func TestTournamentOnServer(t *testing.T) {
 		t.Fatalf("killed tournament exit %d:\n%s", code, errs.String())
 	}
 	out, errs = syncBuffer{}, syncBuffer{}
-	if code := run(ctx, []string{"tournament", "--db", "t.db", "--resume", "2", "--no-nats", "--server", base, "--format", "json", "--live", "0"},
+	if code := run(ctx, []string{"tournament", "--db", "t.db", "--resume", "2", "--no-nats", "--server", base, "--bot-wait", "10s", "--format", "json", "--live", "0"},
 		strings.NewReader(""), &out, &errs); code != 0 {
 		t.Fatalf("resume exit %d:\n%s", code, errs.String())
 	}
@@ -148,8 +148,34 @@ func TestTournamentOnServer(t *testing.T) {
 	if rep.Tournament.Played != 2 || rep.Standings[0].Points+rep.Standings[1].Points != 4 {
 		t.Errorf("resumed tournament %+v", rep)
 	}
+	out = syncBuffer{}
+	if code := run(ctx, []string{"tournament", "--db", "t.db", "--show", "2", "--games", "--format", "json"}, strings.NewReader(""), &out, &errs); code != 0 {
+		t.Fatalf("show exit %d:\n%s", code, errs.String())
+	}
+	if err := json.Unmarshal([]byte(out.String()), &rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range rep.Games {
+		// The replay waited for alice to end the cut game (--bot-wait).
+		if g.Termination != "normal" {
+			t.Errorf("resumed tournament's game %+v", g)
+		}
+	}
 	if n := len(serverGames(t, base)); n != 13 {
 		t.Errorf("%d finished games on the server, want 13 (10, the cut game, the two played on resume)", n)
+	}
+
+	// A bot that never comes loses each game after the server's --bot-wait.
+	out, errs = syncBuffer{}, syncBuffer{}
+	if code := run(ctx, []string{"tournament", "--db", "t.db", "--no-nats", "--server", base, "--players", "bot:nobody,random",
+		"--format", "json", "--live", "0"}, strings.NewReader(""), &out, &errs); code != 0 || !strings.Contains(errs.String(), "not waiting") {
+		t.Fatalf("tournament with an absent bot: exit %d:\n%s", code, errs.String())
+	}
+	if err := json.Unmarshal([]byte(out.String()), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Standings[0].Player != "random" || rep.Standings[0].Wins != 2 {
+		t.Errorf("absent bot: %+v", rep.Standings)
 	}
 	stopBots()
 	wg.Wait()
