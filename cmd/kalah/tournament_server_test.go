@@ -20,7 +20,7 @@ import (
 // and two built-in players: every game with a bot is played and stored on
 // the server, the others here; then a tournament cut by a kill in the
 // middle of a server game is resumed and finishes, the cut game played
-// again.
+// again; then a bot that never comes loses its games after --bot-wait.
 func TestTournamentOnServer(t *testing.T) {
 	t.Chdir(t.TempDir())
 	t.Setenv("XDG_DATA_HOME", t.TempDir())
@@ -61,9 +61,10 @@ func TestTournamentOnServer(t *testing.T) {
 		getJSON(t, base+"/api/bots", &bots)
 	}
 
-	// Twelve games: ten with a bot on the server, random v first here.
+	// Twelve games: ten with a bot on the server, random v first here
+	// (through the embedded NATS server, as by default).
 	var out, errs syncBuffer
-	code := run(ctx, []string{"tournament", "--db", "t.db", "--no-nats", "--server", base, "--players", "bot:alice,bot:bob,random,first",
+	code := run(ctx, []string{"tournament", "--db", "t.db", "--server", base, "--players", "bot:alice,bot:bob,random,first",
 		"--time", "5s", "--format", "json", "--live", "0"}, strings.NewReader(""), &out, &errs)
 	if code != 0 {
 		t.Fatalf("tournament exit %d:\n%s\n%s", code, errs.String(), serveErr.String())
