@@ -182,7 +182,11 @@ func (s *Server) apiArranged(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	reply := ArrangedReply{ID: res.ID, Record: res.Record, Reason: res.Reason}
-	if err != nil {
+	switch {
+	case r.Context().Err() != nil:
+		// The client left (no one reads this) or the server is stopping.
+		reply = ArrangedReply{ID: res.ID, Error: "the server stops following the game: " + ErrClosed.Error()}
+	case err != nil:
 		reply = ArrangedReply{ID: res.ID, Error: err.Error()}
 	}
 	json.NewEncoder(w).Encode(reply)

@@ -144,7 +144,9 @@ func runServe(ctx context.Context, e *env, args []string) error {
 			fmt.Fprintln(w, "kalah match server: bots at /ws/bot (docs/PROTOCOL.md) and /kgp; games at /api/games")
 		})
 	}
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	// Requests end with ctx, so long ones (event streams, POST
+	// /api/arranged following a game) do not hold up the shutdown.
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx }}
 	stopAll := func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()

@@ -97,6 +97,6 @@ func (s *serverFlags) executor(e *env, rest tournament.Executor) tournament.Exec
 	if s.remote == nil {
 		return rest
 	}
-	return &botexec.Executor{Server: s.remote, Rest: rest, Log: e.log,
-		Options: botexec.Options{Wait: s.wait, Worker: "server " + s.remote.URL()}}
+	return &botexec.Executor{Server: s.remote, Rest: rest,
+		Options: botexec.Options{Wait: s.wait, Worker: "server " + s.remote.URL(), Log: e.log}}
 }

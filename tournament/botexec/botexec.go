@@ -69,6 +69,9 @@ type Options struct {
 	// reached (or restarts) before giving up (default 2 minutes; the
 	// game, if cut, is played again from the start).
 	Unavailable time.Duration
+	// Log, if set, notes when the server cannot be reached and games
+	// started there.
+	Log *slog.Logger
 }
 
 // Play plays a job's game on srv and returns its result. It waits while
@@ -111,6 +114,9 @@ func Play(ctx context.Context, srv Server, job tournament.Job, o Options) (tourn
 		case errors.Is(err, server.ErrUnavailable) || errors.Is(err, server.ErrClosed):
 			if down.IsZero() {
 				down = time.Now()
+				if o.Log != nil {
+					o.Log.Warn("match server unavailable: trying again", "game", g.ID, "for", patience, "err", err)
+				}
 			}
 			if time.Since(down) > patience {
 				return tournament.Result{}, fmt.Errorf("game %d: %w", g.ID, err)
@@ -152,8 +158,6 @@ type Executor struct {
 	Rest tournament.Executor
 	// Options for each game on the server; Worker defaults to "server".
 	Options Options
-	// Log, if set, notes each game started on the server.
-	Log *slog.Logger
 }
 
 // Execute implements tournament.Executor.
@@ -237,9 +241,9 @@ func (x *Executor) playOnServer(ctx context.Context, jobs []tournament.Job, comm
 				started[i] = true
 				running++
 				jo := o
-				if x.Log != nil {
+				if o.Log != nil {
 					jo.OnStart = func(id int64) {
-						x.Log.Info("game started on the server", "game", j.Game.ID, "server_game", id, "south", j.South, "north", j.North)
+						o.Log.Info("game started on the server", "game", j.Game.ID, "server_game", id, "south", j.South, "north", j.North)
 						if o.OnStart != nil {
 							o.OnStart(id)
 						}
