@@ -54,8 +54,9 @@ type ArrangedReply struct {
 const GameHeader = "Kalah-Game"
 
 // arrangedKeepAlive is how often POST /api/arranged sends a newline while
-// its game is played, so proxies and NATs do not drop a quiet connection.
-const arrangedKeepAlive = 20 * time.Second
+// its game is played, so proxies and NATs do not drop a quiet connection
+// (a variable for tests).
+var arrangedKeepAlive = 20 * time.Second
 
 // maxArrangedMS bounds the durations of an ArrangedRequest (a week).
 const maxArrangedMS = 7 * 24 * 3600 * 1000

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -95,6 +97,16 @@ func TestArrangedHTTPGame(t *testing.T) {
 	}
 	checkStored(t, ts.st, reply.ID, nil)
 
+	// While a game is played, newlines keep the connection busy; the
+	// answer still reads as JSON.
+	defer func(d time.Duration) { arrangedKeepAlive = d }(arrangedKeepAlive)
+	arrangedKeepAlive = time.Millisecond
+	resp, body = postArranged(t, ts, "application/json", `{"rules":{"houses":4,"seeds":3},"south":"greedy","north":"first","delay_ms":5}`)
+	reply = ArrangedReply{}
+	if err := json.Unmarshal([]byte(body), &reply); err != nil || resp.StatusCode != 200 || !strings.HasPrefix(body, "\n") || reply.Record.Termination != kalah.Normal {
+		t.Fatalf("%d %q: %v", resp.StatusCode, body, err)
+	}
+
 	// A bot through Remote, whose connection drops mid-game: Remote
 	// follows the game to its end.
 	r, err := Dial(ctx, ts.http.URL)
@@ -146,5 +158,49 @@ func TestRemoteDialErrors(t *testing.T) {
 	r, err := Dial(ctx, strings.TrimPrefix(ts.http.URL, "http://")+"/")
 	if err != nil || r.URL() != ts.http.URL {
 		t.Fatalf("%v %v", r, err)
+	}
+}
+
+// TestArrangedHTTPServerStops: a server that stops following a game
+// answers with an error once it has started, which Remote reports as
+// ErrUnavailable (play the game again); a game followed after the
+// connection dropped is given up when the server stays away.
+func TestArrangedHTTPServerStops(t *testing.T) {
+	ts := newTestServer(t, "", Config{})
+	base, stop := context.WithCancel(context.Background())
+	defer stop()
+	hs := httptest.NewUnstartedServer(ts.srv.Handler())
+	hs.Config.BaseContext = func(net.Listener) context.Context { return base }
+	hs.Start()
+	defer hs.Close()
+	ctx := context.Background()
+	r, err := Dial(ctx, hs.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alice := dial(t, ts.addr)
+	alice.login("alice", "a")
+	alice.send("wait")
+	alice.expect("ok")
+	small := kalah.Rules{Houses: 4, Seeds: 3}
+	started := make(chan int64, 1)
+	done := make(chan arrangedOut, 1)
+	go func() {
+		res, err := r.PlayArranged(ctx, Arranged{Rules: small, South: "bot:alice", North: "greedy", PerMove: 5 * time.Second,
+			OnStart: func(id int64) { started <- id }})
+		done <- arrangedOut{res, err}
+	}()
+	id := <-started
+	stop()
+	if o := <-done; !errors.Is(o.err, ErrUnavailable) || o.res.ID != id || !strings.Contains(o.err.Error(), "stops following") {
+		t.Fatalf("%+v %v", o.res, o.err)
+	}
+	alice.playGame() // the game itself plays on
+
+	// Following a game on a server that has gone away ends.
+	r.poll, r.patience = time.Millisecond, 20*time.Millisecond
+	hs.Close()
+	if _, err := r.follow(ctx, id, Arranged{}); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("follow: %v", err)
 	}
 }

@@ -30,6 +30,8 @@ type Remote struct {
 	base   *url.URL
 	client *http.Client
 	poll   time.Duration // between looks at a game whose answer was lost
+	// patience bounds how long follow keeps trying a server it cannot reach.
+	patience time.Duration
 }
 
 // Dial checks that baseURL ("http://host:8080", or just "host:8080") is a
@@ -52,7 +54,7 @@ func Dial(ctx context.Context, baseURL string) (*Remote, error) {
 	d := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
 	tr := &http.Transport{Proxy: http.ProxyFromEnvironment, DialContext: d.DialContext, TLSHandshakeTimeout: 10 * time.Second,
 		MaxIdleConnsPerHost: 16, IdleConnTimeout: 90 * time.Second}
-	r := &Remote{base: u, client: &http.Client{Transport: tr}, poll: 2 * time.Second}
+	r := &Remote{base: u, client: &http.Client{Transport: tr}, poll: 2 * time.Second, patience: 2 * time.Minute}
 	if _, err := r.Bots(ctx); err != nil {
 		return nil, err
 	}
@@ -201,6 +203,7 @@ func (r *Remote) PlayArranged(ctx context.Context, a Arranged) (ArrangedResult, 
 func (r *Remote) follow(ctx context.Context, id int64, a Arranged) (ArrangedResult, error) {
 	t := time.NewTicker(r.poll)
 	defer t.Stop()
+	var down time.Time
 	for {
 		select {
 		case <-ctx.Done():
@@ -210,8 +213,16 @@ func (r *Remote) follow(ctx context.Context, id int64, a Arranged) (ArrangedResu
 		var v GameView
 		err := r.get(ctx, "/api/games/"+strconv.FormatInt(id, 10), &v)
 		if errors.Is(err, ErrUnavailable) {
-			continue // the server restarts, or the network hiccups
+			// The server restarts, or the network hiccups.
+			if down.IsZero() {
+				down = time.Now()
+			}
+			if time.Since(down) > r.patience {
+				return ArrangedResult{ID: id}, fmt.Errorf("following game %d: %w", id, err)
+			}
+			continue
 		}
+		down = time.Time{}
 		if err != nil {
 			return ArrangedResult{ID: id}, err
 		}
