@@ -204,3 +204,62 @@ func TestArrangedHTTPServerStops(t *testing.T) {
 		t.Fatalf("follow: %v", err)
 	}
 }
+
+// FuzzArrangedHTTP posts arbitrary bodies to /api/arranged: each is
+// refused with an error status and message, or played to a finished
+// game; nothing panics.
+func FuzzArrangedHTTP(f *testing.F) {
+	for _, s := range []string{
+		`{"south":"greedy","north":"first","rules":{"houses":3,"seeds":2}}`,
+		`{"south":"bot:x","north":"random","rules":{"houses":2,"seeds":1},"wait_ms":1}`,
+		`{"south":"first","north":"first","opening":[1,-1,2],"rules":{"houses":3,"seeds":2,"pie":true}}`,
+		`{"south":"exec:true","north":"first"}`,
+		`{"south":"greedy","north":"first","per_move_ms":-5,"seeds":[1,2],"tags":{"a":"b"}}`,
+		`{"south":"","north":null}`,
+		`[1,2]`,
+		"{\"south\":\"gr\x00eedy\"",
+	} {
+		f.Add([]byte(s))
+	}
+	st, err := store.Open(":memory:")
+	if err != nil {
+		f.Fatal(err)
+	}
+	srv, err := New(Config{Store: st, ArrangedWait: time.Millisecond, PerMove: time.Second})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+		st.Close()
+	})
+	h := srv.Handler()
+	f.Fuzz(func(t *testing.T, body []byte) {
+		var req ArrangedRequest
+		if json.Unmarshal(body, &req) == nil && req.Rules.Houses*req.Rules.Seeds > 24 {
+			t.Skip("a big board takes long to play")
+		}
+		r := httptest.NewRequest("POST", "/api/arranged", strings.NewReader(string(body)))
+		r.Header.Set("Content-Type", "application/json")
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		var reply ArrangedReply
+		if err := json.Unmarshal(w.Body.Bytes(), &reply); err != nil {
+			t.Fatalf("%d %q: %v", w.Code, w.Body.String(), err)
+		}
+		switch {
+		case w.Code == http.StatusOK:
+			if reply.Error != "" || reply.ID == 0 || reply.Record.Termination == kalah.NotOver {
+				t.Fatalf("played: %+v", reply)
+			}
+		case w.Code >= 400 && w.Code < 600:
+			if reply.Error == "" {
+				t.Fatalf("%d without a message: %q", w.Code, w.Body.String())
+			}
+		default:
+			t.Fatalf("status %d", w.Code)
+		}
+	})
+}
