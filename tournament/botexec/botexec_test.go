@@ -10,11 +10,17 @@ import (
 	"testing/synctest"
 	"time"
 
+	"go.uber.org/goleak"
+
 	"kalah"
 	"kalah/match"
 	"kalah/server"
 	"kalah/tournament"
 )
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
 
 // fakeServer plays every game instantly after a pause, with each mover
 // sowing its first legal house, and checks that no bot plays two games at
