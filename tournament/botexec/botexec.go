@@ -178,27 +178,30 @@ func (x *Executor) Execute(ctx context.Context, jobs []tournament.Job, commit fu
 		defer mu.Unlock()
 		return commit(rs)
 	}
-	restErr := make(chan error, 1)
-	if len(rest) > 0 {
+	// The first failure stops both sides and is the one returned, not
+	// the other side's context.Canceled.
+	var once sync.Once
+	var first error
+	fail := func(err error) {
+		if err != nil {
+			once.Do(func() { first = err; cancel() })
+		}
+	}
+	restDone := make(chan struct{})
+	go func() {
+		defer close(restDone)
+		if len(rest) == 0 {
+			return
+		}
 		exec := x.Rest
 		if exec == nil {
 			exec = tournament.Local{}
 		}
-		go func() {
-			err := exec.Execute(ctx, rest, locked)
-			if err != nil {
-				cancel()
-			}
-			restErr <- err
-		}()
-	} else {
-		restErr <- nil
-	}
-	err := x.playOnServer(ctx, onServer, locked)
-	if err != nil {
-		cancel()
-	}
-	return errors.Join(err, <-restErr)
+		fail(exec.Execute(ctx, rest, locked))
+	}()
+	fail(x.playOnServer(ctx, onServer, locked))
+	<-restDone
+	return first
 }
 
 // playOnServer plays the jobs on the server, each as soon as none of its
