@@ -29,7 +29,13 @@
 //     "human" seats that move through Move with the seat's token.
 //   - Move: a human seat's move.
 //
-// Handler serves these as JSON under /api/ and the bot protocol at /ws/bot.
+//   - PlayArranged and WaitingBots: tournament games with the bots that
+//     sent wait (the player bot:NAME), played and stored like any other.
+//
+// Handler serves these as JSON under /api/ (PlayArranged as POST
+// /api/arranged) and the bot protocol at /ws/bot. Remote is the other end
+// of POST /api/arranged: a tournament on another machine (kalah tournament
+// --server) gives the server's bots their games through it.
 // Play brings in a player from another transport (kalah serve uses it for
 // KGP clients); Stats reports the referee's own time a move; Shutdown stops
 // the games (leaving them to be resumed) and closes every connection.
