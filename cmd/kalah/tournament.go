@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"kalah/player"
+	"kalah/server"
 	"kalah/tournament"
 	"kalah/tournament/dist"
 )
@@ -189,7 +190,8 @@ other games are played here as usual.`)
 		}
 		if clk.PerMove == 0 && clk.Budget == 0 {
 			for _, p := range cfg.Players {
-				if info, _, err := player.Lookup(p); err == nil && info.Raw {
+				_, isBot, _ := server.BotName(p)
+				if info, _, err := player.Lookup(p); err == nil && (info.Raw || isBot) {
 					e.log.Warn("no time limit: a bot program that hangs stalls its game for ever; give --time or --clock", "player", p)
 					break
 				}
