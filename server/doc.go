@@ -28,7 +28,6 @@
 //   - StartGame: a game between two server-side player specs, or with
 //     "human" seats that move through Move with the seat's token.
 //   - Move: a human seat's move.
-//
 //   - PlayArranged and WaitingBots: tournament games with the bots that
 //     sent wait (the player bot:NAME), played and stored like any other.
 //
