@@ -23,7 +23,7 @@ import (
 // seed in an empty own house is captured with the opposite house even when
 // that is empty; after every move, a side with no seeds ends the game and
 // the other side's seeds go to their owner) are our EmptyCapture with
-// EitherEmpty. The stored copies of the paper show only its first page, so
+// EitherEmpty. The copies of the paper we could read show only its first page, so
 // its Table 9 (the margin and one perfect game of Kalah(4..6, n)) and Table
 // 10 (win, draw or loss for every Kalah(m, n) with m, n <= 6 but (6, 6)) are
 // taken from a transcription in a public repository (harness/kalah_paper.py,
@@ -39,7 +39,7 @@ import (
 // (2018) paper (/work/shared/seeds/pekar-2018-heuristic-strategies.txt):
 // with the standard capture (only opposite a non-empty house), Kalah(6,4) is
 // a win by 8 and Kalah(6,5) a win by 10. TestPublished in solve_bench_test.go
-// solves those under KALAH_LONG.
+// solves the first (and (6,4) with empty capture) under KALAH_LONG.
 
 // irvingRules are the paper's rules for Kalah(m, n).
 func irvingRules(m, n int) kalah.Rules {
@@ -180,7 +180,8 @@ func TestIrvingPerfectGames(t *testing.T) {
 // it too. The small boards under the standard capture must disagree with
 // the paper somewhere (they do on Kalah(4,3), (5,2) and (6,2)), or the
 // tables could not tell a solver that ignores the capture switch from a
-// right one. Boards that take long wait for KALAH_LONG.
+// right one. Boards that take long wait for KALAH_LONG, the longest for
+// KALAH_PUBLISHED_ALL too.
 func TestIrvingTables(t *testing.T) {
 	long := os.Getenv("KALAH_LONG") != ""
 	standardDisagrees := 0
