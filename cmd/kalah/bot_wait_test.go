@@ -4,11 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,39 +16,15 @@ import (
 // --wait, and a tournament between them started through the page's API:
 // each bot plays its two games and stops.
 func TestBotWaitTournament(t *testing.T) {
-	t.Chdir(t.TempDir())
-	t.Setenv("XDG_DATA_HOME", t.TempDir())
-	if err := os.Mkdir("kalah-data", 0o755); err != nil {
-		t.Fatal(err)
-	}
-	botPort, httpPort := freePort(t), freePort(t)
+	srv := startServe(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var serveErr syncBuffer
-	served := make(chan int)
-	go func() {
-		served <- run(ctx, []string{"serve", "--data", "kalah-data", "--addr", fmt.Sprintf("127.0.0.1:%d", httpPort), "--kgp-addr", "0",
-			"--bot-addr", fmt.Sprintf("127.0.0.1:%d", botPort)}, strings.NewReader(""), io.Discard, &serveErr)
-	}()
-	for !strings.Contains(serveErr.String(), "serving") {
-		time.Sleep(10 * time.Millisecond)
-	}
-	var wg sync.WaitGroup
-	outs := make([]syncBuffer, 2)
-	codes := make([]int, 2)
-	for i, bot := range [][2]string{{"alice", "greedy"}, {"bob", "first"}} {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			codes[i] = run(ctx, []string{"bot", "--server", fmt.Sprintf("127.0.0.1:%d", botPort), "--name", bot[0], "--player", bot[1],
-				"--token", "t", "--wait", "--games", "2"}, strings.NewReader(""), &outs[i], io.Discard)
-		}()
-	}
-	base := fmt.Sprintf("http://127.0.0.1:%d%s", httpPort, web.Prefix)
+	bots := srv.startBots(ctx, []string{"--games", "2"}, [2]string{"alice", "greedy"}, [2]string{"bob", "first"})
+	base := fmt.Sprintf("http://127.0.0.1:%d%s", srv.httpPort, web.Prefix)
 	var meta web.Meta
 	for deadline := time.Now().Add(10 * time.Second); len(meta.Bots) < 2; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("bots not waiting: %v\n%s", meta.Bots, serveErr.String())
+			t.Fatalf("bots not waiting: %v\n%s", meta.Bots, srv.log.String())
 		}
 		getJSON(t, base+"meta", &meta)
 	}
@@ -66,18 +39,17 @@ func TestBotWaitTournament(t *testing.T) {
 	if resp.StatusCode != 201 {
 		t.Fatalf("create: %d", resp.StatusCode)
 	}
-	wg.Wait()
+	bots.wg.Wait()
 	for deadline := time.Now().Add(10 * time.Second); ts.Running || ts.Played < ts.Total; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("tournament: %+v", ts)
 		}
 		getJSON(t, base+"tournaments/"+ts.ID, &ts)
 	}
-	cancel()
-	<-served
+	srv.stop()
 	for i, name := range []string{"alice", "bob"} {
-		if codes[i] != 0 || !strings.Contains(outs[i].String(), name+": won ") || strings.Count(outs[i].String(), "(normal)") != 2 {
-			t.Errorf("bot %s exit %d:\n%s", name, codes[i], outs[i].String())
+		if bots.codes[i] != 0 || !strings.Contains(bots.outs[i].String(), name+": won ") || strings.Count(bots.outs[i].String(), "(normal)") != 2 {
+			t.Errorf("bot %s exit %d:\n%s", name, bots.codes[i], bots.outs[i].String())
 		}
 	}
 	if ts.Total != 2 || ts.Error != "" || len(ts.Standings) != 2 || ts.Standings[0].Points+ts.Standings[1].Points != 2 {

@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,41 +20,17 @@ import (
 // middle of a server game is resumed and finishes, the cut game played
 // again; then a bot that never comes loses its games after --bot-wait.
 func TestTournamentOnServer(t *testing.T) {
-	t.Chdir(t.TempDir())
-	t.Setenv("XDG_DATA_HOME", t.TempDir())
-	if err := os.Mkdir("kalah-data", 0o755); err != nil {
-		t.Fatal(err)
-	}
-	botPort, httpPort := freePort(t), freePort(t)
+	srv := startServe(t, "--bot-wait", "250ms")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var serveErr syncBuffer
-	served := make(chan int)
-	go func() {
-		served <- run(ctx, []string{"serve", "--data", "kalah-data", "--addr", fmt.Sprintf("127.0.0.1:%d", httpPort), "--kgp-addr", "0",
-			"--bot-addr", fmt.Sprintf("127.0.0.1:%d", botPort), "--bot-wait", "250ms"}, strings.NewReader(""), io.Discard, &serveErr)
-	}()
-	for !strings.Contains(serveErr.String(), "serving") {
-		time.Sleep(10 * time.Millisecond)
-	}
-	base := fmt.Sprintf("http://127.0.0.1:%d", httpPort)
-	var wg sync.WaitGroup
-	outs := make([]syncBuffer, 2)
-	codes := make([]int, 2)
+	base := fmt.Sprintf("http://127.0.0.1:%d", srv.httpPort)
 	bctx, stopBots := context.WithCancel(ctx)
 	defer stopBots()
-	for i, bot := range [][2]string{{"alice", "greedy"}, {"bob", "first"}} {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			codes[i] = run(bctx, []string{"bot", "--server", fmt.Sprintf("127.0.0.1:%d", botPort), "--name", bot[0], "--player", bot[1],
-				"--token", "t", "--wait"}, strings.NewReader(""), &outs[i], io.Discard)
-		}()
-	}
+	botRuns := srv.startBots(bctx, nil, [2]string{"alice", "greedy"}, [2]string{"bob", "first"})
 	var bots []string
 	for deadline := time.Now().Add(10 * time.Second); len(bots) < 2; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("bots not waiting: %v\n%s", bots, serveErr.String())
+			t.Fatalf("bots not waiting: %v\n%s", bots, srv.log.String())
 		}
 		getJSON(t, base+"/api/bots", &bots)
 	}
@@ -67,7 +41,7 @@ func TestTournamentOnServer(t *testing.T) {
 	code := run(ctx, []string{"tournament", "--db", "t.db", "--server", base, "--players", "bot:alice,bot:bob,random,first",
 		"--time", "5s", "--format", "json", "--live", "0"}, strings.NewReader(""), &out, &errs)
 	if code != 0 {
-		t.Fatalf("tournament exit %d:\n%s\n%s", code, errs.String(), serveErr.String())
+		t.Fatalf("tournament exit %d:\n%s\n%s", code, errs.String(), srv.log.String())
 	}
 	var rep tournament.Report
 	if err := json.Unmarshal([]byte(out.String()), &rep); err != nil {
@@ -179,12 +153,11 @@ func TestTournamentOnServer(t *testing.T) {
 		t.Errorf("absent bot: %+v", rep.Standings)
 	}
 	stopBots()
-	wg.Wait()
-	cancel()
-	<-served
+	botRuns.wg.Wait()
+	srv.stop()
 	for i, name := range []string{"alice", "bob"} {
-		if !strings.Contains(outs[i].String(), name+": ") || strings.Contains(outs[i].String(), "disconnect") {
-			t.Errorf("bot %s exit %d:\n%s", name, codes[i], outs[i].String())
+		if !strings.Contains(botRuns.outs[i].String(), name+": ") || strings.Contains(botRuns.outs[i].String(), "disconnect") {
+			t.Errorf("bot %s exit %d:\n%s", name, botRuns.codes[i], botRuns.outs[i].String())
 		}
 	}
 }
