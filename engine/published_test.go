@@ -13,7 +13,7 @@ import (
 )
 
 // The published start values of small Kalah boards, and the rules they hold
-// under. docs/performance/published-values.md sets them beside ours for
+// under. docs/EXPERIMENTS.md ("Exact start values against the published ones") sets them beside ours for
 // every capture and end rule.
 //
 // Irving, Donkers and Uiterwijk (2000), "Solving Kalah", ICGA Journal
@@ -284,7 +284,7 @@ func bruteReaches(m, n int, long bool) bool {
 // rule, the starts of the boards of Table 10 that the brute force reaches
 // but TestSolveMatchesBrute does not try, and compares the two: the paper
 // covers only its own rules, so this is what vouches for our values under
-// the others (docs/performance/published-values.md).
+// the others (docs/EXPERIMENTS.md ("Exact start values against the published ones")).
 func TestPublishedBoardsBrute(t *testing.T) {
 	long := os.Getenv("KALAH_LONG") != ""
 	tried := [][2]int{{1, 1}, {1, 4}, {2, 1}, {2, 2}, {2, 3}, {3, 1}, {3, 2}, {4, 1}, {3, 3}, {4, 2}, {2, 6}}
