@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A complete kalah bot in Python 3, standard library only (docs/PROTOCOL.md).
 
-On a server:          python3 bot.py HOST:PORT NAME TOKEN [GAMES]
+On a server:          python3 bot.py HOST:PORT NAME TOKEN [GAMES [wait]]
+  (with "wait" it takes tournament games as bot:NAME instead of queueing)
 Run by the referee:   kalah match --a 'exec:python3 examples/bot.py' --b greedy
 It plays a move whose last seed lands in its store (a free move) when it
 has one, else its rightmost house with seeds.
@@ -28,8 +29,9 @@ def main():
         inp = sock.makefile("r", encoding="utf-8", newline="\n")
         out = sock.makefile("w", encoding="utf-8", newline="\n")
         games = int(sys.argv[4]) if len(sys.argv) > 4 else 1
+        join = sys.argv[5] if len(sys.argv) > 5 else "queue"  # or "wait"
     else:  # over stdin and stdout, run by a referee: no login
-        inp, out, games = sys.stdin, sys.stdout, 1
+        inp, out, games, join = sys.stdin, sys.stdout, 1, None
 
     def send(text):
         out.write(text + "\n")
@@ -37,7 +39,7 @@ def main():
 
     if len(sys.argv) > 1:
         send("login %s %s" % (sys.argv[2], sys.argv[3]))
-        send("queue")
+        send(join)
     for line in inp:
         words = line.split()
         if not words:
@@ -52,7 +54,8 @@ def main():
             games -= 1
             if games == 0:
                 break
-            send("queue")
+            if join == "queue":  # a waiting bot goes on waiting by itself
+                send("queue")
 
 
 main()
