@@ -194,3 +194,64 @@ func TestExampleBotsOverTCP(t *testing.T) {
 		}
 	}
 }
+
+// TestExampleBotsWaitForTournamentGames starts the Python and the Go bot
+// with "wait", as students would for a class tournament, and has the
+// server arrange two games between them, one a side.
+func TestExampleBotsWaitForTournamentGames(t *testing.T) {
+	py := needPython(t)
+	gobot := buildGoBot(t)
+	st, err := store.Open(":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	srv, err := server.New(server.Config{Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, _ := net.Listen("tcp", "127.0.0.1:0")
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(l) }()
+	addr := l.Addr().String()
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for i, cmd := range []*exec.Cmd{
+		exec.Command(py, filepath.Join(examples(t), "bot.py"), addr, "pybot", "pw", "2", "wait"),
+		exec.Command(gobot, addr, "gobot", "gw", "2", "wait"),
+	} {
+		cmd.Stderr = os.Stderr
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = cmd.Run()
+		}()
+	}
+	for deadline := time.Now().Add(10 * time.Second); len(srv.WaitingBots()) < 2; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("waiting bots: %v", srv.WaitingBots())
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, seats := range [][2]string{{"bot:pybot", "bot:gobot"}, {"bot:gobot", "bot:pybot"}} {
+		res, err := srv.PlayArranged(ctx, server.Arranged{South: seats[0], North: seats[1], PerMove: 5 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		kg, err := res.Record.Game()
+		if err != nil || kg.Termination() != kalah.Normal || res.Reason != "" {
+			t.Fatalf("%s v %s: %v %v %s", seats[0], seats[1], kg, err, res.Reason)
+		}
+	}
+	wg.Wait() // each bot leaves after its two games
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer scancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		t.Fatal(err)
+	}
+	<-served
+}

@@ -1,5 +1,6 @@
 // Command gobot is a complete kalah bot (docs/PROTOCOL.md), standard library
-// only: gobot HOST:PORT NAME TOKEN [GAMES] plays on a server; with no arguments
+// only: gobot HOST:PORT NAME TOKEN [GAMES [wait]] plays on a server (queueing,
+// or with "wait" taking tournament games as bot:NAME); with no arguments
 // (exec:gobot) it talks on stdin/stdout. It takes a free move when it can.
 package main
 
@@ -32,8 +33,8 @@ func choose(pos []string) int {
 func main() {
 	var in io.Reader = os.Stdin
 	var out io.Writer = os.Stdout
-	games := 1
-	if len(os.Args) > 3 { // over TCP: log in and join the queue
+	games, join := 1, "queue"
+	if len(os.Args) > 3 { // over TCP: log in and join the queue (or wait)
 		c, err := net.Dial("tcp", os.Args[1])
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -41,7 +42,10 @@ func main() {
 		}
 		in, out = c, c
 		games, _ = strconv.Atoi(append(os.Args, "1")[4]) // GAMES, or 1
-		fmt.Fprintf(out, "login %s %s\nqueue\n", os.Args[2], os.Args[3])
+		if len(os.Args) > 5 {
+			join = os.Args[5]
+		}
+		fmt.Fprintf(out, "login %s %s\n%s\n", os.Args[2], os.Args[3], join)
 	}
 	for sc := bufio.NewScanner(in); sc.Scan(); {
 		switch w := append(strings.Fields(sc.Text()), ""); w[0] {
@@ -53,7 +57,9 @@ func main() {
 			if games--; games == 0 {
 				return
 			}
-			fmt.Fprintln(out, "queue")
+			if join == "queue" { // a waiting bot goes on waiting by itself
+				fmt.Fprintln(out, "queue")
+			}
 		}
 	}
 }
