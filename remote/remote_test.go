@@ -141,53 +141,79 @@ func TestExampleBotsOverStdio(t *testing.T) {
 	})
 }
 
-// TestExampleBotsOverTCP plays the Python bot against the Go bot through a
-// server, two games.
-func TestExampleBotsOverTCP(t *testing.T) {
+// exampleBots is a match server with the Python and the Go example bots
+// logged in to it, each to play two games.
+type exampleBots struct {
+	st     *store.Store
+	srv    *server.Server
+	served chan error
+	wg     sync.WaitGroup
+	errs   []error
+}
+
+// startExampleBots starts a server and the two example bots, which join
+// with join: "queue" or "wait".
+func startExampleBots(t *testing.T, join string) *exampleBots {
+	t.Helper()
 	py := needPython(t)
 	gobot := buildGoBot(t)
 	st, err := store.Open(":memory:")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
+	t.Cleanup(func() { st.Close() })
 	srv, err := server.New(server.Config{Store: st})
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, _ := net.Listen("tcp", "127.0.0.1:0")
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(l) }()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &exampleBots{st: st, srv: srv, served: make(chan error, 1), errs: make([]error, 2)}
+	go func() { b.served <- srv.Serve(l) }()
 	addr := l.Addr().String()
-	var wg sync.WaitGroup
-	errs := make([]error, 2)
 	for i, cmd := range []*exec.Cmd{
-		exec.Command(py, filepath.Join(examples(t), "bot.py"), addr, "pybot", "pw", "2"),
-		exec.Command(gobot, addr, "gobot", "gw", "2"),
+		exec.Command(py, filepath.Join(examples(t), "bot.py"), addr, "pybot", "pw", "2", join),
+		exec.Command(gobot, addr, "gobot", "gw", "2", join),
 	} {
 		cmd.Stderr = os.Stderr
-		wg.Add(1)
+		b.wg.Add(1)
 		go func() {
-			defer wg.Done()
-			errs[i] = cmd.Run()
+			defer b.wg.Done()
+			b.errs[i] = cmd.Run()
 		}()
 	}
-	wg.Wait()
+	return b
+}
+
+// finish waits for both bots to leave after their games and stops the
+// server.
+func (b *exampleBots) finish(t *testing.T) {
+	t.Helper()
+	b.wg.Wait()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := srv.Shutdown(ctx); err != nil {
+	if err := b.srv.Shutdown(ctx); err != nil {
 		t.Fatal(err)
 	}
-	<-served
-	if err := errors.Join(errs...); err != nil {
+	<-b.served
+	if err := errors.Join(b.errs...); err != nil {
 		t.Fatal(err)
 	}
-	games, err := st.Games(context.Background(), store.Filter{Status: store.Finished})
+}
+
+// TestExampleBotsOverTCP plays the Python bot against the Go bot through a
+// server's queue, two games.
+func TestExampleBotsOverTCP(t *testing.T) {
+	b := startExampleBots(t, "queue")
+	b.finish(t)
+	games, err := b.st.Games(context.Background(), store.Filter{Status: store.Finished})
 	if err != nil || len(games) != 2 {
 		t.Fatalf("%d finished games, %v", len(games), err)
 	}
 	for _, g := range games {
-		full, _ := st.Game(context.Background(), g.ID)
+		full, _ := b.st.Game(context.Background(), g.ID)
 		kg, err := full.Record.Game()
 		if err != nil || kg.Termination() != kalah.Normal {
 			t.Fatalf("game %d: %v %v", g.ID, kg, err)
@@ -199,43 +225,16 @@ func TestExampleBotsOverTCP(t *testing.T) {
 // with "wait", as students would for a class tournament, and has the
 // server arrange two games between them, one a side.
 func TestExampleBotsWaitForTournamentGames(t *testing.T) {
-	py := needPython(t)
-	gobot := buildGoBot(t)
-	st, err := store.Open(":memory:")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	srv, err := server.New(server.Config{Store: st})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, _ := net.Listen("tcp", "127.0.0.1:0")
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(l) }()
-	addr := l.Addr().String()
-	var wg sync.WaitGroup
-	errs := make([]error, 2)
-	for i, cmd := range []*exec.Cmd{
-		exec.Command(py, filepath.Join(examples(t), "bot.py"), addr, "pybot", "pw", "2", "wait"),
-		exec.Command(gobot, addr, "gobot", "gw", "2", "wait"),
-	} {
-		cmd.Stderr = os.Stderr
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = cmd.Run()
-		}()
-	}
-	for deadline := time.Now().Add(10 * time.Second); len(srv.WaitingBots()) < 2; time.Sleep(10 * time.Millisecond) {
+	b := startExampleBots(t, "wait")
+	for deadline := time.Now().Add(10 * time.Second); len(b.srv.WaitingBots()) < 2; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("waiting bots: %v", srv.WaitingBots())
+			t.Fatalf("waiting bots: %v", b.srv.WaitingBots())
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	for _, seats := range [][2]string{{"bot:pybot", "bot:gobot"}, {"bot:gobot", "bot:pybot"}} {
-		res, err := srv.PlayArranged(ctx, server.Arranged{South: seats[0], North: seats[1], PerMove: 5 * time.Second})
+		res, err := b.srv.PlayArranged(ctx, server.Arranged{South: seats[0], North: seats[1], PerMove: 5 * time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -244,14 +243,5 @@ func TestExampleBotsWaitForTournamentGames(t *testing.T) {
 			t.Fatalf("%s v %s: %v %v %s", seats[0], seats[1], kg, err, res.Reason)
 		}
 	}
-	wg.Wait() // each bot leaves after its two games
-	if err := errors.Join(errs...); err != nil {
-		t.Fatal(err)
-	}
-	sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer scancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		t.Fatal(err)
-	}
-	<-served
+	b.finish(t) // each bot leaves after its two games
 }
