@@ -169,7 +169,7 @@ var presets = []Preset{
 	{Rules{Name: "thesis", Houses: 6, Seeds: 6}, "the Kalaha search-algorithms thesis: six counters a hole, 30 s a move (its capture rule does not say what an empty opposite hole does; the standard rule is assumed)"},
 	{Rules{Name: "egyptian", Houses: 6, Seeds: 4, EmptyCapture: true}, "Princeton COS 217 \"Egyptian rules\" (Dondero 2002): four stones, a last stone in an own empty bowl is captured even opposite an empty bowl"},
 	{Rules{Name: "manchester", Houses: 7, Seeds: 7, Pie: true}, "the Manchester COMP34120 engine: Kalah(7,7), South starts, North may swap after the first move, which earns no extra turn"},
-	{Rules{Name: "kgp", Houses: 8, Seeds: 8, EmptyCapture: true, EarlyEnd: true}, "KGP, the Kalah Game Protocol (KWARC go-kgp server): any size, Kalah(8,8) by its default; a last seed in an own empty house captures even opposite an empty house; the game ends once a store holds more than half of all seeds"},
+	{Rules{Name: "kgp", Houses: 8, Seeds: 8, EarlyEnd: true}, "KGP, the Kalah Game Protocol (KWARC go-kgp server, rules since its December 2021 change): any size, Kalah(8,8) by its default; no capture opposite an empty house; the game ends once a store holds more than half of all seeds"},
 	{Rules{Name: "ludii", Houses: 6, Seeds: 4, End: MoverStuck}, "Ludii's Kalah: the game ends only when the player to move has no seed"},
 }
 

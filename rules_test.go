@@ -80,7 +80,7 @@ func TestPresets(t *testing.T) {
 		"thesis":     {Houses: 6, Seeds: 6},
 		"egyptian":   {Houses: 6, Seeds: 4, EmptyCapture: true},
 		"manchester": {Houses: 7, Seeds: 7, Pie: true},
-		"kgp":        {Houses: 8, Seeds: 8, EmptyCapture: true, EarlyEnd: true},
+		"kgp":        {Houses: 8, Seeds: 8, EarlyEnd: true},
 		"ludii":      {Houses: 6, Seeds: 4, End: MoverStuck},
 	}
 	ps := Presets()

@@ -563,6 +563,8 @@ type entrant struct {
 	p      player.Player
 	rules  *kalah.Rules // nil: any
 	conn   *conn        // for network bots
+	key    string       // who it is, for the queue: one entry a key; "" means seat.Name
+	seated func(int)    // told its seat when its game starts, if not nil
 	game   *liveGame    // set once seated
 	result chan error   // receives the start error, or nil once seated
 	once   sync.Once
@@ -570,6 +572,13 @@ type entrant struct {
 
 func (e *entrant) fail(err error) {
 	e.once.Do(func() { e.result <- err })
+}
+
+func (e *entrant) queueKey() string {
+	if e.key != "" {
+		return e.key
+	}
+	return e.seat.Name
 }
 
 // enqueue adds e to the queue, starting a game if someone fits.
@@ -580,7 +589,7 @@ func (s *Server) enqueue(e *entrant) error {
 		return ErrClosed
 	}
 	for _, q := range s.queue {
-		if q.seat.Name == e.seat.Name {
+		if q.queueKey() == e.queueKey() {
 			s.mu.Unlock()
 			return ErrBusy
 		}
@@ -661,6 +670,11 @@ func (s *Server) start(r kalah.Rules, es [2]*entrant) (int64, error) {
 		return 0, err
 	}
 	lg := s.newLiveGame(id, g, seats)
+	for i, e := range es {
+		if e.seated != nil {
+			e.seated(i)
+		}
+	}
 	var players [2]player.Player
 	for i, e := range es {
 		if e.seat.Kind == "bot" {
@@ -692,6 +706,13 @@ type Entrant struct {
 	Rules *kalah.Rules
 	// Done, if not nil, is closed when the player goes away.
 	Done <-chan struct{}
+	// Key is who the entrant is: the queue holds one entry a key, so one
+	// identity cannot wait twice. Empty means Name. Anonymous clients that
+	// share a name (a label only) give each a key of its own.
+	Key string
+	// Seated, if not nil, is told the seat (0: South under the default
+	// convention) once the entrant's game starts, before any move.
+	Seated func(seat int)
 }
 
 // Play puts e in the same queue as the bots and returns once its game is
@@ -703,7 +724,7 @@ func (s *Server) Play(ctx context.Context, e Entrant) error {
 	if e.Kind == "" || e.Kind == "bot" || e.Kind == "spec" || e.Kind == "human" {
 		e.Kind = "remote"
 	}
-	en := &entrant{seat: store.Seat{Name: e.Name, Kind: e.Kind}, p: keepOpen{e.Player}, rules: e.Rules, result: make(chan error, 1)}
+	en := &entrant{seat: store.Seat{Name: e.Name, Kind: e.Kind}, p: keepOpen{e.Player}, rules: e.Rules, key: e.Key, seated: e.Seated, result: make(chan error, 1)}
 	if err := s.enqueue(en); err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"strings"
+	"time"
 
 	"github.com/coder/websocket"
 
@@ -29,8 +30,13 @@ func runKGP(ctx context.Context, e *env, args []string) error {
 	spec := fs.String("player", "pekar", "our player (see kalah players)")
 	name := fs.String("name", "", "name sent to the server (default: the player spec)")
 	think := fs.Duration("think", 0, "time the player may think about each state (0: until the server says stop)")
+	token := fs.String("token", "", "auth:token sent to the server: keeps the bot's identity across connections (at least 8 characters)")
+	retries := fs.Int("retries", 10, "how many times to reconnect, with a growing pause, after the connection fails")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if *think < 0 {
+		return usagef("--think %v: want 0 or a positive duration", *think)
 	}
 	given := false
 	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "rules" })
@@ -51,26 +57,53 @@ func runKGP(ctx context.Context, e *env, args []string) error {
 	if *name == "" {
 		*name = *spec
 	}
-	var conn io.ReadWriteCloser
-	if strings.HasPrefix(*addr, "ws://") || strings.HasPrefix(*addr, "wss://") {
-		ws, _, err := websocket.Dial(ctx, *addr, nil)
-		if err != nil {
+	if *retries < 0 {
+		return usagef("--retries %d: want 0 or more", *retries)
+	}
+	games := 0
+	b := &kgp.Bot{Name: *name, Authors: "kalah", Description: "kalah player " + *spec, Player: p, Rules: r, Think: *think, Token: *token, Logger: e.log,
+		OnResult: func(result, termination string) {
+			games++
+			fmt.Fprintf(e.stdout, "game %d: %s (%s)\n", games, result, termination)
+		}}
+	// Play while the server keeps the connection; when it fails, connect
+	// again after a pause that doubles up to a minute.
+	backoff := time.Second
+	for attempt := 0; ; attempt++ {
+		conn, err := dialKGP(ctx, *addr)
+		if err == nil {
+			e.log.Info("connected", "server", *addr, "player", *spec)
+			backoff = time.Second
+			err = b.Play(ctx, conn)
+			if err == nil {
+				fmt.Fprintf(e.stdout, "the server said goodbye after %d games\n", games)
+				return nil
+			}
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if attempt >= *retries {
 			return err
 		}
-		conn = websocket.NetConn(context.WithoutCancel(ctx), ws, websocket.MessageText)
-	} else {
-		var d net.Dialer
-		c, err := d.DialContext(ctx, "tcp", *addr)
-		if err != nil {
-			return err
+		e.log.Warn("connection lost; reconnecting", "server", *addr, "err", err, "in", backoff)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(backoff):
 		}
-		conn = c
+		backoff = min(2*backoff, time.Minute)
 	}
-	b := &kgp.Bot{Name: *name, Authors: "kalah", Description: "kalah player " + *spec, Player: p, Rules: r, Think: *think, Logger: e.log}
-	e.log.Info("connected", "server", *addr, "player", *spec)
-	if err := b.Play(ctx, conn); err != nil {
-		return err
+}
+
+func dialKGP(ctx context.Context, addr string) (io.ReadWriteCloser, error) {
+	if strings.HasPrefix(addr, "ws://") || strings.HasPrefix(addr, "wss://") {
+		ws, _, err := websocket.Dial(ctx, addr, nil)
+		if err != nil {
+			return nil, err
+		}
+		return websocket.NetConn(context.WithoutCancel(ctx), ws, websocket.MessageText), nil
 	}
-	fmt.Fprintln(e.stdout, "the server said goodbye")
-	return nil
+	var d net.Dialer
+	return d.DialContext(ctx, "tcp", addr)
 }

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -59,6 +60,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	loginBurst := fs.Int("login-burst", 20, "logins allowed in a burst from one address")
 	asyncMoves := fs.Bool("async-moves", false, "ask for the next move while the last is still being committed (faster under load; a crash may lose the last moment's moves)")
 	allowExec := fs.Bool("allow-exec", false, "let the web API start exec: and mk: players (programs on this machine)")
+	kgpRandom := fs.Int("kgp-random-moves", 8, "moves in a row the server may choose at random for a KGP client that sent none (spec 021) before it is held to have abandoned its game")
 	botWait := fs.Duration("bot-wait", server.DefaultArrangedWait, "how long a tournament game waits for a bot:NAME that is not free (logged out, not waiting, or in another game) before that bot loses it")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -70,6 +72,9 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		if err := applyConfig(fs, *config); err != nil {
 			return err
 		}
+	}
+	if *kgpRandom < 1 {
+		return usagef("--kgp-random-moves %d: want at least 1", *kgpRandom)
 	}
 	if *botWait <= 0 {
 		return usagef("--bot-wait %v: want a positive duration", *botWait)
@@ -97,10 +102,17 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	ks := &kgp.Server{Logger: e.log, MaxClients: *maxConns}
+	ks := &kgp.Server{Logger: e.log, MaxClients: *maxConns, MaxRandomMoves: *kgpRandom, Auth: srv.TokenLogin}
+	var kgpSerial atomic.Uint64
 	ks.Join = func(ctx context.Context, c *kgp.Client) {
-		name := "kgp-" + c.Name()
-		if err := srv.Play(ctx, server.Entrant{Name: name, Kind: "kgp", Player: c, Done: c.Done()}); err != nil {
+		// A client logged in by its token plays as its bot; an anonymous
+		// one's name is only a label, which any number of clients may share.
+		name, key := c.Identity(), ""
+		if name == "" {
+			name = "kgp-" + c.Name()
+			key = fmt.Sprintf("kgp#%d", kgpSerial.Add(1))
+		}
+		if err := srv.Play(ctx, server.Entrant{Name: name, Kind: "kgp", Player: c, Done: c.Done(), Key: key, Seated: c.Seated}); err != nil {
 			e.log.Info("kgp client left", "name", name, "err", err)
 		}
 	}

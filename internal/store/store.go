@@ -183,6 +183,10 @@ func Open(path string) (*Store, error) {
 		wdb.Close()
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
+	if err := migrate(wdb); err != nil {
+		wdb.Close()
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
 	db := wdb
 	if path != ":memory:" {
 		if db, err = sql.Open("sqlite", dsn); err != nil {
@@ -604,6 +608,114 @@ func hashToken(token string, salt []byte) []byte {
 	return h
 }
 
+// schemaVersion is the PRAGMA user_version of a database this release
+// writes; migrate brings older ones up to it, one step at a time.
+const schemaVersion = 1
+
+// migrations[v] takes a database from user_version v to v+1.
+var migrations = []func(tx *sql.Tx) error{
+	// 0 -> 1: a lookup hash of each bot's token, so a token alone (KGP's
+	// auth:token) finds its bot.
+	func(tx *sql.Tx) error {
+		has, err := hasColumn(tx, "bots", "lookup")
+		if err != nil || has {
+			return err
+		}
+		if _, err := tx.Exec(`ALTER TABLE bots ADD COLUMN lookup BLOB`); err != nil {
+			return err
+		}
+		_, err = tx.Exec(`CREATE UNIQUE INDEX IF NOT EXISTS bots_lookup ON bots(lookup)`)
+		return err
+	},
+}
+
+func hasColumn(tx *sql.Tx, table, column string) (bool, error) {
+	rows, err := tx.Query(`SELECT name FROM pragma_table_info(?)`, table)
+	if err != nil {
+		return false, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return false, err
+		}
+		if name == column {
+			return true, nil
+		}
+	}
+	return false, rows.Err()
+}
+
+// migrate runs the migrations a database lacks, each in a transaction
+// with its new user_version, and refuses a database from a newer release.
+func migrate(db *sql.DB) error {
+	var v int
+	if err := db.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil {
+		return err
+	}
+	if v > schemaVersion {
+		return fmt.Errorf("database schema version %d is newer than this release's %d: upgrade kalah", v, schemaVersion)
+	}
+	for ; v < schemaVersion; v++ {
+		tx, err := db.Begin()
+		if err != nil {
+			return err
+		}
+		if err := migrations[v](tx); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("migrate schema %d to %d: %w", v, v+1, err)
+		}
+		if _, err := tx.Exec(fmt.Sprintf(`PRAGMA user_version=%d`, v+1)); err != nil {
+			tx.Rollback()
+			return err
+		}
+		if err := tx.Commit(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// tokenLookup is the hash by which a token alone finds its bot.
+func tokenLookup(token string) []byte {
+	h := sha256.Sum256([]byte("kalah bot token\x00" + token))
+	return h[:]
+}
+
+// ErrNoBot is returned by BotByToken for a token no bot has.
+var ErrNoBot = errors.New("no bot has this token")
+
+// BotByToken returns the name of the bot whose token this is.
+func (s *Store) BotByToken(ctx context.Context, token string) (string, error) {
+	var name string
+	err := s.db.QueryRowContext(ctx, `SELECT name FROM bots WHERE lookup=?`, tokenLookup(token)).Scan(&name)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", ErrNoBot
+	}
+	if err != nil {
+		return "", fmt.Errorf("store: bot by token: %w", err)
+	}
+	return name, nil
+}
+
+// ForgetToken makes a token find no bot any more (KGP's auth:forget); the
+// bot keeps its name, games and name-and-token login.
+func (s *Store) ForgetToken(ctx context.Context, token string) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.Exec(`UPDATE bots SET lookup=NULL WHERE lookup=?`, tokenLookup(token))
+		return err
+	})
+}
+
+// setLookup records the lookup hash of a bot's checked token.
+func (s *Store) setLookup(ctx context.Context, name, token string) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.Exec(`UPDATE bots SET lookup=? WHERE name=? AND lookup IS NULL AND NOT EXISTS (SELECT 1 FROM bots WHERE lookup=?)`, tokenLookup(token), name, tokenLookup(token))
+		return err
+	})
+}
+
 // Authenticate checks a bot's token. The first login of a name registers
 // it with the token (created is true); later logins must give the same
 // token or get ErrBadToken.
@@ -615,7 +727,7 @@ func (s *Store) Authenticate(ctx context.Context, name, token string) (created b
 		if subtle.ConstantTimeCompare(hashToken(token, salt), hash) != 1 {
 			return false, fmt.Errorf("bot %q: %w", name, ErrBadToken)
 		}
-		return false, nil
+		return false, s.setLookup(ctx, name, token)
 	case !errors.Is(err, sql.ErrNoRows):
 		return false, fmt.Errorf("store: bot %q: %w", name, err)
 	}
@@ -623,7 +735,7 @@ func (s *Store) Authenticate(ctx context.Context, name, token string) (created b
 	rand.Read(salt)
 	hash = hashToken(token, salt)
 	err = s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.Exec(`INSERT INTO bots(name, salt, hash, created) VALUES(?,?,?,?)`, name, salt, hash, time.Now().UnixMilli())
+		_, err := tx.Exec(`INSERT INTO bots(name, salt, hash, created, lookup) VALUES(?,?,?,?,(SELECT ? WHERE NOT EXISTS (SELECT 1 FROM bots WHERE lookup=?)))`, name, salt, hash, time.Now().UnixMilli(), tokenLookup(token), tokenLookup(token))
 		return err
 	})
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -29,6 +30,18 @@ type Bot struct {
 	// Zero gives the server's time:clock as its budget if the server sent
 	// one, or no limit: the server's stop then interrupts the player.
 	Think time.Duration
+	// Token, if set, is sent as auth:token (spec 043): the server keeps the
+	// bot's identity across connections by it.
+	Token string
+	// Fallback is how long the bot waits for its player before it sends a
+	// quick first legal move as a safety net (default 100ms). Waiting a
+	// moment means the server has registered the state before any answer
+	// to it arrives.
+	Fallback time.Duration
+	// OnResult, if not nil, is called at the end of each game the server
+	// reports (set game:result, then game:termination), with the result
+	// from the bot's side (win, loss, draw) and how the game ended.
+	OnResult func(result, termination string)
 	// Logger receives protocol events; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -104,6 +117,7 @@ func (b *Bot) Play(ctx context.Context, conn io.ReadWriteCloser) error {
 	}()
 
 	var remaining time.Duration
+	var result string
 	greeted := false
 	for {
 		var lr lineResult
@@ -130,7 +144,7 @@ func (b *Bot) Play(ctx context.Context, conn io.ReadWriteCloser) error {
 				return fmt.Errorf("%w: %q", ErrBadGreeting, lr.line)
 			}
 			greeted = true
-			for _, kv := range [][2]string{{"info:name", b.Name}, {"info:authors", b.Authors}, {"info:description", b.Description}} {
+			for _, kv := range [][2]string{{"info:name", b.Name}, {"info:authors", b.Authors}, {"info:description", b.Description}, {"auth:token", b.Token}} {
 				if kv[1] != "" {
 					send(Command{Name: "set", Args: []Arg{WordArg(kv[0]), Str(kv[1])}})
 				}
@@ -167,10 +181,30 @@ func (b *Bot) Play(ctx context.Context, conn io.ReadWriteCloser) error {
 		case "ping":
 			send(Command{Ref: cmd.ID, Name: "pong"})
 		case "set":
-			if len(cmd.Args) == 2 && cmd.Args[0].String() == "time:clock" && cmd.Args[1].Kind == Integer && cmd.Args[1].Int > 0 {
-				remaining = time.Duration(cmd.Args[1].Int) * time.Second
+			if len(cmd.Args) != 2 {
+				continue
+			}
+			switch cmd.Args[0].String() {
+			case "time:clock":
+				if cmd.Args[1].Kind == Integer && cmd.Args[1].Int > 0 {
+					remaining = time.Duration(cmd.Args[1].Int) * time.Second
+				}
+			case "game:result":
+				result = cmd.Args[1].String()
+			case "game:termination":
+				if b.OnResult != nil {
+					b.OnResult(result, cmd.Args[1].String())
+				}
+				result = ""
 			}
 		case "error":
+			// An answer that reached the server before it registered the
+			// state (the reference server's race) or after its stop is
+			// harmless: the server decides without it.
+			if len(cmd.Args) > 0 && harmless(cmd.Args[0].String()) {
+				b.logger().Debug("kgp bot: server ignored an answer", "line", lr.line)
+				continue
+			}
 			b.logger().Info("kgp bot: server reports an error", "line", lr.line)
 		case "goodbye":
 			return nil
@@ -194,14 +228,47 @@ func (b *Bot) think(ctx context.Context, id uint64, pos kalah.Position, clock pl
 		return
 	}
 	legal := g.Legal()
-	send(Command{Ref: id, Name: "move", Args: []Arg{Int(int64(legal[0]))}})
-	if len(legal) > 1 && b.Player != nil {
-		m, err := b.Player.Move(ctx, g, clock)
-		if err == nil && m != kalah.Swap && g.IsLegal(m) {
-			send(Command{Ref: id, Name: "move", Args: []Arg{Int(int64(m))}})
-		} else if err != nil && ctx.Err() == nil {
-			b.logger().Warn("kgp bot: player failed", "err", err)
-		}
+	if len(legal) == 1 || b.Player == nil {
+		send(Command{Ref: id, Name: "move", Args: []Arg{Int(int64(legal[0]))}})
+		send(Command{Ref: id, Name: "yield"})
+		return
 	}
-	send(Command{Ref: id, Name: "yield"})
+	// The player thinks; if it takes longer than a moment, a first legal
+	// move goes out as a safety net, to be replaced by the player's.
+	var mu sync.Mutex
+	answered := false
+	fallback := time.AfterFunc(b.fallback(), func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if !answered {
+			send(Command{Ref: id, Name: "move", Args: []Arg{Int(int64(legal[0]))}})
+		}
+	})
+	m, err := b.Player.Move(ctx, g, clock)
+	mu.Lock()
+	answered = true
+	mu.Unlock()
+	fallback.Stop()
+	if err == nil && m != kalah.Swap && g.IsLegal(m) {
+		send(Command{Ref: id, Name: "move", Args: []Arg{Int(int64(m))}})
+	} else if err != nil && ctx.Err() == nil {
+		b.logger().Warn("kgp bot: player failed", "err", err)
+	}
+	if ctx.Err() == nil {
+		send(Command{Ref: id, Name: "yield"})
+	}
+}
+
+func (b *Bot) fallback() time.Duration {
+	if b.Fallback > 0 {
+		return b.Fallback
+	}
+	return 100 * time.Millisecond
+}
+
+// harmless reports whether a server's error only says that an answer came
+// for a state it no longer (or not yet) holds.
+func harmless(msg string) bool {
+	msg = strings.ToLower(msg)
+	return strings.Contains(msg, "no state associated") || strings.Contains(msg, "after stop")
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -21,7 +23,7 @@ type Client struct {
 
 	done      chan struct{}
 	closeOnce sync.Once
-	modeCh    chan string
+	modeCh    chan Command
 	wg        sync.WaitGroup
 
 	mu          sync.Mutex
@@ -33,9 +35,14 @@ type Client struct {
 	errors      int
 	nextID      uint64
 	req         *request
-	seat        int // the seat the client plays, known after its first move
+	seat        int // the seat the client plays, known once seated
 	seatKnown   bool
 	bye         bool
+	token       string // the auth:token the client set, if any
+	forget      bool   // the client set auth:forget
+	identity    string // the name its token logs it in as; empty: anonymous
+	randoms     int    // moves in a row chosen at random for the client
+	told        bool   // the result of its game has been sent
 }
 
 // request is a state sent to the client and awaiting its moves.
@@ -48,7 +55,23 @@ type request struct {
 }
 
 func newClient(s *Server, t transport, name string) *Client {
-	return &Client{srv: s, t: t, name: name, done: make(chan struct{}), modeCh: make(chan string, 1)}
+	return &Client{srv: s, t: t, name: name, done: make(chan struct{}), modeCh: make(chan Command, 1)}
+}
+
+// Identity returns the bot account the client logged in as with
+// auth:token, or "" for an anonymous client, whose name is only a label.
+func (c *Client) Identity() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.identity
+}
+
+// Seated tells the client which seat (0 or 1) it plays in its game, so it
+// can hear the result even if it is never asked to move.
+func (c *Client) Seated(seat int) {
+	c.mu.Lock()
+	c.seat, c.seatKnown = seat, true
+	c.mu.Unlock()
 }
 
 // Name returns the name the client gave with "set info:name", or a
@@ -116,10 +139,10 @@ func (c *Client) closed() bool {
 func (c *Client) id() uint64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	// Server ids are 1, 3, 5, ...; a client's own ids never matter, since
-	// ids are only compared with references to them.
+	// Server ids are even (2, 4, 6, ...) as the reference server's, so they
+	// never meet the odd ids clients conventionally use, and none is reused.
 	c.nextID += 2
-	return c.nextID - 1
+	return c.nextID
 }
 
 // send writes a command; a failed write ends the connection.
@@ -140,7 +163,7 @@ func (c *Client) goodbye() {
 	c.bye = true
 	c.mu.Unlock()
 	if !bye {
-		c.send(Command{Name: "goodbye"})
+		c.send(Command{ID: c.id(), Name: "goodbye"})
 	}
 }
 
@@ -162,6 +185,10 @@ func (c *Client) readLoop() {
 			continue
 		}
 		if err != nil {
+			if isTimeout(err) {
+				c.send(Command{ID: c.id(), Name: "error", Args: []Arg{Str(fmt.Sprintf("idle for %v: closing the connection", c.srv.idleTimeout()))}})
+				c.goodbye()
+			}
 			return
 		}
 		if strings.TrimSpace(line) == "" {
@@ -169,7 +196,7 @@ func (c *Client) readLoop() {
 		}
 		cmd, err := Parse(line)
 		if err != nil {
-			if !c.reject(0, err.Error()) {
+			if !c.reject(leadingID(line), err.Error()) {
 				return
 			}
 			continue
@@ -188,11 +215,39 @@ func (c *Client) reject(ref uint64, msg string) bool {
 	tooMany := c.errors > c.srv.maxErrors()
 	c.mu.Unlock()
 	if tooMany {
-		c.send(Command{Name: "error", Args: []Arg{Str("too many errors")}})
+		c.send(Command{ID: c.id(), Ref: ref, Name: "error", Args: []Arg{Str("too many errors: " + msg)}})
 		c.goodbye()
 		return false
 	}
-	return c.send(Command{Ref: ref, Name: "error", Args: []Arg{Str(msg)}}) == nil
+	return c.send(Command{ID: c.id(), Ref: ref, Name: "error", Args: []Arg{Str(msg)}}) == nil
+}
+
+// refuse answers cmd with an error giving the reason, then says goodbye:
+// the client may not go on.
+func (c *Client) refuse(ref uint64, msg string) bool {
+	c.send(Command{ID: c.id(), Ref: ref, Name: "error", Args: []Arg{Str(msg)}})
+	c.goodbye()
+	return false
+}
+
+// leadingID returns the id a malformed line starts with, if any, so the
+// error can reference it.
+func leadingID(line string) uint64 {
+	line = strings.TrimLeft(line, " \t")
+	i := 0
+	for i < len(line) && isDigit(line[i]) {
+		i++
+	}
+	if i == 0 || i > 18 {
+		return 0
+	}
+	id, _ := strconv.ParseUint(line[:i], 10, 64)
+	return id
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout() || errors.Is(err, context.DeadlineExceeded)
 }
 
 // handle acts on one command and reports whether to go on reading.
@@ -211,13 +266,17 @@ func (c *Client) handle(cmd Command) bool {
 		if chosen {
 			return c.reject(cmd.ID, "mode already chosen")
 		}
-		c.modeCh <- cmd.Args[0].String()
+		c.modeCh <- cmd
 	case "set":
-		if len(cmd.Args) < 2 {
-			// Unknown or odd options must not end the connection.
-			return true
+		if len(cmd.Args) < 1 {
+			return c.reject(cmd.ID, "usage: set <option> <value>")
 		}
-		c.set(cmd.Args[0].String(), cmd.Args[1].String())
+		val := ""
+		if len(cmd.Args) > 1 {
+			val = cmd.Args[1].String()
+		}
+		// Unknown or odd options must not end the connection (013).
+		return c.set(cmd, cmd.Args[0].String(), val)
 	case "ping":
 		return c.send(Command{Ref: cmd.ID, Name: "pong"}) == nil
 	case "pong", "ok", "error":
@@ -256,7 +315,38 @@ func (c *Client) handle(cmd Command) bool {
 // maxInfo bounds the info strings a client may set.
 const maxInfo = 256
 
-func (c *Client) set(key, val string) {
+// maxToken bounds an auth:token; minToken is the shortest the server
+// takes as secure enough (043 lets a server refuse weak tokens).
+const (
+	minToken = 8
+	maxToken = 128
+)
+
+// set acts on one option and reports whether the client may go on.
+func (c *Client) set(cmd Command, key, val string) bool {
+	switch key {
+	case "auth:token":
+		c.mu.Lock()
+		late := c.mode != ""
+		c.mu.Unlock()
+		switch {
+		case late:
+			return c.refuse(cmd.ID, "auth:token must be set before mode: the server seats a client as the identity it has when it asks to play")
+		case len(val) < minToken:
+			return c.refuse(cmd.ID, fmt.Sprintf("auth:token too short: use at least %d characters (a random string)", minToken))
+		case len(val) > maxToken:
+			return c.refuse(cmd.ID, fmt.Sprintf("auth:token too long: at most %d characters", maxToken))
+		}
+		c.mu.Lock()
+		c.token = val
+		c.mu.Unlock()
+		return true
+	case "auth:forget":
+		c.mu.Lock()
+		c.forget = true
+		c.mu.Unlock()
+		return true
+	}
 	val = clean(val, maxInfo)
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -272,6 +362,7 @@ func (c *Client) set(key, val string) {
 	case "info:comment":
 		c.comment = val
 	}
+	return true
 }
 
 // clean drops control characters and cuts s to at most n runes.
@@ -324,9 +415,7 @@ func (c *Client) Move(ctx context.Context, g *kalah.Game, clock player.Clock) (k
 			houses = append(houses, m)
 		}
 	}
-	c.mu.Lock()
-	c.seat, c.seatKnown = g.Seat(pos.ToMove()), true
-	c.mu.Unlock()
+	c.Seated(g.Seat(pos.ToMove()))
 	if len(houses) == 1 && !c.srv.SendForced {
 		return houses[0], nil
 	}
@@ -354,7 +443,7 @@ func (c *Client) Move(ctx context.Context, g *kalah.Game, clock player.Clock) (k
 	}()
 	if clock.Remaining > 0 {
 		secs := int64((clock.Remaining + time.Second - 1) / time.Second)
-		if err := c.send(Command{Name: "set", Args: []Arg{WordArg("time:clock"), Int(secs)}}); err != nil {
+		if err := c.send(Command{ID: c.id(), Name: "set", Args: []Arg{WordArg("time:clock"), Int(secs)}}); err != nil {
 			return kalah.NoMove, err
 		}
 	}
@@ -376,15 +465,19 @@ func (c *Client) Move(ctx context.Context, g *kalah.Game, clock player.Clock) (k
 		return kalah.NoMove, err
 	}
 	c.mu.Lock()
-	m, has, yielded := r.move, r.has, r.yield
-	c.mu.Unlock()
-	switch {
-	case has:
-		return m, nil
-	case yielded:
-		return kalah.NoMove, fmt.Errorf("%w: yielded without a move", player.ErrResigned)
+	defer c.mu.Unlock()
+	if r.has {
+		c.randoms = 0
+		return r.move, nil
 	}
-	return kalah.NoMove, fmt.Errorf("%w: no move within %v", context.DeadlineExceeded, limit)
+	// Spec 021: a client that sent no move before stop (or yielded without
+	// one) gets a random decision, and the game goes on; one that leaves
+	// every decision to chance for too long has abandoned its game.
+	c.randoms++
+	if c.randoms > c.srv.maxRandomMoves() {
+		return kalah.NoMove, fmt.Errorf("%w: abandoned the game: %d moves in a row without a move of its own", player.ErrDisconnected, c.randoms)
+	}
+	return houses[c.srv.rand(len(houses))], nil
 }
 
 // Observe tells the client how its game ended once it is over, with the
@@ -395,9 +488,10 @@ func (c *Client) Observe(ctx context.Context, g *kalah.Game) error {
 		return nil
 	}
 	c.mu.Lock()
-	seat, known := c.seat, c.seatKnown
+	seat, known, told := c.seat, c.seatKnown, c.told
+	c.told = true
 	c.mu.Unlock()
-	if !known || c.closed() {
+	if !known || told || c.closed() {
 		return nil
 	}
 	res := "draw"
@@ -407,8 +501,8 @@ func (c *Client) Observe(ctx context.Context, g *kalah.Game) error {
 			res = "win"
 		}
 	}
-	c.send(Command{Name: "set", Args: []Arg{WordArg("game:result"), WordArg(res)}})
-	c.send(Command{Name: "set", Args: []Arg{WordArg("game:termination"), WordArg(g.Termination().String())}})
+	c.send(Command{ID: c.id(), Name: "set", Args: []Arg{WordArg("game:result"), WordArg(res)}})
+	c.send(Command{ID: c.id(), Name: "set", Args: []Arg{WordArg("game:termination"), WordArg(g.Termination().String())}})
 	return nil
 }
 

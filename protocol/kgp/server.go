@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"sync"
@@ -65,6 +66,20 @@ type Server struct {
 	// SendForced also asks the client about positions with a single legal
 	// move; by default such a move is played at once without asking.
 	SendForced bool
+	// MaxRandomMoves is how many moves in a row the server may choose at
+	// random for a client that sent none before stop or yield (spec 021)
+	// before the client is held to have abandoned its game (default 8).
+	MaxRandomMoves int
+	// Auth logs in a client that set auth:token (spec 043): it returns the
+	// identity (a bot account's name) the token stands for, registering a
+	// new one if the server wants to, or an error whose text is sent to
+	// the client before goodbye. name is the client's info:name, if any.
+	// forget is true if the client also set auth:forget. A nil Auth
+	// refuses every token.
+	Auth func(ctx context.Context, name, token string, forget bool) (identity string, err error)
+	// Rand picks a random index below n for random decisions; nil means
+	// math/rand/v2.
+	Rand func(n int) int
 	// Logger receives connection events; nil means slog.Default().
 	Logger *slog.Logger
 
@@ -112,6 +127,14 @@ func (s *Server) writeTimeout() time.Duration { return orDefault(s.WriteTimeout,
 func (s *Server) moveTime() time.Duration     { return orDefault(s.MoveTime, 5*time.Second) }
 func (s *Server) maxErrors() int              { return orDefault(s.MaxErrors, 16) }
 func (s *Server) maxClients() int             { return orDefault(s.MaxClients, 1024) }
+func (s *Server) maxRandomMoves() int         { return orDefault(s.MaxRandomMoves, 8) }
+
+func (s *Server) rand(n int) int {
+	if s.Rand != nil {
+		return s.Rand(n)
+	}
+	return rand.IntN(n)
+}
 
 // Serve accepts TCP connections on l until Shutdown, serving each on its
 // own goroutine. It always returns an error: ErrServerClosed after
@@ -155,6 +178,7 @@ func (s *Server) Serve(l net.Listener) error {
 			conn.Close()
 			return ErrServerClosed
 		}
+		s.logger().Debug("kgp: accepted", "remote", conn.RemoteAddr().String())
 		go func() {
 			defer s.wg.Done()
 			s.serve(newStreamTransport(conn))
@@ -174,8 +198,11 @@ func (s *Server) track(n int) bool {
 	return true
 }
 
-// Handler returns the WebSocket endpoint: each text message is one
-// command. Any origin may connect, since bots send no cookies.
+// Handler returns the WebSocket endpoint. KGP is a line protocol, so the
+// text messages are read as one byte stream split at line ends, as the
+// reference server does: a command may span messages and a message may
+// hold several. A browser page from another site (a foreign Origin) is
+// refused; clients that send no Origin, as bots do, are welcome.
 func (s *Server) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !s.track(1) {
@@ -183,7 +210,7 @@ func (s *Server) Handler() http.Handler {
 			return
 		}
 		defer s.wg.Done()
-		c, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
+		c, err := websocket.Accept(w, r, nil)
 		if err != nil {
 			s.logger().Debug("kgp: websocket accept", "remote", r.RemoteAddr, "err", err)
 			return
@@ -238,8 +265,8 @@ func (s *Server) serve(t transport) {
 	s.mu.Unlock()
 	log := s.logger().With("remote", t.remote())
 	if full {
-		t.writeLine(Command{Name: "error", Args: []Arg{Str("server full")}}.String(), s.writeTimeout())
-		t.writeLine("goodbye", s.writeTimeout())
+		t.writeLine(Command{ID: 2, Name: "error", Args: []Arg{Str("server full: try again later")}}.String(), s.writeTimeout())
+		t.writeLine(Command{ID: 4, Name: "goodbye"}.String(), s.writeTimeout())
 		t.close()
 		return
 	}
@@ -251,17 +278,17 @@ func (s *Server) serve(t transport) {
 	defer c.wait()
 	defer c.close()
 
-	c.send(Command{Name: "kgp", Args: []Arg{Int(1), Int(0), Int(1)}})
+	c.send(Command{ID: c.id(), Name: "kgp", Args: []Arg{Int(1), Int(0), Int(1)}})
 	c.wg.Add(1)
 	go c.readLoop()
 
 	timer := time.NewTimer(s.handshakeTimeout())
 	defer timer.Stop()
-	var mode string
+	var mode Command
 	select {
 	case mode = <-c.modeCh:
 	case <-timer.C:
-		c.send(Command{Name: "error", Args: []Arg{Str("handshake timeout: send mode freeplay")}})
+		c.send(Command{ID: c.id(), Name: "error", Args: []Arg{Str("handshake timeout: send mode freeplay")}})
 		c.goodbye()
 		return
 	case <-c.done:
@@ -270,14 +297,32 @@ func (s *Server) serve(t transport) {
 		c.goodbye()
 		return
 	}
-	if mode != "freeplay" {
-		c.send(Command{Name: "error", Args: []Arg{Str("unsupported activity")}})
-		c.goodbye()
+	if m := mode.Args[0].String(); m != "freeplay" {
+		c.refuse(mode.ID, fmt.Sprintf("Unsupported activity %q: this server offers freeplay", m))
 		return
 	}
+	c.mu.Lock()
+	token, forget, label := c.token, c.forget, c.name
+	c.mu.Unlock()
+	if token != "" {
+		if s.Auth == nil {
+			c.refuse(mode.ID, "this server does not log clients in with auth:token")
+			return
+		}
+		id, err := s.Auth(s.ctx, label, token, forget)
+		if err != nil {
+			log.Info("kgp: login refused", "name", label, "err", err)
+			c.refuse(mode.ID, err.Error())
+			return
+		}
+		c.mu.Lock()
+		c.identity = id
+		c.mu.Unlock()
+	}
+	c.send(Command{ID: c.id(), Ref: mode.ID, Name: "ok", Args: []Arg{Str("freeplay: waiting for an opponent")}})
 	c.wg.Add(1)
 	go c.pingLoop()
-	log.Info("kgp: client joined", "name", c.Name())
+	log.Info("kgp: client joined", "name", c.Name(), "identity", c.Identity())
 	if s.Join != nil {
 		s.Join(s.ctx, c)
 	}

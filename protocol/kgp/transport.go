@@ -17,7 +17,7 @@ import (
 // line has been skipped and the connection can go on.
 var errLineTooLong = errors.New("kgp: line too long")
 
-// errBinary is returned for a binary WebSocket message, which is skipped.
+// errBinary is kept for the read loop's wording of a binary message.
 var errBinary = errors.New("kgp: binary message (commands are text)")
 
 // transport carries lines of the protocol over TCP or a WebSocket.
@@ -86,63 +86,26 @@ func (t *streamTransport) close() error { return t.c.Close() }
 
 func (t *streamTransport) remote() string { return t.c.RemoteAddr().String() }
 
-// wsTransport speaks KGP over a WebSocket: each text message carries one
-// command with its CRLF (several lines in one message, or none of the line
-// end, are accepted too).
-type wsTransport struct {
-	c       *websocket.Conn
-	addr    string
-	pending []string
-	ctx     context.Context
-	cancel  context.CancelFunc
+// wsConn is a WebSocket read as the byte stream KGP is: the text messages'
+// bytes one after the other, whatever their boundaries.
+type wsConn struct {
+	net.Conn
+	ws   *websocket.Conn
+	addr string
 }
 
-func newWSTransport(c *websocket.Conn, addr string) *wsTransport {
-	// A message may hold a few lines; the limit keeps a hostile peer from
-	// making us buffer much more than one long line.
+func (c wsConn) RemoteAddr() net.Addr { return wsAddr(c.addr) }
+
+type wsAddr string
+
+func (a wsAddr) Network() string { return "websocket" }
+func (a wsAddr) String() string  { return string(a) }
+
+// newWSTransport reads a WebSocket as one byte stream split at line ends,
+// as the reference server does; each line written goes out as one message
+// with its CRLF.
+func newWSTransport(c *websocket.Conn, addr string) *streamTransport {
 	c.SetReadLimit(4 * MaxLine)
-	ctx, cancel := context.WithCancel(context.Background())
-	return &wsTransport{c: c, addr: addr, ctx: ctx, cancel: cancel}
+	nc := websocket.NetConn(context.Background(), c, websocket.MessageText)
+	return newStreamTransport(wsConn{Conn: nc, ws: c, addr: addr})
 }
-
-func (t *wsTransport) readLine(idle time.Duration) (string, error) {
-	for len(t.pending) == 0 {
-		ctx, cancel := t.ctx, context.CancelFunc(func() {})
-		if idle > 0 {
-			ctx, cancel = context.WithTimeout(t.ctx, idle)
-		}
-		typ, b, err := t.c.Read(ctx)
-		cancel()
-		if err != nil {
-			return "", err
-		}
-		if typ != websocket.MessageText {
-			return "", errBinary
-		}
-		s := strings.ReplaceAll(string(b), "\r\n", "\n")
-		lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
-		t.pending = append(t.pending, lines...)
-	}
-	line := t.pending[0]
-	t.pending = t.pending[1:]
-	if len(line) > MaxLine {
-		return "", errLineTooLong
-	}
-	return line, nil
-}
-
-func (t *wsTransport) writeLine(s string, timeout time.Duration) error {
-	ctx, cancel := t.ctx, context.CancelFunc(func() {})
-	if timeout > 0 {
-		ctx, cancel = context.WithTimeout(t.ctx, timeout)
-	}
-	defer cancel()
-	return t.c.Write(ctx, websocket.MessageText, []byte(s+"\r\n"))
-}
-
-func (t *wsTransport) close() error {
-	t.cancel()
-	return t.c.CloseNow()
-}
-
-func (t *wsTransport) remote() string { return t.addr }

@@ -76,77 +76,33 @@ func (t *tcpTransport) WriteLine(s string, timeout time.Duration) error {
 func (t *tcpTransport) Close() error       { return t.c.Close() }
 func (t *tcpTransport) RemoteAddr() string { return t.c.RemoteAddr().String() }
 
-type wsTransport struct {
-	c    *websocket.Conn
-	addr string
-	max  int
-	ctx  context.Context
-	stop context.CancelFunc
-}
-
-// NewWebSocket returns a Transport over a WebSocket connection, one text
-// message a line; a message of more than max bytes (MaxLine if max <= 0)
-// ends the connection. addr is the peer's address for logs and limits.
+// NewWebSocket returns a Transport over a WebSocket connection. The text
+// messages are read as one byte stream split at line ends, as over TCP: a
+// line may span messages and a message may hold several lines. Each line
+// written goes out as one message ending in a newline. max bounds a line
+// (0: MaxLine).
 func NewWebSocket(c *websocket.Conn, max int, addr string) Transport {
 	if max <= 0 {
 		max = MaxLine
 	}
-	c.SetReadLimit(int64(max) + 2)
-	ctx, stop := context.WithCancel(context.Background())
-	return &wsTransport{c: c, addr: addr, max: max, ctx: ctx, stop: stop}
+	// A message may hold a few lines; the reader bounds each line.
+	c.SetReadLimit(4*int64(max) + 2)
+	nc := websocket.NetConn(context.Background(), c, websocket.MessageText)
+	return NewTCP(wsConn{Conn: nc, addr: addr}, max)
 }
 
-func (t *wsTransport) ReadLine(timeout time.Duration) (string, error) {
-	ctx := t.ctx
-	if timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, timeout)
-		defer cancel()
-	}
-	typ, b, err := t.c.Read(ctx)
-	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) {
-			return "", fmt.Errorf("%w: %w", ErrTimeout, err)
-		}
-		var ce websocket.CloseError
-		if errors.As(err, &ce) && ce.Code == websocket.StatusMessageTooBig {
-			return "", ErrTooLong
-		}
-		if strings.Contains(err.Error(), "read limited") {
-			return "", ErrTooLong
-		}
-		return "", err
-	}
-	if typ != websocket.MessageText {
-		return "", fmt.Errorf("%w: binary message", ErrSyntax)
-	}
-	s := strings.TrimSuffix(strings.TrimSuffix(string(b), "\n"), "\r")
-	if len(s) > t.max {
-		return "", ErrTooLong
-	}
-	return s, nil
+// wsConn gives a WebSocket's byte stream the peer's address.
+type wsConn struct {
+	net.Conn
+	addr string
 }
 
-func (t *wsTransport) WriteLine(s string, timeout time.Duration) error {
-	ctx := t.ctx
-	if timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, timeout)
-		defer cancel()
-	}
-	err := t.c.Write(ctx, websocket.MessageText, []byte(s))
-	if errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("%w: %w", ErrTimeout, err)
-	}
-	return err
-}
+func (c wsConn) RemoteAddr() net.Addr { return wsAddr(c.addr) }
 
-func (t *wsTransport) Close() error {
-	t.stop()
-	return t.c.CloseNow()
-}
+type wsAddr string
 
-func (t *wsTransport) RemoteAddr() string { return t.addr }
+func (a wsAddr) Network() string { return "websocket" }
+func (a wsAddr) String() string  { return string(a) }
 
 // Dial connects to a server at addr: "host:port" for TCP, or a ws:// or
 // wss:// URL for WebSocket.

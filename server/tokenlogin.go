@@ -1,0 +1,52 @@
+package server
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+
+	"kalah/internal/store"
+	"kalah/protocol/line"
+)
+
+// TokenLogin logs in a bot that gives a token, as KGP's auth:token does
+// (spec section 043: the token is the identity, no registration needed).
+// A token some bot already has logs in as that bot. A new token registers
+// a bot: under name if the client gave a valid, free one, else under a
+// name made from the token. A name that belongs to a bot with another
+// token is refused. With forget, the server forgets the token instead
+// (it finds no bot any more) and the client plays anonymously: the
+// identity returned is "".
+func (s *Server) TokenLogin(ctx context.Context, name, token string, forget bool) (string, error) {
+	if forget {
+		if err := s.st.ForgetToken(ctx, token); err != nil {
+			return "", fmt.Errorf("cannot forget the token now: %w", err)
+		}
+		s.log.Info("bot token forgotten", "label", name)
+		return "", nil
+	}
+	bot, err := s.st.BotByToken(ctx, token)
+	switch {
+	case err == nil:
+		return bot, nil
+	case !errors.Is(err, store.ErrNoBot):
+		return "", fmt.Errorf("cannot check the token now, try again later")
+	}
+	if !line.ValidName(name) {
+		sum := sha256.Sum256([]byte(token))
+		name = "kgp-" + hex.EncodeToString(sum[:4])
+	}
+	created, err := s.st.Authenticate(ctx, name, token)
+	if errors.Is(err, store.ErrBadToken) {
+		return "", fmt.Errorf("the name %s belongs to a bot with another token: set another info:name, or the token of %s", name, name)
+	}
+	if err != nil {
+		return "", fmt.Errorf("cannot log in now, try again later")
+	}
+	if created {
+		s.log.Info("bot registered by token", "name", name)
+	}
+	return name, nil
+}
