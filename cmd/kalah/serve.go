@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -103,19 +102,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	ks := &kgp.Server{Logger: e.log, MaxClients: *maxConns, MaxRandomMoves: *kgpRandom, Auth: srv.TokenLogin}
-	var kgpSerial atomic.Uint64
-	ks.Join = func(ctx context.Context, c *kgp.Client) {
-		// A client logged in by its token plays as its bot; an anonymous
-		// one's name is only a label, which any number of clients may share.
-		name, key := c.Identity(), ""
-		if name == "" {
-			name = "kgp-" + c.Name()
-			key = fmt.Sprintf("kgp#%d", kgpSerial.Add(1))
-		}
-		if err := srv.Play(ctx, server.Entrant{Name: name, Kind: "kgp", Player: c, Done: c.Done(), Key: key, Seated: c.Seated}); err != nil {
-			e.log.Info("kgp client left", "name", name, "err", err)
-		}
-	}
+	ks.Join = srv.KGPJoin
 	var wg sync.WaitGroup
 	errc := make(chan error, 3)
 	listen := func(what, a string, serve func(net.Listener) error) error {

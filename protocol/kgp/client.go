@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 
@@ -43,6 +43,8 @@ type Client struct {
 	identity    string // the name its token logs it in as; empty: anonymous
 	randoms     int    // moves in a row chosen at random for the client
 	told        bool   // the result of its game has been sent
+
+	seen atomic.Int64 // when the client last sent a line, in Unix nanoseconds
 }
 
 // request is a state sent to the client and awaiting its moves.
@@ -173,7 +175,10 @@ func (c *Client) readLoop() {
 	defer c.wg.Done()
 	defer c.close()
 	for {
-		line, err := c.t.readLine(c.srv.idleTimeout())
+		// No read deadline: a WebSocket closes when one passes, and a
+		// client that idles is told why first (idleWatch).
+		line, err := c.t.readLine(0)
+		c.seen.Store(time.Now().UnixNano())
 		if errors.Is(err, errLineTooLong) || errors.Is(err, errBinary) {
 			msg := "line too long"
 			if errors.Is(err, errBinary) {
@@ -185,10 +190,6 @@ func (c *Client) readLoop() {
 			continue
 		}
 		if err != nil {
-			if isTimeout(err) {
-				c.send(Command{ID: c.id(), Name: "error", Args: []Arg{Str(fmt.Sprintf("idle for %v: closing the connection", c.srv.idleTimeout()))}})
-				c.goodbye()
-			}
 			return
 		}
 		if strings.TrimSpace(line) == "" {
@@ -243,11 +244,6 @@ func leadingID(line string) uint64 {
 	}
 	id, _ := strconv.ParseUint(line[:i], 10, 64)
 	return id
-}
-
-func isTimeout(err error) bool {
-	var ne net.Error
-	return errors.As(err, &ne) && ne.Timeout() || errors.Is(err, context.DeadlineExceeded)
 }
 
 // handle acts on one command and reports whether to go on reading.
@@ -379,6 +375,31 @@ func clean(s string, n int) string {
 		n--
 	}
 	return strings.TrimSpace(b.String())
+}
+
+// idleWatch tells a client that has sent nothing for the idle timeout
+// why it is dropped (013: error, then goodbye) and closes the connection.
+func (c *Client) idleWatch() {
+	defer c.wg.Done()
+	idle := c.srv.idleTimeout()
+	t := time.NewTimer(idle)
+	defer t.Stop()
+	for {
+		select {
+		case <-c.done:
+			return
+		case <-t.C:
+			quiet := time.Since(time.Unix(0, c.seen.Load()))
+			if quiet < idle {
+				t.Reset(idle - quiet)
+				continue
+			}
+			c.send(Command{ID: c.id(), Name: "error", Args: []Arg{Str(fmt.Sprintf("idle for %v: closing the connection", idle.Round(time.Millisecond)))}})
+			c.goodbye()
+			c.close()
+			return
+		}
+	}
 }
 
 // pingLoop pings the client so that a silent one is found out by the idle

@@ -279,8 +279,10 @@ func (s *Server) serve(t transport) {
 	defer c.close()
 
 	c.send(Command{ID: c.id(), Name: "kgp", Args: []Arg{Int(1), Int(0), Int(1)}})
-	c.wg.Add(1)
+	c.seen.Store(time.Now().UnixNano())
+	c.wg.Add(2)
 	go c.readLoop()
+	go c.idleWatch()
 
 	timer := time.NewTimer(s.handshakeTimeout())
 	defer timer.Stop()

@@ -6,10 +6,31 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"kalah/internal/store"
+	"kalah/protocol/kgp"
 	"kalah/protocol/line"
 )
+
+// kgpSerial numbers anonymous KGP clients, so that clients sharing a name
+// (only a label) are told apart in the queue.
+var kgpSerial atomic.Uint64
+
+// KGPJoin is the kgp.Server's Join for this server: the client waits in
+// the one queue with every other bot and plays the game it is paired for.
+// A client logged in by its token plays as its bot; an anonymous client's
+// name is only a label ("kgp-NAME"), which any number of clients may share.
+func (s *Server) KGPJoin(ctx context.Context, c *kgp.Client) {
+	name, key := c.Identity(), ""
+	if name == "" {
+		name = "kgp-" + c.Name()
+		key = fmt.Sprintf("kgp#%d", kgpSerial.Add(1))
+	}
+	if err := s.Play(ctx, Entrant{Name: name, Kind: "kgp", Player: c, Done: c.Done(), Key: key, Seated: c.Seated}); err != nil {
+		s.log.Info("kgp client left", "name", name, "err", err)
+	}
+}
 
 // TokenLogin logs in a bot that gives a token, as KGP's auth:token does
 // (spec section 043: the token is the identity, no registration needed).
