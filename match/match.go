@@ -9,12 +9,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
 
 	"kalah"
+	"kalah/internal/proc"
 	"kalah/player"
 	"kalah/referee"
 )
@@ -38,6 +40,10 @@ type Config struct {
 	// after another.
 	Parallel int
 	Referee  referee.Referee
+	// Logs, if set, is a directory for the standard error of players that
+	// are programs (exec:, mk:): game-NNN-A.stderr and game-NNN-B.stderr,
+	// made when a program first writes to it.
+	Logs string
 }
 
 // Game is one finished game of a match.
@@ -57,6 +63,9 @@ func (g *Game) Record(seed uint64) kalah.Record {
 	}
 	rec.Tags["Game"] = fmt.Sprint(g.Index + 1)
 	rec.Tags["Seed"] = fmt.Sprint(seed)
+	if g.Outcome.Reason != nil {
+		rec.Tags["Reason"] = g.Outcome.Reason.Error()
+	}
 	if g.Opening != kalah.NoMove {
 		rec.Tags["Opening"] = g.Opening.String()
 	}
@@ -290,13 +299,32 @@ func PlayOne(ctx context.Context, cfg Config, i int) (*Game, error) {
 	}
 	var players [2]player.Player
 	for seat, spec := range specs {
-		p, err := player.New(spec, player.Options{Rules: cfg.Rules, Seed: GameSeed(cfg.Seed, i, seat)})
+		o := player.Options{Rules: cfg.Rules, Seed: GameSeed(cfg.Seed, i, seat)}
+		if cfg.Logs != "" {
+			who := "A"
+			if (seat == 0) != aSouth {
+				who = "B"
+			}
+			lf := proc.LogFile(filepath.Join(cfg.Logs, fmt.Sprintf("game-%03d-%s.stderr", i+1, who)))
+			defer lf.Close()
+			o.Stderr = lf
+		}
+		p, err := player.New(spec, o)
 		if err != nil {
 			return nil, err
 		}
 		players[seat] = p
 		if c, ok := p.(interface{ Close() error }); ok {
+			// Programs end with their game, however it ends.
 			defer c.Close()
+		}
+	}
+	// Programs start now, with their game, so that their start-up is not
+	// charged to their first move. One that cannot start loses the game at
+	// its first move, with the reason.
+	for _, p := range players {
+		if s, ok := p.(interface{ Start() error }); ok {
+			s.Start()
 		}
 	}
 	kg, err := kalah.NewGame(cfg.Rules)

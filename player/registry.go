@@ -3,6 +3,7 @@ package player
 import (
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"strconv"
@@ -119,6 +120,9 @@ type Options struct {
 	// Seed feeds players that draw at random; the same seed gives the same
 	// games.
 	Seed uint64
+	// Stderr, if not nil, receives the standard error of players that are
+	// programs (exec:, mk:), so it can be kept in a log.
+	Stderr io.Writer
 }
 
 // Info describes a kind of player in the registry.

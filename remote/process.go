@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"runtime"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"kalah"
+	"kalah/internal/proc"
 	"kalah/player"
 	"kalah/protocol/line"
 )
@@ -29,7 +31,7 @@ func init() {
 		Source:  "kalah's own protocol",
 		Raw:     true,
 		New: func(s player.Spec, o player.Options) (player.Player, error) {
-			return &Process{Command: s.Raw}, nil
+			return &Process{Command: s.Raw, Stderr: o.Stderr}, nil
 		},
 	})
 }
@@ -58,6 +60,8 @@ type Process struct {
 	lines   chan string
 	readErr error
 	dead    chan struct{} // closed when stdout ends
+	exited  chan struct{} // closed when the process has exited and been reaped
+	stdout  *os.File
 	quit    chan struct{} // closed when the process is stopped
 	tail    tailBuffer
 	side    kalah.Side
@@ -109,6 +113,7 @@ func (p *Process) start(g *kalah.Game, side kalah.Side) error {
 		cmd = exec.Command("sh", "-c", p.Command)
 	}
 	cmd.Dir = p.Dir
+	proc.Group(cmd)
 	// A program's children may hold its output open after it is killed;
 	// stop waiting for them after a moment.
 	cmd.WaitDelay = 500 * time.Millisecond
@@ -118,20 +123,31 @@ func (p *Process) start(g *kalah.Game, side kalah.Side) error {
 	if err != nil {
 		return err
 	}
-	stdout, err := cmd.StdoutPipe()
+	// Our own pipe for the output, so that reaping the process (which may
+	// exit at any time) never closes it under the reader.
+	outR, outW, err := os.Pipe()
 	if err != nil {
 		return err
 	}
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("%w: %v", player.ErrCrashed, err)
+	cmd.Stdout = outW
+	err = cmd.Start()
+	outW.Close()
+	if err != nil {
+		outR.Close()
+		return fmt.Errorf("%w: cannot start %q: %v", player.ErrCrashed, p.Command, err)
 	}
-	p.cmd, p.stdin = cmd, stdin
+	p.cmd, p.stdin, p.stdout = cmd, stdin, outR
 	p.lines = make(chan string, 16)
 	p.dead = make(chan struct{})
 	p.quit = make(chan struct{})
-	quit := p.quit
+	p.exited = make(chan struct{})
+	quit, exited := p.quit, p.exited
 	go func() {
-		r := line.NewReader(stdout, line.MaxLine)
+		cmd.Wait()
+		close(exited)
+	}()
+	go func() {
+		r := line.NewReader(outR, line.MaxLine)
 		for {
 			s, err := r.ReadLine()
 			if err != nil {
@@ -162,13 +178,32 @@ func (p *Process) send(m line.Msg) error {
 	return nil
 }
 
-// crashed describes the program's failure with the end of its stderr.
+// crashed describes the program's failure with its exit status, if it
+// has exited, and the last lines of its stderr.
 func (p *Process) crashed(err error) error {
 	msg := err.Error()
-	if t := p.tail.String(); t != "" {
+	if p.exited != nil {
+		select {
+		case <-p.exited:
+		case <-time.After(500 * time.Millisecond):
+		}
+		if st := p.cmd.ProcessState; st != nil {
+			msg += " (" + st.String() + ")"
+		}
+	}
+	if t := lastLines(p.tail.String(), 5); t != "" {
 		msg += "; stderr: " + t
 	}
 	return fmt.Errorf("%w: %s", player.ErrCrashed, msg)
+}
+
+// lastLines returns the last n lines of s, joined by " | ".
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, " | ")
 }
 
 // catchUp reports the moves made since the program last heard.
@@ -285,7 +320,8 @@ func (p *Process) Close() error {
 	return nil
 }
 
-// stop closes the program's input, gives it wait to exit and then kills it.
+// stop closes the program's input, gives it wait to exit and then kills
+// it, with whatever it started.
 func (p *Process) stop(wait time.Duration) {
 	if p.closed {
 		return
@@ -296,15 +332,11 @@ func (p *Process) stop(wait time.Duration) {
 	}
 	close(p.quit)
 	p.stdin.Close()
-	exited := make(chan struct{})
-	go func() {
-		p.cmd.Wait()
-		close(exited)
-	}()
 	select {
-	case <-exited:
+	case <-p.exited:
 	case <-time.After(wait):
-		p.cmd.Process.Kill()
-		<-exited
 	}
+	proc.Kill(p.cmd)
+	<-p.exited
+	p.stdout.Close()
 }

@@ -114,6 +114,9 @@ type Config struct {
 	// Seed fixes the openings and every player's randomness.
 	Seed uint64     `json:"seed"`
 	SPRT SPRTConfig `json:"sprt,omitzero"`
+	// Logs, if set, is a directory for the standard error of players that
+	// are programs (exec:, mk:), a file a game and side.
+	Logs string `json:"logs,omitempty"`
 }
 
 // ErrConfig is returned for a tournament that cannot be played as described.

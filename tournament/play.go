@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"time"
 
 	"kalah"
+	"kalah/internal/proc"
 	"kalah/match"
 	"kalah/player"
 	"kalah/referee"
@@ -23,12 +25,15 @@ type Job struct {
 	Rules      kalah.Rules `json:"rules"`
 	Clock      Clock       `json:"clock"`
 	Name       string      `json:"name,omitempty"` // the tournament's, for the record's tags
+	// Logs, if set, is a directory (on the machine that plays the game)
+	// for the standard error of players that are programs (exec:, mk:).
+	Logs string `json:"logs,omitempty"`
 }
 
 // jobFor builds the job of a scheduled game.
 func jobFor(id int64, cfg Config, g Scheduled) Job {
 	return Job{Tournament: id, Game: g, South: cfg.Players[g.South], North: cfg.Players[g.North],
-		Rules: cfg.Rules, Clock: cfg.Clock, Name: cfg.Name}
+		Rules: cfg.Rules, Clock: cfg.Clock, Name: cfg.Name, Logs: cfg.Logs}
 }
 
 // ErrCannotPlay is returned by Play for a job this process cannot play (a
@@ -68,7 +73,13 @@ func Play(ctx context.Context, job Job, worker string) (Result, error) {
 	var failed error
 	failedSeat := -1
 	for seat, spec := range kg.Players {
-		p, err := newPlayer(spec, player.Options{Rules: job.Rules, Seed: match.GameSeed(g.Seed, 0, seat)})
+		o := player.Options{Rules: job.Rules, Seed: match.GameSeed(g.Seed, 0, seat)}
+		if job.Logs != "" {
+			lf := proc.LogFile(filepath.Join(job.Logs, fmt.Sprintf("game-%04d-%s.stderr", g.ID, []string{"south", "north"}[seat])))
+			defer lf.Close()
+			o.Stderr = lf
+		}
+		p, err := newPlayer(spec, o)
 		if errors.Is(err, player.ErrUnknownPlayer) {
 			// This worker's binary lacks the player: not the player's fault.
 			return res, fmt.Errorf("%w: game %d: %w", ErrCannotPlay, g.ID, err)
@@ -94,6 +105,12 @@ func Play(ctx context.Context, job Job, worker string) (Result, error) {
 		}
 		out = &referee.Outcome{Game: kg, Reason: failed}
 	} else {
+		// Programs start with their game, not at their first move.
+		for _, p := range players {
+			if s, ok := p.(interface{ Start() error }); ok {
+				s.Start()
+			}
+		}
 		ref := referee.Referee{PerMove: job.Clock.PerMove, Budget: job.Clock.Budget,
 			Increment: job.Clock.Increment, Grace: job.Clock.Grace, Delay: job.Clock.Delay}
 		out, err = ref.Play(ctx, kg, players)

@@ -4,10 +4,15 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
+	"kalah"
+	"kalah/internal/store"
 	"kalah/match"
 	"kalah/player"
 )
@@ -30,6 +35,8 @@ func runMatch(ctx context.Context, e *env, args []string) error {
 	games := fs.Int("games", 2, "games to play")
 	seed := fs.Uint64("seed", 1, "seed for players that draw at random")
 	perMove := fs.Duration("time", 0, "time limit a move, enforced by the referee (0: none)")
+	budget := fs.Duration("budget", 0, "each player's time for a whole game, enforced by the referee (0: none; with the manchester rules an hour, as the original engine)")
+	logs := fs.String("logs", "", "directory for the standard error of program players (exec:, mk:), a file a game and player (default: DATA/logs/match-TIME, DATA as for kalah serve --data)")
 	grace := fs.Duration("grace", 0, "slack beyond --time before a move is forfeited as late")
 	openings := fs.Bool("openings", false, "force each pair of games to open with each house in turn")
 	parallel := fs.Int("parallel", 1, "games to play at once")
@@ -48,17 +55,38 @@ func runMatch(ctx context.Context, e *env, args []string) error {
 		return usagef("--games must be at least 1")
 	case *parallel < 1:
 		return usagef("--parallel must be at least 1")
-	case *perMove < 0 || *grace < 0:
-		return usagef("--time and --grace must not be negative")
+	case *perMove < 0 || *grace < 0 || *budget < 0:
+		return usagef("--time, --budget and --grace must not be negative")
+	case *perMove > 24*time.Hour || *budget > 7*24*time.Hour:
+		return usagef("--time %v, --budget %v: too long (at most a day a move, a week a game)", *perMove, *budget)
 	}
+	budgetGiven := false
+	fs.Visit(func(f *flag.Flag) { budgetGiven = budgetGiven || f.Name == "budget" })
+	if !budgetGiven && r.Name == "manchester" {
+		*budget = time.Hour // the Manchester engine gives each bot an hour a game
+	}
+	programs := false
 	for _, spec := range []string{*a, *b} {
-		if _, err := player.New(spec, player.Options{Rules: r}); err != nil {
+		p, err := player.New(spec, player.Options{Rules: r})
+		if err != nil {
 			return usagef("%v", err)
 		}
+		if c, ok := p.(interface{ Close() error }); ok {
+			c.Close()
+		}
+		programs = programs || strings.HasPrefix(spec, "exec:") || strings.HasPrefix(spec, "mk:")
 	}
 	cfg := match.Config{A: *a, B: *b, Rules: r, Games: *games, Seed: *seed, Openings: *openings, Parallel: *parallel}
 	cfg.Referee.PerMove = *perMove
+	cfg.Referee.Budget = *budget
 	cfg.Referee.Grace = *grace
+	if programs {
+		cfg.Logs = *logs
+		if cfg.Logs == "" {
+			cfg.Logs = filepath.Join(store.DefaultDir(), "logs", "match-"+time.Now().Format("20060102-150405"))
+		}
+		e.log.Info("program players' standard error is kept", "dir", cfg.Logs)
+	}
 	var rec *bufio.Writer
 	if *record != "" {
 		f, err := os.Create(*record)
@@ -79,7 +107,15 @@ func runMatch(ctx context.Context, e *env, args []string) error {
 			if g.Opening != 0 {
 				open = fmt.Sprintf(" opening %s", g.Opening)
 			}
-			fmt.Fprintf(e.stdout, "game %d: A (%s) %d - %d B (%s) [%s]%s\n", g.Index+1, sideName(g.ASouth), as, bs, sideName(!g.ASouth), g.Outcome.Game.Termination(), open)
+			why := ""
+			if g.Outcome.Reason != nil {
+				loser := "A"
+				if w, ok := g.Outcome.Game.Result().Winner(); ok && (g.Outcome.Game.Seat(w) == 0) == g.ASouth {
+					loser = "B"
+				}
+				why = fmt.Sprintf(": %s: %v", loser, g.Outcome.Reason)
+			}
+			fmt.Fprintf(e.stdout, "game %d: A (%s) %d - %d B (%s) [%s%s]%s\n", g.Index+1, sideName(g.ASouth), as, bs, sideName(!g.ASouth), g.Outcome.Game.Termination(), why, open)
 		}
 		if rec != nil {
 			return enc.Encode(g.Record(*seed))
@@ -95,8 +131,13 @@ func runMatch(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	clock := "no time limit"
-	if *perMove > 0 {
+	switch {
+	case *perMove > 0 && *budget > 0:
+		clock = fmt.Sprintf("%v a move, %v a game", *perMove, *budget)
+	case *perMove > 0:
 		clock = fmt.Sprintf("%v a move", *perMove)
+	case *budget > 0:
+		clock = fmt.Sprintf("%v a game", *budget)
 	}
 	fmt.Fprintf(e.stdout, "\n%s, %d games, %s, seed %d, %d at a time, %v\n\n", r, sum.Games, clock, *seed, *parallel, time.Since(start).Round(time.Millisecond))
 	if err := match.WriteTable(e.stdout, *a, *b, &sum, *markdown); err != nil {
@@ -107,7 +148,36 @@ func runMatch(ctx context.Context, e *env, args []string) error {
 	}
 	fmt.Fprintf(e.stdout, "\nA=%s B=%s: %d games, A won %d, drew %d, lost %d, points %d-%d\n",
 		*a, *b, sum.Games, sum.Wins, sum.Draws, sum.Losses, sum.Points(), 2*sum.Games-sum.Points())
+	if why := unplayable(played); why != nil {
+		return fmt.Errorf("no game could be played: %w", why)
+	}
 	return nil
+}
+
+// unplayable returns why, if every game was lost by a program that never
+// made a move (it could not start, or died at once); nil if any game was
+// played.
+func unplayable(games []*match.Game) error {
+	var why error
+	for _, g := range games {
+		kg := g.Outcome.Game
+		t := kg.Termination()
+		if g.Outcome.Reason == nil || (t != kalah.Crash && t != kalah.ProtocolError) {
+			return nil
+		}
+		w, ok := kg.Result().Winner()
+		if !ok {
+			return nil
+		}
+		loser := kg.Seat(w.Other())
+		for _, m := range g.Outcome.Moves {
+			if m.Seat == loser {
+				return nil
+			}
+		}
+		why = g.Outcome.Reason
+	}
+	return why
 }
 
 func sideName(south bool) string {

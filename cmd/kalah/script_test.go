@@ -16,6 +16,9 @@ import (
 // TestMain lets the test binary act as the kalah command, so scripts run
 // the real command line (flags, exit codes, files) without a build step.
 func TestMain(m *testing.M) {
+	if mode := os.Getenv("KALAH_TEST_MK_AGENT"); mode != "" {
+		os.Exit(mkAgent(mode)) // the test binary as a Manchester agent
+	}
 	testscript.Main(m, map[string]func(){
 		"kalah": func() {
 			os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -162,6 +163,11 @@ other games are played here as usual.`)
 		}
 		clk.Grace, clk.Delay = *grace, *delay
 		cfg := tournament.Config{Name: *name, Rounds: *rounds, Rules: r, Seed: *seed, OpeningPlies: *plies, Clock: clk}
+		if abs, err := filepath.Abs(filepath.Dir(*dbPath)); err == nil {
+			// Programs' standard error, a file a game and side, beside the
+			// database (made only when a program writes to it).
+			cfg.Logs = filepath.Join(abs, "logs", "tournament-"+time.Now().Format("20060102-150405"))
+		}
 		named := false
 		for _, p := range players {
 			n, spec := tournament.SplitLabel(p)

@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"kalah"
+	"kalah/internal/proc"
 	"kalah/player"
 )
 
@@ -46,11 +47,9 @@ func init() {
 			if o.Rules.First != kalah.South {
 				return nil, fmt.Errorf("the Manchester protocol has South move first; these rules start with %s", o.Rules.First)
 			}
-			a := &Agent{Command: s.Raw}
-			if err := a.Start(); err != nil {
-				return nil, err
-			}
-			return a, nil
+			// The process starts with the game (Start, or the first Move
+			// or Observe), not here: a spec checked and dropped leaves none.
+			return &Agent{Command: s.Raw, Stderr: o.Stderr}, nil
 		},
 	})
 }
@@ -141,7 +140,7 @@ func (a *Agent) start() error {
 		cmd = exec.Command("sh", "-c", a.Command)
 	}
 	cmd.Dir = a.Dir
-	setProcessGroup(cmd)
+	proc.Group(cmd)
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return err
@@ -224,12 +223,12 @@ func (a *Agent) stop() {
 	select {
 	case <-p.exited:
 	case <-t.C:
-		killProcessGroup(p.cmd)
+		proc.Kill(p.cmd)
 		<-p.exited
 	}
 	// Kill what the agent may have left behind in its group, then unblock
 	// the reader even if such a child still holds the pipe.
-	killProcessGroup(p.cmd)
+	proc.Kill(p.cmd)
 	p.stdout.Close()
 	go func() {
 		for range p.lines {
@@ -369,7 +368,7 @@ func (a *Agent) Move(ctx context.Context, g *kalah.Game, c player.Clock) (kalah.
 	defer a.mu.Unlock()
 	m, err := a.move(ctx, g)
 	if (errors.Is(err, player.ErrProtocol) || errors.Is(err, player.ErrCrashed)) && a.proc != nil {
-		killProcessGroup(a.proc.cmd)
+		proc.Kill(a.proc.cmd)
 		a.ended = true // no END for an agent that is gone
 	}
 	return m, err
