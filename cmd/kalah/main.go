@@ -70,6 +70,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		usage(stdout)
 		return 0
 	}
+	if args[0] == "--version" || args[0] == "-version" || args[0] == "-v" {
+		args[0] = "version"
+	}
 	c, ok := commands[args[0]]
 	if !ok {
 		fmt.Fprintf(stderr, "kalah: unknown command %q\n\n", args[0])

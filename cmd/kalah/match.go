@@ -162,7 +162,7 @@ func unplayable(games []*match.Game) error {
 	for _, g := range games {
 		kg := g.Outcome.Game
 		t := kg.Termination()
-		if g.Outcome.Reason == nil || (t != kalah.Crash && t != kalah.ProtocolError) {
+		if g.Outcome.Reason == nil || t != kalah.Crash {
 			return nil
 		}
 		w, ok := kg.Result().Winner()
