@@ -27,6 +27,8 @@ const (
 // left-hand store when the lower player is to move, above it when the upper
 // player is, and none once the game is over. Each row of houses has its
 // numbers beside it, counted from that player's left, as moves are typed.
+// Between the stores their owners are named, arrows pointing at each:
+// "◂ North  stores  South ▸" (shorter on narrow boards).
 type Board struct {
 	Pos    kalah.Position
 	Bottom kalah.Side // the side drawn at the bottom, sowing left to right
@@ -106,7 +108,7 @@ func (b Board) String() string {
 	// The upper player's store is on its right: the left end as drawn.
 	l.Reset()
 	fmt.Fprintf(&l, "%s%s%s", margin, strings.Repeat(" ", storeW-len(strconv.Itoa(p.Store(top)))), st(PartStore, strconv.Itoa(p.Store(top))))
-	l.WriteString(strings.Repeat(" ", 1+n*cellW+1))
+	l.WriteString(storeLabels(top, bot, 1+n*cellW+1, st))
 	l.WriteString(st(PartStore, strconv.Itoa(p.Store(bot))))
 	lines = append(lines, l.String())
 	if !b.Over && p.ToMove() == bot {
@@ -129,4 +131,39 @@ func (b Board) String() string {
 	l.WriteString(name(bot))
 	lines = append(lines, l.String())
 	return strings.Join(lines, "\n") + "\n"
+}
+
+// storeLabels fills the gap of w columns between the two stores with their
+// owners' names, each with an arrow at its own store, and the word
+// "stores" between them; narrow gaps get initials, then bare arrows.
+func storeLabels(left, right kalah.Side, w int, st func(Part, string) string) string {
+	ln, rn := left.String(), right.String()
+	cands := [][3]string{
+		{"◂ " + ln, "stores", rn + " ▸"},
+		{"◂ " + ln[:1], "stores", rn[:1] + " ▸"},
+		{"◂" + ln[:1], "", rn[:1] + "▸"},
+		{"◂", "", "▸"},
+	}
+	for _, c := range cands {
+		lw, mw, rw := len([]rune(c[0])), len(c[1]), len([]rune(c[2]))
+		need := 2 + lw + rw + 1 // an edge space each side, one between
+		if mw > 0 {
+			need += mw + 3 // two spaces around the middle word at least
+		}
+		if need > w {
+			continue
+		}
+		inner := w - 2 - lw - rw // columns between the names
+		var b strings.Builder
+		b.WriteString(" " + st(PartLabel, c[0]))
+		if mw > 0 {
+			before := (inner - mw) / 2
+			b.WriteString(strings.Repeat(" ", before) + st(PartLabel, c[1]) + strings.Repeat(" ", inner-mw-before))
+		} else {
+			b.WriteString(strings.Repeat(" ", inner))
+		}
+		b.WriteString(st(PartLabel, c[2]) + " ")
+		return b.String()
+	}
+	return strings.Repeat(" ", w)
 }

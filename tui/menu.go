@@ -18,7 +18,9 @@ type Choice struct {
 
 // Opponents lists every opponent on offer: the difficulty levels with
 // their friendly names, easiest first, then a second person, then every
-// registered kind of player that needs no argument.
+// registered kind of player that can play at a terminal: one whose spec
+// needs no argument (a bot:NAME, exec:CMD or mk:CMD player needs a server
+// or a program named, which a menu cannot offer).
 func Opponents() []Choice {
 	var cs []Choice
 	for _, l := range player.Levels() {
@@ -26,12 +28,19 @@ func Opponents() []Choice {
 	}
 	cs = append(cs, Choice{Human, "another person at this keyboard; as in 1961, the computer moves only when space asks it to"})
 	for _, k := range player.List() {
-		if k.Raw {
+		if k.Raw || needsArgument(k) {
 			continue
 		}
 		cs = append(cs, Choice{k.Name, k.Summary})
 	}
 	return cs
+}
+
+// needsArgument reports whether a kind's usage, such as "bot:NAME", has an
+// argument that is not optional (optional ones are in brackets).
+func needsArgument(k player.Info) bool {
+	rest := strings.TrimPrefix(k.Usage, k.Name)
+	return rest != "" && !strings.HasPrefix(rest, "[")
 }
 
 // menu chooses the opponent, who starts and the person's side.

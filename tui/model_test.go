@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -85,7 +86,7 @@ func TestModelKeys(t *testing.T) {
 		t.Errorf("undo: %d moves, want 1 (was %d)", m.s.Game().Len(), n)
 	}
 	press(t, m, keyText("h"))
-	if !strings.Contains(m.hint, "hint from greedy: sow house") {
+	if !strings.Contains(m.hint, "hint from greedy: house") {
 		t.Errorf("hint %q", m.hint)
 	}
 	press(t, m, keyEnter)
@@ -182,5 +183,32 @@ func TestModelTenHouses(t *testing.T) {
 	press(t, m, keyEnter)
 	if last, _ := m.s.Game().Last(); last.Move != 1 || m.s.Game().Len() != 2 {
 		t.Errorf("1 then Enter: %+v", last)
+	}
+}
+
+// TestOpponentsPlayAtATerminal checks that every opponent the menu offers
+// can be built and answers a move at once, and that none of them is a
+// player that needs a server or a program (bot:NAME, exec:CMD, mk:CMD).
+func TestOpponentsPlayAtATerminal(t *testing.T) {
+	for _, c := range Opponents() {
+		if c.Spec == "bot" || c.Spec == "exec" || c.Spec == "mk" {
+			t.Errorf("the menu offers %q, which cannot play at a terminal", c.Spec)
+		}
+		if IsHuman(c.Spec) {
+			continue
+		}
+		s, err := NewSession(Config{Rules: kalah.Standard(), Opponent: c.Spec, You: kalah.North, Helper: "greedy", Time: 50 * time.Millisecond})
+		if err != nil {
+			t.Errorf("opponent %q offered but cannot be built: %v", c.Spec, err)
+			continue
+		}
+		req, err := s.Ask()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Finish(req.Run(context.Background())); err != nil {
+			t.Errorf("opponent %q offered but does not move: %v", c.Spec, err)
+		}
+		s.Close()
 	}
 }

@@ -58,7 +58,7 @@ func TestProgramOnScreen(t *testing.T) {
 		"      (6) (5) (4) (3) (2) (1)   North (greedy)",
 		"       4   4   4   4   4   4",
 		"",
-		"   0                          0",
+		"   0 ◂ North  stores  South ▸ 0",
 		"   +",
 		"       4   4   4   4   4   4",
 		"      (1) (2) (3) (4) (5) (6)   South (you)",
@@ -70,7 +70,7 @@ func TestProgramOnScreen(t *testing.T) {
 	waitFor("South (you) sows house 3: the last seed lands in the store")
 	io.WriteString(keys, "9")
 	screen = waitFor("rejected: there is no house 9")
-	if !strings.Contains(screen, "   0                          1") {
+	if !strings.Contains(screen, "   0 ◂ North  stores  South ▸ 1") {
 		t.Errorf("a rejected key changed the board:\n%s", screen)
 	}
 	for i := 0; !strings.Contains(scr.String(), "Game over"); i++ {

@@ -176,6 +176,20 @@ func (s *Session) newGame() *kalah.Game {
 	return g
 }
 
+// Resume continues game g, which must be played under the session's
+// rules, in place of the game in play; the seats' names are the session's.
+func (s *Session) Resume(g *kalah.Game) error {
+	if g.Rules() != s.cfg.Rules {
+		return fmt.Errorf("the game was played under %s, not %s", g.Rules(), s.cfg.Rules)
+	}
+	g = g.Clone()
+	fresh := s.newGame()
+	g.Players = fresh.Players
+	s.prev, s.game = nil, g
+	s.gen++
+	return nil
+}
+
 // OpponentTitle names the computer opponent in full, as "hard
 // (alphabeta:knowledge:time=1s)", or says there are two people.
 func (s *Session) OpponentTitle() string {
@@ -229,8 +243,14 @@ type Event struct {
 	Label    string // the mover, as "North (greedy)"
 	Computer bool   // a computer chose it
 	Captured int    // seeds captured, the capturing seed included
-	Text     string // one line saying what happened
+	Text     string // one line saying what happened, in plain words and seeds
 	Report   *player.Report
+	// Outlook is what the computer's search said of the game's end, when
+	// its units are seeds.
+	Outlook *Outlook
+	// Details is the search as the player reported it (depth, score in
+	// its own units, line), for people who ask; empty for a person's move.
+	Details string
 }
 
 // Play makes the person's move m (a house, or kalah.Swap). A refused move
@@ -250,20 +270,29 @@ func (s *Session) Play(m kalah.Move) (Event, error) {
 	case !g.IsLegal(m):
 		return Event{}, fmt.Errorf("%w: house %d is empty", ErrRejected, m)
 	}
-	return s.apply(m, false, nil)
+	return s.apply(m, nil, nil)
 }
 
-// apply plays a legal move and describes it.
-func (s *Session) apply(m kalah.Move, computer bool, rep *player.Report) (Event, error) {
+// apply plays a legal move and describes it; req is the computer's
+// request that chose it (nil for a person's key).
+func (s *Session) apply(m kalah.Move, req *Request, rep *player.Report) (Event, error) {
 	g := s.game
 	before := g.Position()
 	label := s.Label(before.ToMove())
+	var o *Outlook
+	details := ""
+	if req != nil && rep != nil {
+		if x, ok := outlookOf(req.p, before, *rep); ok {
+			o = &x
+		}
+		details = detailsText(req.who, *rep)
+	}
 	eff, err := g.Play(m)
 	if err != nil {
 		return Event{}, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
 	s.gen++
-	ev := Event{Played: kalah.Played{Side: before.ToMove(), Move: m, Effect: eff}, Label: label, Computer: computer, Report: rep}
+	ev := Event{Played: kalah.Played{Side: before.ToMove(), Move: m, Effect: eff}, Label: label, Computer: req != nil, Report: rep, Outlook: o, Details: details}
 	if eff&kalah.Capture != 0 {
 		ev.Captured = captured(before, g.Rules(), m)
 	}
@@ -315,33 +344,10 @@ func (s *Session) describe(ev Event) string {
 	if eff&kalah.End != 0 {
 		b.WriteString("; the game is over")
 	}
-	if r := ev.Report; r != nil && (r.Depth > 0 || r.Nodes > 0) {
-		b.WriteString(" " + reportText(*r))
+	if ev.Outlook != nil && eff&kalah.End == 0 {
+		b.WriteString(" (" + s.OutlookText(*ev.Outlook) + ")")
 	}
 	return b.String()
-}
-
-func reportText(r player.Report) string {
-	var parts []string
-	if r.Depth > 0 {
-		parts = append(parts, fmt.Sprintf("depth %d", r.Depth))
-	}
-	if r.Exact {
-		parts = append(parts, fmt.Sprintf("proven %+d", r.Score))
-	} else if r.Depth > 0 {
-		parts = append(parts, fmt.Sprintf("score %+d", r.Score))
-	}
-	if len(r.PV) > 0 {
-		ms := make([]string, len(r.PV))
-		for i, m := range r.PV {
-			ms[i] = m.String()
-		}
-		parts = append(parts, "line "+strings.Join(ms, " "))
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return "(" + strings.Join(parts, ", ") + ")"
 }
 
 // captured replays the sowing of m on a copy of the pits to count what a
@@ -493,11 +499,15 @@ func (r *Request) Run(ctx context.Context) Reply {
 }
 
 // MoveScore is one legal move as the helper judged it, from the mover's
-// view, in the helper's own units.
+// view: in the helper's own units, and in seeds when they can be had.
 type MoveScore struct {
 	Move  kalah.Move
-	Score int
+	Score int  // in the helper's units
 	Exact bool // a proven store difference (or the game ends with the move)
+	// Final is the final store difference for the mover after the move
+	// with best play, proven if Exact; valid if InSeeds.
+	Final   int
+	InSeeds bool
 }
 
 // analyse plays each legal move on a copy of the game and asks the helper
@@ -522,7 +532,8 @@ func (r *Request) analyse(ctx context.Context) Reply {
 		switch {
 		case g.Over():
 			p := g.Position()
-			ms = MoveScore{Move: m, Score: p.Store(mover) - p.Store(mover.Other()), Exact: true}
+			d := p.Store(mover) - p.Store(mover.Other())
+			ms = MoveScore{Move: m, Score: d, Exact: true, Final: d, InSeeds: true}
 		default:
 			mctx, cancel := context.WithTimeout(ctx, per+per/2+100*time.Millisecond)
 			_, err := safeMove(mctx, r.p, g, player.Clock{PerMove: per})
@@ -537,13 +548,25 @@ func (r *Request) analyse(ctx context.Context) Reply {
 			}
 			x := rp.LastReport()
 			ms = MoveScore{Move: m, Score: x.Score, Exact: x.Exact}
+			if o, ok := outlookOf(r.p, g.Position(), x); ok {
+				ms.Final, ms.InSeeds = o.Final, true
+			}
 			if g.ToMove() != mover {
-				ms.Score = -ms.Score
+				ms.Score, ms.Final = -ms.Score, -ms.Final
 			}
 		}
 		rep.Analysis = append(rep.Analysis, ms)
 	}
-	slices.SortStableFunc(rep.Analysis, func(a, b MoveScore) int { return b.Score - a.Score })
+	seeds := true
+	for _, a := range rep.Analysis {
+		seeds = seeds && a.InSeeds
+	}
+	slices.SortStableFunc(rep.Analysis, func(a, b MoveScore) int {
+		if seeds {
+			return b.Final - a.Final
+		}
+		return b.Score - a.Score
+	})
 	rep.Elapsed = time.Since(start)
 	return rep
 }
@@ -574,14 +597,26 @@ func (s *Session) Finish(rep Reply) (Event, error) {
 			return Event{}, fmt.Errorf("no analysis: %w", rep.Err)
 		}
 		parts := make([]string, len(rep.Analysis))
+		seeds := true
+		for _, a := range rep.Analysis {
+			seeds = seeds && a.InSeeds
+		}
 		for i, a := range rep.Analysis {
-			parts[i] = fmt.Sprintf("%s: %+d", a.Move, a.Score)
-			if a.Exact {
-				parts[i] += " proven"
+			switch {
+			case seeds && a.Exact:
+				parts[i] = fmt.Sprintf("%s: %+d proven", a.Move, a.Final)
+			case seeds:
+				parts[i] = fmt.Sprintf("%s: about %+d", a.Move, a.Final)
+			default:
+				parts[i] = fmt.Sprintf("%s: %+d", a.Move, a.Score)
 			}
 		}
+		what := "final store difference in seeds for " + s.who(s.game.ToMove()) + " with best play after each move"
+		if !seeds {
+			what = "its own score of each move, not in seeds"
+		}
 		return Event{Label: s.Label(s.game.ToMove()), Computer: true,
-			Text: fmt.Sprintf("analysis by %s (house: score, best first): %s", r.who, strings.Join(parts, " · "))}, nil
+			Text: fmt.Sprintf("analysis by %s (%s), best first: %s", r.who, what, strings.Join(parts, " · "))}, nil
 	}
 	if r.Hint {
 		if rep.Err != nil {
@@ -593,9 +628,11 @@ func (s *Session) Finish(rep Reply) (Event, error) {
 		ev := Event{Played: kalah.Played{Side: s.game.ToMove(), Move: rep.Move}, Label: s.Label(s.game.ToMove()), Computer: true, Report: rep.Report}
 		ev.Text = fmt.Sprintf("hint from %s: %s", r.who, moveWord(rep.Move))
 		if rep.Report != nil {
-			if t := reportText(*rep.Report); t != "" {
-				ev.Text += " " + t
+			if o, ok := outlookOf(r.p, s.game.Position(), *rep.Report); ok {
+				ev.Outlook = &o
+				ev.Text += ": " + s.OutlookText(o)
 			}
+			ev.Details = detailsText(r.who, *rep.Report)
 		}
 		return ev, nil
 	}
@@ -618,14 +655,14 @@ func (s *Session) Finish(rep Reply) (Event, error) {
 		return Event{Label: s.Label(side), Computer: true,
 			Text: fmt.Sprintf("%s forfeits (%s): %v", s.Label(side), s.game.Termination(), err) + s.record()}, nil
 	}
-	return s.apply(rep.Move, true, rep.Report)
+	return s.apply(rep.Move, r, rep.Report)
 }
 
 func moveWord(m kalah.Move) string {
 	if m == kalah.Swap {
-		return "swap"
+		return "swap sides"
 	}
-	return fmt.Sprintf("sow house %d", m)
+	return fmt.Sprintf("house %d", m)
 }
 
 // Restart begins a new game with the same players; Undo straight after

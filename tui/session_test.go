@@ -251,7 +251,7 @@ func TestHint(t *testing.T) {
 	before := snap(s)
 	req, err := s.AskHint()
 	ev := runReq(t, s, req, err)
-	if ev.Played.Move != 6 || !strings.Contains(ev.Text, "hint from first: sow house 6") {
+	if ev.Played.Move != 6 || !strings.Contains(ev.Text, "hint from first: house 6") {
 		t.Errorf("hint from first: %+v", ev)
 	}
 	if snap(s) != before {
@@ -433,6 +433,8 @@ func TestBoardGolden(t *testing.T) {
 	start := r.Start()
 	north, _ := kalah.ParsePosition("4,4,0,5,5,5/4,4,4,4,4,4 1-0 N")
 	big, _ := kalah.ParsePosition("0,12,1,0,0,0,0,0,3,0/0,1,2,3,4,5,6,7,8,9 20-10 S")
+	three, _ := kalah.ParsePosition("3,3,3/3,3,3 0-0 S")
+	two, _ := kalah.ParsePosition("1,1/1,1 0-0 N")
 	var b strings.Builder
 	for _, c := range []struct {
 		name string
@@ -443,6 +445,8 @@ func TestBoardGolden(t *testing.T) {
 		{"seen from North", Board{Pos: north, Bottom: kalah.North, Names: [2]string{"South", "North"}}},
 		{"over", Board{Pos: start, Bottom: kalah.South, Over: true}},
 		{"ten houses", Board{Pos: big, Bottom: kalah.South}},
+		{"three houses: the stores' owners by initial", Board{Pos: three, Bottom: kalah.South}},
+		{"two houses, seen from North: initials", Board{Pos: two, Bottom: kalah.North}},
 	} {
 		b.WriteString("== " + c.name + "\n" + c.b.String())
 	}

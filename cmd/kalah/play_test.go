@@ -19,6 +19,7 @@ import (
 
 	"github.com/creack/pty"
 
+	"kalah/player"
 	"kalah/tui"
 	"kalah/tui/tuitest"
 )
@@ -82,7 +83,7 @@ func testPlayPipeGolden(t *testing.T, bin string) {
 		t.Fatalf("kalah play: %v\n%s", err, stderr.Bytes())
 	}
 	golden(t, filepath.Join("testdata", "play", "session.golden"), string(out))
-	for _, want := range []string{"7\u0336 rejected: there is no house 7", "3\u0336 rejected: house 3 is empty", "x\u0336y\u0336 rejected", "hint from greedy: sow house"} {
+	for _, want := range []string{"7\u0336 rejected: there is no house 7", "3\u0336 rejected: house 3 is empty", "x\u0336y\u0336 rejected", "hint from greedy: house"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("transcript lacks %q", want)
 		}
@@ -319,7 +320,7 @@ func testPlayPTY(t *testing.T, bin string) {
 		}
 	}
 	screen := waitScreen("South (you) to move", 10*time.Second)
-	for _, want := range []string{"(6) (5) (4) (3) (2) (1)   North (greedy)", "   0                          0\n   +\n", "(1) (2) (3) (4) (5) (6)   South (you)"} {
+	for _, want := range []string{"(6) (5) (4) (3) (2) (1)   North (greedy)", "   0 ◂ North  stores  South ▸ 0\n   +\n", "(1) (2) (3) (4) (5) (6)   South (you)"} {
 		if !strings.Contains(screen, want) {
 			t.Errorf("board lacks %q:\n%s", want, screen)
 		}
@@ -392,6 +393,16 @@ func TestPlayFlags(t *testing.T) {
 	for _, c := range tui.Opponents() {
 		if !strings.Contains(errb.String(), "  "+c.Spec+" ") {
 			t.Errorf("kalah play -h does not offer %s", c.Spec)
+		}
+	}
+	// The bot:NAME player is registered in this binary (package server) but
+	// plays only in games a server arranges: the game must not offer it.
+	if _, _, err := player.Lookup("bot:someone"); err != nil {
+		t.Fatalf("bot:NAME is not registered in kalah: %v", err)
+	}
+	for _, c := range tui.Opponents() {
+		if c.Spec == "bot" {
+			t.Error("kalah play offers bot, which cannot play at a terminal")
 		}
 	}
 	// Piped input plays in line mode, here two people at one keyboard.
