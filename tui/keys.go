@@ -21,6 +21,9 @@ const (
 	KeySwap                    // the pie rule's swap
 	KeyQuit                    // leave
 	KeyHelp                    // show the keys
+	KeyDetails                 // show or hide the search's details
+	KeyList                    // the list of moves
+	KeySave                    // save the game to a file
 	KeyBad                     // not a key the game knows
 )
 
@@ -36,7 +39,8 @@ type Key struct {
 // the space bar was on the 1961 typewriter. Any other line is words
 // separated by blanks or commas, each a key: a house number, "m" or "space"
 // (computer moves), "r" or "enter" (restart), "u" or "undo", "h" or
-// "hint", "a" or "analyse", "s" or "swap", "q" or "quit", "?" or "help".
+// "hint", "a" or "analyse", "s" or "swap", "d" or "details", "l" or
+// "list", "w" or "save", "q" or "quit", "?" or "help".
 func ParseLine(line string) []Key {
 	line = strings.TrimRight(line, "\r\n")
 	if line == "" {
@@ -76,6 +80,12 @@ func ParseWord(w string) Key {
 		k.Kind = KeyQuit
 	case "?", "help":
 		k.Kind = KeyHelp
+	case "d", "details":
+		k.Kind = KeyDetails
+	case "l", "list", "moves":
+		k.Kind = KeyList
+	case "w", "save", "write":
+		k.Kind = KeySave
 	default:
 		v, err := strconv.Atoi(w)
 		if err != nil || v < 1 || v > kalah.MaxHouses || w[0] == '+' || w[0] == '0' {
@@ -102,24 +112,64 @@ func CrossOut(s string) string {
 }
 
 // KeysHelp describes the keys, for "kalah play -h" and the "?" key.
-const KeysHelp = `Keys (the 1961 program's, and a few more):
-  1..n     sow that house; each side's houses count 1..n from that
-           player's own left, as the numbers (1) (2) ... show on the board
-  space    the computer moves for whoever is to move (or m)
-  Enter    restart (or r; an empty line in line mode; u right after brings
-           the old game back)
-  u        undo back to your last move
-  h        hint: what the strongest player on hand would play, and why
-  a        analysis: that player's score for every legal move
-  s        swap sides (pie rule only, North's first move)
-  q        quit
-  ?        this help
+const KeysHelp = `Keys (the 1961 program's, and more):
+  1..n       sow that house; each side's houses count 1..n from that
+             player's own left, as the numbers (1) (2) ... show
+  space, m   the computer moves for whoever is to move
+  Enter, r   a new game (u right after brings the old one back)
+  u          undo back to your last move
+  h          hint: the hint player's move and what it leads to, in
+             seeds: "you win by 8 with best play" only when proven,
+             else "about +3 for you, estimate"
+  a          analysis: every legal move and what it leads to, best first
+  d          show or hide the search's details (depth, score in the
+             player's own units, the line it expects)
+  s          swap sides (pie rule only, North's first move)
+  l          the list of moves so far (scrolls; Esc or l closes)
+  w          save the game to a file (play/games/ in the data directory)
+  o, Esc     the menu: opponent, who starts, your side (Esc returns)
+  ?          this help (scrolls; Esc or ? closes)
+  q          quit; a game in progress asks first (y quits, n or Esc
+             stays) and is saved: kalah play --resume continues it
+  Ctrl+C     quit at once, saving a game in progress the same way
+  ↑ ↓ PgUp PgDn Home End   scroll the help and the move list
+In the menu: ↑/↓ the opponent, ←/→ who starts, s your side, Enter
+plays, Esc goes back to the game, q quits.
 An illegal key is crossed out and changes nothing.`
+
+// BoardHelp explains the board.
+const BoardHelp = `The board: your houses along the bottom, your opponent's along the
+top, each row numbered from its owner's left. A store (kalah) sits at the
+right-hand end of its owner's row, so yours is on the right and your
+opponent's on the left; the middle line names them: "◂ North  stores
+South ▸". The + next to the left-hand store marks the side to move: below
+the stores' line when it is the bottom player, above it for the top one.`
+
+// HowToPlay is Kalah's rules in a few lines, for the help.
+const HowToPlay = `How to play Kalah:
+  The board    each player owns a row of houses and the store at the
+               right-hand end of that row.
+  Sowing       on your turn take all the seeds of one of your houses and
+               drop them one by one into the following pits,
+               counterclockwise: along your row to the right, into your
+               store, then along your opponent's row, never into your
+               opponent's store.
+  Extra turn   if your last seed lands in your own store, move again.
+  Capture      if your last seed lands in an empty house of yours and the
+               house opposite holds seeds, that seed and the seeds
+               opposite go to your store.
+  The end      as soon as either player's houses are all empty, the game
+               is over; the seeds still in houses go to the store of the
+               player whose houses they are in. Whoever has more seeds in
+               their store wins.
+Rule sets differ in such details (kalah rules lists them); the game plays
+the one chosen with --rules.`
 
 // LineModeHelp says how to drive line mode from a script.
 const LineModeHelp = `Line mode (input or output not a terminal, or --plain) reads a line at a
 time. A line is words separated by blanks or commas, each one key:
 "3" or "3 5" sows, "m" (or "space") lets the computer move, "u", "h",
-"a", "s", "q", "?" as above, "r" (or "enter") restarts. A line of nothing but
-spaces is one computer move a space; an empty line restarts, like Enter.
-The end of input quits. Computer opponents move by themselves.`
+"a", "d", "s", "l", "w", "?" as above, "r" (or "enter") restarts. A line of
+nothing but spaces is one computer move a space; an empty line restarts,
+like Enter. "q" quits at once, saving a game in progress for --resume; the
+end of input quits without saving. Computer opponents move by themselves.`

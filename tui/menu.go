@@ -111,7 +111,7 @@ func (m *model) menuKey(k tea.KeyPressMsg) tea.Cmd {
 			return m.kick()
 		}
 	case "q":
-		return m.quit()
+		return m.askQuit()
 	default:
 		mn.err = fmt.Sprintf("%s: not a key here (↑/↓ choose, ←/→ who starts, s side, Enter play, q quit)", k.String())
 	}

@@ -11,6 +11,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"kalah"
 )
@@ -28,12 +29,18 @@ type TUI struct {
 	// In and Out are the terminal; nil means the process's own.
 	In  io.Reader
 	Out io.Writer
+	// Resume continues this game (from LoadUnfinished) instead of a new one.
+	Resume *kalah.Game
+
+	// Saved is set by Run to the file a game left unfinished was saved in,
+	// for the caller to tell the person once the screen is theirs again.
+	Saved string
 }
 
 // Run plays until the person quits. It returns ctx's error if ctx ends
 // first.
 func (t *TUI) Run(ctx context.Context) error {
-	m, err := newModel(ctx, t.Config, t.Delay, t.Menu)
+	m, err := t.model(ctx)
 	if err != nil {
 		return err
 	}
@@ -44,19 +51,42 @@ func (t *TUI) Run(ctx context.Context) error {
 	if t.Out != nil {
 		opts = append(opts, tea.WithOutput(t.Out))
 	}
-	final, err := tea.NewProgram(m, opts...).Run()
-	if fm, ok := final.(*model); ok {
-		if fm.cancel != nil {
-			fm.cancel()
-		}
-		if fm.s != nil {
-			fm.s.Close()
-		}
-	}
+	_, err = tea.NewProgram(m, opts...).Run()
+	t.finish(m)
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return ctx.Err()
 	}
 	return err
+}
+
+// model builds the program's model: the menu, a new game, or the game
+// to resume.
+func (t *TUI) model(ctx context.Context) (*model, error) {
+	m, err := newModel(ctx, t.Config, t.Delay, t.Menu && t.Resume == nil)
+	if err != nil {
+		return nil, err
+	}
+	if t.Resume != nil {
+		if err := m.s.Resume(t.Resume); err != nil {
+			m.s.Close()
+			return nil, err
+		}
+		m.resumed = true
+		n := t.Resume.Len()
+		m.setStatus(fmt.Sprintf("Resumed the unfinished game after %d %s.", n, plural(n, "move", "moves")), false)
+	}
+	return m, nil
+}
+
+// finish stops what the model left running once the program has ended.
+func (t *TUI) finish(m *model) {
+	if m.cancel != nil {
+		m.cancel()
+	}
+	if m.s != nil {
+		m.s.Close()
+	}
+	t.Saved = m.saved
 }
 
 type screen int
@@ -65,6 +95,14 @@ const (
 	screenGame screen = iota
 	screenMenu
 )
+
+// pager is a scrolling page over the game: the help or the move list.
+type pager struct {
+	title string
+	lines []string
+	off   int      // the first line shown
+	keys  []string // the keys that close it besides Esc and q
+}
 
 // replyMsg carries a computer's reply back to the UI goroutine.
 type replyMsg struct{ rep Reply }
@@ -84,7 +122,6 @@ type model struct {
 	bad    bool     // status is an error
 	struck string   // the rejected key, crossed out on screen
 	hint   string
-	help   bool
 	digits string // a house number being typed, on boards of ten houses or more
 	last   *Event
 
@@ -92,10 +129,27 @@ type model struct {
 	cancel   context.CancelFunc
 	stopped  bool // the request out was cancelled: drop its reply
 	quitting bool
+
+	details  bool   // show the search's details (depth, units, line)
+	lastInfo string // the details of the last computer move or hint
+	page     *pager // the help or the move list, over the game
+	confirm  bool   // asking whether to quit a game in progress
+	resumed  bool   // the game came from the unfinished-game file
+	saved    string // where a game left unfinished was saved
+	// saveFailed: saving the unfinished game failed once; the next quit
+	// goes without saving.
+	saveFailed bool
 }
+
+// Smallest terminal the game is drawn in; below it a notice says so.
+const (
+	minWidth  = 36
+	minHeight = 10
+)
 
 func newModel(ctx context.Context, cfg Config, delay time.Duration, showMenu bool) (*model, error) {
 	m := &model{ctx: ctx, delay: delay, menu: newMenu(cfg)}
+	m.width, m.height = 0, 0
 	if showMenu {
 		m.scr = screenMenu
 		return m, nil
@@ -119,10 +173,22 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case replyMsg:
 		return m, m.reply(msg.rep)
 	case tea.KeyPressMsg:
-		if msg.String() == "ctrl+c" {
-			return m, m.quit()
-		}
-		if m.scr == screenMenu {
+		key := msg.String()
+		switch {
+		case key == "ctrl+c":
+			// At once, without asking: a game in progress is saved.
+			return m, m.quit(true)
+		case m.tooSmall():
+			if key == "q" {
+				return m, m.quit(true)
+			}
+			return m, nil
+		case m.confirm:
+			return m, m.confirmKey(key)
+		case m.page != nil:
+			m.pageKey(key)
+			return m, nil
+		case m.scr == screenMenu:
 			return m, m.menuKey(msg)
 		}
 		return m, m.gameKey(msg)
@@ -130,12 +196,135 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
-func (m *model) quit() tea.Cmd {
+// inProgress reports whether quitting would leave a game unfinished: one
+// with moves made and no end.
+func (m *model) inProgress() bool {
+	return m.s != nil && m.s.Game().Len() > 0 && !m.s.Game().Over()
+}
+
+// askQuit quits at once when no game is in progress, else asks first.
+func (m *model) askQuit() tea.Cmd {
+	if !m.inProgress() {
+		return m.quit(false)
+	}
+	m.stop()
+	m.confirm, m.scr = true, screenGame
+	return nil
+}
+
+func (m *model) confirmKey(key string) tea.Cmd {
+	switch key {
+	case "y", "Y", "q", "enter":
+		return m.quit(true)
+	case "n", "N", "esc":
+		m.confirm = false
+		m.setStatus("Quit cancelled.", false)
+		return m.kick()
+	}
+	return nil
+}
+
+// quit ends the program. With save, a game in progress is written to the
+// data directory for "kalah play --resume"; a resumed game that has ended
+// is removed from it.
+func (m *model) quit(save bool) tea.Cmd {
+	dir := ""
+	if m.s != nil {
+		dir = m.s.Config().DataDir
+	}
+	switch {
+	case dir == "":
+	case save && m.inProgress() && !m.saveFailed:
+		path, err := m.s.SaveUnfinished(dir)
+		if err != nil {
+			// Stay, so the game is not lost without a word.
+			m.confirm, m.saveFailed = false, true
+			m.setStatus("The game could not be saved: "+err.Error()+" (q or Ctrl+C again quits without saving).", true)
+			return nil
+		}
+		m.saved = path
+	case m.resumed && m.s.Game().Over():
+		RemoveUnfinished(dir)
+	}
 	m.quitting = true
 	if m.cancel != nil {
 		m.cancel()
 	}
 	return tea.Quit
+}
+
+// pageKey scrolls the page shown, or closes it.
+func (m *model) pageKey(key string) {
+	pg := m.page
+	room := m.pageRoom()
+	last := max(0, len(pg.lines)-room)
+	switch key {
+	case "up", "k":
+		pg.off--
+	case "down", "j":
+		pg.off++
+	case "pgup", "b":
+		pg.off -= room
+	case "pgdown", "space", "f":
+		pg.off += room
+	case "home", "g":
+		pg.off = 0
+	case "end", "G":
+		pg.off = last
+	case "esc", "q":
+		m.page = nil
+		return
+	default:
+		for _, k := range pg.keys {
+			if key == k {
+				m.page = nil
+				return
+			}
+		}
+	}
+	pg.off = clampInt(pg.off, 0, last)
+}
+
+// pageRoom is how many of a page's lines fit under its title and above
+// its footer.
+func (m *model) pageRoom() int {
+	if m.height <= 0 {
+		return 1 << 20
+	}
+	return max(1, m.height-3)
+}
+
+func (m *model) openPage(title string, lines []string, atEnd bool, keys ...string) {
+	m.page = &pager{title: title, lines: lines, keys: keys}
+	if atEnd {
+		m.page.off = max(0, len(lines)-m.pageRoom())
+	}
+}
+
+func (m *model) tooSmall() bool {
+	return m.width > 0 && m.height > 0 && (m.width < m.minWidth() || m.height < minHeight)
+}
+
+// minWidth is the narrowest terminal the game is drawn in: the board
+// without the players' names, or minWidth, whichever is wider.
+func (m *model) minWidth() int {
+	if m.s == nil {
+		return minWidth
+	}
+	bv := m.s.BoardView()
+	bv.Names = [2]string{}
+	w := 0
+	for _, l := range strings.Split(bv.String(), "\n") {
+		w = max(w, ansi.StringWidth(l))
+	}
+	return max(minWidth, w+1)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // kick starts the computer's own move when it is due and nothing else is
@@ -183,6 +372,7 @@ func (m *model) reply(rep Reply) tea.Cmd {
 		m.setStatus(err.Error(), true)
 	case rep.Req.Hint || rep.Req.Analysis:
 		m.hint = ev.Text
+		m.lastInfo = ev.Details
 	default:
 		m.moved(ev)
 	}
@@ -196,6 +386,9 @@ func (m *model) moved(ev Event) {
 	}
 	m.last = &ev
 	m.hint = ""
+	if ev.Computer {
+		m.lastInfo = ev.Details
+	}
 	m.setStatus("", false)
 }
 
@@ -222,7 +415,7 @@ func (m *model) statusLine() string {
 // changed clears what belonged to the position before an undo or restart.
 func (m *model) changed(note string) {
 	m.stop()
-	m.log, m.last, m.hint, m.digits = nil, nil, "", ""
+	m.log, m.last, m.hint, m.digits, m.lastInfo = nil, nil, "", "", ""
 	m.setStatus(note, false)
 }
 
@@ -294,10 +487,37 @@ func (m *model) gameKey(k tea.KeyPressMsg) tea.Cmd {
 		m.scr = screenMenu
 		return nil
 	case "?":
-		m.help = !m.help
+		m.openPage("Help", m.helpLines(), false, "?")
+		return nil
+	case "l":
+		m.openPage(fmt.Sprintf("Moves (%d)", m.s.Game().Len()), m.s.MoveList(), true, "l")
+		return nil
+	case "d":
+		m.details = !m.details
+		switch {
+		case m.details && m.lastInfo == "":
+			m.setStatus("Search details will show after the next computer move or hint (d hides them).", false)
+		case m.details:
+			m.setStatus("", false)
+		default:
+			m.setStatus("Search details hidden.", false)
+		}
+		return nil
+	case "w":
+		dir := m.s.Config().DataDir
+		if dir == "" {
+			m.reject("w", errors.New("no data directory to save in (kalah play --data DIR)"))
+			return nil
+		}
+		path, err := m.s.SaveGame(dir, time.Now())
+		if err != nil {
+			m.setStatus("The game could not be saved: "+err.Error(), true)
+			return nil
+		}
+		m.setStatus("Saved the game to "+path, false)
 		return nil
 	case "q":
-		return m.quit()
+		return m.askQuit()
 	}
 	text := k.Text
 	if text == "" {
@@ -366,88 +586,318 @@ func boardStyle(p Part, s string) string {
 	return s
 }
 
-// View draws the menu or the game.
+// View draws the menu, the game, a page over it, or the notice that the
+// terminal is too small.
 func (m *model) View() tea.View {
 	var v tea.View
 	v.AltScreen = true
 	v.WindowTitle = "kalah"
-	if m.quitting {
-		return v
-	}
-	if m.scr == screenMenu {
+	switch {
+	case m.quitting:
+	case m.tooSmall():
+		v.SetContent(m.smallView())
+	case m.page != nil:
+		v.SetContent(m.pageView())
+	case m.scr == screenMenu:
 		v.SetContent(m.menu.view(m.height))
-		return v
+	default:
+		v.SetContent(m.gameView())
 	}
-	v.SetContent(m.gameView())
 	return v
 }
+
+// smallView says the terminal is too small, in as little room as it has.
+func (m *model) smallView() string {
+	text := fmt.Sprintf("Terminal too small: %d×%d. Kalah needs at least %d×%d; make the window larger. q quits", m.width, m.height, m.minWidth(), minHeight)
+	if m.inProgress() {
+		text += " (the game is saved)"
+	}
+	text += "."
+	lines := strings.Split(wrap(text, max(1, m.width)), "\n")
+	if len(lines) > m.height {
+		lines = lines[:m.height]
+	}
+	for i, l := range lines {
+		lines[i] = truncate(l, max(1, m.width))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// pageView draws the page: its title, the lines in view, and how to move.
+func (m *model) pageView() string {
+	pg := m.page
+	room := m.pageRoom()
+	to := min(len(pg.lines), pg.off+room)
+	var b strings.Builder
+	b.WriteString(m.cut(styleTitle.Render(pg.title)) + "\n")
+	for _, l := range pg.lines[pg.off:to] {
+		b.WriteString(m.cut(l) + "\n")
+	}
+	for i := to - pg.off; i < room && m.height > 0; i++ {
+		b.WriteString("\n")
+	}
+	where := "all shown"
+	if len(pg.lines) > room {
+		where = fmt.Sprintf("lines %d-%d of %d", pg.off+1, to, len(pg.lines))
+	}
+	closeKeys := "Esc"
+	for _, k := range pg.keys {
+		closeKeys += " or " + k
+	}
+	foot := fmt.Sprintf("%s · ↑/↓ PgUp/PgDn Home/End scroll · %s closes", where, closeKeys)
+	b.WriteString(styleFaint.Render(m.cut(foot)))
+	return b.String()
+}
+
+// cut truncates a line, styled or not, to the terminal's width.
+func (m *model) cut(s string) string {
+	if m.width <= 0 {
+		return s
+	}
+	return ansi.Truncate(s, m.width, "…")
+}
+
+// helpLines is the help page: the keys, the board, and the rules, as
+// written when they fit the terminal, else rewrapped to its width.
+func (m *model) helpLines() []string {
+	w := m.width
+	if w <= 0 {
+		w = 100
+	}
+	var lines []string
+	for _, block := range []string{KeysHelp, BoardHelp, HowToPlay} {
+		lines = append(lines, helpBlock(block, w)...)
+		lines = append(lines, "")
+	}
+	return lines[:len(lines)-1]
+}
+
+// helpBlock lays out one block of help text in w columns. A block that
+// fits is kept as written. Otherwise its paragraphs are rewrapped and its
+// table rows ("  key   what it does", continued on lines indented further)
+// become "  key: what it does", wrapped under a hanging indent.
+func helpBlock(block string, w int) []string {
+	src := strings.Split(block, "\n")
+	fits := true
+	for _, l := range src {
+		fits = fits && len([]rune(l)) < w
+	}
+	if fits {
+		return src
+	}
+	type entry struct {
+		key, text string
+		indent    int
+	}
+	var es []entry
+	for _, l := range src {
+		t := strings.TrimSpace(l)
+		ind := len(l) - len(strings.TrimLeft(l, " "))
+		key, rest, table := strings.Cut(t, "   ")
+		var prev *entry
+		if len(es) > 0 {
+			prev = &es[len(es)-1]
+		}
+		switch {
+		case table && ind == 2:
+			es = append(es, entry{key: key, text: strings.TrimSpace(rest), indent: ind})
+		case prev != nil && prev.key != "" && ind > 2,
+			prev != nil && prev.key == "" && ind == prev.indent && !strings.HasSuffix(prev.text, ":"):
+			// The row or paragraph above goes on.
+			prev.text += " " + t
+		default:
+			es = append(es, entry{text: t, indent: ind})
+		}
+	}
+	var out []string
+	for _, e := range es {
+		lead, hang := strings.Repeat(" ", e.indent), strings.Repeat(" ", e.indent+2)
+		t := e.text
+		if e.key != "" {
+			t = e.key + ": " + t
+		}
+		for i, l := range strings.Split(wrap(t, max(10, w-1-len(hang))), "\n") {
+			if i == 0 {
+				out = append(out, lead+l)
+			} else {
+				out = append(out, hang+l)
+			}
+		}
+	}
+	return out
+}
+
+func faint(s string) string { return styleFaint.Render(s) }
+func bold(s string) string  { return styleTitle.Render(s) }
+
+// section is a block of the game screen; when the screen is short, the
+// sections of lowest priority go first.
+type section struct {
+	lines []string
+	prio  int
+}
+
+// The priorities of the game screen's sections.
+const (
+	prioSpace   = iota // blank lines
+	prioOldLog         // earlier moves
+	prioMoves          // the move list's line
+	prioTitle          // the title
+	prioLastLog        // the last move
+	prioKeys           // the key bar
+	prioDetails        // the search's details, when asked for
+	prioNote           // hints and status
+	prioPrompt         // whose turn it is, or the game's end
+	prioBoard          // the board
+)
 
 func (m *model) gameView() string {
 	s := m.s
 	g := s.Game()
 	r := g.Rules()
-	var b strings.Builder
+	w := m.width
+	if w <= 0 {
+		w = 100
+	}
+	var secs []section
+	add := func(prio int, lines ...string) { secs = append(secs, section{lines, prio}) }
+	text := func(prio int, styled func(string) string, t string) {
+		lines := strings.Split(wrap(t, max(10, w-3)), "\n")
+		for i, l := range lines {
+			if styled != nil {
+				l = styled(l)
+			}
+			lines[i] = "  " + l
+		}
+		add(prio, lines...)
+	}
+
 	title := "Kalah"
 	if s.TwoHumans() {
 		title += " · two players"
 	} else {
 		title += fmt.Sprintf(" · you (%s) against %s", s.Bottom(), s.OpponentTitle())
 	}
-	fmt.Fprintf(&b, "%s  %s\n\n", styleTitle.Render(title), styleFaint.Render(fmt.Sprintf("%s rules, %d×%d", rulesName(r), r.Houses, r.Seeds)))
+	add(prioTitle, m.cut(styleTitle.Render(title)+"  "+styleFaint.Render(fmt.Sprintf("%s rules, %d×%d", rulesName(r), r.Houses, r.Seeds))))
+	add(prioSpace, "")
+
 	bv := s.BoardView()
 	bv.Style = boardStyle
 	if m.last != nil && m.last.Played.Move > 0 {
 		bv.Last, bv.LastSide = m.last.Played.Move, m.last.Played.Side
 	}
-	b.WriteString(bv.String())
+	board := strings.Split(strings.TrimSuffix(bv.String(), "\n"), "\n")
+	for _, l := range board {
+		if ansi.StringWidth(l) > w {
+			// Too narrow for the players' names: the stores and the prompt
+			// still say whose side is whose.
+			bv.Names = [2]string{}
+			board = strings.Split(strings.TrimSuffix(bv.String(), "\n"), "\n")
+			break
+		}
+	}
+	add(prioBoard, board...)
+
 	if mt := g.MoveText(); mt != "" {
-		w := m.width
-		if w <= 0 {
-			w = 100
+		line := "  moves (l lists them): "
+		if rs := []rune(mt); len(rs) > w-len(line)-1 {
+			mt = "…" + string(rs[len(rs)-max(1, w-len(line)-2):])
 		}
-		if r := []rune(mt); len(r) > w-10 {
-			mt = "…" + string(r[len(r)-(w-11):])
-		}
-		b.WriteString("\n" + styleFaint.Render("  moves: "+mt) + "\n")
+		add(prioSpace, "")
+		add(prioMoves, styleFaint.Render(line+mt))
 	} else {
-		b.WriteString("\n")
+		add(prioSpace, "")
 	}
-	for _, l := range m.log {
-		b.WriteString("  " + m.fit(l) + "\n")
+	for i, l := range m.log {
+		if i == len(m.log)-1 {
+			text(prioLastLog, nil, l)
+		} else {
+			add(prioOldLog, "  "+m.fit(l))
+		}
 	}
-	if len(m.log) == 0 {
-		b.WriteString("\n")
+	if m.details && m.lastInfo != "" {
+		text(prioDetails, faint, m.lastInfo)
 	}
-	b.WriteString("\n")
+	add(prioSpace, "")
 	switch {
+	case m.confirm:
+		text(prioPrompt, bold, "Quit? The game is saved, and kalah play --resume continues it. y: quit · n or Esc: keep playing")
 	case g.Over():
-		b.WriteString(styleBox.Render(wrap(s.Summary(), 70)+"\n"+styleFaint.Render("Enter: play again · u: take back · o: other opponent · q: quit")) + "\n")
+		foot := "Enter: play again · u: take back · o: other opponent · q: quit"
+		if m.height <= 0 || m.height >= 20 {
+			add(prioPrompt, strings.Split(styleBox.Render(wrap(s.Summary(), min(70, w-6))+"\n"+styleFaint.Render(wrap(foot, min(70, w-6)))), "\n")...)
+		} else {
+			text(prioPrompt, nil, s.Summary())
+			text(prioPrompt, faint, foot)
+		}
 	case m.thinking != nil && !m.thinking.Hint && !m.thinking.Analysis:
-		fmt.Fprintf(&b, "  %s is thinking…\n", s.Label(g.ToMove()))
+		text(prioPrompt, nil, s.Label(g.ToMove())+" is thinking…")
 	default:
 		swap := ""
 		if p := g.Position(); p.CanSwap() {
 			swap = ", s to swap sides"
 		}
-		fmt.Fprintf(&b, "  %s to move: type a house 1-%d%s, or space for the computer to move.\n", styleTitle.Render(s.Label(g.ToMove())), r.Houses, swap)
+		prompt := fmt.Sprintf("%s to move: type a house 1-%d%s, or space for the computer to move.", s.Label(g.ToMove()), r.Houses, swap)
+		if w < 60 {
+			prompt = fmt.Sprintf("%s to move: house 1-%d%s", s.Label(g.ToMove()), r.Houses, swap)
+		}
+		text(prioPrompt, nil, prompt)
 	}
 	if m.hint != "" {
-		b.WriteString("  " + m.fit(m.hint) + "\n")
+		text(prioNote, nil, m.hint)
 	}
 	if m.status != "" {
-		b.WriteString("  " + m.statusLine() + "\n")
-	}
-	b.WriteString("\n")
-	if m.help {
-		b.WriteString(KeysHelp + "\n  o  choose another opponent, who starts and your side\n")
-	} else {
-		w := m.width
-		if w <= 0 {
-			w = 100
+		if m.struck != "" {
+			add(prioNote, "  "+m.cut(m.statusLine()))
+		} else {
+			text(prioNote, func(l string) string {
+				if m.bad {
+					return styleBad.Render(l)
+				}
+				return l
+			}, m.status)
 		}
-		b.WriteString(styleFaint.Render(wrap(fmt.Sprintf("1-%d sow · space computer · u undo · h hint · a analyse · Enter new game · o opponent · ? help · q quit", r.Houses), w-1)) + "\n")
 	}
-	return b.String()
+	add(prioSpace, "")
+	keys := fmt.Sprintf("1-%d sow · space computer · u undo · h hint · a analyse · d details · l moves · w save · Enter new game · o/Esc menu · ? help · q quit · + marks the side to move", r.Houses)
+	if w < 80 {
+		keys = "? keys · q quit · + = side to move"
+	}
+	text(prioKeys, faint, keys)
+	return fitSections(secs, m.height)
+}
+
+// fitSections joins the sections, dropping those of lowest priority (the
+// earliest first among equals) until they fit in height rows (zero: no
+// limit).
+func fitSections(secs []section, height int) string {
+	total := func() int {
+		n := 0
+		for _, s := range secs {
+			n += len(s.lines)
+		}
+		return n
+	}
+	for height > 0 && total() > height {
+		drop := -1
+		for i, s := range secs {
+			if drop < 0 || s.prio < secs[drop].prio {
+				drop = i
+			}
+		}
+		if secs[drop].prio == prioBoard || secs[drop].prio == prioPrompt {
+			break // the smallest size keeps these on screen
+		}
+		secs = append(secs[:drop], secs[drop+1:]...)
+	}
+	var lines []string
+	for _, s := range secs {
+		lines = append(lines, s.lines...)
+	}
+	if height > 0 && len(lines) > height {
+		lines = lines[:height]
+	}
+	return strings.Join(lines, "\n")
 }
 
 // fit cuts a line of plain text to the terminal's width.

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -211,4 +212,71 @@ func TestOpponentsPlayAtATerminal(t *testing.T) {
 		}
 		s.Close()
 	}
+}
+
+// helpKeys returns the keys the help's table names: the first column of
+// its rows ("  u          undo ..."), split at commas.
+func helpKeys(t *testing.T) []string {
+	t.Helper()
+	var keys []string
+	for _, l := range strings.Split(KeysHelp, "\n") {
+		if !strings.HasPrefix(l, "  ") || strings.HasPrefix(l, "   ") {
+			continue
+		}
+		col, _, ok := strings.Cut(strings.TrimSpace(l), "   ")
+		if !ok {
+			t.Fatalf("help row without a key column: %q", l)
+		}
+		for _, k := range strings.Split(col, ",") {
+			keys = append(keys, strings.TrimSpace(k))
+		}
+	}
+	return keys
+}
+
+// TestHelpNamesEveryKey checks the help against the game: every key the
+// game answers is in the help, and every key in the help is answered.
+func TestHelpNamesEveryKey(t *testing.T) {
+	keys := helpKeys(t)
+	for _, k := range []string{"1..n", "space", "m", "Enter", "r", "u", "h", "a", "d", "s", "l", "w", "o", "Esc", "?", "q", "Ctrl+C"} {
+		if !slices.Contains(keys, k) {
+			t.Errorf("the help does not name the key %q (it names %q)", k, keys)
+		}
+	}
+	msg := map[string]tea.KeyPressMsg{
+		"space":  keySpace,
+		"Enter":  keyEnter,
+		"Esc":    {Code: tea.KeyEscape},
+		"Ctrl+C": {Code: 'c', Mod: tea.ModCtrl},
+		"1..n":   keyText("1"),
+	}
+	for _, k := range keys {
+		if strings.Contains(k, " ") { // the scrolling keys' row
+			continue
+		}
+		km, ok := msg[k]
+		if !ok {
+			if len(k) != 1 {
+				t.Errorf("help key %q: no way to press it in this test", k)
+				continue
+			}
+			km = keyText(k)
+		}
+		m := newTestModel(t, Config{Opponent: "greedy", Rules: pieRules()})
+		m.width, m.height = 100, 40
+		press(t, m, keyText("3"))
+		quit := press(t, m, km)
+		if strings.Contains(m.status, "not a key") {
+			t.Errorf("help key %q: the game says %q", k, m.status)
+		}
+		if !quit && m.scr == screenGame && m.page == nil && !m.confirm && m.status == "" && m.hint == "" && m.s.Game().Len() == 1 && !m.details {
+			t.Errorf("help key %q did nothing visible", k)
+		}
+	}
+}
+
+func pieRules() kalah.Rules {
+	r := kalah.Standard()
+	r.Pie = true
+	return r
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"kalah"
 )
@@ -18,6 +19,11 @@ type Plain struct {
 	// Echo writes each line read after the prompt, so a transcript of piped
 	// input reads as it was typed.
 	Echo bool
+	// Resumed says the session continues a game from the unfinished-game
+	// file, which is removed once that game has ended.
+	Resumed bool
+
+	details bool // print the search's details after each computer move
 }
 
 // Run plays until the person quits or the input ends. It returns ctx's
@@ -43,6 +49,10 @@ func (pl *Plain) Run(ctx context.Context, s *Session) error {
 	}()
 
 	pl.intro(w, s)
+	if pl.Resumed {
+		n := s.Game().Len()
+		fmt.Fprintf(w, "Resumed the unfinished game after %d %s.\n", n, plural(n, "move", "moves"))
+	}
 	pl.board(w, s, nil)
 	summarized := -1 // the generation whose end was summed up
 	// settle lets the computer make its own moves, then sums up a game that
@@ -113,10 +123,19 @@ func (pl *Plain) computer(ctx context.Context, w io.Writer, s *Session) error {
 			fmt.Fprintf(w, "%v\n", err)
 			return nil
 		}
-		fmt.Fprintln(w, ev.Text)
+		pl.event(w, ev)
 		pl.board(w, s, &ev)
 	}
 	return nil
+}
+
+// event prints what a move or a hint did, and the search's details if
+// they were asked for.
+func (pl *Plain) event(w io.Writer, ev Event) {
+	fmt.Fprintln(w, ev.Text)
+	if pl.details && ev.Details != "" {
+		fmt.Fprintln(w, "  "+ev.Details)
+	}
 }
 
 // key handles one key; it reports whether to quit.
@@ -135,7 +154,7 @@ func (pl *Plain) key(ctx context.Context, w io.Writer, s *Session, k Key) (bool,
 			reject(err)
 			return false, nil
 		}
-		fmt.Fprintln(w, ev.Text)
+		pl.event(w, ev)
 		pl.board(w, s, &ev)
 	case KeyComputer:
 		req, err := s.Ask()
@@ -151,7 +170,7 @@ func (pl *Plain) key(ctx context.Context, w io.Writer, s *Session, k Key) (bool,
 			reject(err)
 			return false, nil
 		}
-		fmt.Fprintln(w, ev.Text)
+		pl.event(w, ev)
 		pl.board(w, s, &ev)
 	case KeyRestart:
 		s.Restart()
@@ -183,20 +202,56 @@ func (pl *Plain) key(ctx context.Context, w io.Writer, s *Session, k Key) (bool,
 			reject(err)
 			return false, nil
 		}
-		fmt.Fprintln(w, ev.Text)
+		pl.event(w, ev)
 	case KeyQuit:
-		if !s.Game().Over() {
-			n := s.Game().Len()
-			plural := "s"
-			if n == 1 {
-				plural = ""
+		g := s.Game()
+		dir := s.Config().DataDir
+		switch {
+		case g.Over() || g.Len() == 0:
+			if pl.Resumed && g.Over() && dir != "" {
+				RemoveUnfinished(dir)
 			}
-			fmt.Fprintf(w, "Quit: the game is left unfinished after %d move%s.\n", n, plural)
+		case dir != "":
+			path, err := s.SaveUnfinished(dir)
+			if err != nil {
+				fmt.Fprintf(w, "Quit: the game could not be saved (%v); it is left unfinished after %d %s.\n", err, g.Len(), plural(g.Len(), "move", "moves"))
+				return true, nil
+			}
+			fmt.Fprintf(w, "Quit after %d %s: the game is saved in %s; kalah play --resume continues it.\n", g.Len(), plural(g.Len(), "move", "moves"), path)
+		default:
+			fmt.Fprintf(w, "Quit: the game is left unfinished after %d %s.\n", g.Len(), plural(g.Len(), "move", "moves"))
 		}
 		return true, nil
+	case KeyDetails:
+		pl.details = !pl.details
+		if pl.details {
+			fmt.Fprintln(w, "Search details shown after each computer move and hint (d hides them).")
+		} else {
+			fmt.Fprintln(w, "Search details hidden.")
+		}
+	case KeyList:
+		for _, l := range s.MoveList() {
+			fmt.Fprintln(w, l)
+		}
+	case KeySave:
+		dir := s.Config().DataDir
+		if dir == "" {
+			reject(errors.New("no data directory to save in (kalah play --data DIR)"))
+			return false, nil
+		}
+		path, err := s.SaveGame(dir, time.Now())
+		if err != nil {
+			fmt.Fprintf(w, "The game could not be saved: %v\n", err)
+			return false, nil
+		}
+		fmt.Fprintln(w, "Saved the game to "+path)
 	case KeyHelp:
 		fmt.Fprintln(w, KeysHelp)
 		fmt.Fprintln(w, LineModeHelp)
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, BoardHelp)
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, HowToPlay)
 	default:
 		reject(fmt.Errorf("not a key: type a house 1-%d, m, u, h, q or ? for help", s.Game().Rules().Houses))
 	}
@@ -215,7 +270,7 @@ func (pl *Plain) intro(w io.Writer, s *Session) {
 	if r.Pie {
 		fmt.Fprintln(w, "Pie rule: the first move earns no extra turn, and the second player may answer it with s (swap sides).")
 	}
-	fmt.Fprintf(w, "Keys: a house 1-%d (each side counts its houses from its own left), m: the computer\nmoves for whoever is to move, u: undo, h: hint, a: analysis, empty line: restart,\nq: quit, ?: help.\n\n", r.Houses)
+	fmt.Fprintf(w, "Keys: a house 1-%d (each side counts its houses from its own left), m: the computer\nmoves for whoever is to move, u: undo, h: hint, a: analysis, d: search details,\nl: move list, w: save, empty line: restart, q: quit, ?: help and how to play.\nThe + beside the left-hand store marks the side to move.\n\n", r.Houses)
 }
 
 func rulesName(r kalah.Rules) string {

@@ -48,6 +48,10 @@ type Config struct {
 	// kalah.Record), as "kalah match --record" writes them; a game taken
 	// back and finished again is written again.
 	Record io.Writer
+	// DataDir is where a game left unfinished is saved for "kalah play
+	// --resume" and where the w key saves games (see UnfinishedFile and
+	// GamesDir); empty saves nothing.
+	DataDir string
 }
 
 // DefaultOpponent returns the opponent "kalah play" offers first: the level
@@ -663,6 +667,41 @@ func moveWord(m kalah.Move) string {
 		return "swap sides"
 	}
 	return fmt.Sprintf("house %d", m)
+}
+
+// MoveList describes every move of the game so far, one line each,
+// numbered: who sowed which house and what came of it.
+func (s *Session) MoveList() []string {
+	g := s.game
+	seats := moverSeats(g)
+	var out []string
+	for i, p := range g.Moves() {
+		who := p.Side.String()
+		if !s.TwoHumans() {
+			who += " (" + s.names[seats[i]] + ")"
+		}
+		line := fmt.Sprintf("%3d. %s: %s", i+1, who, moveWord(p.Move))
+		var what []string
+		if p.Effect&kalah.Capture != 0 {
+			what = append(what, fmt.Sprintf("captures %d", captured(g.PositionAt(i), g.Rules(), p.Move)))
+		}
+		if p.Effect&kalah.Extra != 0 && p.Effect&kalah.End == 0 {
+			what = append(what, "moves again")
+		}
+		if p.Effect&kalah.End != 0 {
+			what = append(what, "the game ends")
+		}
+		if len(what) > 0 {
+			line += ", " + strings.Join(what, ", ")
+		}
+		q := g.PositionAt(i + 1)
+		line += fmt.Sprintf("  [stores S %d, N %d]", q.Store(kalah.South), q.Store(kalah.North))
+		out = append(out, line)
+	}
+	if len(out) == 0 {
+		out = append(out, "No moves yet.")
+	}
+	return out
 }
 
 // Restart begins a new game with the same players; Undo straight after

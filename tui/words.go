@@ -94,7 +94,7 @@ func detailsText(who string, r player.Report) string {
 	}
 	switch {
 	case r.Exact:
-		parts = append(parts, fmt.Sprintf("proven %+d", r.Score))
+		parts = append(parts, fmt.Sprintf("proven %+d in its own units", r.Score))
 	case r.Depth > 0:
 		parts = append(parts, fmt.Sprintf("score %+d in its own units", r.Score))
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"kalah"
+	"kalah/internal/store"
 	"kalah/player"
 	"kalah/tui"
 )
@@ -20,11 +21,13 @@ func init() {
 }
 
 func runPlay(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "play", "[--opponent LEVEL|SPEC|human] [--you S|N] [--first S|N] [--time D] [--plain|--tui]",
+	fs := newFlags(e, "play", "[--opponent LEVEL|SPEC|human] [--you S|N] [--first S|N] [--time D] [--plain|--tui] [--resume] [--data DIR]",
 		"Plays Kalah in the terminal, as the 1961 DEC program did and better. Full-screen\n"+
 			"when input and output are a terminal (a menu chooses the opponent, who starts\n"+
-			"and your side; flags preselect them); line mode otherwise, for scripts.\n\n"+
-			tui.KeysHelp+"\n\n"+tui.LineModeHelp+"\n\n"+opponentsHelp())
+			"and your side; flags preselect them); line mode otherwise, for scripts.\n"+
+			"Quitting a game in progress saves it in the data directory ("+tui.UnfinishedFile+");\n"+
+			"--resume continues it. The w key saves a game under "+tui.GamesDir+"/.\n\n"+
+			tui.KeysHelp+"\n\n"+tui.LineModeHelp+"\n\n"+tui.BoardHelp+"\n\n"+tui.HowToPlay+"\n\n"+opponentsHelp())
 	rf := addRulesFlags(fs)
 	opponent := fs.String("opponent", tui.DefaultOpponent(), "the computer you play: a level or player spec (see above), or human for two people")
 	you := fs.String("you", "S", "the side you play: S (South) or N (North); yours is drawn at the bottom")
@@ -35,6 +38,8 @@ func runPlay(ctx context.Context, e *env, args []string) error {
 	record := fs.String("record", "", "append every game that ends to this file, one JSON line a game (as kalah match --record)")
 	plain := fs.Bool("plain", false, "line mode even at a terminal")
 	full := fs.Bool("tui", false, "full-screen mode even when input or output is not a terminal (it then uses /dev/tty)")
+	resume := fs.Bool("resume", false, "continue the game left unfinished when you last quit (its opponent, side and time come with it)")
+	data := fs.String("data", playDataDir(), "data directory: unfinished games and saved games live under play/ in it (default: $KALAH_DATA, else ./kalah-data if it exists, else kalah under $XDG_DATA_HOME or ~/.local/share)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -60,7 +65,26 @@ func runPlay(ctx context.Context, e *env, args []string) error {
 	if *perMove < 0 || *delay < 0 {
 		return usagef("--time and --delay cannot be negative")
 	}
-	cfg := tui.Config{Rules: r, Opponent: *opponent, You: side, Time: *perMove, Seed: *seed, Helper: *helper}
+	cfg := tui.Config{Rules: r, Opponent: *opponent, You: side, Time: *perMove, Seed: *seed, Helper: *helper, DataDir: *data}
+	var resumed *kalah.Game
+	if *resume {
+		fs.Visit(func(f *flag.Flag) {
+			switch f.Name {
+			case "opponent", "you", "time", "hint-player", "seed",
+				"rules", "houses", "seeds", "first", "end", "empty-capture", "early-end", "pie", "sow-opponent-store":
+				if err == nil {
+					err = usagef("--resume continues the saved game with its own settings: --%s cannot change them", f.Name)
+				}
+			}
+		})
+		if err != nil {
+			return err
+		}
+		cfg, resumed, err = tui.LoadUnfinished(*data, cfg)
+		if err != nil {
+			return err
+		}
+	}
 	if *record != "" {
 		f, err := os.OpenFile(*record, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 		if err != nil {
@@ -82,19 +106,37 @@ func runPlay(ctx context.Context, e *env, args []string) error {
 				chosen = true
 			}
 		})
-		t := &tui.TUI{Config: cfg, Menu: !chosen, Delay: *delay}
+		t := &tui.TUI{Config: cfg, Menu: !chosen, Delay: *delay, Resume: resumed}
 		if terminal {
 			t.In, t.Out = in, out
 		}
-		return t.Run(ctx)
+		err := t.Run(ctx)
+		if t.Saved != "" {
+			fmt.Fprintf(e.stdout, "The unfinished game is saved in %s; kalah play --resume continues it.\n", t.Saved)
+		}
+		return err
 	}
 	s, err := tui.NewSession(cfg)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	pl := &tui.Plain{In: e.stdin, Out: e.stdout, Echo: !(inFile && term.IsTerminal(in.Fd()))}
+	if resumed != nil {
+		if err := s.Resume(resumed); err != nil {
+			return err
+		}
+	}
+	pl := &tui.Plain{In: e.stdin, Out: e.stdout, Echo: !(inFile && term.IsTerminal(in.Fd())), Resumed: resumed != nil}
 	return pl.Run(ctx, s)
+}
+
+// playDataDir is the data directory "kalah play" uses unless --data says
+// otherwise: $KALAH_DATA, else the default of kalah serve --data.
+func playDataDir() string {
+	if d := os.Getenv("KALAH_DATA"); d != "" {
+		return d
+	}
+	return store.DefaultDir()
 }
 
 // opponentsHelp lists the opponents on offer, levels first.

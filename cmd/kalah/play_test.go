@@ -41,6 +41,8 @@ func TestPlay(t *testing.T) {
 		t.Skip("builds the binary; skipped with -short")
 	}
 	bin := buildKalah(t)
+	// Unfinished games are saved in the data directory: never the user's.
+	t.Setenv("KALAH_DATA", t.TempDir())
 	t.Run("PipeGolden", func(t *testing.T) { testPlayPipeGolden(t, bin) })
 	t.Run("PipeWholeGame", func(t *testing.T) { testPlayPipeWholeGame(t, bin) })
 	t.Run("PTY", func(t *testing.T) { testPlayPTY(t, bin) })
@@ -82,7 +84,8 @@ func testPlayPipeGolden(t *testing.T, bin string) {
 	if err != nil {
 		t.Fatalf("kalah play: %v\n%s", err, stderr.Bytes())
 	}
-	golden(t, filepath.Join("testdata", "play", "session.golden"), string(out))
+	got := strings.ReplaceAll(string(out), os.Getenv("KALAH_DATA"), "$KALAH_DATA")
+	golden(t, filepath.Join("testdata", "play", "session.golden"), got)
 	for _, want := range []string{"7\u0336 rejected: there is no house 7", "3\u0336 rejected: house 3 is empty", "x\u0336y\u0336 rejected", "hint from greedy: house"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("transcript lacks %q", want)
@@ -407,7 +410,7 @@ func TestPlayFlags(t *testing.T) {
 	}
 	// Piped input plays in line mode, here two people at one keyboard.
 	out.Reset()
-	if code := run(context.Background(), []string{"play", "--opponent", "human", "--rules", "dec1961"}, strings.NewReader("1\nq\n"), &out, &errb); code != 0 {
+	if code := run(context.Background(), []string{"play", "--opponent", "human", "--rules", "dec1961", "--data", t.TempDir()}, strings.NewReader("1\nq\n"), &out, &errb); code != 0 {
 		t.Fatalf("status %d: %s", code, errb.String())
 	}
 	if !strings.Contains(out.String(), "dec1961 rules: 6 houses a side, 3 seeds each") || !strings.Contains(out.String(), "South sows house 1") {

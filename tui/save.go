@@ -1,0 +1,137 @@
+package tui
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"kalah"
+)
+
+// The files the game keeps under the data directory.
+const (
+	// UnfinishedFile holds the game left unfinished when the person quit;
+	// "kalah play --resume" continues it.
+	UnfinishedFile = "play/unfinished.json"
+	// GamesDir receives the games saved with the w key.
+	GamesDir = "play/games"
+)
+
+// ErrNoUnfinished is returned by LoadUnfinished when no game waits.
+var ErrNoUnfinished = errors.New("no unfinished game")
+
+// Saved is a game left unfinished, with what is needed to sit down at it
+// again: the opponent, the person's seat, the computer's time.
+type Saved struct {
+	Opponent string        `json:"opponent"`
+	Helper   string        `json:"hint_player,omitempty"`
+	You      kalah.Side    `json:"you"`
+	Time     time.Duration `json:"time_ns"`
+	Seed     uint64        `json:"seed"`
+	SavedAt  time.Time     `json:"saved_at"`
+	Game     *kalah.Game   `json:"game"` // as a kalah.Record
+}
+
+// SaveUnfinished writes the game in play to dir's UnfinishedFile, in
+// place of any game there, and returns the file's path.
+func (s *Session) SaveUnfinished(dir string) (string, error) {
+	sv := Saved{Opponent: s.cfg.Opponent, Helper: s.cfg.Helper, You: s.cfg.You, Time: s.cfg.Time,
+		Seed: s.cfg.Seed, SavedAt: time.Now().UTC(), Game: s.game}
+	if IsHuman(sv.Opponent) {
+		sv.Opponent = Human
+	}
+	b, err := json.MarshalIndent(sv, "", "  ")
+	if err != nil {
+		return "", err
+	}
+	return writeFile(filepath.Join(dir, UnfinishedFile), append(b, '\n'))
+}
+
+// LoadUnfinished reads the game dir's UnfinishedFile holds, and the
+// configuration to play it: base with the saved opponent, side, time and
+// the game's rules. It returns an error wrapping ErrNoUnfinished if there
+// is none.
+func LoadUnfinished(dir string, base Config) (Config, *kalah.Game, error) {
+	path := filepath.Join(dir, UnfinishedFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return Config{}, nil, fmt.Errorf("%w in %s (a game is saved there when you quit one in progress)", ErrNoUnfinished, dir)
+	}
+	if err != nil {
+		return Config{}, nil, err
+	}
+	var sv Saved
+	if err := json.Unmarshal(b, &sv); err != nil {
+		return Config{}, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if sv.Game == nil {
+		return Config{}, nil, fmt.Errorf("%s: no game in it", path)
+	}
+	if sv.You > kalah.North {
+		return Config{}, nil, fmt.Errorf("%s: side %d", path, sv.You)
+	}
+	cfg := base
+	cfg.Rules = sv.Game.Rules()
+	cfg.Opponent, cfg.Helper, cfg.You, cfg.Time, cfg.Seed = sv.Opponent, sv.Helper, sv.You, sv.Time, sv.Seed
+	return cfg, sv.Game, nil
+}
+
+// RemoveUnfinished deletes dir's UnfinishedFile, if any.
+func RemoveUnfinished(dir string) error {
+	err := os.Remove(filepath.Join(dir, UnfinishedFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	return err
+}
+
+// SaveGame writes the game in play, finished or not, to a new file under
+// dir's GamesDir, as one kalah.Record in JSON (the format of "kalah match
+// --record" lines), and returns the file's path.
+func (s *Session) SaveGame(dir string, now time.Time) (string, error) {
+	g := s.game.Clone()
+	if g.Tags == nil {
+		g.Tags = map[string]string{}
+	}
+	g.Tags["Event"] = "kalah play"
+	g.Tags["Date"] = now.UTC().Format(time.DateOnly)
+	b, err := json.Marshal(g.Record())
+	if err != nil {
+		return "", err
+	}
+	base := filepath.Join(dir, GamesDir, "kalah-"+now.UTC().Format("20060102-150405"))
+	path := base + ".json"
+	for i := 2; ; i++ {
+		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+			break
+		}
+		path = fmt.Sprintf("%s-%d.json", base, i)
+	}
+	return writeFile(path, append(b, '\n'))
+}
+
+// writeFile writes b to path through a temporary file, so a reader never
+// sees half a file, creating the directories on the way.
+func writeFile(path string, b []byte) (string, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return "", err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
+	if err != nil {
+		return "", err
+	}
+	_, werr := tmp.Write(b)
+	cerr := tmp.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		os.Remove(tmp.Name())
+		return "", err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		return "", err
+	}
+	return path, nil
+}
