@@ -12,5 +12,12 @@
 // it prints the board as the 1961 program drew it and reads one line of keys
 // at a time, so scripts and tests can drive it. RunTUI is the full-screen
 // mode built on Bubble Tea, where keys act at once and computer players think
-// off the UI thread.
+// off the UI thread; it fits its screen down to a minimum size and says so
+// below it.
+//
+// Hints and computer moves are told in words and seeds ("you win by 8 with
+// best play" only when the search proved it, "about +3 for you, estimate"
+// otherwise); what a search reported in its own units is kept apart, for
+// people who ask. A game left unfinished is saved in the data directory
+// (UnfinishedFile) and LoadUnfinished brings it back.
 package tui
