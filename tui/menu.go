@@ -119,14 +119,27 @@ func (m *model) menuKey(k tea.KeyPressMsg) tea.Cmd {
 }
 
 // view draws the menu in height rows (zero: as many as it needs); a long
-// list of opponents scrolls with the cursor.
+// list of opponents scrolls with the cursor. Below 20 rows it leaves out
+// the blank lines and the rules' line, so the keys stay in sight.
 func (mn *menu) view(height int) string {
+	compact := height > 0 && height < 20
+	gap := "\n"
+	if compact {
+		gap = ""
+	}
 	var b strings.Builder
-	b.WriteString(styleTitle.Render("Kalah") + "  " + styleFaint.Render("choose your game") + "\n\n")
+	b.WriteString(styleTitle.Render("Kalah") + "  " + styleFaint.Render("choose your game") + "\n" + gap)
 	b.WriteString("  Opponent (↑/↓):\n")
+	fixed := 13 // the lines besides the list, its "more" marks included
+	if compact {
+		fixed = 7
+	}
+	if mn.err != "" {
+		fixed += 2
+	}
 	from, to := 0, len(mn.items)
-	if room := height - 13; height > 0 && room < len(mn.items) {
-		room = max(room, 3)
+	if room := height - fixed; height > 0 && room < len(mn.items) {
+		room = max(room, 1)
 		from = clampInt(mn.cursor-room/2, 0, len(mn.items)-room)
 		to = from + room
 	}
@@ -151,14 +164,16 @@ func (mn *menu) view(height int) string {
 	if !mn.youFirst {
 		first = "your opponent"
 	}
-	fmt.Fprintf(&b, "\n  Who starts (←/→): %s\n", styleTitle.Render(first))
+	fmt.Fprintf(&b, "%s  Who starts (←/→): %s\n", gap, styleTitle.Render(first))
 	fmt.Fprintf(&b, "  Your side (s):    %s (drawn at the bottom)\n", styleTitle.Render(mn.you.String()))
-	r := mn.base.Rules
-	fmt.Fprintf(&b, "  Rules:            %s, %d houses, %d seeds (set with kalah play --rules ...)\n\n", rulesName(r), r.Houses, r.Seeds)
-	if mn.err != "" {
-		b.WriteString("  " + styleBad.Render(mn.err) + "\n\n")
+	if !compact {
+		r := mn.base.Rules
+		fmt.Fprintf(&b, "  Rules:            %s, %d houses, %d seeds (set with kalah play --rules ...)\n\n", rulesName(r), r.Houses, r.Seeds)
 	}
-	b.WriteString(styleFaint.Render("Enter: play · Esc: back to the game · q: quit") + "\n")
+	if mn.err != "" {
+		b.WriteString("  " + styleBad.Render(mn.err) + "\n" + gap)
+	}
+	b.WriteString(styleFaint.Render("Enter: play · Esc: back · q: quit") + "\n")
 	return b.String()
 }
 

@@ -599,7 +599,11 @@ func (m *model) View() tea.View {
 	case m.page != nil:
 		v.SetContent(m.pageView())
 	case m.scr == screenMenu:
-		v.SetContent(m.menu.view(m.height))
+		lines := strings.Split(m.menu.view(m.height), "\n")
+		for i, l := range lines {
+			lines[i] = m.cut(l)
+		}
+		v.SetContent(strings.Join(lines, "\n"))
 	default:
 		v.SetContent(m.gameView())
 	}

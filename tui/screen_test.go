@@ -294,3 +294,18 @@ func atoi(s string) int {
 	}
 	return n
 }
+
+// TestScreenMenuFits checks the menu on a 40×12 terminal: the list
+// scrolls, and the keys stay in sight.
+func TestScreenMenuFits(t *testing.T) {
+	o := startOnScreen(t, &TUI{Menu: true, Config: Config{Rules: kalah.Standard(), Opponent: "medium", Helper: "greedy"}}, 40, 12)
+	screen := o.waitFor("Enter: play · Esc: back · q: quit")
+	rowsFit(t, screen, 40)
+	for _, want := range []string{"▸ medium", "↓ more", "Who starts (←/→): you"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("menu lacks %q:\n%s", want, screen)
+		}
+	}
+	o.press("q")
+	o.ended()
+}

@@ -46,6 +46,7 @@ func TestPlay(t *testing.T) {
 	t.Run("PipeGolden", func(t *testing.T) { testPlayPipeGolden(t, bin) })
 	t.Run("PipeWholeGame", func(t *testing.T) { testPlayPipeWholeGame(t, bin) })
 	t.Run("PTY", func(t *testing.T) { testPlayPTY(t, bin) })
+	t.Run("QuitAndResume", func(t *testing.T) { testPlayQuitAndResume(t, bin) })
 }
 
 // buildKalah builds the real binary into a temporary directory.
@@ -368,6 +369,126 @@ func testPlayPTY(t *testing.T, bin string) {
 	}
 }
 
+// ptyGame is "kalah play" on a pseudo-terminal of a given size, read
+// through the emulated screen.
+type ptyGame struct {
+	t   *testing.T
+	cmd *exec.Cmd
+	f   *os.File
+	scr *tuitest.Screen
+	tr  *transcript
+}
+
+func startPTY(t *testing.T, ctx context.Context, bin string, cols, rows int, args ...string) *ptyGame {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, bin, append([]string{"play"}, args...)...)
+	cmd.Env = append(os.Environ(), "TERM=xterm-256color")
+	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: uint16(rows), Cols: uint16(cols)})
+	if err != nil {
+		t.Skipf("no pseudo-terminal could be opened: %v", err)
+	}
+	t.Cleanup(func() { f.Close() })
+	scr := tuitest.New(cols, rows)
+	return &ptyGame{t: t, cmd: cmd, f: f, scr: scr, tr: newTranscript(f, scr)}
+}
+
+func (g *ptyGame) send(s string) {
+	g.t.Helper()
+	if _, err := g.f.WriteString(s); err != nil {
+		g.t.Fatalf("writing to the terminal: %v", err)
+	}
+}
+
+// wait waits for want on the screen, compared without blanks and line
+// ends, so text wrapped on a narrow screen (by words, or by the terminal
+// at its edge) is found.
+func (g *ptyGame) wait(want string) string {
+	g.t.Helper()
+	flat := func(s string) string { return strings.Join(strings.Fields(s), "") }
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		s := g.scr.String()
+		if strings.Contains(flat(s), flat(want)) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			g.t.Fatalf("no %q on screen; screen:\n%s", want, s)
+		}
+		select {
+		case <-g.tr.more:
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+func (g *ptyGame) exited() {
+	g.t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- g.cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			g.t.Fatalf("kalah play exited with %v; screen:\n%s", err, g.scr.String())
+		}
+	case <-time.After(10 * time.Second):
+		g.t.Fatalf("kalah play did not exit; screen:\n%s", g.scr.String())
+	}
+	<-g.tr.done
+}
+
+var storesRow = regexp.MustCompile(`(?m)^ +\d+ ◂ North +stores +South ▸ \d+$`)
+
+// testPlayQuitAndResume plays a few moves on a 40×12 terminal, quits (q
+// asks, n stays, q and y quit and save), and continues the game with
+// --resume on a 120×40 terminal, where the board is as it was left.
+func testPlayQuitAndResume(t *testing.T, bin string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	data := t.TempDir()
+	g := startPTY(t, ctx, bin, 40, 12, "--opponent", "greedy", "--time", "0", "--delay", "0", "--data", data)
+	screen := g.wait("South (you) to move")
+	if !storesRow.MatchString(screen) {
+		t.Errorf("no labelled stores at 40x12:\n%s", screen)
+	}
+	g.send("3")
+	g.wait("South (you) sows house 3")
+	g.send("1")
+	screen = g.wait("North (greedy) sows house")
+	screen = g.wait("South (you) to move")
+	left := storesRow.FindString(screen)
+	houses := regexp.MustCompile(`(?m)^( +\d+)+$`).FindAllString(screen, -1)
+	g.send("q")
+	g.wait("Quit? The game is saved, and kalah play --resume continues it. y: quit · n or Esc: keep playing")
+	g.send("n")
+	g.wait("Quit cancelled.")
+	g.send("q")
+	g.wait("Quit?")
+	g.send("y")
+	path := filepath.Join(data, "play", "unfinished.json")
+	g.wait("The unfinished game is saved in " + path + "; kalah play --resume continues it.")
+	g.exited()
+	if _, err := os.Stat(path); err != nil {
+		t.Fatal(err)
+	}
+
+	r := startPTY(t, ctx, bin, 120, 40, "--resume", "--data", data, "--delay", "0")
+	screen = r.wait("Resumed the unfinished game after")
+	if got := storesRow.FindString(screen); got != left || left == "" {
+		t.Errorf("resumed with stores %q, left with %q:\n%s", got, left, screen)
+	}
+	if got := regexp.MustCompile(`(?m)^( +\d+)+$`).FindAllString(screen, -1); strings.Join(got, "|") != strings.Join(houses, "|") {
+		t.Errorf("resumed with houses %q, left with %q", got, houses)
+	}
+	if !strings.Contains(screen, "against greedy") {
+		t.Errorf("the resumed game is not against greedy:\n%s", screen)
+	}
+	r.send("q")
+	r.wait("Quit?")
+	r.send("y")
+	r.wait("The unfinished game is saved in")
+	r.exited()
+}
+
 // TestPlayFlags checks the command line in-process: bad flags are usage
 // errors (status 2), and the help lists the keys and every opponent.
 func TestPlayFlags(t *testing.T) {
@@ -383,6 +504,9 @@ func TestPlayFlags(t *testing.T) {
 		{[]string{"play", "extra"}, 2, "unexpected argument"},
 		{[]string{"play", "--houses", "0"}, 2, "houses"},
 		{[]string{"play", "-h"}, 0, "An illegal key is crossed out"},
+		{[]string{"play", "-h"}, 0, "How to play Kalah"},
+		{[]string{"play", "--resume", "--data", t.TempDir()}, 1, "no unfinished game in"},
+		{[]string{"play", "--resume", "--opponent", "hard"}, 2, "--opponent cannot change them"},
 	}
 	for _, tt := range tests {
 		var out, errb bytes.Buffer
