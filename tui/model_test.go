@@ -2,6 +2,10 @@ package tui
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -279,4 +283,66 @@ func pieRules() kalah.Rules {
 	r := kalah.Standard()
 	r.Pie = true
 	return r
+}
+
+// TestModelSaving checks the keys that write files: w saves the game as a
+// record, Ctrl+C saves a game in progress without asking, and a resumed
+// game that has ended is removed from the unfinished file on quitting.
+func TestModelSaving(t *testing.T) {
+	dir := t.TempDir()
+	m := newTestModel(t, Config{Opponent: "greedy", DataDir: dir})
+	press(t, m, keyText("3"))
+	press(t, m, keyText("1"))
+	press(t, m, keyText("w"))
+	path := strings.TrimPrefix(m.status, "Saved the game to ")
+	if path == m.status || filepath.Dir(path) != filepath.Join(dir, GamesDir) {
+		t.Fatalf("w: status %q", m.status)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec kalah.Record
+	if err := json.Unmarshal(b, &rec); err != nil {
+		t.Fatal(err)
+	}
+	g, err := rec.Game()
+	if err != nil || g.MoveText() != m.s.Game().MoveText() || g.Position() != m.s.Game().Position() || rec.Tags["Event"] != "kalah play" {
+		t.Errorf("saved game %v (%v), playing %v", g, err, m.s.Game())
+	}
+
+	if !press(t, m, tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}) {
+		t.Fatal("Ctrl+C did not quit")
+	}
+	cfg, saved, err := LoadUnfinished(dir, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if saved.String() != m.s.Game().String() || cfg.Opponent != "greedy" || m.saved != filepath.Join(dir, UnfinishedFile) {
+		t.Errorf("Ctrl+C saved %v against %q in %q", saved, cfg.Opponent, m.saved)
+	}
+
+	// Resume it, play it out, quit: the unfinished file goes.
+	cfg.DataDir, cfg.Helper = dir, "greedy"
+	ui := &TUI{Config: cfg, Resume: saved}
+	r, err := ui.model(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(t, r, r.Init())
+	if !strings.HasPrefix(r.status, "Resumed the unfinished game after") {
+		t.Errorf("status %q", r.status)
+	}
+	for i := 0; !r.s.Game().Over(); i++ {
+		if i > 200 {
+			t.Fatal("no end")
+		}
+		press(t, r, keySpace)
+	}
+	if !press(t, r, keyText("q")) {
+		t.Fatal("q after the end did not quit at once")
+	}
+	if _, _, err := LoadUnfinished(dir, Config{}); !errors.Is(err, ErrNoUnfinished) {
+		t.Errorf("the finished game is still waiting to be resumed: %v", err)
+	}
 }

@@ -540,4 +540,27 @@ func TestPlayFlags(t *testing.T) {
 	if !strings.Contains(out.String(), "dec1961 rules: 6 houses a side, 3 seeds each") || !strings.Contains(out.String(), "South sows house 1") {
 		t.Errorf("line mode:\n%s", out.String())
 	}
+
+	// Line mode: q saves a game in progress, --resume continues it, with
+	// its rules and opponent, and the saved file goes once it has ended.
+	data := t.TempDir()
+	out.Reset()
+	if code := run(context.Background(), []string{"play", "--opponent", "greedy", "--rules", "dec1961", "--time", "0", "--data", data}, strings.NewReader("2\nq\n"), &out, &errb); code != 0 {
+		t.Fatalf("status %d: %s", code, errb.String())
+	}
+	quit := regexp.MustCompile(`Quit after (\d+) moves: the game is saved in ` + regexp.QuoteMeta(filepath.Join(data, "play", "unfinished.json"))).FindStringSubmatch(out.String())
+	if quit == nil {
+		t.Errorf("line-mode quit:\n%s", tail(out.String(), 500))
+	}
+	out.Reset()
+	if code := run(context.Background(), []string{"play", "--resume", "--data", data}, strings.NewReader(strings.Repeat("m\n", 60)+"q\n"), &out, &errb); code != 0 {
+		t.Fatalf("status %d: %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), "dec1961 rules") || !strings.Contains(out.String(), "Resumed the unfinished game after "+quit[1]+" moves.") ||
+		!strings.Contains(out.String(), "North (greedy)") || !strings.Contains(out.String(), "Game over") {
+		t.Errorf("line-mode resume:\n%s", tail(out.String(), 1500))
+	}
+	if _, err := os.Stat(filepath.Join(data, "play", "unfinished.json")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the resumed game ended, yet its file is left: %v", err)
+	}
 }
