@@ -401,17 +401,6 @@ func (m *model) reject(text string, err error) {
 	m.struck = text
 }
 
-// statusLine draws the status: a rejected key struck through, errors in red.
-func (m *model) statusLine() string {
-	switch {
-	case m.struck != "":
-		return styleBad.Strikethrough(true).Render(m.struck) + " " + styleBad.Render(m.status)
-	case m.bad:
-		return styleBad.Render(m.status)
-	}
-	return m.status
-}
-
 // changed clears what belonged to the position before an undo or restart.
 func (m *model) changed(note string) {
 	m.stop()
@@ -851,16 +840,22 @@ func (m *model) gameView() string {
 		text(prioNote, nil, m.hint)
 	}
 	if m.status != "" {
+		// A rejected key is crossed out before the reason.
+		lead := ""
 		if m.struck != "" {
-			add(prioNote, "  "+m.cut(m.statusLine()))
-		} else {
-			text(prioNote, func(l string) string {
-				if m.bad {
-					return styleBad.Render(l)
-				}
-				return l
-			}, m.status)
+			lead = styleBad.Strikethrough(true).Render(m.struck) + " "
 		}
+		lines := strings.Split(wrap(m.status, max(10, w-3-ansi.StringWidth(lead))), "\n")
+		for i, l := range lines {
+			if m.bad {
+				l = styleBad.Render(l)
+			}
+			if i == 0 {
+				l = lead + l
+			}
+			lines[i] = "  " + l
+		}
+		add(prioNote, lines...)
 	}
 	add(prioSpace, "")
 	keys := fmt.Sprintf("1-%d sow · space computer · u undo · h hint · a analyse · d details · l moves · w save · Enter new game · o/Esc menu · ? help · q quit · + marks the side to move", r.Houses)
