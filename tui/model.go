@@ -149,7 +149,6 @@ const (
 
 func newModel(ctx context.Context, cfg Config, delay time.Duration, showMenu bool) (*model, error) {
 	m := &model{ctx: ctx, delay: delay, menu: newMenu(cfg)}
-	m.width, m.height = 0, 0
 	if showMenu {
 		m.scr = screenMenu
 		return m, nil
@@ -331,7 +330,7 @@ func plural(n int, one, many string) string {
 // out; a reply to a cancelled request must come back first, so a player is
 // never asked twice at once.
 func (m *model) kick() tea.Cmd {
-	if m.s == nil || m.thinking != nil || m.scr != screenGame || !m.s.NeedsComputer() {
+	if m.s == nil || m.thinking != nil || m.scr != screenGame || m.confirm || !m.s.NeedsComputer() {
 		return nil
 	}
 	req, err := m.s.Ask()

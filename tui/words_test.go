@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -126,5 +127,59 @@ func TestOutlookText(t *testing.T) {
 		if got := c.s.OutlookText(c.o); got != c.want {
 			t.Errorf("%+v: %q, want %q", c.o, got, c.want)
 		}
+	}
+}
+
+// TestAnalysisInSeeds checks the a key with the perfect player in an
+// endgame: every move's final store difference, proven, best first, as
+// the engine's own analysis finds them.
+func TestAnalysisInSeeds(t *testing.T) {
+	g, _ := endgame(t)
+	s := newTestSession(t, Config{Opponent: "greedy", Helper: "perfect", Time: 3 * time.Second})
+	if err := s.Resume(g); err != nil {
+		t.Fatal(err)
+	}
+	req, err := s.AskAnalysis()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := req.Run(context.Background())
+	if rep.Err != nil {
+		t.Fatal(rep.Err)
+	}
+	e, err := engine.New(g.Rules(), engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pos := g.Position()
+	vals, err := e.Analyze(context.Background(), pos, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[kalah.Move]int{}
+	for _, v := range vals {
+		if !v.Exact {
+			t.Fatalf("the engine did not prove %+v", v)
+		}
+		want[v.Move] = v.Value + pos.Store(kalah.South) - pos.Store(kalah.North)
+	}
+	if len(rep.Analysis) != len(want) {
+		t.Fatalf("analysis %+v, engine %v", rep.Analysis, want)
+	}
+	for i, a := range rep.Analysis {
+		if !a.InSeeds || !a.Exact || a.Final != want[a.Move] {
+			t.Errorf("move %s: %+v, want proven %+d", a.Move, a, want[a.Move])
+		}
+		if i > 0 && a.Final > rep.Analysis[i-1].Final {
+			t.Errorf("not best first: %+v", rep.Analysis)
+		}
+	}
+	ev, err := s.Finish(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := rep.Analysis[0]
+	if !strings.Contains(ev.Text, fmt.Sprintf("(final store difference in seeds for you with best play after each move), best first: %s: %+d proven", first.Move, first.Final)) {
+		t.Errorf("analysis text %q", ev.Text)
 	}
 }
