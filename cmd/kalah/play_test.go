@@ -482,6 +482,15 @@ func testPlayQuitAndResume(t *testing.T, bin string) {
 	if !strings.Contains(screen, "against greedy") {
 		t.Errorf("the resumed game is not against greedy:\n%s", screen)
 	}
+	// The terminal shrinks below the smallest size, then grows back.
+	if err := pty.Setsize(r.f, &pty.Winsize{Rows: 9, Cols: 30}); err != nil {
+		t.Fatal(err)
+	}
+	r.wait("Terminal too small: 30×9.")
+	if err := pty.Setsize(r.f, &pty.Winsize{Rows: 40, Cols: 120}); err != nil {
+		t.Fatal(err)
+	}
+	r.wait("South (you) to move: type a house 1-6")
 	r.send("q")
 	r.wait("Quit?")
 	r.send("y")
