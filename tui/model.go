@@ -820,7 +820,7 @@ func (m *model) gameView() string {
 			add(prioPrompt, strings.Split(styleBox.Render(wrap(s.Summary(), min(70, w-6))+"\n"+styleFaint.Render(wrap(foot, min(70, w-6)))), "\n")...)
 		} else {
 			text(prioPrompt, nil, s.Summary())
-			text(prioPrompt, faint, foot)
+			text(prioPrompt, faint, "Enter: new game · u: undo · q: quit")
 		}
 	case m.thinking != nil && !m.thinking.Hint && !m.thinking.Analysis:
 		text(prioPrompt, nil, s.Label(g.ToMove())+" is thinking…")

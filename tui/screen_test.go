@@ -309,3 +309,25 @@ func TestScreenMenuFits(t *testing.T) {
 	o.press("q")
 	o.ended()
 }
+
+// TestScreenGameOverFits plays a whole game by space on a 40×12 terminal:
+// the result and the keys that follow fit on the screen.
+func TestScreenGameOverFits(t *testing.T) {
+	o := startOnScreen(t, &TUI{Config: Config{Rules: kalah.Standard(), Opponent: "greedy", Helper: "greedy"}}, 40, 12)
+	o.waitFor("South (you) to move")
+	for i := 0; !strings.Contains(o.scr.String(), "Game over"); i++ {
+		if i > 300 {
+			t.Fatalf("no end after %d spaces:\n%s", i, o.scr.String())
+		}
+		o.press(" ")
+		time.Sleep(5 * time.Millisecond)
+	}
+	screen := o.waitFor("Enter: new game · u: undo · q: quit")
+	rowsFit(t, screen, 40)
+	o.waitMatch(`Game over: .* Final stores: South \(you\) \d+, North \(greedy\) \d+\.`)
+	if !storesLine.MatchString(screen) {
+		t.Errorf("no labelled stores after the end:\n%s", screen)
+	}
+	o.press("q")
+	o.ended()
+}
