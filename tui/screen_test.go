@@ -264,11 +264,12 @@ func TestScreenTooSmallFromTheStart(t *testing.T) {
 func TestScreenMoveListScrolls(t *testing.T) {
 	o := startOnScreen(t, &TUI{Config: Config{Rules: kalah.Standard(), Opponent: "greedy", Helper: "greedy"}}, 40, 12)
 	o.waitFor("South (you) to move")
-	for range 12 {
+	// Enough spaces for a dozen moves even if some come while greedy is
+	// still thinking (and are refused), and the game may end meanwhile.
+	for range 30 {
 		o.press(" ")
 		time.Sleep(20 * time.Millisecond)
 	}
-	o.waitFor("to move")
 	o.press("l")
 	m := o.waitMatch(`lines (\d+)-(\d+) of (\d+)`)
 	from, to, n := atoi(m[1]), atoi(m[2]), atoi(m[3])
@@ -284,7 +285,7 @@ func TestScreenMoveListScrolls(t *testing.T) {
 	o.press("j")
 	o.waitFor("lines 2-")
 	o.press("l")
-	o.waitFor("South (you) to move")
+	o.waitFor("◂ North stores South ▸") // the board is back
 }
 
 func atoi(s string) int {
