@@ -332,3 +332,19 @@ func TestScreenGameOverFits(t *testing.T) {
 	o.press("q")
 	o.ended()
 }
+
+// TestScreenPlayingNorth checks the stores' labels when the person plays
+// North, drawn at the bottom: North's store is then on the right.
+func TestScreenPlayingNorth(t *testing.T) {
+	for _, size := range []struct{ w, h int }{{120, 40}, {40, 12}} {
+		o := startOnScreen(t, &TUI{Config: Config{Rules: kalah.Standard(), Opponent: "greedy", Helper: "greedy", You: kalah.North}}, size.w, size.h)
+		screen := o.waitFor("North (you) to move")
+		if !regexp.MustCompile(`(?m)^ +\d+ ◂ South +stores +North ▸ \d+$`).MatchString(screen) {
+			t.Errorf("%dx%d: stores not labelled South (left) and North (right):\n%s", size.w, size.h, screen)
+		}
+		o.press("q")
+		o.waitFor("Quit?") // greedy (South) has moved: a game in progress
+		o.press("n")
+		o.waitFor("Quit cancelled.")
+	}
+}
