@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"strconv"
 	"strings"
 	"time"
@@ -243,7 +244,9 @@ func (m *model) quit(save bool) tea.Cmd {
 		}
 		m.saved = path
 	case m.resumed && m.s.Game().Over():
-		RemoveUnfinished(dir)
+		if err := RemoveUnfinished(dir); err != nil {
+			slog.Warn("the finished game's unfinished file stays", "err", err)
+		}
 	}
 	m.quitting = true
 	if m.cancel != nil {

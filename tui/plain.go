@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -209,7 +210,9 @@ func (pl *Plain) key(ctx context.Context, w io.Writer, s *Session, k Key) (bool,
 		switch {
 		case g.Over() || g.Len() == 0:
 			if pl.Resumed && g.Over() && dir != "" {
-				RemoveUnfinished(dir)
+				if err := RemoveUnfinished(dir); err != nil {
+					slog.Warn("the finished game's unfinished file stays", "err", err)
+				}
 			}
 		case dir != "":
 			path, err := s.SaveUnfinished(dir)
