@@ -98,7 +98,9 @@ func browser(t testing.TB, width, height int) context.Context {
 	return ctx
 }
 
-// shot saves a screenshot of the page under testdata/screenshots.
+// shot saves a screenshot of the page in $KALAH_SCREENSHOTS, or in
+// kalah-screenshots under the system's temporary directory: never in the
+// work tree.
 func shot(t testing.TB, ctx context.Context, name string) {
 	t.Helper()
 	text := eval[string](t, ctx, `document.querySelector("main").innerText`)
@@ -111,7 +113,10 @@ func shot(t testing.TB, ctx context.Context, name string) {
 	if err != nil {
 		t.Fatalf("screenshot: %v", err)
 	}
-	dir := filepath.Join("testdata", "screenshots")
+	dir := os.Getenv("KALAH_SCREENSHOTS")
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), "kalah-screenshots")
+	}
 	os.MkdirAll(dir, 0o755)
 	if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
 		t.Fatal(err)
