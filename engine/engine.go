@@ -31,6 +31,21 @@ type Options struct {
 	// MaxDepth is the deepest iteration of the depth-limited search before
 	// an exact search (default 8; used by Solve to order moves).
 	MaxDepth int
+	// Progress, if not nil, is called by the main search thread after each
+	// null-window search of MTD(f), so a long search can show how it goes.
+	// It must return quickly.
+	Progress func(Progress)
+}
+
+// Progress is where a search stands: the iteration (a depth, or 0 for the
+// exact search), the bounds on the value found so far (from the view of
+// the side to move at the root, relative to the current stores), and the
+// main thread's nodes and time.
+type Progress struct {
+	Depth   int // 0: the exact search
+	Lo, Hi  int // the value lies in [Lo, Hi]
+	Nodes   uint64
+	Elapsed time.Duration
 }
 
 // Engine searches positions of one rule variant. Its transposition table
@@ -106,10 +121,11 @@ type run struct {
 	stop     atomic.Bool
 	nodes    atomic.Uint64
 	threads  int
+	started  time.Time
 }
 
 func (e *Engine) newRun(ctx context.Context) (*run, func()) {
-	r := &run{e: e, threads: e.o.Threads}
+	r := &run{e: e, threads: e.o.Threads, started: time.Now()}
 	done := make(chan struct{})
 	go func() {
 		select {
@@ -126,6 +142,9 @@ func (r *run) searcher(id int, stop *atomic.Bool, total int) *searcher {
 	e := r.e
 	s := &searcher{g: &e.g, tt: e.tt, dbK: -1, stop: stop, runStop: &r.stop, deadline: r.deadline, id: id, rankKeys: !e.g.earlyEnd && exactKeys(e.g.m, total)}
 	s.ttMin, s.etcMin = ttMinSeeds, etcMinSeeds
+	if id == 0 && e.o.Progress != nil {
+		s.progress, s.started = e.o.Progress, r.started
+	}
 	if e.o.DB != nil {
 		s.db, s.dbK = e.o.DB, e.o.DB.Seeds()
 		s.ttMin, s.etcMin = max(s.ttMin, s.dbK+4), max(s.etcMin, s.dbK+16)

@@ -33,6 +33,8 @@ type searcher struct {
 	stack     [][16]kid // children by ply, reused to avoid clearing
 	ttMin     int       // least seeds for a table probe
 	etcMin    int       // least seeds for the enhanced transposition cut-off
+	progress  func(Progress)
+	started   time.Time
 }
 
 // debug prints each MTD(f) pass to stderr (KALAH_ENGINE_DEBUG=1).
@@ -323,6 +325,13 @@ func (s *searcher) mtd(b *board, guess, depth int) (int, int) {
 			if exact && (hi-seeds)&1 != 0 {
 				hi--
 			}
+		}
+		if s.progress != nil {
+			d := depth
+			if exact {
+				d = 0
+			}
+			s.progress(Progress{Depth: d, Lo: lo, Hi: hi, Nodes: s.nodes, Elapsed: time.Since(s.started)})
 		}
 		f = r
 	}

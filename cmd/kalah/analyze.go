@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sort"
+	"strings"
 	"time"
 
 	"kalah"
@@ -23,20 +25,27 @@ func runAnalyze(ctx context.Context, e *env, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if *limit < 0 || *limit > 7*24*time.Hour {
+		return usagef("--time %v: want 0 (solve exactly) or a positive duration up to a week", *limit)
+	}
 	r, err := rf.rules()
 	if err != nil {
 		return err
 	}
-	p, eng, closeDB, err := ef.setup(ctx, e, r)
+	st := newStatus(e, "analyzing")
+	p, eng, closeDB, err := ef.setup(ctx, e, r, st)
 	if err != nil {
 		return err
 	}
 	defer closeDB()
 	start := time.Now()
 	vals, err := eng.Analyze(ctx, p, *limit)
+	st.done()
 	if err != nil {
 		return err
 	}
+	// Best first; equal values in house order.
+	sort.SliceStable(vals, func(i, j int) bool { return vals[i].Value > vals[j].Value })
 	if *ef.jsonOut {
 		out := struct {
 			Rules    kalah.Rules        `json:"rules"`
@@ -44,7 +53,8 @@ func runAnalyze(ctx context.Context, e *env, args []string) error {
 			ToMove   kalah.Side         `json:"to_move"`
 			Moves    []engine.MoveValue `json:"moves"`
 			TimeMS   float64            `json:"time_ms"`
-		}{r, p.String(), p.ToMove(), vals, float64(time.Since(start).Microseconds()) / 1000}
+			Verdict  string             `json:"verdict,omitempty"`
+		}{r, p.String(), p.ToMove(), vals, float64(time.Since(start).Microseconds()) / 1000, analyzeVerdict(p, vals)}
 		if out.Moves == nil {
 			out.Moves = []engine.MoveValue{}
 		}
@@ -55,13 +65,73 @@ func runAnalyze(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintln(e.stdout, "the game is over")
 		return nil
 	}
-	for _, v := range vals {
+	for i, v := range vals {
 		kind := "exact"
 		if !v.Exact {
-			kind = fmt.Sprintf("depth %d", v.Depth)
+			kind = fmt.Sprintf("estimate, depth %d", v.Depth)
 		}
-		fmt.Fprintf(e.stdout, "move %-5s %+4d  (%s)\n", v.Move, v.Value, kind)
+		mark := ""
+		if v.Value == vals[0].Value {
+			mark = "  <- best"
+			if i > 0 || len(vals) > 1 && vals[1].Value == v.Value {
+				mark = "  <- best (equal)"
+			}
+		}
+		what := outcome(p, v.Value+diff(p))
+		if !v.Exact {
+			what = estimate(p, v.Value+diff(p))
+		}
+		fmt.Fprintln(e.stdout, strings.TrimRight(fmt.Sprintf("move %-5s %+4d  %-44s%s", v.Move, v.Value, "("+kind+": "+what+")", mark), " "))
 	}
+	fmt.Fprintf(e.stdout, "verdict:  %s\n", analyzeVerdict(p, vals))
 	fmt.Fprintf(e.stdout, "time:     %v\n", time.Since(start).Round(time.Millisecond))
 	return nil
+}
+
+// analyzeVerdict sums up the values of every move (best first) in words,
+// exact or estimated.
+func analyzeVerdict(p kalah.Position, vals []engine.MoveValue) string {
+	if len(vals) == 0 {
+		return ""
+	}
+	exact := true
+	for _, v := range vals {
+		exact = exact && v.Exact
+	}
+	best := vals[0]
+	final := best.Value + diff(p)
+	if !exact {
+		return fmt.Sprintf("an estimate, not proven: %s with the best move found, %s (searched %d plies deep)", estimate(p, final), best.Move, best.Depth)
+	}
+	var winning []kalah.Move
+	for _, v := range vals {
+		if v.Value+diff(p) > 0 {
+			winning = append(winning, v.Move)
+		}
+	}
+	v := outcome(p, final) + " with best play"
+	switch {
+	case len(winning) == 1:
+		v += "; the only winning move is " + winning[0].String()
+	case len(winning) > 1:
+		v += fmt.Sprintf("; %d moves win (%s), the best is %s", len(winning), list(winning), best.Move)
+	case final == 0:
+		v += "; the best move, " + best.Move.String() + ", draws"
+	default:
+		v += "; every move loses, the best defence is " + best.Move.String()
+	}
+	return v
+}
+
+// estimate says in words where an estimated final store difference for
+// the side to move of p leaves the game: "South ahead by about 4".
+func estimate(p kalah.Position, final int) string {
+	me := p.ToMove()
+	switch {
+	case final > 0:
+		return fmt.Sprintf("%s ahead by about %d", me, final)
+	case final < 0:
+		return fmt.Sprintf("%s ahead by about %d", me.Other(), -final)
+	}
+	return "about level"
 }

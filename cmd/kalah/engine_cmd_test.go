@@ -62,7 +62,7 @@ func TestAnalyzeCommand(t *testing.T) {
 		}
 	}
 	out, errs, code = runCmd(t, "analyze", "--time", "50ms", "--tt-mb", "8")
-	if code != 0 || strings.Count(out, "move ") != 6 {
+	if code != 0 || strings.Count(out, "\nmove ") != 6 {
 		t.Errorf("timed analysis: exit %d\n%s%s", code, out, errs)
 	}
 }

@@ -42,8 +42,9 @@ func addEngineFlags(fs interface {
 	}
 }
 
-// setup returns the position and an engine for the flags.
-func (f *engineFlags) setup(ctx context.Context, e *env, r kalah.Rules) (kalah.Position, *engine.Engine, func(), error) {
+// setup returns the position and an engine for the flags; st, if not nil,
+// shows the search's progress.
+func (f *engineFlags) setup(ctx context.Context, e *env, r kalah.Rules, st *status) (kalah.Position, *engine.Engine, func(), error) {
 	p := r.Start()
 	if *f.position != "" {
 		var err error
@@ -54,8 +55,17 @@ func (f *engineFlags) setup(ctx context.Context, e *env, r kalah.Rules) (kalah.P
 			return p, nil, nil, usageError{err}
 		}
 	}
-	if *f.ttMB < 1 || *f.threads < 1 {
+	switch {
+	case *f.ttMB < 1 || *f.threads < 1:
 		return p, nil, nil, usagef("--tt-mb and --threads must be at least 1")
+	case *f.ttMB > 1<<20:
+		return p, nil, nil, usagef("--tt-mb %d: at most %d (1 TiB)", *f.ttMB, 1<<20)
+	case *f.threads > 256:
+		return p, nil, nil, usagef("--threads %d: at most 256", *f.threads)
+	case *f.egdbSeeds < 0 || *f.egdbSeeds > 40:
+		return p, nil, nil, usagef("--egdb-seeds %d: want 0 (none) to 40", *f.egdbSeeds)
+	case *f.idDepth < 0 || *f.idDepth > 64:
+		return p, nil, nil, usagef("--id-depth %d: want 0 (the default) to 64", *f.idDepth)
 	}
 	start := time.Now()
 	db, err := loadDB(ctx, e, r, *f.egdbFile, *f.egdbSeeds)
@@ -67,7 +77,11 @@ func (f *engineFlags) setup(ctx context.Context, e *env, r kalah.Rules) (kalah.P
 		closeDB = func() { db.Close() }
 		e.log.Info("endgame database ready", "seeds", db.Seeds(), "entries", db.Entries(), "time", time.Since(start).Round(time.Millisecond))
 	}
-	eng, err := engine.New(r, engine.Options{TableMB: *f.ttMB, Threads: *f.threads, DB: db, MaxDepth: *f.idDepth})
+	o := engine.Options{TableMB: *f.ttMB, Threads: *f.threads, DB: db, MaxDepth: *f.idDepth}
+	if st != nil {
+		o.Progress = searchProgress(st)
+	}
+	eng, err := engine.New(r, o)
 	if err != nil {
 		closeDB()
 		return p, nil, nil, err
@@ -87,12 +101,15 @@ func runSolve(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	p, eng, closeDB, err := ef.setup(ctx, e, r)
+	st := newStatus(e, "solving")
+	st.bounds = true
+	p, eng, closeDB, err := ef.setup(ctx, e, r, st)
 	if err != nil {
 		return err
 	}
 	defer closeDB()
 	res, err := eng.Solve(ctx, p)
+	st.done()
 	if err != nil {
 		return err
 	}
@@ -111,13 +128,52 @@ func runSolve(ctx context.Context, e *env, args []string) error {
 			PV       []kalah.Move `json:"pv"`
 			Nodes    uint64       `json:"nodes"`
 			TimeMS   float64      `json:"time_ms"`
-		}{r, p.String(), p.ToMove(), res.Value, res.Value + diff(p), res.Best, res.PV, res.Nodes, float64(res.Time.Microseconds()) / 1000}
+			Verdict  string       `json:"verdict"`
+		}{r, p.String(), p.ToMove(), res.Value, res.Value + diff(p), res.Best, res.PV, res.Nodes, float64(res.Time.Microseconds()) / 1000, solveVerdict(p, res)}
 		enc := json.NewEncoder(e.stdout)
 		return enc.Encode(out)
 	}
-	fmt.Fprintf(e.stdout, "rules:    %s\nposition: %s\nvalue:    %+d for %s (final store difference %+d)\nbest:     %s\npv:       %s\nnodes:    %d\ntime:     %v (%.0f nodes/s)\n",
-		r, p, res.Value, p.ToMove(), res.Value+diff(p), moves(res.Best), moves(res.PV), res.Nodes, res.Time.Round(time.Millisecond), nps)
+	fmt.Fprintf(e.stdout, "rules:    %s\nposition: %s\nverdict:  %s\nvalue:    %+d for %s: the final store difference it can force (%+d) less the present one (%+d)\nbest:     %s\npv:       %s\nnodes:    %d\ntime:     %v (%.0f nodes/s)\n",
+		r, p, solveVerdict(p, res), res.Value, p.ToMove(), res.Value+diff(p), diff(p), moves(res.Best), moves(res.PV), res.Nodes, res.Time.Round(time.Millisecond), nps)
 	return nil
+}
+
+// outcome says in words who wins, and by how many seeds, when the side to
+// move of p ends with the final store difference final.
+func outcome(p kalah.Position, final int) string {
+	me := p.ToMove()
+	switch {
+	case final > 0:
+		return fmt.Sprintf("%s wins by %d", me, final)
+	case final < 0:
+		return fmt.Sprintf("%s wins by %d", me.Other(), -final)
+	}
+	return "a draw"
+}
+
+// solveVerdict sums up an exact solution in words: "South wins by 8 with
+// best play; the best move is 3".
+func solveVerdict(p kalah.Position, res engine.Result) string {
+	v := outcome(p, res.Value+diff(p)) + " with best play"
+	switch {
+	case len(res.Best) == 1:
+		v += "; the only best move is " + res.Best[0].String()
+	case len(res.Best) > 1:
+		v += "; the best moves, equally good, are " + list(res.Best)
+	}
+	return v
+}
+
+// list writes moves as "2, 3 and 5".
+func list(ms []kalah.Move) string {
+	s := make([]string, len(ms))
+	for i, m := range ms {
+		s[i] = m.String()
+	}
+	if len(s) == 1 {
+		return s[0]
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
 }
 
 func diff(p kalah.Position) int { return p.Store(p.ToMove()) - p.Store(p.ToMove().Other()) }
