@@ -15,11 +15,20 @@ func init() {
 }
 
 func runRules(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "rules", "[--rules NAME] [overrides] [--json]", "Lists the named rule presets with their sources. With --rules or an override,\nshows the resulting rules in full.")
+	fs := newFlags(e, "rules", "[--rules NAME] [overrides] [--json] [--explain]", "Lists the named rule presets with their sources. With --rules or an override,\nshows the resulting rules in full. --explain tells how to play, in plain\nwords, under the rules chosen (default: standard Kalah).")
 	rf := addRulesFlags(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
+	explain := fs.Bool("explain", false, "explain how to play under these rules")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if *explain {
+		r, err := rf.rules()
+		if err != nil {
+			return err
+		}
+		fmt.Fprint(e.stdout, kalah.HowToPlay(r))
+		return nil
 	}
 	chosen := false
 	fs.Visit(func(f *flag.Flag) { chosen = chosen || f.Name != "json" })
