@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"kalah"
 	"kalah/internal/store"
 	"kalah/protocol/kgp"
 	"kalah/server"
@@ -60,6 +62,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	asyncMoves := fs.Bool("async-moves", false, "ask for the next move while the last is still being committed (faster under load; a crash may lose the last moment's moves)")
 	allowExec := fs.Bool("allow-exec", false, "let the web API start exec: and mk: players (programs on this machine)")
 	kgpRandom := fs.Int("kgp-random-moves", 8, "moves in a row the server may choose at random for a KGP client that sent none (spec 021) before it is held to have abandoned its game")
+	ready := fs.String("ready-file", "", "write the addresses to this file once serving (for scripts that start the server)")
 	botWait := fs.Duration("bot-wait", server.DefaultArrangedWait, "how long a tournament game waits for a bot:NAME that is not free (logged out, not waiting, or in another game) before that bot loses it")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -105,6 +108,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	ks.Join = srv.KGPJoin
 	var wg sync.WaitGroup
 	errc := make(chan error, 3)
+	bound := map[string]string{} // what -> host:port to tell people
 	listen := func(what, a string, serve func(net.Listener) error) error {
 		if a == "" || a == "0" {
 			return nil
@@ -113,7 +117,8 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", what, err)
 		}
-		e.log.Info("listening", "what", what, "addr", l.Addr().String())
+		bound[what] = reachable(l.Addr())
+		e.log.Debug("listening", "what", what, "addr", l.Addr().String())
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -160,6 +165,12 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	)
 	if err == nil {
 		e.log.Info("serving", "data", dbPath, "rules", r.String())
+		printURLs(e.stdout, bound, dbPath, r)
+		if *ready != "" {
+			if err := os.WriteFile(*ready, []byte(readyText(bound)), 0o644); err != nil {
+				e.log.Warn("cannot write --ready-file", "err", err)
+			}
+		}
 		select {
 		case <-ctx.Done():
 		case err = <-errc:
@@ -192,4 +203,46 @@ func applyConfig(fs *flag.FlagSet, path string) error {
 		}
 	}
 	return nil
+}
+
+// reachable turns a listener's address into one a person can use on this
+// machine: an unspecified host (all interfaces) becomes localhost.
+func reachable(a net.Addr) string {
+	host, port, err := net.SplitHostPort(a.String())
+	if err != nil {
+		return a.String()
+	}
+	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
+		host = "localhost"
+	}
+	return net.JoinHostPort(host, port)
+}
+
+// printURLs tells the person who started the server where everything is.
+func printURLs(w io.Writer, bound map[string]string, db string, r kalah.Rules) {
+	fmt.Fprintf(w, "kalah serve: Kalah(%d,%d), %s rules; games kept in %s\n", r.Houses, r.Seeds, r, db)
+	if h, ok := bound["http"]; ok {
+		fmt.Fprintf(w, "  web page       http://%s/\n", h)
+		fmt.Fprintf(w, "  games (JSON)   http://%s/api/games\n", h)
+		fmt.Fprintf(w, "  bots, ours     ws://%s/ws/bot\n", h)
+		fmt.Fprintf(w, "  bots, KGP      ws://%s/kgp\n", h)
+	}
+	if b, ok := bound["bots"]; ok {
+		fmt.Fprintf(w, "  bots, ours     tcp://%s  (kalah bot --server %s; docs/PROTOCOL.md)\n", b, b)
+	}
+	if k, ok := bound["kgp"]; ok {
+		fmt.Fprintf(w, "  bots, KGP      tcp://%s  (docs/protocols/kgp.md)\n", k)
+	}
+	fmt.Fprintln(w, "Press Ctrl-C to stop.")
+}
+
+// readyText lists the addresses served, a line each: "http localhost:8080".
+func readyText(bound map[string]string) string {
+	var b strings.Builder
+	for _, what := range []string{"http", "bots", "kgp"} {
+		if a, ok := bound[what]; ok {
+			fmt.Fprintf(&b, "%s %s\n", what, a)
+		}
+	}
+	return b.String()
 }
