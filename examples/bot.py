@@ -5,7 +5,8 @@ On a server:          python3 bot.py HOST:PORT NAME TOKEN [GAMES [wait]]
   (with "wait" it takes tournament games as bot:NAME instead of queueing)
 Run by the referee:   kalah match --a 'exec:python3 examples/bot.py' --b greedy
 It plays a move whose last seed lands in its store (a free move) when it
-has one, else its rightmost house with seeds.
+has one, else its rightmost house with seeds. It says what it is doing on
+standard error: connected, waiting, playing whom, each result.
 """
 import socket
 import sys
@@ -20,6 +21,12 @@ def choose(position):
         if mine[i] == n - i:  # its last seed lands in the store
             return i + 1
     return max(i + 1 for i in range(n) if mine[i] > 0)
+
+
+def say(text):
+    """Tell the person running the bot what is happening (stderr: stdout may
+    be the protocol)."""
+    print("bot: " + text, file=sys.stderr, flush=True)
 
 
 def main():
@@ -37,9 +44,18 @@ def main():
         out.write(text + "\n")
         out.flush()
 
-    if len(sys.argv) > 1:
-        send("login %s %s" % (sys.argv[2], sys.argv[3]))
+    def ask():
+        if join == "queue":
+            say("in the queue, waiting for an opponent")
+        else:
+            say("waiting for tournament games as bot:" + sys.argv[2])
         send(join)
+
+    if len(sys.argv) > 1:
+        say("connected to %s, logging in as %s" % (sys.argv[1], sys.argv[2]))
+        send("login %s %s" % (sys.argv[2], sys.argv[3]))
+        ask()
+    side, won, drawn, lost = "S", 0, 0, 0
     for line in inp:
         words = line.split()
         if not words:
@@ -48,14 +64,29 @@ def main():
             send("move %d" % choose(" ".join(words[3:])))
         elif words[0] == "ping":
             send("pong")
-        elif words[0] == "error" and words[1] in ("auth", "rate", "busy"):
-            sys.exit("server said: " + line.strip())
-        elif words[0] == "end":
+        elif words[0] == "start":  # start <game> <side> <opponent> <rules>
+            side = words[2]
+            say("game %s: playing %s as %s" % (words[1], words[3], side))
+        elif words[0] == "error":
+            if words[1] in ("auth", "rate", "busy"):
+                sys.exit("bot: server said: " + line.strip())
+            say("server said: " + line.strip())
+        elif words[0] == "end":  # end <result> <termination> <south>-<north>
+            south, north = (int(x) for x in words[3].split("-"))
+            mine, theirs = (south, north) if side == "S" else (north, south)
+            if mine > theirs:
+                won, verdict = won + 1, "won"
+            elif mine < theirs:
+                lost, verdict = lost + 1, "lost"
+            else:
+                drawn, verdict = drawn + 1, "drew"
+            say("%s %d-%d (%s); so far won %d, drew %d, lost %d" % (verdict, mine, theirs, words[2], won, drawn, lost))
             games -= 1
             if games == 0:
                 break
             if join == "queue":  # a waiting bot goes on waiting by itself
-                send("queue")
+                ask()
+    say("done")
 
 
 main()

@@ -104,11 +104,18 @@ func (c *Client) Run(ctx context.Context) error {
 	played := 0
 	ask := func() error {
 		if c.Wait {
+			log.Info("waiting for tournament games that name this bot", "player", "bot:"+c.Name)
 			return send(line.Msg{Cmd: "wait"})
 		}
 		if c.Challenge != "" {
+			log.Info("challenging; waiting for an answer", "opponent", c.Challenge)
 			return send(line.Msg{Cmd: "challenge", Args: nonEmpty(c.Challenge, c.Rules)})
 		}
+		rules := c.Rules
+		if rules == "" {
+			rules = "any"
+		}
+		log.Info("in the queue, waiting for an opponent", "rules", rules)
 		return send(line.Msg{Cmd: "queue", Args: nonEmpty(c.Rules)})
 	}
 	if err := ask(); err != nil {
@@ -126,7 +133,7 @@ func (c *Client) Run(ctx context.Context) error {
 			if st, err = line.ParseStart(m); err != nil {
 				return fmt.Errorf("%w: %v", player.ErrProtocol, err)
 			}
-			log.Info("game", "id", st.Game, "side", st.Side, "opponent", st.Opponent, "rules", st.Rules)
+			log.Info("playing", "game", st.Game, "side", st.Side, "opponent", st.Opponent, "rules", st.Rules.String())
 		case "go":
 			turn, err := line.ParseTurn(m)
 			if err != nil {

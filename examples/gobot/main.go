@@ -1,7 +1,9 @@
 // Command gobot is a complete kalah bot (docs/PROTOCOL.md), standard library
 // only: gobot HOST:PORT NAME TOKEN [GAMES [wait]] plays on a server (queueing,
 // or with "wait" taking tournament games as bot:NAME); with no arguments
-// (exec:gobot) it talks on stdin/stdout. It takes a free move when it can.
+// (exec:gobot) it talks on stdin/stdout. It takes a free move when it can,
+// and says what it is doing on stderr: connected, waiting, playing whom,
+// each result.
 package main
 
 import (
@@ -45,21 +47,34 @@ func main() {
 		if len(os.Args) > 5 {
 			join = os.Args[5]
 		}
+		say("connected to %s as %s; %s", os.Args[1], os.Args[2], map[string]string{"queue": "in the queue, waiting for an opponent", "wait": "waiting for tournament games"}[join])
 		fmt.Fprintf(out, "login %s %s\n%s\n", os.Args[2], os.Args[3], join)
 	}
+	side := "S"
 	for sc := bufio.NewScanner(in); sc.Scan(); {
-		switch w := append(strings.Fields(sc.Text()), ""); w[0] {
+		switch w := append(strings.Fields(sc.Text()), "", "", "", ""); w[0] {
 		case "go": // go <per-move ms> <remaining ms> <position>
 			fmt.Fprintf(out, "move %d\n", choose(w[3:]))
 		case "ping":
 			fmt.Fprintln(out, "pong")
-		case "end":
+		case "start": // start <game> <side> <opponent> <rules>
+			side = w[2]
+			say("game %s: playing %s as %s", w[1], w[3], side)
+		case "error":
+			say("server said: %s", sc.Text())
+		case "end": // end <result> <termination> <south>-<north>
+			say("game over: %s (%s), %s from South's side; I played %s", w[1], w[2], w[3], side)
 			if games--; games == 0 {
 				return
 			}
 			if join == "queue" { // a waiting bot goes on waiting by itself
+				say("in the queue, waiting for an opponent")
 				fmt.Fprintln(out, "queue")
 			}
 		}
 	}
 }
+
+// say tells the person running the bot what is happening, on stderr (stdout
+// may be the protocol).
+func say(format string, a ...any) { fmt.Fprintf(os.Stderr, "gobot: "+format+"\n", a...) }
