@@ -13,6 +13,7 @@ import (
 	"unsafe"
 
 	"kalah"
+	"kalah/internal/datadir"
 )
 
 // Errors returned by this package, matched with errors.Is.
@@ -313,16 +314,12 @@ func FileName(r kalah.Rules, k int) string {
 	return fmt.Sprintf("kalah-%dh-%s-%s%s-k%d.egdb", r.Houses, cap, r.End, sow, k)
 }
 
-// DefaultDir returns where databases live by default: the kalah directory
-// under the user's cache directory (os.UserCacheDir, e.g. ~/.cache/kalah on
-// Linux), or $KALAH_EGDB_DIR if set.
+// DefaultDir returns where databases live by default: egdb in kalah's
+// data directory (datadir.Dir: --data, $KALAH_DATA, ./kalah-data or
+// ~/.local/share/kalah), or $KALAH_EGDB_DIR if set.
 func DefaultDir() (string, error) {
 	if d := os.Getenv("KALAH_EGDB_DIR"); d != "" {
 		return d, nil
 	}
-	d, err := os.UserCacheDir()
-	if err != nil {
-		return "", fmt.Errorf("egdb: no cache directory for databases (set KALAH_EGDB_DIR): %w", err)
-	}
-	return filepath.Join(d, "kalah"), nil
+	return datadir.Path("egdb"), nil
 }

@@ -115,18 +115,34 @@ func (r Report) writeTable(w io.Writer, cross bool) error {
 	} else {
 		fmt.Fprintln(tw, "#\tPLAYER\tGAMES\tWON\tDRAWN\tLOST\tPOINTS\tSEEDS\tH2H\tELO\t")
 		for _, s := range r.Standings {
-			fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t\n", s.Rank, s.Player, s.Games, s.Wins, s.Draws, s.Losses, s.Points, s.Seeds, s.HeadToHead, elo(s))
+			fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t\n", s.Rank, s.Player, s.Games, s.Wins, s.Draws, s.Losses, s.Points, s.Seeds, r.h2h(s), elo(s))
 		}
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	if !cross {
+		fmt.Fprintln(w, "  POINTS: 2 a win, 1 a draw. SEEDS: seeds in store, summed (first tie-break). H2H: points")
+		fmt.Fprintln(w, "  against the players tied on both (second tie-break; - when none is tied). ELO: rating")
+		fmt.Fprintln(w, "  from these games, the field's mean being 0, with its 95% interval.")
+	}
 	if r.SPRT != nil {
-		_, err := fmt.Fprintf(w, "SPRT: %s\n  %d games (+%d =%d -%d), Elo %+.1f ± %.1f, LLR %.2f in (%.2f, %.2f)\n",
-			r.SPRT.Statement, r.SPRT.GamesTotal, r.SPRT.Wins, r.SPRT.Draws, r.SPRT.Losses, r.SPRT.Elo, r.SPRT.EloErr, r.SPRT.LLR, r.SPRT.Lower, r.SPRT.Upper)
+		_, err := fmt.Fprintf(w, "SPRT: %s\n  %d games (+%d =%d -%d), LLR %.2f in (%.2f, %.2f)\n",
+			r.SPRT.Statement, r.SPRT.GamesTotal, r.SPRT.Wins, r.SPRT.Draws, r.SPRT.Losses, r.SPRT.LLR, r.SPRT.Lower, r.SPRT.Upper)
 		return err
 	}
 	return nil
+}
+
+// h2h shows s's head-to-head tie-break, or "-" when no one is tied with it
+// on points and seeds (the tie-break then plays no part).
+func (r Report) h2h(s Standing) string {
+	for _, o := range r.Standings {
+		if o.Entrant != s.Entrant && o.Points == s.Points && o.Seeds == s.Seeds {
+			return fmt.Sprint(s.HeadToHead)
+		}
+	}
+	return "-"
 }
 
 // cell shows row's points against col out of those possible.
@@ -162,8 +178,9 @@ func (r Report) writeMarkdown(w io.Writer) error {
 	fmt.Fprintf(&b, "## %s\n\n", mdEscape(r.header()))
 	b.WriteString("| # | Player | Games | Won | Drawn | Lost | Points | Seeds | H2H | Elo |\n|--:|:--|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	for _, s := range r.Standings {
-		fmt.Fprintf(&b, "| %d | `%s` | %d | %d | %d | %d | %d | %d | %d | %s |\n", s.Rank, mdEscape(s.Player), s.Games, s.Wins, s.Draws, s.Losses, s.Points, s.Seeds, s.HeadToHead, elo(s))
+		fmt.Fprintf(&b, "| %d | `%s` | %d | %d | %d | %d | %d | %d | %s | %s |\n", s.Rank, mdEscape(s.Player), s.Games, s.Wins, s.Draws, s.Losses, s.Points, s.Seeds, r.h2h(s), elo(s))
 	}
+	b.WriteString("\nPoints: 2 a win, 1 a draw. Seeds: seeds in store, summed (first tie-break). H2H: points against the players tied on both (second tie-break; - when none is tied). Elo: rating from these games, the field's mean being 0, with its 95% interval.\n")
 	b.WriteString("\n| # | Player |")
 	for i := range r.Standings {
 		fmt.Fprintf(&b, " %d |", i+1)
@@ -177,8 +194,8 @@ func (r Report) writeMarkdown(w io.Writer) error {
 		b.WriteString("\n")
 	}
 	if r.SPRT != nil {
-		fmt.Fprintf(&b, "\n**SPRT:** %s (%d games, +%d =%d -%d, Elo %+.1f ± %.1f, LLR %.2f in (%.2f, %.2f))\n",
-			mdEscape(r.SPRT.Statement), r.SPRT.GamesTotal, r.SPRT.Wins, r.SPRT.Draws, r.SPRT.Losses, r.SPRT.Elo, r.SPRT.EloErr, r.SPRT.LLR, r.SPRT.Lower, r.SPRT.Upper)
+		fmt.Fprintf(&b, "\n**SPRT:** %s (%d games, +%d =%d -%d, LLR %.2f in (%.2f, %.2f))\n",
+			mdEscape(r.SPRT.Statement), r.SPRT.GamesTotal, r.SPRT.Wins, r.SPRT.Draws, r.SPRT.Losses, r.SPRT.LLR, r.SPRT.Lower, r.SPRT.Upper)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

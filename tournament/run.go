@@ -350,7 +350,11 @@ func (s *Store) advance(ctx context.Context, id int64, cfg Config, log *slog.Log
 			return true, nil
 		}
 		log.Info("sprt round", "tournament", id, "round", last+1, "llr", st.LLR, "games", w+d+l)
-		return false, s.scheduleRound(ctx, id, last+1, sprtRound(cfg, last+1), -1)
+		left := cfg.SPRT.MaxGames - len(games)
+		if cfg.SPRT.MaxGames <= 0 {
+			left = 1 << 30
+		}
+		return false, s.scheduleRound(ctx, id, last+1, sprtRound(cfg, last+1, left), -1)
 	}
 	return true, nil
 }

@@ -136,11 +136,18 @@ func pairKey(a, b int) [2]int {
 }
 
 // sprtRound schedules round r of an SPRT run: cfg.SPRT.Batch pairings of
-// the two entrants, each on its own opening.
-func sprtRound(cfg Config, round int) []Scheduled {
+// the two entrants, each on its own opening, but never more games than
+// left, so that MaxGames is never exceeded.
+func sprtRound(cfg Config, round, left int) []Scheduled {
 	var out []Scheduled
 	for p := range cfg.SPRT.Batch {
+		if len(out) >= left {
+			break
+		}
 		out = append(out, pairGames(cfg, round, p, 0, 1)...)
+	}
+	if len(out) > left {
+		out = out[:max(left, 0)]
 	}
 	return out
 }

@@ -41,7 +41,6 @@ func runHost(ctx context.Context, e *env, args []string) error {
 	name := fs.String("name", defaultName(), "your name")
 	games := fs.Int("games", 1, "games to play")
 	perMove := fs.Duration("time", 0, "time limit a move (0: none)")
-	data := fs.String("data", "", "keep the games in this data directory's database (default: in memory)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -60,8 +59,9 @@ func runHost(ctx context.Context, e *env, args []string) error {
 		return usagef("--player: %w", err)
 	}
 	dbPath := ":memory:"
-	if *data != "" {
-		dbPath = filepath.Join(*data, "kalah.db")
+	// host keeps its games in memory unless --data names a directory.
+	if data := fs.Lookup("data").Value.String(); data != "" {
+		dbPath = filepath.Join(data, "kalah.db")
 	}
 	st, err := store.Open(dbPath)
 	if err != nil {

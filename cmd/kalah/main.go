@@ -15,6 +15,9 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+
+	"kalah/egdb"
+	"kalah/internal/datadir"
 )
 
 // command is one subcommand; each lives in its own file and registers
@@ -41,6 +44,9 @@ type env struct {
 	stdout io.Writer
 	stderr io.Writer
 	log    *slog.Logger
+	// restoreData undoes this command's --data when it ends, so commands
+	// run in one process (tests) do not see each other's.
+	restoreData func()
 }
 
 // usageError marks an error in the command line itself (exit status 2).
@@ -61,6 +67,8 @@ func main() {
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr,
 		log: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: logLevel()}))}
+	prevData := datadir.Get()
+	e.restoreData = func() { datadir.Set(prevData) }
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		if len(args) > 1 {
 			if c, ok := commands[args[1]]; ok {
@@ -83,6 +91,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 }
 
 func finish(e *env, name string, err error) int {
+	if e.restoreData != nil {
+		e.restoreData()
+	}
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return 0
@@ -127,16 +138,32 @@ func logLevel() slog.Level {
 func newFlags(e *env, name, args, about string) *flag.FlagSet {
 	fs := flag.NewFlagSet("kalah "+name, flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
+	fs.String("data", "", "data directory for everything kalah keeps (default $"+datadir.Env+", else ./kalah-data if it exists, else ~/.local/share/kalah)")
 	fs.Usage = func() {
 		fmt.Fprintf(e.stderr, "Usage: kalah %s %s\n\n%s\n\nFlags:\n", name, args, about)
 		fs.PrintDefaults()
+		fmt.Fprintf(e.stderr, "\nData: %s\n  games of kalah serve   %s\n  tournaments            %s\n  endgame databases      %s\n  saved terminal game    %s\n  program players' logs  %s\n",
+			datadir.Dir(), datadir.Path("kalah.db"), datadir.Path("tournaments.db"), egdbDir(), datadir.Path("saved-game.json"), datadir.Path("logs"))
 	}
 	return fs
 }
 
+// egdbDir is where endgame databases are kept, for help texts.
+func egdbDir() string {
+	d, err := egdb.DefaultDir()
+	if err != nil {
+		return "(" + err.Error() + ")"
+	}
+	return d
+}
+
 // parseFlags parses args, turning flag errors into usage errors.
 func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
+	err := fs.Parse(args)
+	if f := fs.Lookup("data"); f != nil && f.Value.String() != "" {
+		datadir.Set(f.Value.String())
+	}
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"kalah"
+	"kalah/internal/datadir"
 	"kalah/internal/store"
 	"kalah/protocol/kgp"
 	"kalah/server"
@@ -42,7 +43,6 @@ func runServe(ctx context.Context, e *env, args []string) error {
 			"time = \"5s\", allow-exec = true); flags on the command line win.")
 	rf := addRulesFlags(fs)
 	config := fs.String("config", "", "TOML file with the flags' values")
-	data := fs.String("data", store.DefaultDir(), "data directory for the SQLite database kalah.db and the web page's games (web-games/) and tournaments (tournaments.db): ./kalah-data if it exists, else kalah under $XDG_DATA_HOME or ~/.local/share")
 	addr := fs.String("addr", ":8080", "HTTP address: web page, /api/, /ws/bot, /kgp (empty: none)")
 	botAddr := fs.String("bot-addr", ":2670", "TCP address for bots speaking kalah's line protocol (empty or 0: none)")
 	kgpAddr := fs.String("kgp-addr", fmt.Sprintf(":%d", kgp.DefaultPort), "TCP address for KGP bots (empty or 0: none)")
@@ -74,6 +74,9 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		if err := applyConfig(fs, *config); err != nil {
 			return err
 		}
+		if v := fs.Lookup("data").Value.String(); v != "" {
+			datadir.Set(v)
+		}
 	}
 	if *kgpRandom < 1 {
 		return usagef("--kgp-random-moves %d: want at least 1", *kgpRandom)
@@ -85,6 +88,8 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	data := new(string)
+	*data = datadir.Dir()
 	if err := os.MkdirAll(*data, 0o755); err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"kalah/internal/datadir"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -88,7 +89,7 @@ other games are played here as usual.`)
 	beta := fs.Float64("beta", 0.05, "SPRT: false negative rate")
 	batch := fs.Int("batch", 8, "SPRT: opening pairs a round between tests")
 	maxGames := fs.Int("max-games", 10000, "SPRT: stop undecided after this many games")
-	dbPath := fs.String("db", tournament.DefaultDB, "SQLite database of tournaments")
+	dbPath := fs.String("db", "", "SQLite database of tournaments (default: tournaments.db in the data directory, --data)")
 	resume := fs.Int64("resume", 0, "resume tournament ID")
 	show := fs.Int64("show", 0, "show tournament ID without playing")
 	list := fs.Bool("list", false, "list the stored tournaments")
@@ -104,14 +105,36 @@ other games are played here as usual.`)
 	if fs.NArg() > 0 {
 		return usagef("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
+	if *dbPath == "" {
+		*dbPath = datadir.Path("tournaments.db")
+	}
 	if !validFormat(*format) {
 		return usagef("--format %q: want %s", *format, strings.Join(tournament.Formats, ", "))
 	}
-	st, err := tournament.Open(*dbPath)
-	if err != nil {
+	// The database is opened only once the arguments are known to be
+	// good, so a refused command creates nothing; reading commands need it
+	// to exist already.
+	var st *tournament.Store
+	open := func(mustExist bool) error {
+		if mustExist {
+			if _, err := os.Stat(*dbPath); err != nil {
+				return fmt.Errorf("no tournaments in %s (give --db): %w", *dbPath, err)
+			}
+		}
+		var err error
+		st, err = tournament.Open(*dbPath)
 		return err
 	}
-	defer st.Close()
+	defer func() {
+		if st != nil {
+			st.Close()
+		}
+	}()
+	if *list || *show != 0 || *resume != 0 {
+		if err := open(true); err != nil {
+			return err
+		}
+	}
 
 	switch {
 	case *list:
@@ -202,6 +225,13 @@ other games are played here as usual.`)
 					break
 				}
 			}
+		}
+		check := cfg
+		if err := check.Normalize(); err != nil {
+			return usageError{err}
+		}
+		if err := open(false); err != nil {
+			return err
 		}
 		id, err = st.Create(ctx, cfg)
 		if err != nil {

@@ -26,6 +26,7 @@ import (
 	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
 
 	"kalah"
+	"kalah/internal/datadir"
 )
 
 // Errors returned by the store, matched with errors.Is.
@@ -145,21 +146,9 @@ CREATE TABLE IF NOT EXISTS bots (
 );
 `
 
-// DefaultDir returns the default data directory: ./kalah-data if it
-// exists, otherwise "kalah" under os.UserDataDir's equivalent
-// ($XDG_DATA_HOME or ~/.local/share on Unix), falling back to ./kalah-data.
-func DefaultDir() string {
-	if fi, err := os.Stat("kalah-data"); err == nil && fi.IsDir() {
-		return "kalah-data"
-	}
-	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
-		return filepath.Join(d, "kalah")
-	}
-	if home, err := os.UserHomeDir(); err == nil {
-		return filepath.Join(home, ".local", "share", "kalah")
-	}
-	return "kalah-data"
-}
+// DefaultDir returns kalah's data directory (datadir.Dir: --data,
+// $KALAH_DATA, ./kalah-data if it exists, else ~/.local/share/kalah).
+func DefaultDir() string { return datadir.Dir() }
 
 // Open opens (creating if need be) the database at path, a file name or
 // ":memory:" for a database that lives only as long as the Store.
