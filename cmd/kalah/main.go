@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"kalah/egdb"
 	"kalah/internal/datadir"
@@ -162,6 +163,26 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	err := fs.Parse(args)
 	if f := fs.Lookup("data"); f != nil && f.Value.String() != "" {
 		datadir.Set(f.Value.String())
+	}
+	if err == nil {
+		// No command takes a negative duration, nor one beyond a year.
+		fs.Visit(func(f *flag.Flag) {
+			g, ok := f.Value.(flag.Getter)
+			if !ok {
+				return
+			}
+			d, ok := g.Get().(time.Duration)
+			switch {
+			case !ok || err != nil:
+			case d < 0:
+				err = fmt.Errorf("--%s %v: a duration must not be negative", f.Name, d)
+			case d > 366*24*time.Hour:
+				err = fmt.Errorf("--%s %v: too long (at most a year)", f.Name, d)
+			}
+		})
+		if err != nil {
+			return usageError{err}
+		}
 	}
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
