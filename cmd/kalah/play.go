@@ -11,7 +11,7 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"kalah"
-	"kalah/internal/store"
+	"kalah/internal/datadir"
 	"kalah/player"
 	"kalah/tui"
 )
@@ -39,13 +39,15 @@ func runPlay(ctx context.Context, e *env, args []string) error {
 	plain := fs.Bool("plain", false, "line mode even at a terminal")
 	full := fs.Bool("tui", false, "full-screen mode even when input or output is not a terminal (it then uses /dev/tty)")
 	resume := fs.Bool("resume", false, "continue the game left unfinished when you last quit (its opponent, side and time come with it)")
-	data := fs.String("data", playDataDir(), "data directory: unfinished games and saved games live under play/ in it (default: $KALAH_DATA, else ./kalah-data if it exists, else kalah under $XDG_DATA_HOME or ~/.local/share)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
 	}
+	// Unfinished and saved games live under play/ in the data directory.
+	data := new(string)
+	*data = datadir.Dir()
 	if *plain && *full {
 		return usagef("--plain and --tui exclude each other")
 	}
@@ -128,15 +130,6 @@ func runPlay(ctx context.Context, e *env, args []string) error {
 	}
 	pl := &tui.Plain{In: e.stdin, Out: e.stdout, Echo: !(inFile && term.IsTerminal(in.Fd())), Resumed: resumed != nil}
 	return pl.Run(ctx, s)
-}
-
-// playDataDir is the data directory "kalah play" uses unless --data says
-// otherwise: $KALAH_DATA, else the default of kalah serve --data.
-func playDataDir() string {
-	if d := os.Getenv("KALAH_DATA"); d != "" {
-		return d
-	}
-	return store.DefaultDir()
 }
 
 // opponentsHelp lists the opponents on offer, levels first.
