@@ -85,7 +85,7 @@ func runMatch(ctx context.Context, e *env, args []string) error {
 		if cfg.Logs == "" {
 			cfg.Logs = filepath.Join(store.DefaultDir(), "logs", "match-"+time.Now().Format("20060102-150405"))
 		}
-		e.log.Info("program players' standard error is kept", "dir", cfg.Logs)
+		e.log.Debug("program players' standard error is kept", "dir", cfg.Logs)
 	}
 	var rec *bufio.Writer
 	if *record != "" {
