@@ -81,7 +81,11 @@ func (r Report) header() string {
 	if c.Openings != NoOpenings {
 		s += ", " + string(c.Openings) + " openings"
 	}
-	return s + fmt.Sprintf("): %d of %d games played, %s", in.Played, in.Games, in.Status)
+	sofar := ""
+	if (c.Format == Swiss || c.Format == SPRT) && in.Status != StatusFinished {
+		sofar = " scheduled so far" // rounds are scheduled as they come
+	}
+	return s + fmt.Sprintf("): %d of %d games%s played, %s", in.Played, in.Games, sofar, in.Status)
 }
 
 func elo(s Standing) string {

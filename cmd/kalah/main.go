@@ -192,3 +192,13 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	}
 	return nil
 }
+
+// quietOnTerminal keeps a command's informational logs off a terminal,
+// where its own progress and tables speak, unless verbose or $KALAH_LOG
+// asks for them; off a terminal (a log file, CI) they stay.
+func quietOnTerminal(e *env, verbose bool) {
+	if verbose || os.Getenv("KALAH_LOG") != "" || !stderrIsTerminal(e.stderr) {
+		return
+	}
+	e.log = slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+}

@@ -43,9 +43,11 @@ func runMatch(ctx context.Context, e *env, args []string) error {
 	quiet := fs.Bool("quiet", false, "do not print a line a game")
 	markdown := fs.Bool("markdown", false, "print the tables as Markdown")
 	record := fs.String("record", "", "write the games as JSON lines to this file")
+	verbose := fs.Bool("v", false, "log progress and details to stderr even on a terminal")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	quietOnTerminal(e, *verbose)
 	r, err := rf.rules()
 	if err != nil {
 		return err

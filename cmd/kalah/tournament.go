@@ -98,6 +98,7 @@ other games are played here as usual.`)
 	format := fs.String("format", "table", "output: "+strings.Join(tournament.Formats, ", "))
 	nf := addDistFlags(fs)
 	sf := addServerFlags(fs)
+	verbose := fs.Bool("v", false, "log progress and details to stderr even on a terminal")
 	live := fs.Duration("live", 30*time.Second, "print the standings to stderr this often while playing (0: only at the end)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -105,6 +106,7 @@ other games are played here as usual.`)
 	if fs.NArg() > 0 {
 		return usagef("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
+	quietOnTerminal(e, *verbose)
 	if *dbPath == "" {
 		*dbPath = datadir.Path("tournaments.db")
 	}
@@ -425,14 +427,14 @@ func (p *progressView) update(pr tournament.Progress) {
 		} else if pr.ETA > 0 {
 			eta = pr.ETA.Round(time.Second).String()
 		}
-		fmt.Fprintf(p.w, "[%s%s] %d/%d %3.0f%%  ETA %s  %.1f games/s", strings.Repeat("#", n), strings.Repeat(".", width-n),
+		fmt.Fprintf(p.w, "[%s%s] %d of %d games scheduled so far %3.0f%%  ETA %s  %.1f games/s", strings.Repeat("#", n), strings.Repeat(".", width-n),
 			pr.Done, pr.Total, 100*frac, eta, rate(pr))
 		p.drawn = true
 		return
 	}
 	if now.Sub(p.lastLog) >= 5*time.Second || pr.Done == pr.Total {
 		p.lastLog = now
-		p.e.log.Info("tournament progress", "id", pr.Tournament, "done", pr.Done, "total", pr.Total,
+		p.e.log.Info("tournament progress", "id", pr.Tournament, "played", pr.Done, "scheduled_so_far", pr.Total,
 			"eta", pr.ETA.Round(time.Second), "games_per_s", fmt.Sprintf("%.1f", rate(pr)))
 	}
 }
