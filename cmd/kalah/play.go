@@ -46,8 +46,7 @@ func runPlay(ctx context.Context, e *env, args []string) error {
 		return usagef("unexpected argument %q", fs.Arg(0))
 	}
 	// Unfinished and saved games live under play/ in the data directory.
-	data := new(string)
-	*data = datadir.Dir()
+	data := datadir.Dir()
 	if *plain && *full {
 		return usagef("--plain and --tui exclude each other")
 	}
@@ -67,7 +66,7 @@ func runPlay(ctx context.Context, e *env, args []string) error {
 	if *perMove < 0 || *delay < 0 {
 		return usagef("--time and --delay cannot be negative")
 	}
-	cfg := tui.Config{Rules: r, Opponent: *opponent, You: side, Time: *perMove, Seed: *seed, Helper: *helper, DataDir: *data}
+	cfg := tui.Config{Rules: r, Opponent: *opponent, You: side, Time: *perMove, Seed: *seed, Helper: *helper, DataDir: data}
 	var resumed *kalah.Game
 	if *resume {
 		fs.Visit(func(f *flag.Flag) {
@@ -82,7 +81,7 @@ func runPlay(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		cfg, resumed, err = tui.LoadUnfinished(*data, cfg)
+		cfg, resumed, err = tui.LoadUnfinished(data, cfg)
 		if err != nil {
 			return err
 		}
