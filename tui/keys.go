@@ -145,26 +145,6 @@ opponent's on the left; the middle line names them: "◂ North  stores
 South ▸". The + next to the left-hand store marks the side to move: below
 the stores' line when it is the bottom player, above it for the top one.`
 
-// HowToPlay is Kalah's rules in a few lines, for the help.
-const HowToPlay = `How to play Kalah:
-  The board    each player owns a row of houses and the store at the
-               right-hand end of that row.
-  Sowing       on your turn take all the seeds of one of your houses and
-               drop them one by one into the following pits,
-               counterclockwise: along your row to the right, into your
-               store, then along your opponent's row, never into your
-               opponent's store.
-  Extra turn   if your last seed lands in your own store, move again.
-  Capture      if your last seed lands in an empty house of yours and the
-               house opposite holds seeds, that seed and the seeds
-               opposite go to your store.
-  The end      as soon as either player's houses are all empty, the game
-               is over; the seeds still in houses go to the store of the
-               player whose houses they are in. Whoever has more seeds in
-               their store wins.
-Rule sets differ in such details (kalah rules lists them); the game plays
-the one chosen with --rules.`
-
 // LineModeHelp says how to drive line mode from a script.
 const LineModeHelp = `Line mode (input or output not a terminal, or --plain) reads a line at a
 time. A line is words separated by blanks or commas, each one key:

@@ -652,15 +652,17 @@ func (m *model) cut(s string) string {
 	return ansi.Truncate(s, m.width, "…")
 }
 
-// helpLines is the help page: the keys, the board, and the rules, as
-// written when they fit the terminal, else rewrapped to its width.
+// helpLines is the help page: the keys, the board, and how to play under
+// the rules in play (kalah.HowToPlay), as written when they fit the
+// terminal, else rewrapped to its width.
 func (m *model) helpLines() []string {
 	w := m.width
 	if w <= 0 {
 		w = 100
 	}
 	var lines []string
-	for _, block := range []string{KeysHelp, BoardHelp, HowToPlay} {
+	rules := strings.TrimRight(kalah.HowToPlay(m.s.Game().Rules()), "\n")
+	for _, block := range []string{KeysHelp, BoardHelp, rules} {
 		lines = append(lines, helpBlock(block, w)...)
 		lines = append(lines, "")
 	}
@@ -694,6 +696,8 @@ func helpBlock(block string, w int) []string {
 			prev = &es[len(es)-1]
 		}
 		switch {
+		case t == "" || prev != nil && prev.text == "":
+			es = append(es, entry{text: t, indent: ind}) // paragraphs stay apart
 		case table && ind == 2:
 			es = append(es, entry{key: key, text: strings.TrimSpace(rest), indent: ind})
 		case prev != nil && prev.key != "" && ind > 2,

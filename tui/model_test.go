@@ -279,6 +279,26 @@ func TestHelpNamesEveryKey(t *testing.T) {
 	}
 }
 
+// TestHelpTellsHowToPlay checks that the help page explains the rules in
+// play, as kalah rules --explain does: here with the pie rule.
+func TestHelpTellsHowToPlay(t *testing.T) {
+	m := newTestModel(t, Config{Opponent: "greedy", Rules: pieRules()})
+	for _, w := range []int{100, 40} {
+		m.width, m.height = w, 12
+		help := strings.Join(m.helpLines(), "\n")
+		for _, want := range []string{"How to play Kalah(6,4)", "Extra turn.", "Capture.", "The end.", "Pie rule.", "Esc", "The + next to the left-hand store marks the side to move"} {
+			if !strings.Contains(strings.Join(strings.Fields(help), " "), want) {
+				t.Errorf("%d columns: the help lacks %q", w, want)
+			}
+		}
+		for _, l := range m.helpLines() {
+			if len([]rune(l)) >= w {
+				t.Errorf("%d columns: help line too wide: %q", w, l)
+			}
+		}
+	}
+}
+
 func pieRules() kalah.Rules {
 	r := kalah.Standard()
 	r.Pie = true

@@ -254,7 +254,7 @@ func (pl *Plain) key(ctx context.Context, w io.Writer, s *Session, k Key) (bool,
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, BoardHelp)
 		fmt.Fprintln(w)
-		fmt.Fprintln(w, HowToPlay)
+		fmt.Fprint(w, kalah.HowToPlay(s.Game().Rules()))
 	default:
 		reject(fmt.Errorf("not a key: type a house 1-%d, m, u, h, q or ? for help", s.Game().Rules().Houses))
 	}

@@ -27,7 +27,7 @@ func runPlay(ctx context.Context, e *env, args []string) error {
 			"and your side; flags preselect them); line mode otherwise, for scripts.\n"+
 			"Quitting a game in progress saves it in the data directory ("+tui.UnfinishedFile+");\n"+
 			"--resume continues it. The w key saves a game under "+tui.GamesDir+"/.\n\n"+
-			tui.KeysHelp+"\n\n"+tui.LineModeHelp+"\n\n"+tui.BoardHelp+"\n\n"+tui.HowToPlay+"\n\n"+opponentsHelp())
+			tui.KeysHelp+"\n\n"+tui.LineModeHelp+"\n\n"+tui.BoardHelp+"\n\n"+kalah.HowToPlay(kalah.Standard())+"(Other rule sets: kalah rules --explain --rules NAME.)\n\n"+opponentsHelp())
 	rf := addRulesFlags(fs)
 	opponent := fs.String("opponent", tui.DefaultOpponent(), "the computer you play: a level or player spec (see above), or human for two people")
 	you := fs.String("you", "S", "the side you play: S (South) or N (North); yours is drawn at the bottom")
