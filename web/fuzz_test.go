@@ -25,6 +25,8 @@ func FuzzRequests(f *testing.F) {
 		`{"rules":{"houses":3,"seeds":2,"first":"N","end":"mover-empty"},"south":"human","north":"first"}`,
 		`{"rules":{"houses":4,"seeds":3},"players":["first","greedy"],"per_move_ms":5}`,
 		`{"token":"x","move":"3"}`, `[]`, `{"rules":{"houses":16,"seeds":64}}`, `{"position":"0,0/0,0 0-0 S"}`,
+		// A start that does not fit the rules (it once panicked).
+		`{"rules":{"houses":6,"seeds":4},"start":"1,1/1,1 0-0 S","moves":"","time_ms":10}`,
 	} {
 		for route := range 5 {
 			f.Add(route, s)
@@ -42,6 +44,9 @@ func FuzzRequests(f *testing.F) {
 			return
 		}
 		req := httptest.NewRequest("POST", Prefix+routes[route], strings.NewReader(body))
+		// As the page sends it: without the JSON type every body stops at
+		// 415 and the handlers are never reached.
+		req.Header.Set("Content-Type", "application/json")
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, req)
 		if rec.Code >= 500 {

@@ -612,11 +612,13 @@ func (h *Handler) analyzeGame(w http.ResponseWriter, r *http.Request) {
 	}
 	var g *kalah.Game
 	if strings.TrimSpace(req.Start) != "" {
-		p, err := kalah.ParsePosition(req.Start)
-		if err != nil {
+		var p kalah.Position
+		if p, err = kalah.ParsePosition(req.Start); err != nil {
 			h.fail(w, r, err)
 			return
 		}
+		// err, not a shadow of it: a start that does not fit the rules is
+		// refused below, not played.
 		g, err = kalah.NewGameFrom(req.Rules, p)
 	} else {
 		g, err = kalah.NewGame(req.Rules)
