@@ -16,6 +16,7 @@ import (
 	"github.com/coder/websocket"
 
 	"kalah"
+	"kalah/internal/netx"
 	"kalah/internal/store"
 	"kalah/player"
 	"kalah/protocol/line"
@@ -316,6 +317,7 @@ func (s *Server) Handler() http.Handler {
 }
 
 func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
+	netx.LongLived(w)
 	c, err := websocket.Accept(w, r, nil) // a foreign Origin is refused; none is fine
 	if err != nil {
 		return
@@ -395,6 +397,7 @@ func (s *Server) apiEvents(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer cancel()
+	netx.LongLived(w)
 	fl, _ := w.(http.Flusher)
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")

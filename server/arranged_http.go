@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"kalah"
+	"kalah/internal/netx"
 	"kalah/player"
 )
 
@@ -128,6 +129,7 @@ func (s *Server) apiArranged(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, err)
 		return
 	}
+	netx.LongLived(w) // the response follows the whole game
 	fl, _ := w.(http.Flusher)
 	var mu sync.Mutex // guards w and started between this and the keep-alive
 	started := false

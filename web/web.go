@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"kalah"
+	"kalah/internal/netx"
 	"kalah/player"
 	"kalah/server"
 )
@@ -388,6 +389,7 @@ func (h *Handler) gameEvents(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
+	netx.LongLived(w)
 	rc := http.NewResponseController(w)
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-store")

@@ -18,6 +18,7 @@ import (
 
 	"kalah"
 	"kalah/internal/datadir"
+	"kalah/internal/netx"
 	"kalah/internal/store"
 	"kalah/protocol/kgp"
 	"kalah/server"
@@ -52,7 +53,10 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	delay := fs.Duration("delay", 0, "pause before each move, so people can follow")
 	grace := fs.Duration("grace", 200*time.Millisecond, "latency allowed beyond a limit")
 	reconnect := fs.Duration("reconnect", time.Minute, "how long a bot may be away mid-game when there is no clock")
-	maxConns := fs.Int("max-conns", 10000, "most simultaneous bot connections")
+	maxConns := fs.Int("max-conns", 10000, "most simultaneous connections on each listener (bots, KGP, HTTP)")
+	readTimeout := fs.Duration("read-timeout", 30*time.Second, "HTTP: time to read a whole request, body included")
+	writeTimeout := fs.Duration("write-timeout", time.Minute, "HTTP: time to write an answer (WebSockets and event streams excepted)")
+	httpIdle := fs.Duration("http-idle-timeout", 2*time.Minute, "HTTP: how long an idle keep-alive connection stays open")
 	maxGames := fs.Int("max-games", 10000, "most games played at once")
 	maxLine := fs.Int("max-line", 4096, "longest line a client may send, in bytes")
 	handshake := fs.Duration("handshake-timeout", 10*time.Second, "time a new connection has to log in")
@@ -122,6 +126,9 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", what, err)
 		}
+		// At most --max-conns connections at once on each listener, and an
+		// accept error (too many open files) is retried, never fatal.
+		l = netx.Guard(l, *maxConns, e.log, what)
 		bound[what] = reachable(l.Addr())
 		e.log.Debug("listening", "what", what, "addr", l.Addr().String())
 		wg.Add(1)
@@ -155,7 +162,11 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	}
 	// Requests end with ctx, so long ones (event streams, POST
 	// /api/arranged following a game) do not hold up the shutdown.
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx }}
+	// Timeouts close connections that send their request (headers or body)
+	// too slowly, or never read the answer; WebSockets, event streams and
+	// arranged games lift them for themselves (netx.LongLived).
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: *readTimeout, WriteTimeout: *writeTimeout,
+		IdleTimeout: *httpIdle, MaxHeaderBytes: 64 << 10, BaseContext: func(net.Listener) context.Context { return ctx }}
 	stopAll := func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()

@@ -210,6 +210,10 @@ func (s *Server) Handler() http.Handler {
 			return
 		}
 		defer s.wg.Done()
+		// The connection outlives the HTTP server's request timeouts.
+		rc := http.NewResponseController(w)
+		rc.SetReadDeadline(time.Time{})
+		rc.SetWriteDeadline(time.Time{})
 		c, err := websocket.Accept(w, r, nil)
 		if err != nil {
 			s.logger().Debug("kgp: websocket accept", "remote", r.RemoteAddr, "err", err)

@@ -1,0 +1,159 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestSlowBodiesAreClosed: 2,000 connections that send a request's headers
+// and never its body are closed by the read timeout, while two bots log in
+// and play their games meanwhile.
+func TestSlowBodiesAreClosed(t *testing.T) {
+	s := startServe(t, "--read-timeout", "1s")
+	web := fmt.Sprintf("127.0.0.1:%d", s.httpPort)
+	const n = 2000
+	conns := make([]net.Conn, 0, n)
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	req := "POST /api/games HTTP/1.1\r\nHost: " + web + "\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"
+	for range n {
+		c, err := net.Dial("tcp", web)
+		if err != nil {
+			t.Fatalf("after %d connections: %v", len(conns), err)
+		}
+		conns = append(conns, c)
+		if _, err := io.WriteString(c, req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Two bots play meanwhile.
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	outs := make([]syncBuffer, 2)
+	codes := make([]int, 2)
+	for i, p := range []string{"greedy", "first"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			codes[i] = run(ctx, []string{"bot", "--server", fmt.Sprintf("127.0.0.1:%d", s.botPort), "--name", "bot-" + p,
+				"--token", "token-" + p, "--player", p, "--games", "1"}, strings.NewReader(""), &outs[i], io.Discard)
+		}()
+	}
+	wg.Wait()
+	for i := range codes {
+		if codes[i] != 0 || !strings.Contains(outs[i].String(), "won 1") && !strings.Contains(outs[i].String(), "lost 1") && !strings.Contains(outs[i].String(), "drew 1") {
+			t.Fatalf("bot %d exited %d: %s", i, codes[i], outs[i].String())
+		}
+	}
+	// Every slow connection is closed by the server.
+	deadline := time.Now().Add(10 * time.Second)
+	closed := 0
+	for _, c := range conns {
+		c.SetReadDeadline(deadline)
+		r := bufio.NewReader(c)
+		for {
+			if _, err := r.ReadByte(); err != nil {
+				if ne, ok := err.(net.Error); ok && ne.Timeout() {
+					t.Fatalf("connection %d still open %v after its headers (%d closed)", closed, 10*time.Second, closed)
+				}
+				closed++
+				break
+			}
+		}
+	}
+	if closed != n {
+		t.Fatalf("%d of %d closed", closed, n)
+	}
+}
+
+// TestServerSurvivesRunningOutOfDescriptors: a server allowed few file
+// descriptors is flooded with bot connections until accept fails (too many
+// open files); once they go, it accepts and answers again instead of
+// having exited.
+func TestServerSurvivesRunningOutOfDescriptors(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("needs sh")
+	}
+	bin := buildKalah(t)
+	dir := t.TempDir()
+	httpPort, botPort := freePort(t), freePort(t)
+	var stderr syncBuffer
+	cmd := exec.Command("sh", "-c", fmt.Sprintf("ulimit -n 64 && exec '%s' serve --data '%s' --addr 127.0.0.1:%d --bot-addr 127.0.0.1:%d --kgp-addr 0",
+		bin, filepath.Join(dir, "data"), httpPort, botPort))
+	cmd.Stderr = &stderr
+	cmd.Env = append(os.Environ(), "KALAH_LOG=warn")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer func() {
+		cmd.Process.Kill()
+		<-exited
+	}()
+	url := fmt.Sprintf("http://127.0.0.1:%d/api/games", httpPort)
+	up := func() bool {
+		resp, err := http.Get(url)
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	}
+	for deadline := time.Now().Add(10 * time.Second); !up(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("server did not start: %s", stderr.String())
+		}
+	}
+	var flood []net.Conn
+	for range 150 {
+		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", botPort))
+		if err != nil {
+			break
+		}
+		flood = append(flood, c)
+	}
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(stderr.String(), "too many open files"); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("accept never failed with 64 descriptors and %d connections:\n%s", len(flood), stderr.String())
+		}
+	}
+	for _, c := range flood {
+		c.Close()
+	}
+	select {
+	case err := <-exited:
+		exited <- err
+		t.Fatalf("the server exited: %v\n%s", err, stderr.String())
+	case <-time.After(500 * time.Millisecond):
+	}
+	for deadline := time.Now().Add(10 * time.Second); !up(); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the server no longer answers:\n%s", stderr.String())
+		}
+	}
+	c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", botPort))
+	if err != nil {
+		t.Fatalf("bot port: %v", err)
+	}
+	defer c.Close()
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if line, err := bufio.NewReader(c).ReadString('\n'); err != nil || !strings.HasPrefix(line, "kalah ") {
+		t.Fatalf("bot port greeting %q, %v", line, err)
+	}
+}
