@@ -80,22 +80,39 @@ type Store struct {
 	once   sync.Once
 	// checkpoints is closed when the checkpointer has stopped.
 	checkpoints chan struct{}
+	pageSize    int64 // the database's page size, to size the WAL
 }
 
-// checkpointer copies the WAL into the database every second.
+// walLimit bounds the write-ahead log: past it the checkpointer waits for
+// readers to finish and truncates the log, and SQLite trims the file to it
+// whenever the log restarts (journal_size_limit).
+var walLimit int64 = 64 << 20
+
+// checkpointer copies the WAL into the database five times a second,
+// without waiting for anyone (PASSIVE). A log that grows past walLimit anyway,
+// because readers keep the checkpoint from finishing under load, is
+// truncated (TRUNCATE waits for the readers of the moment), so it stays
+// bounded.
 func (s *Store) checkpointer() {
 	defer close(s.checkpoints)
-	t := time.NewTicker(time.Second)
+	t := time.NewTicker(200 * time.Millisecond)
 	defer t.Stop()
 	for {
 		select {
 		case <-t.C:
-			s.db.Exec("PRAGMA wal_checkpoint(PASSIVE)")
+			var busy, logPages, done int64
+			if err := s.db.QueryRow("PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &logPages, &done); err != nil {
+				continue
+			}
+			if logPages*s.pageSize > walLimit {
+				s.wdb.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
+			}
 		case <-s.done:
 			return
 		}
 	}
 }
+
 
 type writeReq struct {
 	fn    func(tx *sql.Tx) error // a write of its own, or
@@ -188,12 +205,20 @@ func Open(path string) (*Store, error) {
 	if db != wdb {
 		// Checkpoint the WAL in the background, so no commit waits for one
 		// (a checkpoint syncs the database file).
+		if _, err := wdb.Exec(fmt.Sprintf("PRAGMA journal_size_limit=%d", walLimit)); err != nil {
+			db.Close()
+			wdb.Close()
+			return nil, fmt.Errorf("store: open %s: %w", path, err)
+		}
 		if _, err := wdb.Exec("PRAGMA wal_autocheckpoint=0"); err != nil {
 			db.Close()
 			wdb.Close()
 			return nil, fmt.Errorf("store: open %s: %w", path, err)
 		}
 		s.checkpoints = make(chan struct{})
+		if err := wdb.QueryRow("PRAGMA page_size").Scan(&s.pageSize); err != nil {
+			s.pageSize = 4096
+		}
 		go s.checkpointer()
 	}
 	go s.writer()
