@@ -313,7 +313,21 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /api/games/{id}/move", s.apiMove)
 	mux.HandleFunc("POST /api/arranged", s.apiArranged)
 	mux.HandleFunc("GET /api/bots", s.apiBots)
-	return mux
+	return writesChecked(mux)
+}
+
+// writesChecked refuses a request that changes something unless its body
+// is JSON and it comes from no page of another site (netx.CheckWrite).
+func writesChecked(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.Method {
+		case http.MethodPost, http.MethodPut, http.MethodPatch:
+			if !netx.CheckWrite(w, r) {
+				return
+			}
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {

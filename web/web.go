@@ -168,6 +168,9 @@ func (h *Handler) routes() {
 // ServeHTTP implements http.Handler.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
+	if (r.Method == http.MethodPost || r.Method == http.MethodPut || r.Method == http.MethodPatch) && strings.HasPrefix(r.URL.Path, Prefix) && !netx.CheckWrite(w, r) {
+		return // a form, text or a page of another site
+	}
 	h.mux.ServeHTTP(w, r)
 }
 

@@ -157,3 +157,46 @@ func TestServerSurvivesRunningOutOfDescriptors(t *testing.T) {
 		t.Fatalf("bot port greeting %q, %v", line, err)
 	}
 }
+
+// TestCrossSiteWritesRefused: a page on another site cannot make a
+// visitor's browser start games: a form or text/plain body is refused (415),
+// and so is a JSON body with a foreign Origin (403); the page's own
+// requests and clients without Origin go through.
+func TestCrossSiteWritesRefused(t *testing.T) {
+	s := startServe(t)
+	base := fmt.Sprintf("http://127.0.0.1:%d", s.httpPort)
+	body := `{"rules":{"houses":6,"seeds":4},"south":"human","north":"greedy"}`
+	post := func(path, ctype, origin string) int {
+		req, _ := http.NewRequest("POST", base+path, strings.NewReader(body))
+		req.Header.Set("Content-Type", ctype)
+		if origin != "" {
+			req.Header.Set("Origin", origin)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for _, path := range []string{"/api/games", "/web/api/games"} {
+		for _, tc := range []struct {
+			ctype, origin string
+			want          int
+		}{
+			{"text/plain", "https://evil.example", http.StatusForbidden},
+			{"text/plain", "", http.StatusUnsupportedMediaType},
+			{"application/x-www-form-urlencoded", "", http.StatusUnsupportedMediaType},
+			{"application/json", "https://evil.example", http.StatusForbidden},
+			{"application/json", "http://127.0.0.1:1", http.StatusForbidden},
+		} {
+			if got := post(path, tc.ctype, tc.origin); got != tc.want {
+				t.Errorf("POST %s as %s from %q: %d, want %d", path, tc.ctype, tc.origin, got, tc.want)
+			}
+		}
+		if got := post(path, "application/json", base); got >= 300 {
+			t.Errorf("POST %s from the server's own page: %d", path, got)
+		}
+	}
+}

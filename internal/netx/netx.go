@@ -4,10 +4,14 @@
 package netx
 
 import (
+	"encoding/json"
 	"errors"
 	"log/slog"
+	"mime"
 	"net"
 	"net/http"
+	"net/url"
+	"strings"
 	"sync"
 	"time"
 )
@@ -98,4 +102,35 @@ func LongLived(w http.ResponseWriter) {
 	rc := http.NewResponseController(w)
 	rc.SetReadDeadline(time.Time{})
 	rc.SetWriteDeadline(time.Time{})
+}
+
+// CheckWrite checks a request that changes something, as a browser could
+// be made to send it from another site: its body must be JSON (a form or
+// text/plain, which need no permission across sites, is refused: 415) and
+// its Origin, if it has one, must be this server's own (403). Clients that
+// are not browsers send no Origin and are not affected. It writes the
+// refusal and reports whether the request may go on.
+func CheckWrite(w http.ResponseWriter, r *http.Request) bool {
+	if o := r.Header.Get("Origin"); o != "" && !sameHost(o, r.Host) {
+		writeRefusal(w, http.StatusForbidden, "requests from another site's page are refused (Origin "+o+")")
+		return false
+	}
+	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if ct != "application/json" {
+		writeRefusal(w, http.StatusUnsupportedMediaType, "send the request body as JSON with Content-Type: application/json")
+		return false
+	}
+	return true
+}
+
+// sameHost reports whether origin (scheme://host[:port]) names host.
+func sameHost(origin, host string) bool {
+	u, err := url.Parse(origin)
+	return err == nil && u.Host != "" && strings.EqualFold(u.Host, host)
+}
+
+func writeRefusal(w http.ResponseWriter, code int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	json.NewEncoder(w).Encode(map[string]string{"error": msg})
 }
