@@ -254,6 +254,9 @@ func (s *Server) StartGame(ctx context.Context, req GameRequest) (Started, error
 			if info.Raw && !s.cfg.AllowExec {
 				return Started{}, fmt.Errorf("%w: %s players run programs on the server; start the server with exec allowed", ErrForbidden, info.Name)
 			}
+			if err := player.CheckLimits(spec, s.limits()); err != nil {
+				return Started{}, fmt.Errorf("%w: %w", ErrForbidden, err)
+			}
 			p, err := player.New(spec, player.Options{Rules: r, Seed: uint64(time.Now().UnixNano())})
 			if err != nil {
 				return Started{}, err

@@ -65,6 +65,10 @@ type Config struct {
 	// position before them. Off by default: each move is committed before
 	// the next is asked for.
 	AsyncMoves bool
+	// Limits bound the engine settings a player spec from the network may
+	// ask for (table size, threads, time a move); zero means
+	// player.NetworkLimits.
+	Limits player.Limits
 	// AllowExec lets StartGame run exec: and mk: players (programs on the
 	// server's machine); off by default.
 	AllowExec bool
@@ -461,4 +465,12 @@ func (l *limiter) allow(key string, now time.Time) bool {
 	}
 	b.tokens--
 	return true
+}
+
+// limits are the bounds on engine settings from the network.
+func (s *Server) limits() player.Limits {
+	if s.cfg.Limits == (player.Limits{}) {
+		return player.NetworkLimits
+	}
+	return s.cfg.Limits
 }

@@ -330,6 +330,9 @@ func allowedSpec(spec string) error {
 	if info.Raw {
 		return fmt.Errorf("%w: player %s cannot be started from the web", ErrBadInput, info.Name)
 	}
+	if err := player.CheckLimits(spec, player.NetworkLimits); err != nil {
+		return fmt.Errorf("%w: %w", ErrBadInput, err)
+	}
 	return nil
 }
 

@@ -200,3 +200,26 @@ func TestCrossSiteWritesRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestEngineLimitsFromTheNetwork: a stranger cannot ask the server for a
+// 16 GiB table and 64 threads.
+func TestEngineLimitsFromTheNetwork(t *testing.T) {
+	s := startServe(t, "--max-table-mb", "128", "--max-threads", "2")
+	base := fmt.Sprintf("http://127.0.0.1:%d", s.httpPort)
+	for _, tc := range []struct{ path, north, want string }{
+		{"/api/games", "engine:tt=16384:threads=64", "tt=16384: at most 128 MiB"},
+		{"/api/games", "engine:threads=64", "threads=64: at most 2"},
+		{"/web/api/games", "engine:tt=16384", "tt=16384: at most"},
+	} {
+		body := `{"rules":{"houses":6,"seeds":4},"south":"human","north":"` + tc.north + `"}`
+		resp, err := http.Post(base+tc.path, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode < 400 || resp.StatusCode >= 500 || !strings.Contains(string(b), tc.want) {
+			t.Errorf("POST %s with %s: %d %s, want a refusal saying %q", tc.path, tc.north, resp.StatusCode, b, tc.want)
+		}
+	}
+}

@@ -20,6 +20,7 @@ import (
 	"kalah/internal/datadir"
 	"kalah/internal/netx"
 	"kalah/internal/store"
+	"kalah/player"
 	"kalah/protocol/kgp"
 	"kalah/server"
 )
@@ -64,6 +65,9 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	loginRate := fs.Float64("login-rate", 2, "logins a second allowed from one address")
 	loginBurst := fs.Int("login-burst", 20, "logins allowed in a burst from one address")
 	asyncMoves := fs.Bool("async-moves", false, "ask for the next move while the last is still being committed (faster under load; a crash may lose the last moment's moves)")
+	maxTT := fs.Int("max-table-mb", player.NetworkLimits.TableMB, "most transposition table (MiB) a player started over the network may ask for (tt=)")
+	maxThreads := fs.Int("max-threads", player.NetworkLimits.Threads, "most search threads a player started over the network may ask for (threads=)")
+	maxThink := fs.Duration("max-think", player.NetworkLimits.Time, "most thinking time a move a player started over the network may ask for (time=)")
 	allowExec := fs.Bool("allow-exec", false, "let the web API start exec: and mk: players (programs on this machine)")
 	kgpRandom := fs.Int("kgp-random-moves", 8, "moves in a row the server may choose at random for a KGP client that sent none (spec 021) before it is held to have abandoned its game")
 	ready := fs.String("ready-file", "", "write the addresses to this file once serving (for scripts that start the server)")
@@ -107,7 +111,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		Store: st, Rules: r, PerMove: *perMove, Budget: *budget, Increment: *increment, Delay: *delay,
 		NoClock: *perMove == 0 && *budget == 0, Grace: *grace, Reconnect: *reconnect,
 		MaxGames: *maxGames, MaxLine: *maxLine, HandshakeTimeout: *handshake, IdleTimeout: *idle, MaxConns: *maxConns,
-		LoginRate: *loginRate, LoginBurst: *loginBurst, AllowExec: *allowExec, AsyncMoves: *asyncMoves, ArrangedWait: *botWait, Log: e.log,
+		LoginRate: *loginRate, LoginBurst: *loginBurst, AllowExec: *allowExec, Limits: player.Limits{TableMB: *maxTT, Threads: *maxThreads, Time: *maxThink}, AsyncMoves: *asyncMoves, ArrangedWait: *botWait, Log: e.log,
 	}
 	srv, err := server.New(cfg)
 	if err != nil {
