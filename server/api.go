@@ -447,6 +447,12 @@ func (s *Server) apiStart(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, err)
 		return
 	}
+	// A guest may play the computer; a game with no person in it (two
+	// computers) is the server's work and needs its admin token.
+	if !strings.EqualFold(strings.TrimSpace(req.South), "human") && !strings.EqualFold(strings.TrimSpace(req.North), "human") &&
+		!s.admitted(w, r, "a game between two computers") {
+		return
+	}
 	st, err := s.StartGame(r.Context(), req)
 	if err != nil {
 		writeErr(w, err)

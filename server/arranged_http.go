@@ -111,6 +111,9 @@ func (s *Server) arranged(req ArrangedRequest) (Arranged, error) {
 // (400, 403, 503 with Retry-After when the server is full). A client that
 // goes away leaves the game playing on.
 func (s *Server) apiArranged(w http.ResponseWriter, r *http.Request) {
+	if !s.admitted(w, r, "POST /api/arranged") {
+		return
+	}
 	if ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); ct != "application/json" {
 		// A form on another site cannot send JSON without asking first.
 		writeJSON(w, http.StatusUnsupportedMediaType, map[string]string{"error": "send the game as application/json"})

@@ -32,6 +32,8 @@ type Remote struct {
 	poll   time.Duration // between looks at a game whose answer was lost
 	// patience bounds how long follow keeps trying a server it cannot reach.
 	patience time.Duration
+	// Token is the server's admin token, sent with POST /api/arranged.
+	Token string
 }
 
 // Dial checks that baseURL ("http://host:8080", or just "host:8080") is a
@@ -164,6 +166,9 @@ func (r *Remote) PlayArranged(ctx context.Context, a Arranged) (ArrangedResult, 
 		return ArrangedResult{}, err
 	}
 	hr.Header.Set("Content-Type", "application/json")
+	if r.Token != "" {
+		hr.Header.Set("Authorization", "Bearer "+r.Token)
+	}
 	resp, err := r.client.Do(hr)
 	if err != nil {
 		return ArrangedResult{}, r.transportErr(ctx, err)

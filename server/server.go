@@ -2,10 +2,13 @@ package server
 
 import (
 	"context"
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -65,6 +68,11 @@ type Config struct {
 	// position before them. Off by default: each move is committed before
 	// the next is asked for.
 	AsyncMoves bool
+	// AdminToken, if set, must be given (Authorization: Bearer) to start
+	// games between computers or bots over HTTP: POST /api/arranged, and
+	// POST /api/games with no person seated. A stranger then cannot pull a
+	// waiting bot into a game, nor fill the server with games.
+	AdminToken string
 	// Limits bound the engine settings a player spec from the network may
 	// ask for (table size, threads, time a move); zero means
 	// player.NetworkLimits.
@@ -473,4 +481,19 @@ func (s *Server) limits() player.Limits {
 		return player.NetworkLimits
 	}
 	return s.cfg.Limits
+}
+
+// admitted reports whether r carries the admin token, when the server has
+// one; it writes the refusal (401) otherwise.
+func (s *Server) admitted(w http.ResponseWriter, r *http.Request, what string) bool {
+	if s.cfg.AdminToken == "" {
+		return true
+	}
+	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if ok && subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(s.cfg.AdminToken)) == 1 {
+		return true
+	}
+	w.Header().Set("WWW-Authenticate", `Bearer realm="kalah"`)
+	writeJSON(w, http.StatusUnauthorized, map[string]string{"error": what + " needs the server's admin token (Authorization: Bearer TOKEN; kalah serve keeps it in admin.token in its data directory)"})
+	return false
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -221,5 +222,67 @@ func TestEngineLimitsFromTheNetwork(t *testing.T) {
 		if resp.StatusCode < 400 || resp.StatusCode >= 500 || !strings.Contains(string(b), tc.want) {
 			t.Errorf("POST %s with %s: %d %s, want a refusal saying %q", tc.path, tc.north, resp.StatusCode, b, tc.want)
 		}
+	}
+}
+
+// TestStrangersCannotStartComputerGames: without the server's admin token
+// no one can pull a waiting bot into a game (POST /api/arranged) or start
+// a game between two computers; a guest may still play the computer, and
+// the token holder (kalah tournament --server) may arrange games.
+func TestStrangersCannotStartComputerGames(t *testing.T) {
+	s := startServe(t)
+	base := fmt.Sprintf("http://127.0.0.1:%d", s.httpPort)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	bots := s.startBots(ctx, nil, [2]string{"alice", "greedy"})
+	defer func() { cancel(); bots.wg.Wait() }()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		var waiting []string
+		getJSON(t, base+"/api/bots", &waiting)
+		if len(waiting) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("alice never waited")
+		}
+	}
+	post := func(path, body, token string) (int, string) {
+		req, _ := http.NewRequest("POST", base+path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	arranged := `{"rules":{"houses":6,"seeds":4},"south":"bot:alice","north":"greedy","per_move_ms":1000}`
+	if code, body := post("/api/arranged", arranged, ""); code != http.StatusUnauthorized || !strings.Contains(body, "admin token") {
+		t.Errorf("a stranger's arranged game: %d %s", code, body)
+	}
+	if code, body := post("/api/arranged", arranged, "wrong-token"); code != http.StatusUnauthorized {
+		t.Errorf("a wrong token: %d %s", code, body)
+	}
+	if code, body := post("/api/games", `{"rules":{"houses":6,"seeds":4},"south":"greedy","north":"random"}`, ""); code != http.StatusUnauthorized {
+		t.Errorf("a stranger's game between computers: %d %s", code, body)
+	}
+	var games []json.RawMessage
+	getJSON(t, base+"/api/games", &games)
+	if len(games) != 0 {
+		t.Fatalf("games started by a stranger: %s", games)
+	}
+	if code, body := post("/api/games", `{"rules":{"houses":6,"seeds":4},"south":"human","north":"greedy"}`, ""); code != http.StatusCreated {
+		t.Errorf("a guest against the computer: %d %s", code, body)
+	}
+	token, err := os.ReadFile(filepath.Join("kalah-data", "admin.token"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, body := post("/api/arranged", arranged, strings.TrimSpace(string(token))); code != http.StatusOK {
+		t.Errorf("the token holder's arranged game: %d %s", code, body)
 	}
 }

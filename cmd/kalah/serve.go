@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -70,6 +72,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	maxThink := fs.Duration("max-think", player.NetworkLimits.Time, "most thinking time a move a player started over the network may ask for (time=)")
 	allowExec := fs.Bool("allow-exec", false, "let the web API start exec: and mk: players (programs on this machine)")
 	kgpRandom := fs.Int("kgp-random-moves", 8, "moves in a row the server may choose at random for a KGP client that sent none (spec 021) before it is held to have abandoned its game")
+	adminToken := fs.String("admin-token", os.Getenv("KALAH_ADMIN_TOKEN"), "token that lets a client start games between computers or bots over HTTP (POST /api/arranged: kalah tournament --server); default $KALAH_ADMIN_TOKEN, else admin.token in the data directory, made at first start")
 	ready := fs.String("ready-file", "", "write the addresses to this file once serving (for scripts that start the server)")
 	botWait := fs.Duration("bot-wait", server.DefaultArrangedWait, "how long a tournament game waits for a bot:NAME that is not free (logged out, not waiting, or in another game) before that bot loses it")
 	if err := parseFlags(fs, args); err != nil {
@@ -102,6 +105,11 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	dbPath := filepath.Join(*data, "kalah.db")
+	if *adminToken == "" {
+		if *adminToken, err = loadAdminToken(*data); err != nil {
+			return err
+		}
+	}
 	st, err := store.Open(dbPath)
 	if err != nil {
 		return err
@@ -111,7 +119,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		Store: st, Rules: r, PerMove: *perMove, Budget: *budget, Increment: *increment, Delay: *delay,
 		NoClock: *perMove == 0 && *budget == 0, Grace: *grace, Reconnect: *reconnect,
 		MaxGames: *maxGames, MaxLine: *maxLine, HandshakeTimeout: *handshake, IdleTimeout: *idle, MaxConns: *maxConns,
-		LoginRate: *loginRate, LoginBurst: *loginBurst, AllowExec: *allowExec, Limits: player.Limits{TableMB: *maxTT, Threads: *maxThreads, Time: *maxThink}, AsyncMoves: *asyncMoves, ArrangedWait: *botWait, Log: e.log,
+		LoginRate: *loginRate, LoginBurst: *loginBurst, AllowExec: *allowExec, AdminToken: *adminToken, Limits: player.Limits{TableMB: *maxTT, Threads: *maxThreads, Time: *maxThink}, AsyncMoves: *asyncMoves, ArrangedWait: *botWait, Log: e.log,
 	}
 	srv, err := server.New(cfg)
 	if err != nil {
@@ -253,6 +261,7 @@ func printURLs(w io.Writer, bound map[string]string, db string, r kalah.Rules) {
 	if k, ok := bound["kgp"]; ok {
 		fmt.Fprintf(w, "  bots, KGP      tcp://%s  (docs/protocols/kgp.md)\n", k)
 	}
+	fmt.Fprintf(w, "  admin token    in %s (kalah tournament --server reads it on this machine; elsewhere give --server-token)\n", filepath.Join(filepath.Dir(db), adminTokenFile))
 	fmt.Fprintln(w, "Press Ctrl-C to stop.")
 }
 
@@ -265,4 +274,29 @@ func readyText(bound map[string]string) string {
 		}
 	}
 	return b.String()
+}
+
+// adminTokenFile is where kalah serve keeps its admin token, in the data
+// directory, readable by its owner only; kalah tournament --server reads it
+// from there when it runs on the same machine.
+const adminTokenFile = "admin.token"
+
+// loadAdminToken reads the admin token from dir, making a random one the
+// first time.
+func loadAdminToken(dir string) (string, error) {
+	path := filepath.Join(dir, adminTokenFile)
+	if b, err := os.ReadFile(path); err == nil {
+		if t := strings.TrimSpace(string(b)); t != "" {
+			return t, nil
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("admin token: %w", err)
+	}
+	b := make([]byte, 24)
+	rand.Read(b)
+	t := hex.EncodeToString(b)
+	if err := os.WriteFile(path, []byte(t+"\n"), 0o600); err != nil {
+		return "", fmt.Errorf("admin token: %w", err)
+	}
+	return t, nil
 }

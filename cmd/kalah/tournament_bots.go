@@ -4,10 +4,12 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"time"
 
+	"kalah/internal/datadir"
 	"kalah/server"
 	"kalah/tournament"
 	"kalah/tournament/botexec"
@@ -18,6 +20,7 @@ import (
 // --wait).
 type serverFlags struct {
 	url    string
+	token  string
 	wait   time.Duration
 	remote *server.Remote // set by connect
 }
@@ -25,6 +28,7 @@ type serverFlags struct {
 func addServerFlags(fs *flag.FlagSet) *serverFlags {
 	s := &serverFlags{}
 	fs.StringVar(&s.url, "server", "", "play the games of bot:NAME players (bots logged in to kalah serve with kalah bot --wait) on this server, http://HOST:PORT; the other games are played here")
+	fs.StringVar(&s.token, "server-token", os.Getenv("KALAH_ADMIN_TOKEN"), "with --server: the server's admin token (default $KALAH_ADMIN_TOKEN, else admin.token in the data directory, as kalah serve makes it on this machine)")
 	fs.DurationVar(&s.wait, "bot-wait", 0, "with --server: how long a game waits for a bot that is not free before it loses (0: the server's setting)")
 	return s
 }
@@ -71,6 +75,12 @@ func (s *serverFlags) connect(ctx context.Context, e *env, players []string) err
 	remote, err := server.Dial(dctx, s.url)
 	if err != nil {
 		return fmt.Errorf("--server: %w", err)
+	}
+	remote.Token = s.token
+	if remote.Token == "" {
+		if b, err := os.ReadFile(datadir.Path(adminTokenFile)); err == nil {
+			remote.Token = strings.TrimSpace(string(b))
+		}
 	}
 	waiting, err := remote.Bots(dctx)
 	if err != nil {
