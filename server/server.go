@@ -168,8 +168,9 @@ type Server struct {
 	// for an arranged game (see arranged.go).
 	freed chan struct{}
 
-	limiter *limiter
-	stats   *Stats
+	limiter   *limiter // logins by address
+	returning *limiter // logins of bots with a game in progress, by name
+	stats     *Stats
 }
 
 // New starts a server on cfg.Store and resumes the unfinished games in it.
@@ -186,8 +187,9 @@ func New(cfg Config) (*Server, error) {
 		cfg: cfg, st: cfg.Store, log: cfg.Log, ctx: ctx, stop: stop,
 		live: map[int64]*liveGame{}, seats: map[string]*botSeat{}, sessions: map[string]*conn{},
 		allConns: map[*conn]struct{}{}, listeners: map[net.Listener]struct{}{}, chals: map[string]*challenge{},
-		limiter: newLimiter(cfg.LoginRate, cfg.LoginBurst),
-		stats:   &Stats{},
+		limiter:   newLimiter(cfg.LoginRate, cfg.LoginBurst),
+		returning: newLimiter(1, 3),
+		stats:     &Stats{},
 	}
 	if err := s.resume(); err != nil {
 		stop()

@@ -12,6 +12,7 @@ import (
 	"github.com/coder/websocket"
 
 	"kalah/protocol/kgp"
+	"kalah/protocol/line"
 )
 
 // TestLineWebSocketIsAByteStream writes our line protocol over /ws/bot the
@@ -84,4 +85,30 @@ func TestWebSocketsRefuseAForeignOrigin(t *testing.T) {
 		}
 		c.CloseNow()
 	}
+}
+
+// TestPlayingBotIsNotRateLimited: once the logins from an address are used
+// up, a bot of that address with a game in progress still logs back in to
+// it, while a stranger from there waits.
+func TestPlayingBotIsNotRateLimited(t *testing.T) {
+	ts := newTestServer(t, "", Config{LoginRate: 0.001, LoginBurst: 2, PerMove: time.Minute})
+	alice := dial(t, ts.addr)
+	alice.login("alice", "alice-token")
+	alice.send("queue")
+	alice.expect("ok")
+	bob := dial(t, ts.addr)
+	bob.login("bob", "bob-token")
+	bob.send("queue")
+	alice.expect("go")
+	// The address's logins are used up now.
+	stranger := dial(t, ts.addr)
+	stranger.send("login carol carol-token")
+	if m := stranger.expect("error"); m.Arg(0) != line.CodeRate {
+		t.Fatalf("a stranger got %s, want a rate limit", m)
+	}
+	alice.tr.Close()
+	back := dial(t, ts.addr)
+	back.login("alice", "alice-token")
+	back.expect("start")
+	back.expect("go")
 }
