@@ -102,6 +102,23 @@ func (c *Client) Run(ctx context.Context) error {
 	}
 	log.Info("logged in", "server", c.Addr, "name", c.Name)
 	played := 0
+	// A bot that logs back in during a game (after a dropped connection
+	// or a server restart) is sent that game's start at once: it plays on
+	// rather than joining a queue.
+	var first *line.Msg
+	if s, err := t.ReadLine(time.Second); err == nil {
+		if m, err := line.Parse(s); err == nil {
+			if c.OnMsg != nil {
+				c.OnMsg(m)
+			}
+			first = &m
+		}
+	} else if !errors.Is(err, line.ErrTimeout) {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("%w: %w", player.ErrDisconnected, err)
+	}
 	ask := func() error {
 		if c.Wait {
 			log.Info("waiting for tournament games that name this bot", "player", "bot:"+c.Name)
@@ -118,15 +135,25 @@ func (c *Client) Run(ctx context.Context) error {
 		log.Info("in the queue, waiting for an opponent", "rules", rules)
 		return send(line.Msg{Cmd: "queue", Args: nonEmpty(c.Rules)})
 	}
-	if err := ask(); err != nil {
-		return err
+	if first == nil || first.Cmd != "start" {
+		if err := ask(); err != nil {
+			return err
+		}
+	} else {
+		log.Info("back in a game in progress")
 	}
 	var st line.Start
 	var g *kalah.Game
 	for {
-		m, err := read()
-		if err != nil {
+		var m line.Msg
+		if first != nil {
+			m, first = *first, nil
+		} else if m, err = read(); err != nil {
 			return err
+		}
+		if m.Cmd == "ping" {
+			send(line.Msg{Cmd: "pong"})
+			continue
 		}
 		switch m.Cmd {
 		case "start":

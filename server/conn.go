@@ -405,19 +405,15 @@ func (c *conn) login(m line.Msg) bool {
 		return false
 	}
 	// A bot with a game in progress (one resumed after a restart, say) is
-	// not a stranger: it has a bucket of its own, by name, so that a crowd
-	// of bots behind one address can all come back before their clocks
-	// run out. Guessing its token is still slow (one try a second).
+	// not a stranger: when its address has used up its logins it has a
+	// bucket of its own, by name, so that a crowd of bots behind one
+	// address can all come back before their clocks run out. Guessing its
+	// token that way is still slow (one try a second).
 	s.mu.Lock()
 	_, playing := s.seats[name]
 	s.mu.Unlock()
-	allowed := false
-	if playing {
-		allowed = s.returning.allow(name, time.Now())
-	} else {
-		allowed = s.limiter.allow(c.host, time.Now())
-	}
-	if !allowed {
+	now := time.Now()
+	if !s.limiter.allow(c.host, now) && !(playing && s.returning.allow(name, now)) {
 		c.sendMsg(line.Errorf(line.CodeRate, "too many logins from %s; wait a little", c.host))
 		return true
 	}

@@ -4,10 +4,12 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"kalah/player"
 	"kalah/protocol/line"
@@ -36,6 +38,7 @@ func runBot(ctx context.Context, e *env, args []string) error {
 	challenge := fs.String("challenge", "", "challenge this bot instead of joining the queue")
 	wait := fs.Bool("wait", false, "wait for tournament games (the server's bot:NAME player) instead of joining the queue")
 	seed := fs.Uint64("seed", 1, "seed for players that draw at random")
+	retries := fs.Int("retries", 1000, "how many times to connect again, with a growing pause, when the connection drops (0: never)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -93,7 +96,38 @@ func runBot(ctx context.Context, e *env, args []string) error {
 		}
 		fmt.Fprintf(e.stdout, "game %s vs %s: %d-%d (%s)\n", st.Game, st.Opponent, mine, theirs, end.Termination)
 	}
-	err = c.Run(ctx)
+	// Play on when the connection drops or the server restarts: connect
+	// again after a pause that doubles up to a minute, and play on in a
+	// game that was in progress. A refusal (wrong token, full server) ends.
+	pause := time.Second
+	for {
+		start := time.Now()
+		err = c.Run(ctx)
+		done := won + drawn + lost
+		if err == nil || ctx.Err() != nil || errors.Is(err, remote.ErrRefused) || *retries == 0 ||
+			(*games > 0 && done >= *games) {
+			break
+		}
+		if time.Since(start) > time.Minute {
+			pause = time.Second // it had been connected for a while
+		}
+		e.log.Warn("connection lost; connecting again", "server", *addr, "err", err, "in", pause)
+		select {
+		case <-ctx.Done():
+		case <-time.After(pause):
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		pause = min(2*pause, time.Minute)
+		*retries--
+		if *games > 0 {
+			c.Games = *games - done
+		}
+	}
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		err = ctx.Err()
+	}
 	fmt.Fprintf(e.stdout, "%s: won %d, drew %d, lost %d\n", *name, won, drawn, lost)
 	return err
 }
