@@ -41,9 +41,12 @@ type Client struct {
 	Log   *slog.Logger
 }
 
-// ErrRefused is a server's refusal: a bad token, a rate limit, a full
-// server.
+// ErrRefused is a server's refusal: a bad token, a full server.
 var ErrRefused = errors.New("server refused")
+
+// ErrRateLimited is a server's "too many logins from your address just
+// now": worth trying again after a pause.
+var ErrRateLimited = errors.New("server limits logins")
 
 // Run plays until Games games are over or ctx ends.
 func (c *Client) Run(ctx context.Context) error {
@@ -98,6 +101,10 @@ func (c *Client) Run(ctx context.Context) error {
 		return err
 	}
 	if m.Cmd != "ok" {
+		if m.Cmd == "error" && m.Arg(0) == line.CodeRate {
+			// Too many logins from this address just now: try again later.
+			return fmt.Errorf("%w: %s", ErrRateLimited, m.Rest(0))
+		}
 		return fmt.Errorf("%w: %s", ErrRefused, m)
 	}
 	log.Info("logged in", "server", c.Addr, "name", c.Name)
@@ -213,7 +220,12 @@ func (c *Client) Run(ctx context.Context) error {
 		case "error":
 			log.Warn("server error", "msg", m.Rest(0))
 			switch m.Arg(0) {
-			case line.CodeAuth, line.CodeRate, line.CodeVersion, line.CodeBusy, line.CodeReplaced, line.CodeShutdown, line.CodeRules, line.CodeNotFound:
+			case line.CodeShutdown:
+				// The server is going down (a restart, say): connect again.
+				return fmt.Errorf("%w: %s", player.ErrDisconnected, m.Rest(0))
+			case line.CodeRate:
+				return fmt.Errorf("%w: %s", ErrRateLimited, m.Rest(0))
+			case line.CodeAuth, line.CodeVersion, line.CodeBusy, line.CodeReplaced, line.CodeRules, line.CodeNotFound:
 				return fmt.Errorf("%w: %s", ErrRefused, m.Rest(0))
 			}
 		case "declined":

@@ -33,9 +33,10 @@ type Event struct {
 
 // liveGame is a game being played.
 type liveGame struct {
-	id    int64
-	seats [2]store.Seat
-	rules kalah.Rules
+	id      int64
+	seats   [2]store.Seat
+	rules   kalah.Rules
+	resumed bool // restarted from the store: wait for the bots first
 
 	mu       sync.Mutex
 	snap     *kalah.Game // a copy after the last move
@@ -142,6 +143,12 @@ func (s *Server) runGame(lg *liveGame, g *kalah.Game, players [2]player.Player) 
 		defer s.games.Done()
 		defer close(lg.finished)
 		defer cancel()
+		if lg.resumed {
+			// After a restart the bots need a moment to connect again: their
+			// clocks wait for them (up to ResumeGrace), so that nobody loses
+			// a game on time for the server's restart.
+			s.awaitBots(ctx, players, s.cfg.ResumeGrace)
+		}
 		_, err := ref.Play(ctx, g, players)
 		closePlayers(players)
 		switch {
@@ -773,4 +780,28 @@ func (k keepOpen) Observe(ctx context.Context, g *kalah.Game) error {
 		return o.Observe(ctx, g)
 	}
 	return nil
+}
+
+// awaitBots waits until every bot seat among players is connected, or
+// for at most grace, or until ctx ends.
+func (s *Server) awaitBots(ctx context.Context, players [2]player.Player, grace time.Duration) {
+	deadline := time.Now().Add(grace)
+	for {
+		back := true
+		for _, p := range players {
+			if b, ok := p.(*botSeat); ok {
+				b.mu.Lock()
+				back = back && b.conn != nil
+				b.mu.Unlock()
+			}
+		}
+		if back || time.Now().After(deadline) {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }

@@ -39,6 +39,9 @@ type Config struct {
 	// Reconnect is how long a bot that dropped out may take to come back
 	// when its game has no clock (default 60s).
 	Reconnect time.Duration
+	// ResumeGrace is how long a game resumed after a restart waits for its
+	// bots to connect again before their clocks run (default 30s).
+	ResumeGrace time.Duration
 
 	// MaxLine limits a line's length (default line.MaxLine, 4 KiB).
 	MaxLine int
@@ -94,6 +97,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.PerMove == 0 && c.Budget == 0 && !c.NoClock {
 		c.PerMove = 10 * time.Second
+	}
+	if c.ResumeGrace == 0 {
+		c.ResumeGrace = 30 * time.Second
 	}
 	if c.Grace == 0 {
 		c.Grace = 200 * time.Millisecond
@@ -342,6 +348,7 @@ func (s *Server) resumeGame(sg store.Game) error {
 		return err
 	}
 	s.log.Info("resuming game", "game", sg.ID, "moves", g.Len())
+	lg.resumed = true
 	s.runGame(lg, g, players)
 	return nil
 }
