@@ -4,10 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
 
 	"kalah/server"
 	"kalah/tournament"
@@ -25,11 +22,11 @@ import (
 // package engine. Tournaments may name the bots connected to the server
 // (bot:NAME); their games are played as the server's own.
 func init() {
-	mountWeb = func(s *server.Server, dir string) (http.Handler, error) {
-		// The page's event streams and games end on the same signals as
-		// the server, so its shutdown does not wait on open pages; games
-		// stopped this way are saved unfinished and go on after a restart.
-		ctx, _ := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	mountWeb = func(ctx context.Context, s *server.Server, dir string) (http.Handler, error) {
+		// The page's event streams and games end with the server's context
+		// (Ctrl-C, SIGTERM, or its caller's), so its shutdown does not wait
+		// on open pages and nothing of it outlives the server; games stopped
+		// this way are saved unfinished and go on after a restart.
 		analyzer := &web.Engine{}
 		hub := web.NewHub(analyzer, nil)
 		go func() {
@@ -43,6 +40,7 @@ func init() {
 		if err != nil {
 			return nil, fmt.Errorf("web page tournaments: %w", err)
 		}
+		context.AfterFunc(ctx, func() { ts.Close() })
 		// Tournament games with a bot:NAME seat (a bot logged in here that
 		// sent wait) are played by the server itself, as its games, each
 		// waiting for its bots as long as the server's --bot-wait.

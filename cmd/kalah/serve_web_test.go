@@ -36,7 +36,8 @@ func TestServeMountsWeb(t *testing.T) {
 		srv.Shutdown(ctx)
 	}()
 	data := t.TempDir()
-	h, err := mountWeb(srv, data)
+	ctx1, stop1 := context.WithCancel(context.Background())
+	h, err := mountWeb(ctx1, srv, data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,8 +65,12 @@ func TestServeMountsWeb(t *testing.T) {
 	if saved, _ := filepath.Glob(filepath.Join(data, "web-games", "*")); len(saved) == 0 {
 		t.Errorf("the page's game is not saved in the data directory %s", data)
 	}
-	// A second mount, as after a restart, finds the game.
-	h2, err := mountWeb(srv, data)
+	// A second mount, as after a restart, finds the game; the first one
+	// ends with its context, as kalah serve's does.
+	stop1()
+	ctx2, stop2 := context.WithCancel(context.Background())
+	defer stop2()
+	h2, err := mountWeb(ctx2, srv, data)
 	if err != nil {
 		t.Fatal(err)
 	}
