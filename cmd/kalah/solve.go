@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"kalah"
+	"kalah/egdb"
 	"kalah/engine"
 )
 
@@ -35,7 +38,7 @@ func addEngineFlags(fs interface {
 		position:  fs.String("position", "", "position to solve, e.g. \"4,4,4,4,4,4/4,4,4,4,4,4 0-0 S\" (default: the start)"),
 		jsonOut:   fs.Bool("json", false, "print JSON"),
 		egdbFile:  fs.String("egdb", "", "endgame database file to probe"),
-		egdbSeeds: fs.Int("egdb-seeds", 0, "probe the default database of up to K seeds, building it first if missing (0: none)"),
+		egdbSeeds: fs.Int("egdb-seeds", -1, "probe the default database of up to K seeds, building it first if missing (0: none; default: the largest one already built for these rules, else one of min(16, seeds/3) seeds, built the first time)"),
 		ttMB:      fs.Int("tt-mb", 1024, "transposition table size in MiB"),
 		threads:   fs.Int("threads", 2, "search threads"),
 		idDepth:   fs.Int("id-depth", 0, "depth-limited iterations before the exact search, for move ordering (0: the engine's default)"),
@@ -62,13 +65,17 @@ func (f *engineFlags) setup(ctx context.Context, e *env, r kalah.Rules, st *stat
 		return p, nil, nil, usagef("--tt-mb %d: at most %d (1 TiB)", *f.ttMB, 1<<20)
 	case *f.threads > 256:
 		return p, nil, nil, usagef("--threads %d: at most 256", *f.threads)
-	case *f.egdbSeeds < 0 || *f.egdbSeeds > 40:
+	case *f.egdbSeeds < -1 || *f.egdbSeeds > 40:
 		return p, nil, nil, usagef("--egdb-seeds %d: want 0 (none) to 40", *f.egdbSeeds)
 	case *f.idDepth < 0 || *f.idDepth > 64:
 		return p, nil, nil, usagef("--id-depth %d: want 0 (the default) to 64", *f.idDepth)
 	}
 	start := time.Now()
-	db, err := loadDB(ctx, e, r, *f.egdbFile, *f.egdbSeeds)
+	seeds := *f.egdbSeeds
+	if seeds < 0 && *f.egdbFile == "" {
+		seeds = autoSeeds(r)
+	}
+	db, err := loadDB(ctx, e, r, *f.egdbFile, max(seeds, 0))
 	if err != nil {
 		return p, nil, nil, err
 	}
@@ -184,4 +191,22 @@ func moves(ms []kalah.Move) string {
 		s[i] = m.String()
 	}
 	return strings.Join(s, " ")
+}
+
+// autoSeeds picks the endgame database a solve uses when none is named:
+// the largest already built for these rules, else one of min(16, a third of
+// the seeds) seeds (Kalah(6,4): 16, built in seconds), or none where the
+// rules have no databases.
+func autoSeeds(r kalah.Rules) int {
+	if egdb.Supported(r) != nil {
+		return 0
+	}
+	if dir, err := egdb.DefaultDir(); err == nil {
+		for k := 40; k >= 1; k-- {
+			if _, err := os.Stat(filepath.Join(dir, egdb.FileName(r, k))); err == nil {
+				return k
+			}
+		}
+	}
+	return min(16, 2*r.Houses*r.Seeds/3)
 }
