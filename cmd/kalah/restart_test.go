@@ -4,8 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -88,7 +88,7 @@ func TestKillNineResumesEveryGame(t *testing.T) {
 		}
 	}
 	time.Sleep(time.Second) // a few moves into every game
-	cmd.Process.Kill()     // kill -9
+	cmd.Process.Kill()      // kill -9
 	<-exited
 	exited <- nil
 	// The restarted server lets only 5 logins a burst through from this

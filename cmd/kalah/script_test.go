@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -18,10 +19,21 @@ import (
 
 // TestMain lets the test binary act as the kalah command, so scripts run
 // the real command line (flags, exit codes, files) without a build step.
+// testEgdbDir holds the endgame databases the tests build (solve and analyze
+// pick one by themselves): one directory under the system's temporary
+// directory, shared by every test and script of this binary and kept as a
+// cache between runs; never the user's own data directory.
+var testEgdbDir = filepath.Join(os.TempDir(), "kalah-test-egdb")
+
 func TestMain(m *testing.M) {
 	if mode := os.Getenv("KALAH_TEST_MK_AGENT"); mode != "" {
 		os.Exit(mkAgent(mode)) // the test binary as a Manchester agent
 	}
+	if d := os.Getenv("KALAH_EGDB_DIR"); d != "" {
+		testEgdbDir = d
+	}
+	os.MkdirAll(testEgdbDir, 0o755)
+	os.Setenv("KALAH_EGDB_DIR", testEgdbDir)
 	testscript.Main(m, map[string]func(){
 		"kalah": func() {
 			// As main: Ctrl-C (kill -INT) ends the command cleanly.
@@ -41,6 +53,7 @@ func TestScripts(t *testing.T) {
 		RequireExplicitExec: true,
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("KALAH_LOG", "warn")
+			env.Setenv("KALAH_EGDB_DIR", testEgdbDir)
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
