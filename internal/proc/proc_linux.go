@@ -1,17 +1,7 @@
 package proc
 
-import (
-	"os/exec"
-	"syscall"
-)
+import "syscall"
 
-func group(cmd *exec.Cmd) {
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
-	cmd.SysProcAttr.Setpgid = true
-	// If kalah dies (kill -9, a crash), the kernel kills the program too.
-	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
-}
-
-func killGroup(cmd *exec.Cmd) { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+// dieWithParent has the kernel kill the program if kalah dies (kill -9, a
+// crash) without stopping it.
+func dieWithParent(a *syscall.SysProcAttr) { a.Pdeathsig = syscall.SIGKILL }

@@ -1,4 +1,4 @@
-//go:build unix && !linux
+//go:build unix
 
 package proc
 
@@ -12,6 +12,7 @@ func group(cmd *exec.Cmd) {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	cmd.SysProcAttr.Setpgid = true
+	dieWithParent(cmd.SysProcAttr)
 }
 
 func killGroup(cmd *exec.Cmd) { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
