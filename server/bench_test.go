@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -38,7 +39,8 @@ func benchLoad(b *testing.B, async bool) {
 	if v, err := strconv.Atoi(os.Getenv("KALAH_BENCH_GAMES")); err == nil && v > 0 {
 		games = v
 	}
-	st, err := store.Open(filepath.Join(b.TempDir(), "kalah.db"))
+	dbPath := filepath.Join(b.TempDir(), "kalah.db")
+	st, err := store.Open(dbPath)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -94,6 +96,22 @@ func benchLoad(b *testing.B, async bool) {
 		perConn := float64(after.HeapInuse+after.StackInuse-before.HeapInuse-before.StackInuse) / float64(len(bots))
 
 		srv.Stats().Reset()
+		var walMax atomic.Int64
+		stopWAL := make(chan struct{})
+		walDone := make(chan struct{})
+		go func() {
+			defer close(walDone)
+			for {
+				if fi, err := os.Stat(dbPath + "-wal"); err == nil && fi.Size() > walMax.Load() {
+					walMax.Store(fi.Size())
+				}
+				select {
+				case <-stopWAL:
+					return
+				case <-time.After(10 * time.Millisecond):
+				}
+			}
+		}()
 		b.StartTimer()
 		start := time.Now()
 		// Pair them: even bots queue first and play South.
@@ -118,6 +136,19 @@ func benchLoad(b *testing.B, async bool) {
 		wg.Wait()
 		elapsed := time.Since(start)
 		b.StopTimer()
+		close(stopWAL)
+		<-walDone
+		var lat []time.Duration
+		for _, bot := range bots {
+			lat = append(lat, bot.lat...)
+		}
+		slices.Sort(lat)
+		pct := func(q float64) time.Duration {
+			if len(lat) == 0 {
+				return 0
+			}
+			return lat[min(len(lat)-1, int(q*float64(len(lat))))]
+		}
 		select {
 		case err := <-errs:
 			b.Fatal(err)
@@ -143,11 +174,16 @@ func benchLoad(b *testing.B, async bool) {
 		seen.Store(0)
 		b.ReportMetric(float64(srv.Stats().Percentile(0.5).Microseconds()), "p50-µs/move")
 		b.ReportMetric(float64(srv.Stats().Percentile(0.99).Microseconds()), "p99-µs/move")
+		b.ReportMetric(float64(pct(0.5).Microseconds()), "client-p50-µs")
+		b.ReportMetric(float64(pct(0.99).Microseconds()), "client-p99-µs")
+		b.ReportMetric(float64(walMax.Load())/(1<<20), "wal-max-MiB")
 		b.ReportMetric(float64(moves)/elapsed.Seconds(), "moves/s")
 		b.ReportMetric(perConn, "B/conn")
 		b.ReportMetric(float64(lost), "lost-moves")
 		b.ReportMetric(float64(len(list)), "games")
 		b.Logf("p90 %v, p999 %v, max %v", srv.Stats().Percentile(0.9), srv.Stats().Percentile(0.999), srv.Stats().Percentile(1))
+		b.Logf("client-seen, sent to confirmed: p50 %v, p90 %v, p99 %v, max %v over %d moves; largest WAL %.1f MiB",
+			pct(0.5), pct(0.9), pct(0.99), pct(1), len(lat), float64(walMax.Load())/(1<<20))
 		b.Logf("%d games, %d moves in %v: p50 %v, p99 %v a move, %.0f moves/s, %.0f B/conn, %d lost",
 			len(list), moves, elapsed.Round(time.Millisecond), srv.Stats().Percentile(0.5), srv.Stats().Percentile(0.99),
 			float64(moves)/elapsed.Seconds(), perConn, lost)
@@ -162,6 +198,8 @@ type benchBot struct {
 	c     net.Conn
 	r     *bufio.Reader
 	south bool
+	sent  time.Time       // when its last move went out, zero once confirmed
+	lat   []time.Duration // client-seen latency of each of its moves: sent to "moved"
 }
 
 func dialBench(addr, name string) (*benchBot, error) {
@@ -211,6 +249,12 @@ func (b *benchBot) play() (int, error) {
 			b.south = strings.Fields(s)[2] == "S"
 		case strings.HasPrefix(s, "moved "):
 			moves++
+			if !b.sent.IsZero() {
+				// The server confirms a move with "moved" once it is
+				// committed (unless AsyncMoves): the latency a bot sees.
+				b.lat = append(b.lat, time.Since(b.sent))
+				b.sent = time.Time{}
+			}
 		case strings.HasPrefix(s, "go "):
 			m, _ := line.Parse(s)
 			t, err := line.ParseTurn(m)
@@ -218,6 +262,7 @@ func (b *benchBot) play() (int, error) {
 				return moves, err
 			}
 			legal := t.Position.Moves()
+			b.sent = time.Now()
 			b.send("move " + legal[len(legal)-1].String())
 		case strings.HasPrefix(s, "end "):
 			return moves, nil

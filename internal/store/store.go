@@ -86,7 +86,7 @@ type Store struct {
 // walLimit bounds the write-ahead log: past it the checkpointer waits for
 // readers to finish and truncates the log, and SQLite trims the file to it
 // whenever the log restarts (journal_size_limit).
-var walLimit int64 = 64 << 20
+var walLimit int64 = 32 << 20
 
 // checkpointer copies the WAL into the database five times a second,
 // without waiting for anyone (PASSIVE). A log that grows past walLimit anyway,
