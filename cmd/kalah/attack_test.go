@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -21,6 +22,19 @@ import (
 // and never its body are closed by the read timeout, while two bots log in
 // and play their games meanwhile.
 func TestSlowBodiesAreClosed(t *testing.T) {
+	// Both ends of 2,000 connections live in this process: make room.
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err == nil && lim.Cur < 5000 {
+		if lim.Max < 5000 {
+			t.Skipf("needs 5,000 file descriptors; the hard limit is %d", lim.Max)
+		}
+		old := lim
+		lim.Cur = 5000
+		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+			t.Skipf("cannot raise the descriptor limit: %v", err)
+		}
+		t.Cleanup(func() { syscall.Setrlimit(syscall.RLIMIT_NOFILE, &old) })
+	}
 	s := startServe(t, "--read-timeout", "1s")
 	web := fmt.Sprintf("127.0.0.1:%d", s.httpPort)
 	const n = 2000
