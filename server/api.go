@@ -316,6 +316,11 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /api/games/{id}/move", s.apiMove)
 	mux.HandleFunc("POST /api/arranged", s.apiArranged)
 	mux.HandleFunc("GET /api/bots", s.apiBots)
+	mux.HandleFunc("POST /api/account/signup", s.apiSignup)
+	mux.HandleFunc("POST /api/account/login", s.apiLogin)
+	mux.HandleFunc("POST /api/account/logout", s.apiLogout)
+	mux.HandleFunc("GET /api/account", s.apiAccount)
+	mux.HandleFunc("POST /api/account/bots", s.apiNewBot)
 	return writesChecked(mux)
 }
 
@@ -450,7 +455,7 @@ func (s *Server) apiStart(w http.ResponseWriter, r *http.Request) {
 	// A guest may play the computer; a game with no person in it (two
 	// computers) is the server's work and needs its admin token.
 	if !strings.EqualFold(strings.TrimSpace(req.South), "human") && !strings.EqualFold(strings.TrimSpace(req.North), "human") &&
-		!s.admitted(w, r, "a game between two computers") {
+		s.sessionUser(r) == "" && !s.admitted(w, r, "a game between two computers (or an account: sign in)") {
 		return
 	}
 	st, err := s.StartGame(r.Context(), req)

@@ -624,7 +624,7 @@ func hashToken(token string, salt []byte) []byte {
 
 // schemaVersion is the PRAGMA user_version of a database this release
 // writes; migrate brings older ones up to it, one step at a time.
-const schemaVersion = 1
+const schemaVersion = 2
 
 // migrations[v] takes a database from user_version v to v+1.
 var migrations = []func(tx *sql.Tx) error{
@@ -639,6 +639,31 @@ var migrations = []func(tx *sql.Tx) error{
 			return err
 		}
 		_, err = tx.Exec(`CREATE UNIQUE INDEX IF NOT EXISTS bots_lookup ON bots(lookup)`)
+		return err
+	},
+	// 1 -> 2: accounts: people with a password, their sessions, the bots
+	// they own.
+	func(tx *sql.Tx) error {
+		if _, err := tx.Exec(`CREATE TABLE IF NOT EXISTS users (
+	name    TEXT PRIMARY KEY COLLATE NOCASE,
+	salt    BLOB NOT NULL,
+	hash    BLOB NOT NULL,
+	created INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS sessions (
+	id      BLOB PRIMARY KEY,
+	user    TEXT NOT NULL REFERENCES users(name),
+	created INTEGER NOT NULL,
+	expires INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS sessions_user ON sessions(user);`); err != nil {
+			return err
+		}
+		has, err := hasColumn(tx, "bots", "owner")
+		if err != nil || has {
+			return err
+		}
+		_, err = tx.Exec(`ALTER TABLE bots ADD COLUMN owner TEXT`)
 		return err
 	},
 }

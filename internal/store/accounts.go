@@ -1,0 +1,210 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"golang.org/x/crypto/argon2"
+)
+
+// Errors of accounts, matched with errors.Is.
+var (
+	ErrNameTaken   = errors.New("name taken")
+	ErrBadPassword = errors.New("wrong name or password")
+	ErrNoSession   = errors.New("not signed in")
+	ErrBadAccount  = errors.New("invalid account")
+)
+
+// Password hashing: argon2id with OWASP's suggested cost (19 MiB, two
+// passes), a 16-byte salt a user.
+const (
+	argonTime   = 2
+	argonMemory = 19 * 1024
+	argonKey    = 32
+)
+
+func hashPassword(password string, salt []byte) []byte {
+	return argon2.IDKey([]byte(password), salt, argonTime, argonMemory, 1, argonKey)
+}
+
+// ValidUserName reports whether name may name an account: 2 to 32
+// letters, digits, '-', '_' or '.', starting with a letter or digit.
+func ValidUserName(name string) error {
+	if len(name) < 2 || len(name) > 32 {
+		return fmt.Errorf("%w: a name has 2 to 32 characters", ErrBadAccount)
+	}
+	for i, c := range name {
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+		if !ok && (i == 0 || c != '-' && c != '_' && c != '.') {
+			return fmt.Errorf("%w: a name is letters, digits, '-', '_' or '.', and starts with a letter or digit", ErrBadAccount)
+		}
+	}
+	return nil
+}
+
+// ValidPassword reports whether a password is acceptable: 8 to 256 bytes
+// of text.
+func ValidPassword(password string) error {
+	switch {
+	case len(password) < 8:
+		return fmt.Errorf("%w: a password has at least 8 characters", ErrBadAccount)
+	case len(password) > 256:
+		return fmt.Errorf("%w: a password has at most 256 bytes", ErrBadAccount)
+	case !utf8.ValidString(password):
+		return fmt.Errorf("%w: a password is text (UTF-8)", ErrBadAccount)
+	}
+	return nil
+}
+
+// CreateUser makes an account. Names are unique whatever their case, and
+// cannot be a bot's name either (people and bots share one name space).
+func (s *Store) CreateUser(ctx context.Context, name, password string) error {
+	if err := ValidUserName(name); err != nil {
+		return err
+	}
+	if err := ValidPassword(password); err != nil {
+		return err
+	}
+	salt := make([]byte, 16)
+	rand.Read(salt)
+	hash := hashPassword(password, salt)
+	return s.write(ctx, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRow(`SELECT (SELECT count(*) FROM users WHERE name=?) + (SELECT count(*) FROM bots WHERE name=? COLLATE NOCASE)`, name, name).Scan(&n); err != nil {
+			return err
+		}
+		if n > 0 {
+			return fmt.Errorf("%w: %s", ErrNameTaken, name)
+		}
+		_, err := tx.Exec(`INSERT INTO users(name, salt, hash, created) VALUES(?,?,?,?)`, name, salt, hash, time.Now().UnixMilli())
+		return err
+	})
+}
+
+// CheckPassword returns the account's name as stored if the password is
+// right, ErrBadPassword otherwise (for an unknown name too, after the same
+// work, so the answer does not tell which names exist).
+func (s *Store) CheckPassword(ctx context.Context, name, password string) (string, error) {
+	var stored string
+	var salt, hash []byte
+	err := s.db.QueryRowContext(ctx, `SELECT name, salt, hash FROM users WHERE name=?`, name).Scan(&stored, &salt, &hash)
+	if errors.Is(err, sql.ErrNoRows) {
+		hashPassword(password, make([]byte, 16))
+		return "", ErrBadPassword
+	}
+	if err != nil {
+		return "", fmt.Errorf("store: user: %w", err)
+	}
+	if subtle.ConstantTimeCompare(hashPassword(password, salt), hash) != 1 {
+		return "", ErrBadPassword
+	}
+	return stored, nil
+}
+
+func sessionID(token string) []byte {
+	h := sha256.Sum256([]byte("kalah session\x00" + token))
+	return h[:]
+}
+
+// NewSession starts a session for user that lasts ttl and returns its
+// token (for a cookie); only its hash is stored.
+func (s *Store) NewSession(ctx context.Context, user string, ttl time.Duration) (string, error) {
+	b := make([]byte, 32)
+	rand.Read(b)
+	token := hex.EncodeToString(b)
+	now := time.Now()
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.Exec(`INSERT INTO sessions(id, user, created, expires) VALUES(?,?,?,?)`, sessionID(token), user, now.UnixMilli(), now.Add(ttl).UnixMilli())
+		return err
+	})
+	return token, err
+}
+
+// SessionUser returns the user of a live session, or ErrNoSession.
+func (s *Store) SessionUser(ctx context.Context, token string) (string, error) {
+	if token == "" {
+		return "", ErrNoSession
+	}
+	var user string
+	var expires int64
+	err := s.db.QueryRowContext(ctx, `SELECT user, expires FROM sessions WHERE id=?`, sessionID(token)).Scan(&user, &expires)
+	if errors.Is(err, sql.ErrNoRows) || err == nil && time.Now().UnixMilli() >= expires {
+		return "", ErrNoSession
+	}
+	if err != nil {
+		return "", fmt.Errorf("store: session: %w", err)
+	}
+	return user, nil
+}
+
+// EndSession signs a session out.
+func (s *Store) EndSession(ctx context.Context, token string) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.Exec(`DELETE FROM sessions WHERE id=? OR expires<?`, sessionID(token), time.Now().UnixMilli())
+		return err
+	})
+}
+
+// CreateBot makes a bot owned by user and returns its token, which is
+// shown once: only its hashes are kept. The token logs the bot in on the
+// line protocol (login NAME TOKEN), over KGP (set auth:token) and over HTTP
+// (Authorization: Bearer).
+func (s *Store) CreateBot(ctx context.Context, owner, name string) (string, error) {
+	if err := ValidUserName(name); err != nil {
+		return "", err
+	}
+	b := make([]byte, 24)
+	rand.Read(b)
+	token := hex.EncodeToString(b)
+	salt := make([]byte, 16)
+	rand.Read(salt)
+	hash := hashToken(token, salt)
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRow(`SELECT (SELECT count(*) FROM bots WHERE name=? COLLATE NOCASE) + (SELECT count(*) FROM users WHERE name=?)`, name, name).Scan(&n); err != nil {
+			return err
+		}
+		if n > 0 {
+			return fmt.Errorf("%w: %s", ErrNameTaken, name)
+		}
+		_, err := tx.Exec(`INSERT INTO bots(name, salt, hash, created, lookup, owner) VALUES(?,?,?,?,?,?)`, name, salt, hash, time.Now().UnixMilli(), tokenLookup(token), owner)
+		return err
+	})
+	return token, err
+}
+
+// BotsOf returns the names of the bots user owns.
+func (s *Store) BotsOf(ctx context.Context, user string) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT name FROM bots WHERE owner=? ORDER BY name`, user)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+	return out, rows.Err()
+}
+
+// BearerBot returns the bot an HTTP bearer token stands for.
+func (s *Store) BearerBot(ctx context.Context, header string) (string, error) {
+	token, ok := strings.CutPrefix(header, "Bearer ")
+	if !ok || strings.TrimSpace(token) == "" {
+		return "", ErrNoBot
+	}
+	return s.BotByToken(ctx, strings.TrimSpace(token))
+}

@@ -1,0 +1,181 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"net"
+	"net/http"
+	"time"
+
+	"kalah/internal/store"
+)
+
+// SessionCookie is the cookie that holds a signed-in person's session.
+const SessionCookie = "kalah_session"
+
+// sessionTTL is how long a session lasts.
+const sessionTTL = 30 * 24 * time.Hour
+
+type credentials struct {
+	Name     string `json:"name"`
+	Password string `json:"password"`
+}
+
+func readJSON(w http.ResponseWriter, r *http.Request, v any) error {
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 16<<10))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
+}
+
+// signIn starts a session and sets its cookie: HttpOnly (no script reads
+// it), SameSite=Lax (no other site's request carries it), Secure on TLS.
+func (s *Server) signIn(w http.ResponseWriter, r *http.Request, user string) error {
+	tok, err := s.st.NewSession(r.Context(), user, sessionTTL)
+	if err != nil {
+		return err
+	}
+	http.SetCookie(w, &http.Cookie{Name: SessionCookie, Value: tok, Path: "/", MaxAge: int(sessionTTL / time.Second),
+		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil})
+	return nil
+}
+
+// sessionUser returns the signed-in person of a request, or "".
+func (s *Server) sessionUser(r *http.Request) string {
+	c, err := r.Cookie(SessionCookie)
+	if err != nil {
+		return ""
+	}
+	u, err := s.st.SessionUser(r.Context(), c.Value)
+	if err != nil {
+		return ""
+	}
+	return u
+}
+
+// rateOK applies the per-address login limit to sign-ups and sign-ins.
+func (s *Server) rateOK(w http.ResponseWriter, r *http.Request) bool {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	if !s.limiter.allow(host, time.Now()) {
+		w.Header().Set("Retry-After", "1")
+		writeJSON(w, http.StatusTooManyRequests, map[string]string{"error": "too many attempts from your address; wait a little"})
+		return false
+	}
+	return true
+}
+
+func accountErr(w http.ResponseWriter, err error) {
+	switch {
+	case errors.Is(err, store.ErrBadAccount):
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
+	case errors.Is(err, store.ErrNameTaken):
+		writeJSON(w, http.StatusConflict, map[string]string{"error": err.Error()})
+	case errors.Is(err, store.ErrBadPassword), errors.Is(err, store.ErrNoSession):
+		writeJSON(w, http.StatusUnauthorized, map[string]string{"error": err.Error()})
+	default:
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": "cannot do that now, try again later"})
+	}
+}
+
+// POST /api/account/signup {"name","password"}: a new account, signed in.
+func (s *Server) apiSignup(w http.ResponseWriter, r *http.Request) {
+	var c credentials
+	if err := readJSON(w, r, &c); err != nil {
+		writeErr(w, err)
+		return
+	}
+	if !s.rateOK(w, r) {
+		return
+	}
+	if err := s.st.CreateUser(r.Context(), c.Name, c.Password); err != nil {
+		accountErr(w, err)
+		return
+	}
+	if err := s.signIn(w, r, c.Name); err != nil {
+		accountErr(w, err)
+		return
+	}
+	s.log.Info("account created", "name", c.Name)
+	writeJSON(w, http.StatusCreated, map[string]string{"name": c.Name})
+}
+
+// POST /api/account/login {"name","password"}: signs in.
+func (s *Server) apiLogin(w http.ResponseWriter, r *http.Request) {
+	var c credentials
+	if err := readJSON(w, r, &c); err != nil {
+		writeErr(w, err)
+		return
+	}
+	if !s.rateOK(w, r) {
+		return
+	}
+	name, err := s.st.CheckPassword(r.Context(), c.Name, c.Password)
+	if err != nil {
+		accountErr(w, err)
+		return
+	}
+	if err := s.signIn(w, r, name); err != nil {
+		accountErr(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"name": name})
+}
+
+// POST /api/account/logout: ends the session.
+func (s *Server) apiLogout(w http.ResponseWriter, r *http.Request) {
+	if c, err := r.Cookie(SessionCookie); err == nil {
+		s.st.EndSession(r.Context(), c.Value)
+	}
+	http.SetCookie(w, &http.Cookie{Name: SessionCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteLaxMode})
+	writeJSON(w, http.StatusOK, map[string]string{})
+}
+
+// GET /api/account: who the request is: a signed-in person (with the bots
+// they own), or a bot by its token (Authorization: Bearer).
+func (s *Server) apiAccount(w http.ResponseWriter, r *http.Request) {
+	if bot, err := s.st.BearerBot(r.Context(), r.Header.Get("Authorization")); err == nil {
+		writeJSON(w, http.StatusOK, map[string]any{"bot": bot})
+		return
+	}
+	user := s.sessionUser(r)
+	if user == "" {
+		accountErr(w, store.ErrNoSession)
+		return
+	}
+	bots, err := s.st.BotsOf(r.Context(), user)
+	if err != nil {
+		accountErr(w, err)
+		return
+	}
+	if bots == nil {
+		bots = []string{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"name": user, "bots": bots})
+}
+
+// POST /api/account/bots {"name"}: a new bot of the signed-in person; its
+// token is in this answer only.
+func (s *Server) apiNewBot(w http.ResponseWriter, r *http.Request) {
+	user := s.sessionUser(r)
+	if user == "" {
+		accountErr(w, store.ErrNoSession)
+		return
+	}
+	var req struct {
+		Name string `json:"name"`
+	}
+	if err := readJSON(w, r, &req); err != nil {
+		writeErr(w, err)
+		return
+	}
+	token, err := s.st.CreateBot(r.Context(), user, req.Name)
+	if err != nil {
+		accountErr(w, err)
+		return
+	}
+	s.log.Info("bot created", "owner", user, "bot", req.Name)
+	writeJSON(w, http.StatusCreated, map[string]string{"name": req.Name, "token": token,
+		"note": "keep the token: it is shown only now; it logs the bot in with login NAME TOKEN, set auth:token, or Authorization: Bearer"})
+}
