@@ -2,11 +2,13 @@ package server
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestAccountsOverHTTP: sign up, the session cookie's attributes, a bot
@@ -112,4 +114,59 @@ func toStrings(v any) []string {
 func mustJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// TestOpenGamesPerGuestAreBounded: a guest (one address) cannot fill the
+// server with unfinished games; finishing one frees a place.
+func TestOpenGamesPerGuestAreBounded(t *testing.T) {
+	ts := newTestServer(t, "", Config{MaxOpenGames: 2, NoClock: true})
+	start := func() (int, map[string]any) {
+		resp, err := http.Post(ts.http.URL+"/api/games", "application/json", strings.NewReader(`{"rules":{"houses":4,"seeds":2},"south":"human","north":"first"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var v map[string]any
+		json.NewDecoder(resp.Body).Decode(&v)
+		return resp.StatusCode, v
+	}
+	var first map[string]any
+	for i := range 2 {
+		code, v := start()
+		if code != http.StatusCreated {
+			t.Fatalf("game %d: %d %v", i+1, code, v)
+		}
+		if i == 0 {
+			first = v
+		}
+	}
+	if code, v := start(); code != http.StatusTooManyRequests {
+		t.Fatalf("a third unfinished game: %d %v", code, v)
+	}
+	// The guest resigns the first by playing it out badly: move until over.
+	id := int64(first["id"].(float64))
+	tok := first["tokens"].([]any)[0].(string)
+	for range 100 {
+		g, err := ts.srv.st.Game(t.Context(), id)
+		if err != nil || g.Status == "finished" {
+			break
+		}
+		for _, m := range []string{"1", "2", "3", "4"} {
+			resp, err := http.Post(fmt.Sprintf("%s/api/games/%d/move", ts.http.URL, id), "application/json", strings.NewReader(`{"token":"`+tok+`","move":"`+m+`"}`))
+			if err == nil {
+				resp.Body.Close()
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if code, _ := start(); code == http.StatusCreated {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("finishing a game freed no place")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"slices"
 	"strconv"
@@ -458,10 +459,32 @@ func (s *Server) apiStart(w http.ResponseWriter, r *http.Request) {
 		s.sessionUser(r) == "" && !s.admitted(w, r, "a game between two computers (or an account: sign in)") {
 		return
 	}
+	// Unfinished games a person (or, for guests, an address) may have at
+	// once over this API.
+	who := "addr:" + hostOf(r)
+	if u := s.sessionUser(r); u != "" {
+		who = "user:" + u
+	}
+	if !s.reserveOpen(who) {
+		writeJSON(w, http.StatusTooManyRequests, map[string]string{"error": fmt.Sprintf("%d unfinished games already, the most this server allows at once; finish one first", s.cfg.MaxOpenGames)})
+		return
+	}
 	st, err := s.StartGame(r.Context(), req)
 	if err != nil {
+		s.releaseOpen(who)
 		writeErr(w, err)
 		return
+	}
+	s.mu.Lock()
+	lg := s.live[st.ID]
+	s.mu.Unlock()
+	if lg == nil {
+		s.releaseOpen(who) // over already
+	} else {
+		go func() {
+			<-lg.finished
+			s.releaseOpen(who)
+		}()
 	}
 	writeJSON(w, http.StatusCreated, st)
 }
@@ -492,4 +515,33 @@ func (s *Server) apiMove(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"ok": "move"})
+}
+
+// hostOf is a request's client address without the port.
+func hostOf(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// reserveOpen counts one more unfinished API game for who, unless it has
+// MaxOpenGames already.
+func (s *Server) reserveOpen(who string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.openBy[who] >= s.cfg.MaxOpenGames {
+		return false
+	}
+	s.openBy[who]++
+	return true
+}
+
+func (s *Server) releaseOpen(who string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.openBy[who]--; s.openBy[who] <= 0 {
+		delete(s.openBy, who)
+	}
 }

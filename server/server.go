@@ -71,6 +71,10 @@ type Config struct {
 	// position before them. Off by default: each move is committed before
 	// the next is asked for.
 	AsyncMoves bool
+	// MaxOpenGames bounds the unfinished games one person (signed in) or,
+	// for guests, one address may have started over the HTTP API at once
+	// (default 5).
+	MaxOpenGames int
 	// AdminToken, if set, must be given (Authorization: Bearer) to start
 	// games between computers or bots over HTTP: POST /api/arranged, and
 	// POST /api/games with no person seated. A stranger then cannot pull a
@@ -97,6 +101,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.PerMove == 0 && c.Budget == 0 && !c.NoClock {
 		c.PerMove = 10 * time.Second
+	}
+	if c.MaxOpenGames == 0 {
+		c.MaxOpenGames = 5
 	}
 	if c.ResumeGrace == 0 {
 		c.ResumeGrace = 30 * time.Second
@@ -174,8 +181,9 @@ type Server struct {
 	// for an arranged game (see arranged.go).
 	freed chan struct{}
 
-	limiter   *limiter // logins by address
-	returning *limiter // logins of bots with a game in progress, by name
+	openBy    map[string]int // unfinished API games by who started them (s.mu)
+	limiter   *limiter       // logins by address
+	returning *limiter       // logins of bots with a game in progress, by name
 	stats     *Stats
 }
 
@@ -194,6 +202,7 @@ func New(cfg Config) (*Server, error) {
 		live: map[int64]*liveGame{}, seats: map[string]*botSeat{}, sessions: map[string]*conn{},
 		allConns: map[*conn]struct{}{}, listeners: map[net.Listener]struct{}{}, chals: map[string]*challenge{},
 		limiter:   newLimiter(cfg.LoginRate, cfg.LoginBurst),
+		openBy:    map[string]int{},
 		returning: newLimiter(1, 3),
 		stats:     &Stats{},
 	}

@@ -55,6 +55,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	increment := fs.Duration("increment", 0, "added to a player's budget after each move")
 	delay := fs.Duration("delay", 0, "pause before each move, so people can follow")
 	grace := fs.Duration("grace", 200*time.Millisecond, "latency allowed beyond a limit")
+	maxOpen := fs.Int("max-open-games", 5, "unfinished games one person, or one address for guests, may start over the HTTP API at once")
 	resumeGrace := fs.Duration("resume-grace", 30*time.Second, "after a restart, how long a resumed game waits for its bots to connect again before their clocks run")
 	reconnect := fs.Duration("reconnect", time.Minute, "how long a bot may be away mid-game when there is no clock")
 	maxConns := fs.Int("max-conns", 10000, "most simultaneous connections on each listener (bots, KGP, HTTP)")
@@ -118,7 +119,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	defer st.Close()
 	cfg := server.Config{
 		Store: st, Rules: r, PerMove: *perMove, Budget: *budget, Increment: *increment, Delay: *delay,
-		NoClock: *perMove == 0 && *budget == 0, Grace: *grace, Reconnect: *reconnect, ResumeGrace: *resumeGrace,
+		NoClock: *perMove == 0 && *budget == 0, Grace: *grace, Reconnect: *reconnect, ResumeGrace: *resumeGrace, MaxOpenGames: *maxOpen,
 		MaxGames: *maxGames, MaxLine: *maxLine, HandshakeTimeout: *handshake, IdleTimeout: *idle, MaxConns: *maxConns,
 		LoginRate: *loginRate, LoginBurst: *loginBurst, AllowExec: *allowExec, AdminToken: *adminToken, Limits: player.Limits{TableMB: *maxTT, Threads: *maxThreads, Time: *maxThink}, AsyncMoves: *asyncMoves, ArrangedWait: *botWait, Log: e.log,
 	}
