@@ -34,7 +34,7 @@ func init() {
 // mountWeb, if set (by the web page's own file), returns the handler the
 // HTTP server mounts at "/"; the page keeps its games and tournaments in
 // dataDir, beside the server's database.
-var mountWeb func(ctx context.Context, s *server.Server, dataDir string) (http.Handler, error)
+var mountWeb func(ctx context.Context, s *server.Server, dataDir string) (http.Handler, func(), error)
 
 func runServe(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "serve", "[--config FILE] [--data DIR] [--addr ADDR] [--bot-addr ADDR] [--kgp-addr ADDR] [clock and limit flags]",
@@ -160,7 +160,10 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	mux.Handle("/ws/", api)
 	mux.Handle("/kgp", ks.Handler())
 	if mountWeb != nil {
-		h, err := mountWeb(ctx, srv, *data)
+		webCtx, stopWeb := context.WithCancel(ctx)
+		h, waitWeb, err := mountWeb(webCtx, srv, *data)
+		defer waitWeb()
+		defer stopWeb()
 		if err != nil {
 			return err
 		}

@@ -22,36 +22,44 @@ import (
 // package engine. Tournaments may name the bots connected to the server
 // (bot:NAME); their games are played as the server's own.
 func init() {
-	mountWeb = func(ctx context.Context, s *server.Server, dir string) (http.Handler, error) {
-		// The page's event streams and games end with the server's context
-		// (Ctrl-C, SIGTERM, or its caller's), so its shutdown does not wait
+	mountWeb = func(ctx context.Context, s *server.Server, dir string) (http.Handler, func(), error) {
+		// The page's event streams and games end with ctx (the server's:
+		// Ctrl-C, SIGTERM, or its caller's), so its shutdown does not wait
 		// on open pages and nothing of it outlives the server; games stopped
-		// this way are saved unfinished and go on after a restart.
+		// this way are saved unfinished and go on after a restart. The
+		// function returned waits until the page has stopped.
 		analyzer := &web.Engine{}
 		hub := web.NewHub(analyzer, nil)
-		go func() {
-			<-ctx.Done()
-			hub.Close()
-		}()
+		noWait := func() {}
 		if err := hub.Persist(filepath.Join(dir, "web-games")); err != nil {
-			return nil, err
+			hub.Close()
+			return nil, noWait, err
 		}
 		ts, err := tournament.Open(filepath.Join(dir, "tournaments.db"))
 		if err != nil {
-			return nil, fmt.Errorf("web page tournaments: %w", err)
+			hub.Close()
+			return nil, noWait, fmt.Errorf("web page tournaments: %w", err)
 		}
-		context.AfterFunc(ctx, func() { ts.Close() })
+		stopped := make(chan struct{})
+		go func() {
+			<-ctx.Done()
+			hub.Close()
+			ts.Close()
+			close(stopped)
+		}()
+		wait := func() { <-stopped }
 		// Tournament games with a bot:NAME seat (a bot logged in here that
 		// sent wait) are played by the server itself, as its games, each
 		// waiting for its bots as long as the server's --bot-wait.
 		tours := web.NewStoredTournaments(ctx, ts, hub).PlayBotsOn(s, 0)
 		if _, err := tours.Resume(ctx); err != nil {
-			return nil, fmt.Errorf("web page tournaments: %w", err)
+			return nil, wait, fmt.Errorf("web page tournaments: %w", err)
 		}
-		return web.New(ctx, web.Options{
+		h, err := web.New(ctx, web.Options{
 			Analyzer:    analyzer,
 			Games:       web.Combined{Local: hub, Server: web.NewServerGames(s)},
 			Tournaments: tours,
 		})
+		return h, wait, err
 	}
 }

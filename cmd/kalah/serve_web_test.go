@@ -37,7 +37,7 @@ func TestServeMountsWeb(t *testing.T) {
 	}()
 	data := t.TempDir()
 	ctx1, stop1 := context.WithCancel(context.Background())
-	h, err := mountWeb(ctx1, srv, data)
+	h, wait1, err := mountWeb(ctx1, srv, data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,9 +68,11 @@ func TestServeMountsWeb(t *testing.T) {
 	// A second mount, as after a restart, finds the game; the first one
 	// ends with its context, as kalah serve's does.
 	stop1()
+	wait1()
 	ctx2, stop2 := context.WithCancel(context.Background())
+	h2, wait2, err := mountWeb(ctx2, srv, data)
+	defer wait2()
 	defer stop2()
-	h2, err := mountWeb(ctx2, srv, data)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -71,10 +71,11 @@ func TestWALStaysBounded(t *testing.T) {
 		t.Fatalf("only %d moves written: the test proves nothing", moves.Load())
 	}
 	// Between checkpoints the log grows by what the writes of that moment
-	// add (several MiB a second here); it must come back under the limit,
-	// not keep growing (without the truncating checkpoint it reaches 30 to
-	// 40 MiB in these three seconds).
-	if largest > 8*walLimit {
+	// add (several MiB a second here, more while a busy machine delays the
+	// checkpoint); it must stay within a bound and come back under the
+	// limit (without the truncating checkpoint it reaches about 100 MiB in
+	// these three seconds, and stays there).
+	if largest > 24*walLimit {
 		t.Errorf("the WAL grew to %d KiB, limit %d KiB", largest>>10, walLimit>>10)
 	}
 	deadline := time.Now().Add(5 * time.Second)
