@@ -172,9 +172,8 @@ func proxy(t *testing.T, target string) (string, *recorder) {
 // on the reference rules written above: every board the server sent must
 // be the reference's board for that mover.
 func TestKGPCommandAgainstOurServer(t *testing.T) {
-	kgpPort := freePort(t)
-	s := startServe(t, "--kgp-addr", fmt.Sprintf("127.0.0.1:%d", kgpPort), "--rules", "kgp", "--time", "2s")
-	target := fmt.Sprintf("127.0.0.1:%d", kgpPort)
+	s := startServe(t, "--kgp-addr", "127.0.0.1:0", "--rules", "kgp", "--time", "2s")
+	target := fmt.Sprintf("127.0.0.1:%d", s.kgpPort)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -12,12 +14,13 @@ import (
 )
 
 // testServe is a kalah serve run by a test in a fresh working directory,
-// with its data in ./kalah-data and its listeners on free loopback ports.
+// with its data in ./kalah-data and its listeners on ports the system
+// chose (:0), read back from its --ready-file: no race for a free port.
 type testServe struct {
-	httpPort, botPort int
-	log               syncBuffer // its standard error
-	cancel            context.CancelFunc
-	exited            chan int
+	httpPort, botPort, kgpPort int
+	log                        syncBuffer // its standard error
+	cancel                     context.CancelFunc
+	exited                     chan int
 }
 
 // startServe starts kalah serve with extra flags and waits until it
@@ -29,14 +32,19 @@ func startServe(t *testing.T, extra ...string) *testServe {
 	if err := os.Mkdir("kalah-data", 0o755); err != nil {
 		t.Fatal(err)
 	}
-	s := &testServe{httpPort: freePort(t), botPort: freePort(t), exited: make(chan int, 1)}
+	s := &testServe{exited: make(chan int, 1)}
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
-	args := append([]string{"serve", "--data", "kalah-data", "--addr", fmt.Sprintf("127.0.0.1:%d", s.httpPort), "--kgp-addr", "0",
-		"--bot-addr", fmt.Sprintf("127.0.0.1:%d", s.botPort)}, extra...)
+	args := append([]string{"serve", "--data", "kalah-data", "--addr", "127.0.0.1:0", "--kgp-addr", "0",
+		"--bot-addr", "127.0.0.1:0", "--ready-file", "ready"}, extra...)
 	go func() { s.exited <- run(ctx, args, strings.NewReader(""), io.Discard, &s.log) }()
 	t.Cleanup(s.stop)
-	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(s.log.String(), "serving"); time.Sleep(10 * time.Millisecond) {
+	var ready []byte
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if b, err := os.ReadFile("ready"); err == nil && len(b) > 0 {
+			ready = b
+			break
+		}
 		select {
 		case code := <-s.exited:
 			s.exited <- code
@@ -45,6 +53,19 @@ func startServe(t *testing.T, extra ...string) *testServe {
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("kalah serve did not start:\n%s", s.log.String())
+		}
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(ready)), "\n") {
+		what, addr, _ := strings.Cut(line, " ")
+		_, port, _ := net.SplitHostPort(addr)
+		p, _ := strconv.Atoi(port)
+		switch what {
+		case "http":
+			s.httpPort = p
+		case "bots":
+			s.botPort = p
+		case "kgp":
+			s.kgpPort = p
 		}
 	}
 	return s
