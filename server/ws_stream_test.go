@@ -112,3 +112,35 @@ func TestPlayingBotIsNotRateLimited(t *testing.T) {
 	back.expect("start")
 	back.expect("go")
 }
+
+// TestStoreFaultIsTold: when the store fails under a game (a full disk,
+// say), the game stops and both players are told why, rather than left
+// waiting.
+func TestStoreFaultIsTold(t *testing.T) {
+	ts := newTestServer(t, "", Config{PerMove: time.Minute})
+	a := dial(t, ts.addr)
+	a.login("alice", "alice-token")
+	a.send("queue")
+	a.expect("ok")
+	b := dial(t, ts.addr)
+	b.login("bob", "bob-token")
+	b.send("queue")
+	a.expect("go")
+	// The store goes away under the game.
+	ts.st.Close()
+	a.send("move 1")
+	for _, c := range []*client{a, b} {
+		for {
+			m, err := c.next()
+			if err != nil {
+				t.Fatalf("no word of the fault: %v", err)
+			}
+			if m.Cmd == "error" {
+				if m.Arg(0) != line.CodeShutdown || !strings.Contains(m.Rest(0), "stopped") {
+					t.Fatalf("told %s", m)
+				}
+				break
+			}
+		}
+	}
+}
