@@ -57,7 +57,7 @@ func countResults(path string) int {
 	}
 	defer db.Close()
 	var n int
-	if err := db.QueryRow(`SELECT count(*) FROM results`).Scan(&n); err != nil {
+	if err := db.QueryRow(`SELECT count(*) FROM tournament_results`).Scan(&n); err != nil {
 		return -1
 	}
 	return n
@@ -149,8 +149,8 @@ func testKillAndResume(t *testing.T, mode string) {
 	}
 	defer st.Close()
 	rows, err := st.DB().Query(`SELECT g.id, g.south, g.north, g.opening, r.south_seeds, r.north_seeds, r.record,
-		(SELECT count(*) FROM moves m WHERE m.game_id = g.id)
-		FROM games g LEFT JOIN results r ON r.game_id = g.id WHERE g.tournament_id = 1`)
+		(SELECT count(*) FROM tournament_moves m WHERE m.game_id = g.id)
+		FROM tournament_games g LEFT JOIN tournament_results r ON r.game_id = g.id WHERE g.tournament_id = 1`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +221,7 @@ func testKillAndResume(t *testing.T, mode string) {
 		t.Errorf("%d games stored, want %d", n, total)
 	}
 	var results int
-	st.DB().QueryRow(`SELECT count(*) FROM results`).Scan(&results)
+	st.DB().QueryRow(`SELECT count(*) FROM tournament_results`).Scan(&results)
 	if results != total {
 		t.Errorf("%d result rows, want %d", results, total)
 	}

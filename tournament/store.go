@@ -2,7 +2,9 @@ package tournament
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,7 +21,7 @@ import (
 )
 
 // DefaultDB is where the command line keeps tournaments unless told otherwise.
-const DefaultDB = "kalah-data/tournaments.db"
+const DefaultDB = "kalah-data/kalah.db"
 
 // ErrNotFound is returned for a tournament id that is not in the database.
 var ErrNotFound = errors.New("tournament not found")
@@ -48,13 +50,13 @@ CREATE TABLE IF NOT EXISTS tournaments (
 	created TEXT NOT NULL,
 	finished TEXT
 );
-CREATE TABLE IF NOT EXISTS entrants (
+CREATE TABLE IF NOT EXISTS tournament_entrants (
 	tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
 	idx INTEGER NOT NULL,
 	spec TEXT NOT NULL,
 	PRIMARY KEY (tournament_id, idx)
 );
-CREATE TABLE IF NOT EXISTS games (
+CREATE TABLE IF NOT EXISTS tournament_games (
 	id INTEGER PRIMARY KEY,
 	tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
 	round INTEGER NOT NULL,
@@ -66,14 +68,14 @@ CREATE TABLE IF NOT EXISTS games (
 	seed INTEGER NOT NULL,
 	UNIQUE (tournament_id, round, pairing, leg)
 );
-CREATE TABLE IF NOT EXISTS byes (
+CREATE TABLE IF NOT EXISTS tournament_byes (
 	tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
 	round INTEGER NOT NULL,
 	entrant INTEGER NOT NULL,
 	PRIMARY KEY (tournament_id, round)
 );
-CREATE TABLE IF NOT EXISTS results (
-	game_id INTEGER PRIMARY KEY REFERENCES games(id),
+CREATE TABLE IF NOT EXISTS tournament_results (
+	game_id INTEGER PRIMARY KEY REFERENCES tournament_games(id),
 	south_seeds INTEGER NOT NULL,
 	north_seeds INTEGER NOT NULL,
 	result TEXT NOT NULL,
@@ -85,15 +87,20 @@ CREATE TABLE IF NOT EXISTS results (
 	millis INTEGER NOT NULL DEFAULT 0,
 	finished TEXT NOT NULL
 );
-CREATE TABLE IF NOT EXISTS moves (
-	game_id INTEGER NOT NULL REFERENCES games(id),
+CREATE TABLE IF NOT EXISTS tournament_moves (
+	game_id INTEGER NOT NULL REFERENCES tournament_games(id),
 	ply INTEGER NOT NULL,
 	side TEXT NOT NULL,
 	move TEXT NOT NULL,
 	millis INTEGER NOT NULL,
 	PRIMARY KEY (game_id, ply)
 );
-CREATE INDEX IF NOT EXISTS games_by_tournament ON games(tournament_id);
+CREATE TABLE IF NOT EXISTS tournament_imports (
+	digest TEXT PRIMARY KEY,
+	path TEXT NOT NULL,
+	imported TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS tournament_games_by_tournament ON tournament_games(tournament_id);
 `
 
 // Open opens (creating if needed) the tournament database at path, in WAL
@@ -110,6 +117,10 @@ func Open(path string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tournament database %s: %w", path, err)
 	}
+	if err := upgrade(db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("tournament database %s: %w", path, err)
+	}
 	if _, err := db.Exec(schema); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("tournament database %s: %w", path, err)
@@ -117,10 +128,163 @@ func Open(path string) (*Store, error) {
 	return &Store{db: db}, nil
 }
 
+// oldTables are the names the tables had before they moved into the data
+// directory's one database (kalah.db), beside the server's own games and
+// moves: each is now tournament_NAME.
+var oldTables = []string{"entrants", "games", "byes", "results", "moves"}
+
+func hasTable(q interface {
+	QueryRow(string, ...any) *sql.Row
+}, name string) (bool, error) {
+	var n int
+	err := q.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?`, name).Scan(&n)
+	return n > 0, err
+}
+
+// upgrade renames the tables of a tournament database written by an older
+// release (entrants, games, ... without the tournament_ prefix), in one
+// transaction. A database with a server's tables has no entrants or
+// results table and is left alone.
+func upgrade(db *sql.DB) error {
+	for _, t := range []string{"entrants", "results"} {
+		if ok, err := hasTable(db, t); err != nil || !ok {
+			return err
+		}
+	}
+	if ok, err := hasTable(db, "tournament_results"); err != nil || ok {
+		return err
+	}
+	tx, err := db.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec(`DROP INDEX IF EXISTS games_by_tournament`); err != nil {
+		return err
+	}
+	for _, t := range oldTables {
+		if _, err := tx.Exec(fmt.Sprintf(`ALTER TABLE %s RENAME TO tournament_%s`, t, t)); err != nil {
+			return fmt.Errorf("rename table %s: %w", t, err)
+		}
+	}
+	return tx.Commit()
+}
+
+// Import copies every tournament of the database at path (one written by
+// this release or an older one) into s, with new ids after s's own, in one
+// transaction, and returns how many it copied. Nothing is copied if any of
+// it fails.
+func (s *Store) Import(ctx context.Context, path string) (int, error) {
+	// Opening the old file brings its tables to today's names and folds
+	// its write-ahead log in when closed.
+	old, err := Open(path)
+	if err != nil {
+		return 0, err
+	}
+	if err := old.Close(); err != nil {
+		return 0, err
+	}
+	// The file's digest marks it imported, in the same transaction, so a
+	// crash between the import and the file's renaming cannot import it
+	// twice.
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	sum := sha256.Sum256(b)
+	digest := hex.EncodeToString(sum[:])
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Close()
+	// ATTACH belongs to one connection: everything below runs on conn.
+	if _, err := conn.ExecContext(ctx, `ATTACH DATABASE ? AS old`, "file:"+path+"?mode=ro"); err != nil {
+		return 0, fmt.Errorf("import %s: %w", path, err)
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), `DETACH DATABASE old`)
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO main.tournament_imports(digest, path, imported) VALUES (?, ?, ?)`, digest, path, now())
+	if err != nil {
+		return 0, err
+	}
+	if fresh, _ := res.RowsAffected(); fresh == 0 {
+		return 0, nil // imported before
+	}
+	var tOff, gOff int64
+	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) FROM main.tournaments`).Scan(&tOff); err != nil {
+		return 0, err
+	}
+	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) FROM main.tournament_games`).Scan(&gOff); err != nil {
+		return 0, err
+	}
+	steps := []string{
+		`INSERT INTO main.tournaments(id, name, config, status, created, finished)
+			SELECT id + ?1, name, config, status, created, finished FROM old.tournaments`,
+		`INSERT INTO main.tournament_entrants(tournament_id, idx, spec)
+			SELECT tournament_id + ?1, idx, spec FROM old.tournament_entrants`,
+		`INSERT INTO main.tournament_games(id, tournament_id, round, pairing, leg, south, north, opening, seed)
+			SELECT id + ?2, tournament_id + ?1, round, pairing, leg, south, north, opening, seed FROM old.tournament_games`,
+		`INSERT INTO main.tournament_byes(tournament_id, round, entrant)
+			SELECT tournament_id + ?1, round, entrant FROM old.tournament_byes`,
+		`INSERT INTO main.tournament_results(game_id, south_seeds, north_seeds, result, termination, reason, plies, record, worker, millis, finished)
+			SELECT game_id + ?2, south_seeds, north_seeds, result, termination, reason, plies, record, worker, millis, finished FROM old.tournament_results`,
+		`INSERT INTO main.tournament_moves(game_id, ply, side, move, millis)
+			SELECT game_id + ?2, ply, side, move, millis FROM old.tournament_moves`,
+	}
+	var n int64
+	for i, q := range steps {
+		res, err := tx.ExecContext(ctx, q, tOff, gOff)
+		if err != nil {
+			return 0, fmt.Errorf("import %s: %w", path, err)
+		}
+		if i == 0 {
+			n, _ = res.RowsAffected()
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, fmt.Errorf("import %s: %w", path, err)
+	}
+	return int(n), nil
+}
+
+// OpenDataDir opens the tournaments of a data directory, kept in its one
+// database (kalah.db) beside the server's games. Tournaments an older
+// release kept in tournaments.db there are moved in first, and that file is
+// renamed tournaments.db.imported (with its -wal and -shm files, if any),
+// so they are moved once.
+func OpenDataDir(ctx context.Context, dir string) (*Store, error) {
+	st, err := Open(filepath.Join(dir, "kalah.db"))
+	if err != nil {
+		return nil, err
+	}
+	legacy := filepath.Join(dir, "tournaments.db")
+	if _, err := os.Stat(legacy); err == nil {
+		if _, err := st.Import(ctx, legacy); err != nil {
+			st.Close()
+			return nil, err
+		}
+		for _, suffix := range []string{"", "-wal", "-shm"} {
+			if err := os.Rename(legacy+suffix, legacy+".imported"+suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
+				st.Close()
+				return nil, fmt.Errorf("tournaments imported, but %w", err)
+			}
+		}
+	}
+	return st, nil
+}
+
 // OpenDB uses an already open SQLite database (for instance one a server
 // shares with its own tables), creating the tournament tables if needed.
 // Close does not close db.
 func OpenDB(db *sql.DB) (*Store, error) {
+	if err := upgrade(db); err != nil {
+		return nil, fmt.Errorf("tournament tables: %w", err)
+	}
 	if _, err := db.Exec(schema); err != nil {
 		return nil, fmt.Errorf("tournament tables: %w", err)
 	}
@@ -187,7 +351,7 @@ func (s *Store) Create(ctx context.Context, cfg Config) (int64, error) {
 		return 0, err
 	}
 	for i, p := range cfg.Players {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO entrants(tournament_id, idx, spec) VALUES (?, ?, ?)`, id, i, p); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO tournament_entrants(tournament_id, idx, spec) VALUES (?, ?, ?)`, id, i, p); err != nil {
 			return 0, fmt.Errorf("create tournament: %w", err)
 		}
 	}
@@ -200,7 +364,7 @@ func (s *Store) Create(ctx context.Context, cfg Config) (int64, error) {
 }
 
 func insertGames(ctx context.Context, tx *sql.Tx, id int64, games []Scheduled) error {
-	st, err := tx.PrepareContext(ctx, `INSERT INTO games(tournament_id, round, pairing, leg, south, north, opening, seed) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+	st, err := tx.PrepareContext(ctx, `INSERT INTO tournament_games(tournament_id, round, pairing, leg, south, north, opening, seed) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
@@ -221,8 +385,8 @@ func (s *Store) Tournament(ctx context.Context, id int64) (Info, error) {
 	var cfg, created string
 	var finished sql.NullString
 	err := s.db.QueryRowContext(ctx, `SELECT id, name, config, status, created, finished,
-		(SELECT count(*) FROM games WHERE tournament_id = t.id),
-		(SELECT count(*) FROM results r JOIN games g ON g.id = r.game_id WHERE g.tournament_id = t.id)
+		(SELECT count(*) FROM tournament_games WHERE tournament_id = t.id),
+		(SELECT count(*) FROM tournament_results r JOIN tournament_games g ON g.id = r.game_id WHERE g.tournament_id = t.id)
 		FROM tournaments t WHERE id = ?`, id).Scan(&in.ID, &in.Name, &cfg, &in.Status, &created, &finished, &in.Games, &in.Played)
 	if errors.Is(err, sql.ErrNoRows) {
 		return in, fmt.Errorf("%w: %d", ErrNotFound, id)
@@ -304,9 +468,9 @@ func (s *Store) Pending(ctx context.Context, id int64) ([]Scheduled, error) {
 }
 
 func (s *Store) scheduled(ctx context.Context, id int64, pending bool) ([]Scheduled, error) {
-	q := `SELECT id, round, pairing, leg, south, north, opening, seed FROM games g WHERE tournament_id = ?`
+	q := `SELECT id, round, pairing, leg, south, north, opening, seed FROM tournament_games g WHERE tournament_id = ?`
 	if pending {
-		q += ` AND NOT EXISTS (SELECT 1 FROM results r WHERE r.game_id = g.id)`
+		q += ` AND NOT EXISTS (SELECT 1 FROM tournament_results r WHERE r.game_id = g.id)`
 	}
 	rows, err := s.db.QueryContext(ctx, q+` ORDER BY round, pairing, leg`, id)
 	if err != nil {
@@ -388,13 +552,13 @@ func (s *Store) CommitBatch(ctx context.Context, rs []Result) ([]bool, error) {
 		return nil, err
 	}
 	defer tx.Rollback()
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO results(game_id, south_seeds, north_seeds, result, termination, reason, plies, record, worker, millis, finished)
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO tournament_results(game_id, south_seeds, north_seeds, result, termination, reason, plies, record, worker, millis, finished)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(game_id) DO NOTHING`)
 	if err != nil {
 		return nil, err
 	}
 	defer ins.Close()
-	mv, err := tx.PrepareContext(ctx, `INSERT INTO moves(game_id, ply, side, move, millis) VALUES (?, ?, ?, ?, ?)`)
+	mv, err := tx.PrepareContext(ctx, `INSERT INTO tournament_moves(game_id, ply, side, move, millis) VALUES (?, ?, ?, ?, ?)`)
 	if err != nil {
 		return nil, err
 	}
@@ -446,7 +610,7 @@ type Played struct {
 func (s *Store) Games(ctx context.Context, id int64) ([]Played, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT g.id, g.round, g.pairing, g.leg, g.south, g.north, g.opening, g.seed,
 		r.south_seeds, r.north_seeds, r.termination, r.reason, r.worker, r.millis
-		FROM games g JOIN results r ON r.game_id = g.id WHERE g.tournament_id = ? ORDER BY g.round, g.pairing, g.leg`, id)
+		FROM tournament_games g JOIN tournament_results r ON r.game_id = g.id WHERE g.tournament_id = ? ORDER BY g.round, g.pairing, g.leg`, id)
 	if err != nil {
 		return nil, err
 	}
@@ -473,7 +637,7 @@ func (s *Store) Games(ctx context.Context, id int64) ([]Played, error) {
 func (s *Store) Record(ctx context.Context, gameID int64) (kalah.Record, error) {
 	var rec kalah.Record
 	var js string
-	err := s.db.QueryRowContext(ctx, `SELECT record FROM results WHERE game_id = ?`, gameID).Scan(&js)
+	err := s.db.QueryRowContext(ctx, `SELECT record FROM tournament_results WHERE game_id = ?`, gameID).Scan(&js)
 	if errors.Is(err, sql.ErrNoRows) {
 		return rec, fmt.Errorf("game %d has no result", gameID)
 	}
@@ -485,7 +649,7 @@ func (s *Store) Record(ctx context.Context, gameID int64) (kalah.Record, error) 
 
 // byes returns the entrants given a bye, by round.
 func (s *Store) byes(ctx context.Context, id int64) (map[int]int, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT round, entrant FROM byes WHERE tournament_id = ?`, id)
+	rows, err := s.db.QueryContext(ctx, `SELECT round, entrant FROM tournament_byes WHERE tournament_id = ?`, id)
 	if err != nil {
 		return nil, err
 	}
@@ -513,7 +677,7 @@ func (s *Store) scheduleRound(ctx context.Context, id int64, round int, games []
 		return err
 	}
 	if bye >= 0 {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO byes(tournament_id, round, entrant) VALUES (?, ?, ?)`, id, round, bye); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO tournament_byes(tournament_id, round, entrant) VALUES (?, ?, ?)`, id, round, bye); err != nil {
 			return err
 		}
 	}

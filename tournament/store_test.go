@@ -99,7 +99,7 @@ func TestCommitOnce(t *testing.T) {
 		}
 	}
 	var moves int
-	st.DB().QueryRow(`SELECT count(*) FROM moves WHERE game_id = ?`, r.GameID).Scan(&moves)
+	st.DB().QueryRow(`SELECT count(*) FROM tournament_moves WHERE game_id = ?`, r.GameID).Scan(&moves)
 	if moves != len(r.Record.Moves) || moves == 0 {
 		t.Errorf("%d moves stored, record has %d", moves, len(r.Record.Moves))
 	}

@@ -143,8 +143,8 @@ func newFlags(e *env, name, args, about string) *flag.FlagSet {
 	fs.Usage = func() {
 		fmt.Fprintf(e.stderr, "Usage: kalah %s %s\n\n%s\n\nFlags:\n", name, args, about)
 		fs.PrintDefaults()
-		fmt.Fprintf(e.stderr, "\nData: %s\n  games of kalah serve   %s\n  tournaments            %s\n  endgame databases      %s\n  terminal games         %s\n  program players' logs  %s\n",
-			datadir.Dir(), datadir.Path("kalah.db"), datadir.Path("tournaments.db"), egdbDir(), datadir.Path("play"), datadir.Path("logs"))
+		fmt.Fprintf(e.stderr, "\nData: %s\n  games and tournaments  %s\n  endgame databases      %s\n  terminal games         %s\n  program players' logs  %s\n",
+			datadir.Dir(), datadir.Path("kalah.db"), egdbDir(), datadir.Path("play"), datadir.Path("logs"))
 	}
 	return fs
 }

@@ -15,7 +15,8 @@ import (
 // run on its own hub (casual games with undo and hints, two people by link,
 // tournament games); the server's games (bots over the network, /api/) are
 // listed, watched and replayed beside them. The page's games are kept in
-// web-games/ and its tournaments in tournaments.db, in the server's data
+// web-games/ and its tournaments in the data directory's one database
+// (kalah.db, beside the server's games), in the server's data
 // directory (--data; where kalah tournament finds them too when that is
 // the default), so both survive a restart: unfinished games and the
 // page's unfinished tournaments go on when the server starts again. Analysis and hints come from
@@ -35,7 +36,7 @@ func init() {
 			hub.Close()
 			return nil, noWait, err
 		}
-		ts, err := tournament.Open(filepath.Join(dir, "tournaments.db"))
+		ts, err := tournament.OpenDataDir(ctx, dir)
 		if err != nil {
 			hub.Close()
 			return nil, noWait, fmt.Errorf("web page tournaments: %w", err)

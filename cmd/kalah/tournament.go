@@ -89,7 +89,7 @@ other games are played here as usual.`)
 	beta := fs.Float64("beta", 0.05, "SPRT: false negative rate")
 	batch := fs.Int("batch", 8, "SPRT: opening pairs a round between tests")
 	maxGames := fs.Int("max-games", 10000, "SPRT: stop undecided after this many games")
-	dbPath := fs.String("db", "", "SQLite database of tournaments (default: tournaments.db in the data directory, --data)")
+	dbPath := fs.String("db", "", "SQLite database of tournaments (default: the data directory's one database, kalah.db, beside the server's games; tournaments an older release kept in tournaments.db there are moved in)")
 	resume := fs.Int64("resume", 0, "resume tournament ID")
 	show := fs.Int64("show", 0, "show tournament ID without playing")
 	list := fs.Bool("list", false, "list the stored tournaments")
@@ -107,8 +107,9 @@ other games are played here as usual.`)
 		return usagef("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
 	quietOnTerminal(e, *verbose)
-	if *dbPath == "" {
-		*dbPath = datadir.Path("tournaments.db")
+	inDataDir := *dbPath == ""
+	if inDataDir {
+		*dbPath = datadir.Path("kalah.db")
 	}
 	if !validFormat(*format) {
 		return usagef("--format %q: want %s", *format, strings.Join(tournament.Formats, ", "))
@@ -119,12 +120,20 @@ other games are played here as usual.`)
 	var st *tournament.Store
 	open := func(mustExist bool) error {
 		if mustExist {
-			if _, err := os.Stat(*dbPath); err != nil {
+			_, err := os.Stat(*dbPath)
+			if inDataDir && err != nil {
+				_, err = os.Stat(datadir.Path("tournaments.db"))
+			}
+			if err != nil {
 				return fmt.Errorf("no tournaments in %s (give --db): %w", *dbPath, err)
 			}
 		}
 		var err error
-		st, err = tournament.Open(*dbPath)
+		if inDataDir {
+			st, err = tournament.OpenDataDir(context.Background(), datadir.Dir())
+		} else {
+			st, err = tournament.Open(*dbPath)
+		}
 		return err
 	}
 	defer func() {

@@ -1,7 +1,7 @@
 // Package datadir says where kalah keeps what it writes: one data
-// directory for every command, holding the server's games (kalah.db), the
-// tournaments (tournaments.db), the endgame databases (egdb/), saved games
-// and logs.
+// directory for every command, holding one database (kalah.db: the
+// server's games, bots, accounts and the tournaments), the endgame
+// databases (egdb/), saved games and logs.
 package datadir
 
 import (

@@ -169,7 +169,7 @@ func TestWorkerKilledMidGame(t *testing.T) {
 		t.Errorf("%d games stored, want %d", len(games), total)
 	}
 	var results int
-	st.DB().QueryRow(`SELECT count(*) FROM results`).Scan(&results)
+	st.DB().QueryRow(`SELECT count(*) FROM tournament_results`).Scan(&results)
 	if results != total {
 		t.Errorf("%d result rows, want %d", results, total)
 	}
@@ -309,7 +309,7 @@ func TestCoordinatorKilled(t *testing.T) {
 	}
 	defer st.Close()
 	var n, distinct int
-	st.DB().QueryRow(`SELECT count(*), count(DISTINCT game_id) FROM results`).Scan(&n, &distinct)
+	st.DB().QueryRow(`SELECT count(*), count(DISTINCT game_id) FROM tournament_results`).Scan(&n, &distinct)
 	if n != 60 || distinct != 60 {
 		t.Errorf("%d results for %d games, want 60", n, distinct)
 	}
