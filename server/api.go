@@ -2,8 +2,6 @@ package server
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,7 +17,6 @@ import (
 	"kalah"
 	"kalah/internal/netx"
 	"kalah/internal/store"
-	"kalah/player"
 	"kalah/protocol/line"
 )
 
@@ -37,6 +34,9 @@ type GameInfo struct {
 	Score       kalah.Score       `json:"score"`
 	Created     time.Time         `json:"created,omitzero"`
 	Finished    time.Time         `json:"finished,omitzero"`
+	// Tags are the game's stored tags: its settings, its tournament, why
+	// it was forfeited (Reason), its takebacks.
+	Tags map[string]string `json:"tags,omitempty"`
 }
 
 // GameView is one game in full: its record and, while it is played, its
@@ -50,11 +50,18 @@ type GameView struct {
 	Legal     []int      `json:"legal"` // houses the side to move may sow; -1 for swap
 	Away      [2]bool    `json:"away"`  // by seat: a bot whose connection dropped
 	Human     [2]bool    `json:"human"` // by seat: moves through Move
+	Open      [2]bool    `json:"open"`  // by seat: a person's seat nobody has taken yet (Join)
+	Casual    bool       `json:"casual"`
+	DelayMS   int64      `json:"delay_ms"`
 	PerMoveMS int64      `json:"per_move_ms"`
 	// RemainingMS is each seat's budget left when the game has one, as of
 	// TurnStarted for the seat to move.
 	RemainingMS [2]int64  `json:"remaining_ms"`
 	TurnStarted time.Time `json:"turn_started,omitzero"`
+	// Reason says in words why the game was forfeited, if it was.
+	Reason string `json:"reason,omitempty"`
+	// Specs are the computer players' specs, by seat ("" for others).
+	Specs [2]string `json:"specs"`
 }
 
 // LiveGames returns the games being played, oldest first.
@@ -84,13 +91,13 @@ func (lg *liveGame) info() GameInfo {
 	}
 	return GameInfo{ID: lg.id, Status: st, Rules: lg.rules, South: lg.seats[0].Name, North: lg.seats[1].Name,
 		Plies: g.Len(), Position: g.Position().String(), Result: g.Result(), Termination: g.Termination(),
-		Score: kalah.Score{South: s, North: n}}
+		Score: kalah.Score{South: s, North: n}, Tags: lg.tags, Created: lg.created}
 }
 
 func infoOf(sg store.Game) GameInfo {
 	return GameInfo{ID: sg.ID, Status: sg.Status, Rules: sg.Record.Rules, South: sg.Seats[0].Name, North: sg.Seats[1].Name,
 		Plies: sg.Plies, Result: sg.Record.Result, Termination: sg.Record.Termination,
-		Score: sg.Record.Final, Created: sg.Created, Finished: sg.Finished}
+		Score: sg.Record.Final, Created: sg.Created, Finished: sg.Finished, Tags: sg.Record.Tags}
 }
 
 // FinishedGames returns up to limit finished games from the store, newest
@@ -121,7 +128,12 @@ func (s *Server) Game(ctx context.Context, id int64) (GameView, error) {
 	if err != nil {
 		return GameView{}, err
 	}
-	v := GameView{GameInfo: infoOf(sg), Record: sg.Record}
+	v := GameView{GameInfo: infoOf(sg), Record: sg.Record, Reason: sg.Record.Tags[ReasonTag]}
+	for i, seat := range sg.Seats {
+		if seat.Kind == "spec" {
+			v.Specs[i] = seat.Spec
+		}
+	}
 	if lg == nil {
 		return v, nil
 	}
@@ -129,6 +141,15 @@ func (s *Server) Game(ctx context.Context, id int64) (GameView, error) {
 	defer lg.mu.Unlock()
 	g := lg.snap
 	rec := g.Record()
+	// The stored tags (settings, takebacks) with the live game's own.
+	for k, v := range sg.Record.Tags {
+		if _, ok := rec.Tags[k]; !ok {
+			if rec.Tags == nil {
+				rec.Tags = map[string]string{}
+			}
+			rec.Tags[k] = v
+		}
+	}
 	for i := range rec.Moves {
 		if i < len(lg.millis) {
 			rec.Moves[i].Millis = lg.millis[i]
@@ -149,10 +170,17 @@ func (s *Server) Game(ctx context.Context, id int64) (GameView, error) {
 			v.Away[i] = b.conn == nil
 			b.mu.Unlock()
 		}
-		v.Human[i] = lg.humans[i] != nil
+		if h := lg.humans[i]; h != nil {
+			v.Human[i] = true
+			h.mu.Lock()
+			v.Open[i] = h.open
+			h.mu.Unlock()
+		}
 	}
+	v.Casual = lg.casual
 	clock := s.clockOf(lg)
 	v.PerMoveMS = clock.PerMove.Milliseconds()
+	v.DelayMS = clock.Delay.Milliseconds()
 	if clock.Budget > 0 {
 		for i := range 2 {
 			v.RemainingMS[i] = clock.Budget.Milliseconds()
@@ -210,91 +238,22 @@ func (s *Server) Subscribe(id int64) (<-chan Event, func(), error) {
 	return ch, cancel, nil
 }
 
-// GameRequest asks StartGame for a game.
-type GameRequest struct {
-	Rules kalah.Rules `json:"rules"`
-	// South and North are player specs (see kalah players) or "human" for
-	// a person who moves through Move.
-	South string `json:"south"`
-	North string `json:"north"`
-}
-
-// Started is a game StartGame began.
-type Started struct {
-	ID int64 `json:"id"`
-	// Tokens holds, for each human seat (0: South), the secret that Move
-	// requires; empty for computer seats.
-	Tokens [2]string `json:"tokens"`
-}
-
-// StartGame starts a game between two server-side players or people.
-func (s *Server) StartGame(ctx context.Context, req GameRequest) (Started, error) {
-	r := req.Rules
-	if r.Houses == 0 {
-		r = s.cfg.Rules
-	}
-	if err := r.Validate(); err != nil {
-		return Started{}, err
-	}
-	var es [2]*entrant
-	var out Started
-	for i, spec := range []string{req.South, req.North} {
-		spec = strings.TrimSpace(spec)
-		e := &entrant{result: make(chan error, 1)}
-		if strings.EqualFold(spec, "human") {
-			tok := make([]byte, 16)
-			rand.Read(tok)
-			h := &humanSeat{token: hex.EncodeToString(tok)}
-			out.Tokens[i] = h.token
-			e.p, e.seat = h, store.Seat{Name: "human", Kind: "human"}
-		} else {
-			info, _, err := player.Lookup(spec)
-			if err != nil {
-				return Started{}, err
-			}
-			if info.Raw && !s.cfg.AllowExec {
-				return Started{}, fmt.Errorf("%w: %s players run programs on the server; start the server with exec allowed", ErrForbidden, info.Name)
-			}
-			if err := player.CheckLimits(spec, s.limits()); err != nil {
-				return Started{}, fmt.Errorf("%w: %w", ErrForbidden, err)
-			}
-			p, err := player.New(spec, player.Options{Rules: r, Seed: uint64(time.Now().UnixNano())})
-			if err != nil {
-				return Started{}, err
-			}
-			e.p, e.seat = p, store.Seat{Name: spec, Kind: "spec", Spec: spec}
-		}
-		es[i] = e
-	}
-	id, err := s.start(r, es)
-	if err != nil {
-		return Started{}, err
-	}
-	out.ID = id
-	return out, nil
-}
-
 // Move plays a human seat's move in game id; token says which seat. A
 // NoMove resigns.
 func (s *Server) Move(id int64, token string, m kalah.Move) error {
-	s.mu.Lock()
-	lg := s.live[id]
-	s.mu.Unlock()
-	if lg == nil {
-		return fmt.Errorf("live game %d: %w", id, ErrNotFound)
+	lg, err := s.liveGame(id)
+	if err != nil {
+		return err
 	}
-	lg.mu.Lock()
-	var h *humanSeat
-	for _, x := range lg.humans {
-		if x != nil && token != "" && x.token == token {
-			h = x
-		}
+	h, _, err := lg.humanOf(token)
+	if err != nil {
+		return err
 	}
-	lg.mu.Unlock()
-	if h == nil {
-		return fmt.Errorf("%w: no seat with that token in game %d", ErrForbidden, id)
+	ack, err := h.give(m)
+	if err != nil {
+		return err
 	}
-	return h.give(m)
+	return played(s.ctx, ack)
 }
 
 // Handler returns the server's HTTP routes: the bot protocol over
@@ -315,6 +274,9 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/games/{id}/events", s.apiEvents)
 	mux.HandleFunc("POST /api/games", s.apiStart)
 	mux.HandleFunc("POST /api/games/{id}/move", s.apiMove)
+	mux.HandleFunc("POST /api/games/{id}/join", s.apiJoin)
+	mux.HandleFunc("POST /api/games/{id}/takeback", s.apiTakeBack)
+	mux.HandleFunc("POST /api/games/{id}/hint", s.apiHint)
 	mux.HandleFunc("POST /api/arranged", s.apiArranged)
 	mux.HandleFunc("GET /api/bots", s.apiBots)
 	mux.HandleFunc("POST /api/account/signup", s.apiSignup)
@@ -365,6 +327,8 @@ func writeErr(w http.ResponseWriter, err error) {
 		code = http.StatusConflict
 	case errors.Is(err, ErrBusy):
 		code = http.StatusServiceUnavailable
+	case errors.Is(err, ErrNotCasual), errors.Is(err, ErrNoSeat), errors.Is(err, kalah.ErrGameOver), errors.Is(err, kalah.ErrNoUndo):
+		code = http.StatusConflict
 	}
 	writeJSON(w, code, map[string]string{"error": err.Error()})
 }
@@ -503,12 +467,18 @@ func (s *Server) apiMove(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, err)
 		return
 	}
-	var m kalah.Move
-	if req.Move != "resign" {
-		if m, err = kalah.ParseMove(req.Move); err != nil {
+	if req.Move == "resign" {
+		if err := s.Resign(r.Context(), id, req.Token); err != nil {
 			writeErr(w, err)
 			return
 		}
+		writeJSON(w, http.StatusOK, map[string]string{"ok": "resign"})
+		return
+	}
+	m, err := kalah.ParseMove(req.Move)
+	if err != nil {
+		writeErr(w, fmt.Errorf("%w: %w", ErrBadRequest, err))
+		return
 	}
 	if err := s.Move(id, req.Token, m); err != nil {
 		writeErr(w, err)
@@ -544,4 +514,64 @@ func (s *Server) releaseOpen(who string) {
 	if s.openBy[who]--; s.openBy[who] <= 0 {
 		delete(s.openBy, who)
 	}
+}
+
+// seatRequest reads the {"token": ...} body of a seat's request.
+func seatRequest(w http.ResponseWriter, r *http.Request) (int64, string, bool) {
+	id, err := pathID(r)
+	if err != nil {
+		writeErr(w, err)
+		return 0, "", false
+	}
+	var req struct {
+		Token string `json:"token"`
+	}
+	if r.ContentLength != 0 {
+		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4<<10)).Decode(&req); err != nil {
+			writeErr(w, fmt.Errorf("%w: %w", ErrBadRequest, err))
+			return 0, "", false
+		}
+	}
+	return id, req.Token, true
+}
+
+func (s *Server) apiJoin(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r)
+	if err != nil {
+		writeErr(w, err)
+		return
+	}
+	seat, token, err := s.Join(r.Context(), id)
+	if err != nil {
+		writeErr(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"seat": seat, "token": token})
+}
+
+func (s *Server) apiTakeBack(w http.ResponseWriter, r *http.Request) {
+	id, token, ok := seatRequest(w, r)
+	if !ok {
+		return
+	}
+	if err := s.TakeBack(r.Context(), id, token); err != nil {
+		writeErr(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"ok": "takeback"})
+}
+
+func (s *Server) apiHint(w http.ResponseWriter, r *http.Request) {
+	id, token, ok := seatRequest(w, r)
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
+	defer cancel()
+	m, err := s.Hint(ctx, id, token)
+	if err != nil {
+		writeErr(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"move": m.String()})
 }

@@ -38,13 +38,23 @@ type liveGame struct {
 	rules   kalah.Rules
 	resumed bool // restarted from the store: wait for the bots first
 
-	mu       sync.Mutex
-	snap     *kalah.Game // a copy after the last move
-	millis   []int64     // each move's time
-	turnAt   time.Time   // when the player to move was asked
-	lastAt   time.Time   // when the last move arrived
-	bots     [2]*botSeat
-	humans   [2]*humanSeat
+	mu      sync.Mutex
+	snap    *kalah.Game // a copy after the last move
+	millis  []int64     // each move's time
+	turnAt  time.Time   // when the player to move was asked
+	lastAt  time.Time   // when the last move arrived
+	bots    [2]*botSeat
+	humans  [2]*humanSeat
+	tags    map[string]string // stored with the game
+	reason  string            // why a request ended the game (a resignation)
+	created time.Time
+	// casual games allow takebacks and hints (people against the computer).
+	casual bool
+	// stopPlay interrupts the referee for a request (a takeback, a
+	// resignation out of turn), which the game's goroutine carries out
+	// before it plays on; nil while no referee runs.
+	stopPlay context.CancelFunc
+	request  *request
 	watchers map[*conn]struct{}
 	subs     map[chan Event]struct{}
 	over     bool
@@ -58,7 +68,7 @@ type liveGame struct {
 
 func (s *Server) newLiveGame(id int64, g *kalah.Game, seats [2]store.Seat) *liveGame {
 	g.Players = [2]string{seats[0].Name, seats[1].Name}
-	lg := &liveGame{id: id, seats: seats, rules: g.Rules(), snap: g.Clone(), watchers: map[*conn]struct{}{}, subs: map[chan Event]struct{}{}, finished: make(chan struct{})}
+	lg := &liveGame{id: id, seats: seats, rules: g.Rules(), snap: g.Clone(), watchers: map[*conn]struct{}{}, subs: map[chan Event]struct{}{}, finished: make(chan struct{}), created: time.Now()}
 	lg.millis = make([]int64, g.Len())
 	s.mu.Lock()
 	s.live[id] = lg
@@ -112,7 +122,13 @@ func (s *Server) runGame(lg *liveGame, g *kalah.Game, players [2]player.Player) 
 				return err
 			}
 		}
-		err := s.st.FinishGame(context.WithoutCancel(ctx), lg.id, g.Record())
+		pending = nil
+		rec := g.Record()
+		rec.Tags = nil // the stored tags stay as they are
+		if o != nil && o.Reason != nil {
+			rec.Tags = map[string]string{ReasonTag: o.Reason.Error()}
+		}
+		err := s.st.FinishGame(context.WithoutCancel(ctx), lg.id, rec)
 		if err == nil {
 			lg.mu.Lock()
 			lg.outcome = o
@@ -149,7 +165,7 @@ func (s *Server) runGame(lg *liveGame, g *kalah.Game, players [2]player.Player) 
 			// a game on time for the server's restart.
 			s.awaitBots(ctx, players, s.cfg.ResumeGrace)
 		}
-		_, err := ref.Play(ctx, g, players)
+		err := s.play(ctx, lg, &ref, g, players)
 		closePlayers(players)
 		switch {
 		case err == nil:
@@ -270,6 +286,7 @@ func (lg *liveGame) moved(g *kalah.Game, rm kalah.RecordMove) {
 	defer lg.mu.Unlock()
 	lg.snap = g.Clone()
 	lg.millis = append(lg.millis, rm.Millis)
+	lg.settleHumansLocked(nil) // the person's move, if it was one, is stored
 	lines := []line.Msg{line.Moved(last), line.State(pos)}
 	lg.broadcastLocked(lines)
 	lg.publishLocked(Event{Game: lg.id, Kind: "move", Ply: g.Len() - 1, Move: &rm, Position: pos.String()})
@@ -520,50 +537,6 @@ func (b *botSeat) answer(c *conn, r reply) error {
 	return nil
 }
 
-// humanSeat is a person moving through the API with a token.
-type humanSeat struct {
-	token string
-	mu    sync.Mutex
-	moves chan kalah.Move // non-nil while it is this seat's turn
-	game  *kalah.Game     // the position to move in
-}
-
-func (h *humanSeat) Move(ctx context.Context, g *kalah.Game, c player.Clock) (kalah.Move, error) {
-	ch := make(chan kalah.Move, 1)
-	h.mu.Lock()
-	h.moves, h.game = ch, g
-	h.mu.Unlock()
-	defer func() {
-		h.mu.Lock()
-		h.moves, h.game = nil, nil
-		h.mu.Unlock()
-	}()
-	select {
-	case m := <-ch:
-		if m == kalah.NoMove {
-			return m, player.ErrResigned
-		}
-		return m, nil
-	case <-ctx.Done():
-		return kalah.NoMove, ctx.Err()
-	}
-}
-
-func (h *humanSeat) give(m kalah.Move) error {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.moves == nil {
-		return ErrNotYourTurn
-	}
-	// A person's slip is refused, not forfeited.
-	if m != kalah.NoMove && !h.game.IsLegal(m) {
-		return fmt.Errorf("%w: %s in %s", kalah.ErrIllegalMove, m, h.game.Position())
-	}
-	h.moves <- m
-	h.moves = nil
-	return nil
-}
-
 // entrant is a player waiting in the queue.
 type entrant struct {
 	seat   store.Seat
@@ -651,6 +624,27 @@ func (s *Server) dequeue(e *entrant) bool {
 // start creates and runs a game between two entrants, the first as South
 // under the rules' first-mover convention (seat 0).
 func (s *Server) start(r kalah.Rules, es [2]*entrant) (int64, error) {
+	g, err := kalah.NewGame(r)
+	if err != nil {
+		for _, e := range es {
+			e.fail(err)
+		}
+		return 0, err
+	}
+	return s.begin(g, es, setup{})
+}
+
+// setup is what a game started by StartGame has beyond its players.
+type setup struct {
+	start  string            // a set-up position, empty for the rules' start
+	tags   map[string]string // stored with the game
+	ref    *referee.Referee  // the game's own clock; nil: the server's
+	casual bool
+}
+
+// begin stores and runs g (which may hold opening moves, stored with it)
+// between two entrants.
+func (s *Server) begin(g *kalah.Game, es [2]*entrant, su setup) (int64, error) {
 	s.mu.Lock()
 	full := len(s.live) >= s.cfg.MaxGames
 	s.mu.Unlock()
@@ -661,15 +655,20 @@ func (s *Server) start(r kalah.Rules, es [2]*entrant) (int64, error) {
 		}
 		return 0, err
 	}
-	g, err := kalah.NewGame(r)
-	if err != nil {
-		for _, e := range es {
-			e.fail(err)
-		}
-		return 0, err
-	}
+	r := g.Rules()
 	seats := [2]store.Seat{es[0].seat, es[1].seat}
-	id, err := s.st.CreateGame(s.ctx, store.NewGame{Rules: r, Seats: seats})
+	id, err := s.st.CreateGame(s.ctx, store.NewGame{Rules: r, Seats: seats, Start: su.start, Tags: su.tags})
+	if err == nil {
+		for i, p := range g.Moves() {
+			rm := kalah.RecordMove{Side: p.Side, House: int(p.Move)}
+			if p.Move == kalah.Swap {
+				rm.House, rm.Swap = 0, true
+			}
+			if err = s.st.AddMove(s.ctx, id, i, rm); err != nil {
+				break
+			}
+		}
+	}
 	if err != nil {
 		for _, e := range es {
 			e.fail(err)
@@ -677,6 +676,7 @@ func (s *Server) start(r kalah.Rules, es [2]*entrant) (int64, error) {
 		return 0, err
 	}
 	lg := s.newLiveGame(id, g, seats)
+	lg.ref, lg.casual, lg.tags = su.ref, su.casual, su.tags
 	for i, e := range es {
 		if e.seated != nil {
 			e.seated(i)

@@ -91,6 +91,9 @@ type Config struct {
 	// bot that is not free when its Arranged.Wait is zero (default
 	// DefaultArrangedWait).
 	ArrangedWait time.Duration
+	// Hint, if set, suggests a move to a person in a casual game (Hint);
+	// nil refuses hints.
+	Hint func(ctx context.Context, g *kalah.Game) (kalah.Move, error)
 	// Log receives the server's logs; nil discards them.
 	Log *slog.Logger
 }
@@ -154,6 +157,7 @@ var (
 	ErrForbidden   = errors.New("forbidden")
 	ErrClosed      = errors.New("server closed")
 	ErrBusy        = errors.New("already playing or queued")
+	ErrBadRequest  = errors.New("bad request")
 )
 
 // Server referees games between bots and people. Create it with New;
@@ -306,7 +310,9 @@ func (s *Server) resume() error {
 }
 
 func (s *Server) resumeGame(sg store.Game) error {
-	if sg.Record.Tags[arrangedTag] != "" {
+	// A tournament's game left unfinished is played again by its
+	// tournament, which counts only the games it sees end.
+	if sg.Record.Tags[arrangedTag] != "" || sg.Record.Tags[TournamentTag] != "" {
 		return s.abandonArranged(sg)
 	}
 	g, err := store.Replay(sg.Record)
@@ -314,6 +320,8 @@ func (s *Server) resumeGame(sg store.Game) error {
 		return s.adjudicateBroken(sg, err)
 	}
 	lg := s.newLiveGame(sg.ID, g, sg.Seats)
+	su := s.setupOf(sg.Record.Tags)
+	lg.ref, lg.casual, lg.tags, lg.created = su.ref, su.casual, sg.Record.Tags, sg.Created
 	for i, m := range sg.Record.Moves {
 		if i < len(lg.millis) {
 			lg.millis[i] = m.Millis
@@ -325,6 +333,13 @@ func (s *Server) resumeGame(sg store.Game) error {
 		switch seat.Kind {
 		case "bot":
 			players[i] = s.newBotSeat(seat.Name, lg, i)
+		case "human":
+			if seat.TokenHash == "" && !seat.Open {
+				lost[i] = true // a person of an older release: no way back in
+				break
+			}
+			h := &humanSeat{hash: seat.TokenHash, open: seat.Open}
+			players[i], lg.humans[i] = h, h
 		case "spec":
 			p, err := player.New(seat.Spec, player.Options{Rules: g.Rules(), Seed: uint64(sg.ID)*2 + uint64(i)})
 			if err != nil {
@@ -503,6 +518,17 @@ func (s *Server) limits() player.Limits {
 
 // admitted reports whether r carries the admin token, when the server has
 // one; it writes the refusal (401) otherwise.
+// Trusted reports whether r comes from a signed-in person or carries the
+// server's admin token (or the server has none): who may give the server
+// work of its own, such as a game between two computers.
+func (s *Server) Trusted(r *http.Request) bool {
+	if s.cfg.AdminToken == "" || s.sessionUser(r) != "" {
+		return true
+	}
+	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	return ok && subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(s.cfg.AdminToken)) == 1
+}
+
 func (s *Server) admitted(w http.ResponseWriter, r *http.Request, what string) bool {
 	if s.cfg.AdminToken == "" {
 		return true

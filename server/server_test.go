@@ -469,7 +469,8 @@ func TestRestartResumesAndAdjudicates(t *testing.T) {
 	tn, _ := line.ParseTurn(turn)
 	a.send(line.MoveMsg(tn.Position.Moves()[0]).String())
 	b.expect("moved")
-	// A game with a person through the API, which cannot be resumed.
+	// A game with a person through the API: the person's token moves it
+	// after the restart too.
 	hg, err := ts.srv.StartGame(context.Background(), GameRequest{South: "human", North: "greedy"})
 	if err != nil {
 		t.Fatal(err)
@@ -479,8 +480,28 @@ func TestRestartResumesAndAdjudicates(t *testing.T) {
 	b.tr.Close()
 
 	ts2 := newTestServer(t, path, Config{NoClock: true, Reconnect: 5 * time.Second})
-	if rec := checkStored(t, ts2.st, hg.ID, nil); rec.Termination != kalah.Disconnect || rec.Result != kalah.NorthWins {
-		t.Fatalf("human game after restart: %s %s", rec.Result, rec.Termination)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		err := ts2.srv.Move(hg.ID, hg.Tokens[0], 1)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, ErrNotYourTurn) || time.Now().After(deadline) {
+			t.Fatalf("the person's move after the restart: %v", err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := ts2.srv.Move(hg.ID, "not-the-token", 2); !errors.Is(err, ErrForbidden) {
+		t.Fatalf("a wrong token: %v", err)
+	}
+	if err := ts2.srv.Resign(context.Background(), hg.ID, hg.Tokens[0]); err != nil {
+		t.Fatal(err)
+	}
+	for time.Now().Before(deadline) && len(ts2.srv.LiveGames()) > 1 {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if rec := checkStored(t, ts2.st, hg.ID, nil); rec.Termination != kalah.Resign || rec.Result != kalah.NorthWins || len(rec.Moves) < 1 {
+		t.Fatalf("human game after restart: %s %s %d moves", rec.Result, rec.Termination, len(rec.Moves))
 	}
 	live := ts2.srv.LiveGames()
 	if len(live) != 1 || live[0].Plies < 1 {

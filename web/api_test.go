@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,20 +16,43 @@ import (
 
 	"kalah"
 	_ "kalah/heuristic"
+	"kalah/server"
+	"kalah/tournament"
 )
 
+// newMatchServer returns a match server on a database of its own, with
+// hints from a short search, stopped at the end of the test.
+func newMatchServer(t *testing.T, cfg server.Config) *server.Server {
+	t.Helper()
+	return newMatchServerTB(t, cfg)
+}
+
+// newServer serves the page over a match server of its own; everyone is
+// trusted to start games between computers unless opts says otherwise.
 func newServer(t *testing.T) (*httptest.Server, *Handler) {
+	return newServerWith(t, server.Config{}, Options{Trusted: func(*http.Request) bool { return true }})
+}
+
+// newServerWith serves the page over a match server of its own, whose
+// database keeps the page's tournaments too.
+func newServerWith(t *testing.T, cfg server.Config, o Options) (*httptest.Server, *Handler) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	h, err := New(ctx, Options{})
+	path := filepath.Join(t.TempDir(), "kalah.db")
+	msrv, _ := newMatchServerAt(t, path, cfg)
+	games := NewServerGames(msrv)
+	tst, err := tournament.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tst.Close() })
+	o.Games, o.Tournaments = games, NewStoredTournaments(ctx, tst, games)
+	h, err := New(ctx, o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := newTestServerFor(t, h)
-	t.Cleanup(func() {
-		cancel()
-		h.Close()
-	})
+	t.Cleanup(cancel)
 	return srv, h
 }
 
@@ -412,18 +436,19 @@ func TestPieRuleSwap(t *testing.T) {
 	}
 }
 
-func TestTooManyGames(t *testing.T) {
-	srv, h := newServer(t)
-	h.hub.maxLive = 2
+// TestComputerGamesNeedTrust: a guest may play the computer or a friend;
+// a game between two computers is refused unless the request is trusted
+// (signed in); the server's limit on games holds for the page's games.
+func TestComputerGamesNeedTrust(t *testing.T) {
+	srv, _ := newServerWith(t, server.Config{MaxGames: 2}, Options{})
+	if code := call(t, srv, "POST", Prefix+"games", NewGame{Rules: standard(), South: "first", North: "first"}, nil); code != 403 {
+		t.Errorf("two computers for a stranger: %d", code)
+	}
 	for i := range 3 {
-		code := call(t, srv, "POST", Prefix+"games", NewGame{Rules: standard(), South: "first", North: "first", DelayMillis: 1000}, nil)
+		code := call(t, srv, "POST", Prefix+"games", NewGame{Rules: standard(), South: Human, North: "first"}, nil)
 		if want := map[bool]int{true: 201, false: 503}[i < 2]; code != want {
 			t.Errorf("game %d: %d, want %d", i, code, want)
 		}
-	}
-	// People are not limited: they move no faster than people.
-	if code := call(t, srv, "POST", Prefix+"games", NewGame{Rules: standard(), South: Human, North: "first"}, nil); code != 201 {
-		t.Errorf("game with a person: %d", code)
 	}
 }
 

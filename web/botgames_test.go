@@ -38,7 +38,8 @@ type botWorld struct {
 
 func newBotWorld(t *testing.T, wait time.Duration) *botWorld {
 	t.Helper()
-	st, err := store.Open(filepath.Join(t.TempDir(), "kalah.db"))
+	path := filepath.Join(t.TempDir(), "kalah.db")
+	st, err := store.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,15 +53,16 @@ func newBotWorld(t *testing.T, wait time.Duration) *botWorld {
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(l) }()
-	tst, err := tournament.Open(filepath.Join(t.TempDir(), "t.db"))
+	// The tournaments live in the server's own database.
+	tst, err := tournament.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	hub := NewHub(nil, nil)
+	games := NewServerGames(srv)
 	w := &botWorld{srv: srv, st: st, tst: tst, addr: l.Addr().String(), ctx: ctx, errs: make(chan error, 8)}
-	w.tours = NewStoredTournaments(ctx, tst, hub).PlayBotsOn(srv, wait)
-	h, err := New(ctx, Options{Games: Combined{Local: hub, Server: NewServerGames(srv)}, Tournaments: w.tours})
+	w.tours = NewStoredTournaments(ctx, tst, games).PlayBotsOn(srv, wait)
+	h, err := New(ctx, Options{Games: games, Tournaments: w.tours})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +76,6 @@ func newBotWorld(t *testing.T, wait time.Duration) *botWorld {
 			t.Errorf("shutdown: %v", err)
 		}
 		<-served
-		hub.Close()
 		tst.Close()
 		st.Close()
 	})
@@ -200,16 +201,16 @@ func TestTournamentOfConnectedBots(t *testing.T) {
 		}
 	}
 	played := w.checkStandings(t, ts)
-	// Every game with a bot is the server's, stored with the same score;
-	// the others were played on the page's hub.
+	// Every game is the server's, stored with the same score: the bots'
+	// games and the built-in players' alike.
 	ctx := context.Background()
 	serverGames := 0
 	for i, g := range ts.Games {
 		bot := strings.HasPrefix(g.South, "bot:") || strings.HasPrefix(g.North, "bot:")
+		if !strings.HasPrefix(g.Game, "s") {
+			t.Errorf("game %d (%s-%s) not on the server: %q", i, g.South, g.North, g.Game)
+		}
 		if !bot {
-			if strings.HasPrefix(g.Game, "s") {
-				t.Errorf("game %d (%s-%s) on the server: %s", i, g.South, g.North, g.Game)
-			}
 			continue
 		}
 		serverGames++
@@ -272,9 +273,7 @@ func TestTournamentBotsWithoutServer(t *testing.T) {
 	defer st.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	hub := NewHub(nil, nil)
-	defer hub.Close()
-	tours := NewStoredTournaments(ctx, st, hub)
+	tours := NewStoredTournaments(ctx, st, NewServerGames(newMatchServer(t, server.Config{})))
 	id, err := tours.Create(ctx, NewTournament{Rules: kalah.Rules{Houses: 4, Seeds: 3}, Players: []string{"bot:alice", "first"}})
 	if err != nil {
 		t.Fatal(err)

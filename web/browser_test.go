@@ -45,11 +45,53 @@ func browserServer(t testing.TB) (*httptest.Server, *Handler) {
 	return browserServerWith(t, func(context.Context) Options { return Options{} })
 }
 
+// newMatchServerTB is newMatchServer for benchmarks too.
+func newMatchServerTB(t testing.TB, cfg server.Config) *server.Server {
+	t.Helper()
+	srv, _ := newMatchServerAt(t, filepath.Join(t.TempDir(), "kalah.db"), cfg)
+	return srv
+}
+
+// newMatchServerAt returns a match server on the database at path, with
+// hints from a short search, stopped at the end of the test.
+func newMatchServerAt(t testing.TB, path string, cfg server.Config) (*server.Server, *store.Store) {
+	t.Helper()
+	st, err := store.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Store = st
+	if cfg.Hint == nil {
+		an := &Engine{EgdbDir: "-"}
+		cfg.Hint = func(ctx context.Context, g *kalah.Game) (kalah.Move, error) {
+			return Hint(ctx, an, g, 100*time.Millisecond)
+		}
+	}
+	srv, err := server.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+		st.Close()
+	})
+	return srv, st
+}
+
 // browserServerWith serves a handler with the options opts returns.
 func browserServerWith(t testing.TB, opts func(ctx context.Context) Options) (*httptest.Server, *Handler) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	h, err := New(ctx, opts(ctx))
+	o := opts(ctx)
+	if o.Games == nil {
+		o.Games = NewServerGames(newMatchServerTB(t, server.Config{}))
+	}
+	if o.Trusted == nil {
+		o.Trusted = func(*http.Request) bool { return true }
+	}
+	h, err := New(ctx, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +105,6 @@ func browserServerWith(t testing.TB, opts func(ctx context.Context) Options) (*h
 		srv.CloseClientConnections()
 		srv.Close()
 		cancel()
-		h.Close()
 	})
 	return srv, h
 }
@@ -341,7 +382,7 @@ func TestBrowserTwoPeopleByLink(t *testing.T) {
 	bob, cancel := chromedp.NewContext(alice, chromedp.WithNewBrowserContext())
 	defer cancel()
 	open(t, bob, link)
-	waitJS(t, bob, `location.hash.match(/^#\/game\/[0-9a-f]+$/) && document.querySelectorAll("button.pit").length === 12`)
+	waitJS(t, bob, `location.hash.match(/^#\/game\/[0-9a-z]+$/) && document.querySelectorAll("button.pit").length === 12`)
 	// Bob plays North, drawn at the bottom of his board.
 	if got := eval[string](t, bob, `document.querySelector("#bottomlabel").textContent`); got != "You (North)" {
 		t.Errorf("Bob's bottom label %q", got)
@@ -366,10 +407,9 @@ func TestBrowserTournament(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	hub := NewHub(nil, nil)
-	defer hub.Close()
+	games := NewServerGames(newMatchServerTB(t, server.Config{}))
 	srv, _ := browserServerWith(t, func(ctx context.Context) Options {
-		return Options{Games: hub, Tournaments: NewStoredTournaments(ctx, st, hub)}
+		return Options{Games: games, Tournaments: NewStoredTournaments(ctx, st, games)}
 	})
 	ctx := browser(t, 900, 1100)
 	open(t, ctx, srv.URL+"/#/tournaments")
@@ -471,10 +511,8 @@ func TestBrowserWatchServerGame(t *testing.T) {
 		defer cancel()
 		msrv.Shutdown(ctx)
 	}()
-	hub := NewHub(nil, nil)
-	defer hub.Close()
 	srv, _ := browserServerWith(t, func(context.Context) Options {
-		return Options{Games: Combined{Local: hub, Server: NewServerGames(msrv)}}
+		return Options{Games: NewServerGames(msrv)}
 	})
 	started, err := msrv.StartGame(context.Background(), server.GameRequest{Rules: kalah.Standard(), South: "greedy", North: "first"})
 	if err != nil {

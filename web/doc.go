@@ -5,10 +5,13 @@
 // plain JavaScript, no build step) and its JSON API under /web/api/, with
 // live games streamed as Server-Sent Events.
 //
-// The handler is written against small interfaces: Games (start, list,
-// follow and move games), Analyzer (the value of every move of a position)
-// and Tournaments. Built-in implementations (Hub, which referees games in
-// this process; Search, an alpha-beta that proves values where it can see
-// to the end; Director, which plays round robins through Games) make the
-// page work on its own; `kalah serve` mounts it at "/".
+// The page has no games of its own: every game it starts or shows is a
+// game of the match server (package server), kept in the server's one
+// database with the bots' and KGP clients' games, through ServerGames;
+// takebacks, hints, seats taken by link and resignations are the server's
+// too. Tournaments started here are stored by package tournament in the
+// same database (StoredTournaments) and play their games on the server.
+// Analysis comes from package engine (Engine). Games of the page's own
+// runtime of older releases (web-games/) are moved into the server's
+// database by ImportSavedGames. `kalah serve` mounts the page at "/".
 package web

@@ -7,6 +7,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"kalah/server"
 )
 
 // FuzzRequests sends arbitrary bodies to the routes that read one: the
@@ -14,11 +16,10 @@ import (
 func FuzzRequests(f *testing.F) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	h, err := New(ctx, Options{MaxAnalysis: 50e6})
+	h, err := New(ctx, Options{MaxAnalysis: 50e6, Games: NewServerGames(newMatchServerTB(f, server.Config{}))})
 	if err != nil {
 		f.Fatal(err)
 	}
-	defer h.Close()
 	for _, s := range []string{
 		`{"rules":{"houses":6,"seeds":4},"position":"1,0,2,0,1,1/0,2,0,1,1,0 19-20 S","time_ms":10}`,
 		`{"rules":{"houses":2,"seeds":1},"moves":"1. 1","time_ms":10}`,

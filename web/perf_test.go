@@ -9,6 +9,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"kalah"
+	"kalah/server"
 )
 
 // BenchmarkPageWeight reports the bytes of the page (HTML, CSS and
@@ -16,11 +17,10 @@ import (
 func BenchmarkPageWeight(b *testing.B) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	h, err := New(ctx, Options{})
+	h, err := New(ctx, Options{Games: NewServerGames(newMatchServerTB(b, server.Config{}))})
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer h.Close()
 	var plain, gz int
 	for range b.N {
 		plain, gz = 0, 0

@@ -27,9 +27,7 @@ func TestServerGames(t *testing.T) {
 	}()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	hub := NewHub(nil, nil)
-	defer hub.Close()
-	h, err := New(ctx, Options{Games: Combined{Local: hub, Server: NewServerGames(srv)}})
+	h, err := New(ctx, Options{Games: NewServerGames(srv)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +38,8 @@ func TestServerGames(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := "s" + itoa(started.ID)
-	// The page's own games and the server's are listed together.
+	// The games the page starts and those started elsewhere are the
+	// server's, listed together.
 	var c Created
 	call(t, web, "POST", Prefix+"games", NewGame{Rules: kalah.Standard(), South: Human, North: "first"}, &c)
 	var list []Summary

@@ -20,15 +20,15 @@ const maxTournaments = 8
 // tournament, game and move kept in its SQLite store, standings, the
 // cross-table and Elo ratings computed from the stored results. The
 // tournaments started from the page play their games one at a time on a
-// Hub, so each can be watched live; tournaments found in the store (run
+// match server, so each can be watched live; tournaments found in the store (run
 // from the command line, or interrupted) are shown as they stand.
 type StoredTournaments struct {
-	st  *tournament.Store
-	hub *Hub
-	ctx context.Context
+	st    *tournament.Store
+	games *ServerGames
+	ctx   context.Context
 
 	mu      sync.Mutex
-	games   map[int64]string // a tournament game's id to its hub game
+	gameIDs map[int64]string // a tournament game's id to its server game
 	running map[int64]bool
 	errs    map[int64]string
 	bots    BotServer     // plays the games with bot:NAME seats; nil: none
@@ -36,9 +36,9 @@ type StoredTournaments struct {
 }
 
 // NewStoredTournaments returns tournaments kept in st whose games play on
-// hub until ctx ends.
-func NewStoredTournaments(ctx context.Context, st *tournament.Store, hub *Hub) *StoredTournaments {
-	return &StoredTournaments{st: st, hub: hub, ctx: ctx, games: map[int64]string{}, running: map[int64]bool{}, errs: map[int64]string{}}
+// the match server of games until ctx ends.
+func NewStoredTournaments(ctx context.Context, st *tournament.Store, games *ServerGames) *StoredTournaments {
+	return &StoredTournaments{st: st, games: games, ctx: ctx, gameIDs: map[int64]string{}, running: map[int64]bool{}, errs: map[int64]string{}}
 }
 
 // Create stores a round robin, gauntlet or Swiss tournament and starts it.
@@ -145,7 +145,7 @@ func (t *StoredTournaments) busy() bool {
 }
 
 func (t *StoredTournaments) run(id int64) {
-	err := t.st.Run(t.ctx, id, tournament.RunOptions{Executor: hubExecutor{t}})
+	err := t.st.Run(t.ctx, id, tournament.RunOptions{Executor: gameExecutor{t}})
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.running[id] = false
@@ -154,11 +154,12 @@ func (t *StoredTournaments) run(id int64) {
 	}
 }
 
-// hubExecutor plays a tournament's games one at a time on the hub.
-type hubExecutor struct{ t *StoredTournaments }
+// gameExecutor plays a tournament's games one at a time on the match
+// server, each listed and watched live with the server's other games.
+type gameExecutor struct{ t *StoredTournaments }
 
 // Execute implements tournament.Executor.
-func (x hubExecutor) Execute(ctx context.Context, jobs []tournament.Job, commit func([]tournament.Result) error) error {
+func (x gameExecutor) Execute(ctx context.Context, jobs []tournament.Job, commit func([]tournament.Result) error) error {
 	for _, job := range jobs {
 		res, err := x.play(ctx, job)
 		if err != nil {
@@ -171,7 +172,7 @@ func (x hubExecutor) Execute(ctx context.Context, jobs []tournament.Job, commit 
 	return nil
 }
 
-func (x hubExecutor) play(ctx context.Context, job tournament.Job) (tournament.Result, error) {
+func (x gameExecutor) play(ctx context.Context, job tournament.Job) (tournament.Result, error) {
 	if x.t.playsOnServer(job) {
 		return x.t.playOnServer(ctx, job)
 	}
@@ -181,14 +182,14 @@ func (x hubExecutor) play(ctx context.Context, job tournament.Job) (tournament.R
 		PerMoveMillis: int(job.Clock.PerMove.Milliseconds()), DelayMillis: int(job.Clock.Delay.Milliseconds()),
 		PlayerSeeds: [2]uint64{match.GameSeed(g.Seed, 0, 0), match.GameSeed(g.Seed, 0, 1)},
 		Tournament:  strconv.FormatInt(job.Tournament, 10)}
-	c, err := x.t.hub.Create(ctx, req)
-	for errors.Is(err, ErrBusy) { // wait for a free place on the hub
+	c, err := x.t.games.Create(ctx, req)
+	for errors.Is(err, ErrBusy) { // wait for a free place on the server
 		select {
 		case <-ctx.Done():
 			return tournament.Result{}, ctx.Err()
 		case <-time.After(time.Second):
 		}
-		c, err = x.t.hub.Create(ctx, req)
+		c, err = x.t.games.Create(ctx, req)
 	}
 	if err != nil {
 		// A player that cannot start here is the package's own business:
@@ -196,10 +197,10 @@ func (x hubExecutor) play(ctx context.Context, job tournament.Job) (tournament.R
 		return tournament.Play(ctx, job, "web")
 	}
 	x.t.mu.Lock()
-	x.t.games[g.ID] = c.ID
+	x.t.gameIDs[g.ID] = c.ID
 	x.t.mu.Unlock()
 	for {
-		st, ch, err := x.t.hub.Watch(c.ID)
+		st, ch, err := x.t.games.Watch(c.ID)
 		if err != nil {
 			return tournament.Result{}, err
 		}
@@ -212,10 +213,11 @@ func (x hubExecutor) play(ctx context.Context, job tournament.Job) (tournament.R
 		select {
 		case <-ch:
 		case <-ctx.Done():
+			x.t.games.abandon(c.ID)
 			return tournament.Result{}, ctx.Err()
 		}
 	}
-	rec, reason, err := x.t.hub.Record(c.ID)
+	rec, reason, err := x.t.games.Record(c.ID)
 	if err != nil {
 		return tournament.Result{}, err
 	}
@@ -306,7 +308,7 @@ func (t *StoredTournaments) State(id string) (TournamentState, error) {
 		return "?"
 	}
 	for _, g := range sched {
-		pr := Pairing{South: name(g.South), North: name(g.North), Game: t.games[g.ID]}
+		pr := Pairing{South: name(g.South), North: name(g.North), Game: t.gameIDs[g.ID]}
 		if p, ok := done[g.ID]; ok {
 			pr.Done, pr.Score = true, [2]int{p.SouthSeeds, p.NorthSeeds}
 			switch {

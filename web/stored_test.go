@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"kalah"
+	"kalah/server"
 	"kalah/tournament"
 )
 
@@ -18,9 +19,8 @@ func TestStoredTournaments(t *testing.T) {
 	defer st.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	hub := NewHub(nil, nil)
-	defer hub.Close()
-	h, err := New(ctx, Options{Games: hub, Tournaments: NewStoredTournaments(ctx, st, hub)})
+	games := NewServerGames(newMatchServer(t, server.Config{}))
+	h, err := New(ctx, Options{Games: games, Tournaments: NewStoredTournaments(ctx, st, games)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,8 +118,8 @@ func TestStoredTournamentsResume(t *testing.T) {
 	small := kalah.Rules{Houses: 4, Seeds: 3}
 	// A tournament stopped after its first game, as by a server shutdown.
 	ctx1, stop := context.WithCancel(context.Background())
-	hub1 := NewHub(nil, nil)
-	ts1 := NewStoredTournaments(ctx1, st, hub1)
+	games := NewServerGames(newMatchServer(t, server.Config{}))
+	ts1 := NewStoredTournaments(ctx1, st, games)
 	id, err := ts1.Create(ctx1, NewTournament{Rules: small, Players: []string{"first", "greedy"}, Rounds: 2, DelayMillis: 2})
 	if err != nil {
 		t.Fatal(err)
@@ -132,7 +132,6 @@ func TestStoredTournamentsResume(t *testing.T) {
 		time.Sleep(2 * time.Millisecond)
 	}
 	stop()
-	hub1.Close()
 	for {
 		s, _ := ts1.State(id)
 		if !s.Running {
@@ -154,9 +153,7 @@ func TestStoredTournamentsResume(t *testing.T) {
 	}
 	ctx2, cancel2 := context.WithCancel(context.Background())
 	defer cancel2()
-	hub2 := NewHub(nil, nil)
-	defer hub2.Close()
-	ts2 := NewStoredTournaments(ctx2, st, hub2)
+	ts2 := NewStoredTournaments(ctx2, st, games)
 	ids, err := ts2.Resume(ctx2)
 	if err != nil || len(ids) != 1 || ids[0] != id {
 		t.Fatalf("resumed %v (%v), want [%s]", ids, err, id)

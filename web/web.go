@@ -32,21 +32,25 @@ var staticFS embed.FS
 // /api/ and /ws/.
 const Prefix = "/web/api/"
 
-// Options configure the page. Every field may be left zero.
+// Options configure the page.
 type Options struct {
-	// Games runs the games the page plays and shows; nil means a Hub of our
-	// own, closed when the context given to New ends.
+	// Games are the games the page plays and shows: the match server's
+	// (NewServerGames), the one runtime of every game; required.
 	Games Games
-	// Analyzer values positions for the analysis board and for hints; nil
-	// means package engine (Engine), with Search for what it refuses.
+	// Analyzer values positions for the analysis board; nil means package
+	// engine (Engine).
 	Analyzer Analyzer
-	// Tournaments runs tournaments; nil means a Director over Games.
+	// Tournaments runs tournaments; nil means none on this page.
 	Tournaments Tournaments
 	// Log receives request errors; nil discards them.
 	Log *slog.Logger
 	// MaxAnalysis bounds the time one analysis request may take; zero means
 	// 10 seconds.
 	MaxAnalysis time.Duration
+	// Trusted, if set, says whether a request may start a game between two
+	// computers (the server's work, not a guest's): a signed-in person or
+	// the server's admin. Nil refuses such games.
+	Trusted func(r *http.Request) bool
 }
 
 // Handler serves the page and its API.
@@ -54,7 +58,6 @@ type Handler struct {
 	ctx  context.Context // ends the event streams when it ends
 	opts Options
 	mux  *http.ServeMux
-	hub  *Hub // our own hub, if we made it
 	// files holds each static file, plain and gzipped, by name.
 	files map[string]*asset
 }
@@ -65,10 +68,12 @@ type asset struct {
 	ctype     string
 }
 
-// New returns the page's handler. When ctx ends, its event streams close
-// (so a server shutting down need not wait for them) and the games of its
-// own hub stop.
+// New returns the page's handler. When ctx ends, its event streams close,
+// so a server shutting down need not wait for them.
 func New(ctx context.Context, o Options) (*Handler, error) {
+	if o.Games == nil {
+		return nil, errors.New("web: no games to play: give Options.Games (NewServerGames)")
+	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
@@ -78,30 +83,15 @@ func New(ctx context.Context, o Options) (*Handler, error) {
 	if o.MaxAnalysis <= 0 {
 		o.MaxAnalysis = 10 * time.Second
 	}
-	h := &Handler{ctx: ctx, opts: o, mux: http.NewServeMux(), files: map[string]*asset{}}
-	if o.Games == nil {
-		h.hub = NewHub(o.Analyzer, o.Log)
-		h.opts.Games = h.hub
-		go func() {
-			<-ctx.Done()
-			h.hub.Close()
-		}()
-	}
 	if o.Tournaments == nil {
-		h.opts.Tournaments = NewDirector(ctx, h.opts.Games)
+		o.Tournaments = noTournaments{}
 	}
+	h := &Handler{ctx: ctx, opts: o, mux: http.NewServeMux(), files: map[string]*asset{}}
 	if err := h.loadStatic(); err != nil {
 		return nil, err
 	}
 	h.routes()
 	return h, nil
-}
-
-// Close stops the games of the handler's own hub and waits for them.
-func (h *Handler) Close() {
-	if h.hub != nil {
-		h.hub.Close()
-	}
 }
 
 func (h *Handler) loadStatic() error {
@@ -350,6 +340,13 @@ func (h *Handler) createGame(w http.ResponseWriter, r *http.Request) {
 	}
 	if req.Tournament != "" {
 		h.fail(w, r, fmt.Errorf("%w: games join tournaments only through the tournament", ErrBadInput))
+		return
+	}
+	// A guest may play the computer, or a friend by link; a game between
+	// two computers is the server's work and needs a signed-in person.
+	if req.South != "" && req.South != Human && req.North != "" && req.North != Human &&
+		(h.opts.Trusted == nil || !h.opts.Trusted(r)) {
+		h.fail(w, r, fmt.Errorf("%w: sign in to start a game between two computers", ErrForbidden))
 		return
 	}
 	for i := range req.Names {

@@ -36,6 +36,10 @@ func init() {
 // dataDir, beside the server's database.
 var mountWeb func(ctx context.Context, s *server.Server, dataDir string) (http.Handler, func(), error)
 
+// serveHint, if set (by the web page's own file), suggests moves to people
+// in casual games (server.Config.Hint).
+var serveHint func(ctx context.Context, g *kalah.Game) (kalah.Move, error)
+
 func runServe(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "serve", "[--config FILE] [--data DIR] [--addr ADDR] [--bot-addr ADDR] [--kgp-addr ADDR] [clock and limit flags]",
 		"Runs the match server. Bots log in over kalah's line protocol (TCP --bot-addr,\n"+
@@ -122,6 +126,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		NoClock: *perMove == 0 && *budget == 0, Grace: *grace, Reconnect: *reconnect, ResumeGrace: *resumeGrace, MaxOpenGames: *maxOpen,
 		MaxGames: *maxGames, MaxLine: *maxLine, HandshakeTimeout: *handshake, IdleTimeout: *idle, MaxConns: *maxConns,
 		LoginRate: *loginRate, LoginBurst: *loginBurst, AllowExec: *allowExec, AdminToken: *adminToken, Limits: player.Limits{TableMB: *maxTT, Threads: *maxThreads, Time: *maxThink}, AsyncMoves: *asyncMoves, ArrangedWait: *botWait, Log: e.log,
+		Hint: serveHint,
 	}
 	srv, err := server.New(cfg)
 	if err != nil {

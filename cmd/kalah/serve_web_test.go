@@ -5,37 +5,69 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"kalah"
 	"kalah/internal/store"
 	"kalah/server"
 	"kalah/web"
 )
 
-// TestServeMountsWeb checks what kalah serve puts at "/": the page, its
-// API, and games kept in the server's data directory (--data) that are
-// still there after a restart.
+// TestServeMountsWeb checks what kalah serve puts at "/": the page and its
+// API, whose games are the server's, kept in the data directory's one
+// database, still there after a restart; games an older release's page
+// kept in web-games/ are moved in, found by their old ids, and a person's
+// old token still moves their seat.
 func TestServeMountsWeb(t *testing.T) {
 	t.Chdir(t.TempDir())
 	t.Setenv("XDG_DATA_HOME", t.TempDir())
-	st, err := store.Open(":memory:")
-	if err != nil {
+	data := t.TempDir()
+	// An older release's page game: a person (South) against greedy, one
+	// move played, and a finished one.
+	g, _ := kalah.NewGame(kalah.Standard())
+	g.Play(1)
+	g.Play(1)
+	old := map[string]any{"id": "0a1b2c3d4e", "created": time.Now().Add(-time.Hour), "tokens": []string{"old-token", ""},
+		"request": map[string]any{"rules": kalah.Standard(), "south": "human", "north": "greedy", "casual": true},
+		"seats":   []map[string]any{{"name": "Ann", "human": true, "joined": true}, {"name": "greedy", "spec": "greedy"}},
+		"record":  g.Record()}
+	done, _ := kalah.NewGame(kalah.Standard())
+	done.Forfeit(kalah.South, kalah.Resign)
+	finished := map[string]any{"id": "ffff000011", "created": time.Now().Add(-2 * time.Hour), "tokens": []string{"t2", ""},
+		"request": map[string]any{"rules": kalah.Standard(), "south": "human", "north": "first"},
+		"seats":   []map[string]any{{"name": "Bo", "human": true, "joined": true}, {"name": "first", "spec": "first"}},
+		"record":  done.Record(), "reason": "Bo resigned"}
+	if err := os.MkdirAll(filepath.Join(data, "web-games"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
-	srv, err := server.New(server.Config{Store: st, NoClock: true})
-	if err != nil {
-		t.Fatal(err)
+	for _, sg := range []map[string]any{old, finished} {
+		b, _ := json.Marshal(sg)
+		if err := os.WriteFile(filepath.Join(data, "web-games", sg["id"].(string)+".json"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
-	defer func() {
+	start := func() (*server.Server, *store.Store) {
+		st, err := store.Open(filepath.Join(data, "kalah.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv, err := server.New(server.Config{Store: st, NoClock: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return srv, st
+	}
+	stop := func(srv *server.Server, st *store.Store) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		srv.Shutdown(ctx)
-	}()
-	data := t.TempDir()
+		st.Close()
+	}
+	srv, st := start()
 	ctx1, stop1 := context.WithCancel(context.Background())
 	h, wait1, err := mountWeb(ctx1, srv, data)
 	if err != nil {
@@ -51,26 +83,62 @@ func TestServeMountsWeb(t *testing.T) {
 	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") {
 		t.Fatalf("GET /: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
-	resp, err = http.Post(ts.URL+web.Prefix+"games", "application/json",
-		strings.NewReader(`{"rules":{"houses":6,"seeds":4},"south":"human","north":"human"}`))
-	if err != nil {
-		t.Fatal(err)
+	if _, err := os.Stat(filepath.Join(data, "web-games.imported")); err != nil {
+		t.Errorf("web-games not set aside: %v", err)
 	}
+	get := func(base, id string) web.State {
+		t.Helper()
+		resp, err := http.Get(base + web.Prefix + "games/" + id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var s web.State
+		json.NewDecoder(resp.Body).Decode(&s)
+		if resp.StatusCode != 200 {
+			t.Fatalf("game %s: %d", id, resp.StatusCode)
+		}
+		return s
+	}
+	if s := get(ts.URL, "0a1b2c3d4e"); len(s.Moves) != 2 || !s.Live || s.Seats[0].Name != "Ann" || !s.Casual {
+		t.Fatalf("the imported game: %+v", s)
+	}
+	if s := get(ts.URL, "ffff000011"); !s.Over || s.Termination != "resign" || s.Reason != "Bo resigned" {
+		t.Fatalf("the imported finished game: %+v", s)
+	}
+	post := func(base, path, body string) *http.Response {
+		t.Helper()
+		resp, err := http.Post(base+web.Prefix+path, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	resp = post(ts.URL, "games/0a1b2c3d4e/move", `{"token":"old-token","move":"2"}`)
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("the old token's move: %d", resp.StatusCode)
+	}
+	resp = post(ts.URL, "games", `{"rules":{"houses":6,"seeds":4},"south":"human","north":"human"}`)
 	var c web.Created
 	json.NewDecoder(resp.Body).Decode(&c)
 	resp.Body.Close()
 	if resp.StatusCode != 201 || c.ID == "" {
 		t.Fatalf("create: %d", resp.StatusCode)
 	}
-	if saved, _ := filepath.Glob(filepath.Join(data, "web-games", "*")); len(saved) == 0 {
-		t.Errorf("the page's game is not saved in the data directory %s", data)
+	// The page's games are the server's.
+	if len(srv.LiveGames()) != 2 {
+		t.Errorf("the server's live games: %+v", srv.LiveGames())
 	}
-	// A second mount, as after a restart, finds the game; the first one
-	// ends with its context, as kalah serve's does.
+	// A restart: the page ends with its context, as kalah serve's does,
+	// and a new server on the same data finds the games.
 	stop1()
 	wait1()
+	stop(srv, st)
+	srv2, st2 := start()
+	defer stop(srv2, st2)
 	ctx2, stop2 := context.WithCancel(context.Background())
-	h2, wait2, err := mountWeb(ctx2, srv, data)
+	h2, wait2, err := mountWeb(ctx2, srv2, data)
 	defer wait2()
 	defer stop2()
 	if err != nil {
@@ -78,12 +146,14 @@ func TestServeMountsWeb(t *testing.T) {
 	}
 	ts2 := httptest.NewServer(h2)
 	defer ts2.Close()
-	resp, err = http.Get(ts2.URL + web.Prefix + "games/" + c.ID)
-	if err != nil {
-		t.Fatal(err)
+	if s := get(ts2.URL, c.ID); !s.Live || s.Seats[1].Joined {
+		t.Errorf("the new game after the restart: %+v", s)
 	}
-	resp.Body.Close()
-	if resp.StatusCode != 200 {
-		t.Errorf("game after restart: %d", resp.StatusCode)
+	if s := get(ts2.URL, "0a1b2c3d4e"); len(s.Moves) < 3 {
+		t.Errorf("the imported game after the restart: %d moves", len(s.Moves))
+	}
+	n, err := web.ImportSavedGames(context.Background(), srv2, filepath.Join(data, "web-games"), nil)
+	if err != nil || n != 0 {
+		t.Errorf("imported again: %d, %v", n, err)
 	}
 }

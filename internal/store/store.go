@@ -54,6 +54,12 @@ type Seat struct {
 	// person moving through the API) or another transport's name ("kgp").
 	Kind string `json:"kind"`
 	Spec string `json:"spec,omitempty"`
+	// TokenHash, for a "human" seat, is the SHA-256 (hex) of the secret
+	// that moves it, so a person's seat survives a restart; empty while
+	// the seat waits for someone to take it by the game's link.
+	TokenHash string `json:"token_hash,omitempty"`
+	// Open marks a human seat nobody has taken yet.
+	Open bool `json:"open,omitempty"`
 }
 
 // Game is a stored game.
@@ -112,7 +118,6 @@ func (s *Store) checkpointer() {
 		}
 	}
 }
-
 
 type writeReq struct {
 	fn    func(tx *sql.Tx) error // a write of its own, or
@@ -415,7 +420,8 @@ func (s *Store) AddMoveAsync(ctx context.Context, id int64, ply int, m kalah.Rec
 }
 
 // FinishGame marks game id finished with rec's result, termination and
-// final score. The moves must already be stored.
+// final score, adding rec's tags to the game's. The moves must already be
+// stored.
 func (s *Store) FinishGame(ctx context.Context, id int64, rec kalah.Record) error {
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		res, err := tx.Exec(`UPDATE games SET status=?, result=?, termination=?, south_score=?, north_score=?, finished=? WHERE id=? AND status=?`,
@@ -426,7 +432,25 @@ func (s *Store) FinishGame(ctx context.Context, id int64, rec kalah.Record) erro
 		if n, _ := res.RowsAffected(); n != 1 {
 			return fmt.Errorf("%w: live game %d", ErrNotFound, id)
 		}
-		return nil
+		if len(rec.Tags) == 0 {
+			return nil
+		}
+		// The record's tags join those stored with the game.
+		var tags string
+		if err := tx.QueryRow(`SELECT tags FROM games WHERE id=?`, id).Scan(&tags); err != nil {
+			return err
+		}
+		m := map[string]string{}
+		json.Unmarshal([]byte(tags), &m)
+		if m == nil { // stored as null
+			m = map[string]string{}
+		}
+		for k, v := range rec.Tags {
+			m[k] = v
+		}
+		b, _ := json.Marshal(m)
+		_, err = tx.Exec(`UPDATE games SET tags=? WHERE id=?`, string(b), id)
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("store: finish game %d: %w", id, err)
@@ -789,4 +813,75 @@ func (s *Store) Authenticate(ctx context.Context, name, token string) (created b
 		return false, fmt.Errorf("store: register bot %q: %w", name, err)
 	}
 	return true, nil
+}
+
+// SetSeats replaces the seats of game id (a person taking an open seat),
+// keeping the names of the players as they were.
+func (s *Store) SetSeats(ctx context.Context, id int64, seats [2]Seat) error {
+	b, _ := json.Marshal(seats)
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.Exec(`UPDATE games SET seats=? WHERE id=?`, string(b), id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n != 1 {
+			return fmt.Errorf("%w: game %d", ErrNotFound, id)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("store: seats of game %d: %w", id, err)
+	}
+	return nil
+}
+
+// TakebackTag is the tag under which a game's takebacks are kept: one
+// entry a takeback, separated by "; ", each "PLY: MOVES", the number of
+// moves left and the moves taken back (in the game's move notation).
+const TakebackTag = "Takebacks"
+
+// TakeBack removes the moves of live game id from ply on (0: all) and
+// notes them in the game's TakebackTag, in one transaction ordered after
+// every write queued before it.
+func (s *Store) TakeBack(ctx context.Context, id int64, ply int, taken string) error {
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var tags string
+		if err := tx.QueryRow(`SELECT tags FROM games WHERE id=? AND status=?`, id, string(Live)).Scan(&tags); err != nil {
+			if errors.Is(err, sql.ErrNoRows) {
+				return fmt.Errorf("%w: live game %d", ErrNotFound, id)
+			}
+			return err
+		}
+		m := map[string]string{}
+		json.Unmarshal([]byte(tags), &m)
+		if m == nil { // stored as null
+			m = map[string]string{}
+		}
+		entry := fmt.Sprintf("%d: %s", ply, taken)
+		if m[TakebackTag] != "" {
+			entry = m[TakebackTag] + "; " + entry
+		}
+		m[TakebackTag] = entry
+		b, _ := json.Marshal(m)
+		if _, err := tx.Exec(`DELETE FROM moves WHERE game=? AND ply>=?`, id, ply); err != nil {
+			return err
+		}
+		_, err := tx.Exec(`UPDATE games SET tags=? WHERE id=?`, string(b), id)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store: take back in game %d: %w", id, err)
+	}
+	return nil
+}
+
+// GameByTag returns the id of the newest game whose tag key is value (a
+// game imported from elsewhere, found by its old id).
+func (s *Store) GameByTag(ctx context.Context, key, value string) (int64, error) {
+	var id int64
+	err := s.db.QueryRowContext(ctx, `SELECT id FROM games WHERE json_extract(tags, '$.' || ?) = ? ORDER BY id DESC LIMIT 1`, key, value).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, fmt.Errorf("store: game tagged %s=%s: %w", key, value, ErrNotFound)
+	}
+	return id, err
 }

@@ -1,0 +1,204 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"kalah"
+	"kalah/internal/store"
+)
+
+// moveWhenAsked plays m for the token's seat as soon as the referee asks.
+func moveWhenAsked(t *testing.T, srv *Server, id int64, token string, m kalah.Move) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		err := srv.Move(id, token, m)
+		if err == nil {
+			return
+		}
+		if !errors.Is(err, ErrNotYourTurn) || time.Now().After(deadline) {
+			t.Fatalf("move %s: %v", m, err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// waitPlies waits until live game id has n moves.
+func waitPlies(t *testing.T, srv *Server, id int64, n int) GameView {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		v, err := srv.Game(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Plies == n {
+			return v
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("game %d has %d moves, want %d", id, v.Plies, n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestCasualTakeBackAndHint: a person against the computer in a casual
+// game takes back a move (theirs and the computer's reply), which the
+// stored record keeps under its Takebacks tag; a hint is a legal move; the
+// game survives a restart with the takeback, and the person resigns out of
+// turn.
+func TestCasualTakeBackAndHint(t *testing.T) {
+	hint := func(ctx context.Context, g *kalah.Game) (kalah.Move, error) { return g.Legal()[0], nil }
+	ts := newTestServer(t, "", Config{Hint: hint})
+	ctx := context.Background()
+	st, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "first", Casual: true, Names: [2]string{"ann", ""}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ts.srv.TakeBack(ctx, st.ID, st.Tokens[0]); !errors.Is(err, kalah.ErrNoUndo) {
+		t.Fatalf("a takeback before any move: %v", err)
+	}
+	m, err := ts.srv.Hint(ctx, st.ID, st.Tokens[0])
+	if err != nil || m != 1 {
+		t.Fatalf("hint %v, %v", m, err)
+	}
+	moveWhenAsked(t, ts.srv, st.ID, st.Tokens[0], 1) // no extra turn: the computer replies
+	waitPlies(t, ts.srv, st.ID, 2)
+	if err := ts.srv.TakeBack(ctx, st.ID, "someone-else"); !errors.Is(err, ErrForbidden) {
+		t.Fatalf("a takeback by a stranger: %v", err)
+	}
+	if err := ts.srv.TakeBack(ctx, st.ID, st.Tokens[0]); err != nil {
+		t.Fatal(err)
+	}
+	v := waitPlies(t, ts.srv, st.ID, 0)
+	if !regexp.MustCompile(`^0: 1 [1-6]$`).MatchString(v.Record.Tags[store.TakebackTag]) || !v.Casual {
+		t.Fatalf("after the takeback: tags %v, casual %v", v.Record.Tags, v.Casual)
+	}
+	moveWhenAsked(t, ts.srv, st.ID, st.Tokens[0], 2)
+	waitPlies(t, ts.srv, st.ID, 2)
+
+	// Restarted, the game goes on: casual, with its takeback and moves.
+	path := ts.path
+	ts.stop()
+	ts2 := newTestServer(t, path, Config{Hint: hint})
+	v = waitPlies(t, ts2.srv, st.ID, 2)
+	if !v.Casual || !regexp.MustCompile(`^0: 1 [1-6]$`).MatchString(v.Record.Tags[store.TakebackTag]) || v.Record.Players.South != "ann" {
+		t.Fatalf("resumed: casual %v, tags %v, players %+v", v.Casual, v.Record.Tags, v.Record.Players)
+	}
+	if err := ts2.srv.TakeBack(ctx, st.ID, st.Tokens[0]); err != nil {
+		t.Fatalf("a takeback after the restart: %v", err)
+	}
+	waitPlies(t, ts2.srv, st.ID, 0)
+	// The person resigns on their turn.
+	if err := ts2.srv.Resign(ctx, st.ID, st.Tokens[0]); err != nil {
+		t.Fatal(err)
+	}
+	waitFinished(t, ts2.srv)
+	rec := checkStored(t, ts2.st, st.ID, nil)
+	if rec.Termination != kalah.Resign || rec.Result != kalah.NorthWins || !regexp.MustCompile(`^0: 1 [1-6]; 0: 2 [1-6]$`).MatchString(rec.Tags[store.TakebackTag]) {
+		t.Fatalf("ended %s %s, tags %v", rec.Result, rec.Termination, rec.Tags)
+	}
+}
+
+// TestNotCasualRefused: takebacks and hints belong to casual games of one
+// person against the computer.
+func TestNotCasualRefused(t *testing.T) {
+	ts := newTestServer(t, "", Config{Hint: func(ctx context.Context, g *kalah.Game) (kalah.Move, error) { return 1, nil }})
+	ctx := context.Background()
+	st, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "greedy"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ts.srv.TakeBack(ctx, st.ID, st.Tokens[0]); !errors.Is(err, ErrNotCasual) {
+		t.Fatalf("takeback: %v", err)
+	}
+	if _, err := ts.srv.Hint(ctx, st.ID, st.Tokens[0]); !errors.Is(err, ErrNotCasual) {
+		t.Fatalf("hint: %v", err)
+	}
+	two, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "human", Casual: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ts.srv.TakeBack(ctx, two.ID, two.Tokens[0]); !errors.Is(err, ErrNotCasual) {
+		t.Fatalf("takeback between two people: %v", err)
+	}
+}
+
+// TestInviteJoin: a game with a second person's seat left open is taken by
+// the first to Join its link, once; the seat's token then moves it.
+func TestInviteJoin(t *testing.T) {
+	ts := newTestServer(t, "", Config{})
+	ctx := context.Background()
+	st, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "human", Invite: true, Start: "4,4,4,4,4,4/4,4,4,4,4,4 0-0 N"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Tokens[0] == "" || st.Tokens[1] != "" {
+		t.Fatalf("tokens %q", st.Tokens)
+	}
+	v, _ := ts.srv.Game(ctx, st.ID)
+	if !v.Open[1] || v.Open[0] {
+		t.Fatalf("open seats %v", v.Open)
+	}
+	seat, tok, err := ts.srv.Join(ctx, st.ID)
+	if err != nil || seat != 1 || tok == "" {
+		t.Fatalf("join: %d %q %v", seat, tok, err)
+	}
+	if _, _, err := ts.srv.Join(ctx, st.ID); !errors.Is(err, ErrNoSeat) {
+		t.Fatalf("a second join: %v", err)
+	}
+	// North is to move in the set-up position: the one who joined.
+	if err := ts.srv.Move(st.ID, st.Tokens[0], 1); !errors.Is(err, ErrNotYourTurn) {
+		t.Fatalf("south out of turn: %v", err)
+	}
+	moveWhenAsked(t, ts.srv, st.ID, tok, 1)
+	g, err := ts.st.Game(ctx, st.ID)
+	if err != nil || g.Seats[1].Open || g.Seats[1].TokenHash == "" || !strings.HasPrefix(g.Record.Start, "4,4") {
+		t.Fatalf("stored: %+v %v", g.Seats, err)
+	}
+}
+
+// TestStartGameRefusesBadSetups: a position, opening or clock that does
+// not fit is refused with the reason.
+func TestStartGameRefusesBadSetups(t *testing.T) {
+	ts := newTestServer(t, "", Config{})
+	for _, req := range []GameRequest{
+		{South: "human", North: "greedy", Start: "hello"},
+		{South: "human", North: "greedy", Opening: []kalah.Move{9}},
+		{South: "human", North: "greedy", PerMoveMS: -1},
+		{South: "human", North: "greedy", DelayMS: 3_600_000},
+		{South: "human", North: "no-such-player"},
+	} {
+		if _, err := ts.srv.StartGame(context.Background(), req); !errors.Is(err, ErrBadRequest) {
+			t.Errorf("%+v: %v", req, err)
+		}
+	}
+}
+
+// TestResignOutOfTurn: a person resigns while the computer is to move (here
+// held by the game's delay); the game ends at once, stored as resigned.
+func TestResignOutOfTurn(t *testing.T) {
+	ts := newTestServer(t, "", Config{})
+	ctx := context.Background()
+	st, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "greedy", DelayMS: 30_000, Opening: []kalah.Move{1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	begin := time.Now()
+	if err := ts.srv.Resign(ctx, st.ID, st.Tokens[0]); err != nil {
+		t.Fatal(err)
+	}
+	waitFinished(t, ts.srv)
+	if time.Since(begin) > 10*time.Second {
+		t.Fatal("the resignation waited for the computer's turn")
+	}
+	rec := checkStored(t, ts.st, st.ID, nil)
+	if rec.Termination != kalah.Resign || rec.Result != kalah.NorthWins || len(rec.Moves) != 1 {
+		t.Fatalf("ended %s %s after %d moves", rec.Result, rec.Termination, len(rec.Moves))
+	}
+}
