@@ -335,21 +335,35 @@ func writeErr(w http.ResponseWriter, err error) {
 
 func (s *Server) apiGames(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	if q.Get("status") == "live" {
-		writeJSON(w, http.StatusOK, s.LiveGames())
+	status := q.Get("status")
+	if status != "" && status != "live" && status != "finished" {
+		writeErr(w, fmt.Errorf("%w: status %q: want live or finished (or none: both)", ErrBadRequest, status))
 		return
+	}
+	// Every game, the people's on the page, the bots' and the KGP
+	// clients', in one list: the live ones first, then the finished ones,
+	// newest first (paged with limit and before).
+	games := []GameInfo{}
+	if status != "finished" {
+		player := q.Get("player")
+		for _, g := range s.LiveGames() {
+			if player == "" || g.South == player || g.North == player {
+				games = append(games, g)
+			}
+		}
+		if status == "live" {
+			writeJSON(w, http.StatusOK, games)
+			return
+		}
 	}
 	limit, _ := strconv.Atoi(q.Get("limit"))
 	before, _ := strconv.ParseInt(q.Get("before"), 10, 64)
-	games, err := s.FinishedGames(r.Context(), min(max(limit, 0), 1000), before, q.Get("player"))
+	done, err := s.FinishedGames(r.Context(), min(max(limit, 0), 1000), before, q.Get("player"))
 	if err != nil {
 		writeErr(w, err)
 		return
 	}
-	if games == nil {
-		games = []GameInfo{}
-	}
-	writeJSON(w, http.StatusOK, games)
+	writeJSON(w, http.StatusOK, append(games, done...))
 }
 
 func pathID(r *http.Request) (int64, error) {

@@ -177,4 +177,3 @@ func pits(p kalah.Position) []int {
 	}
 	return out
 }
-
