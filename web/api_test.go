@@ -30,8 +30,12 @@ func newMatchServer(t *testing.T, cfg server.Config) *server.Server {
 // newServer serves the page over a match server of its own; everyone is
 // trusted to start games between computers unless opts says otherwise.
 func newServer(t *testing.T) (*httptest.Server, *Handler) {
-	return newServerWith(t, server.Config{}, Options{Trusted: func(*http.Request) bool { return true }})
+	return newServerWith(t, server.Config{}, Options{Trusted: trustAll})
 }
+
+// trustAll trusts every request, for tests that are not about who may
+// start what.
+func trustAll(*http.Request) bool { return true }
 
 // newServerWith serves the page over a match server of its own, whose
 // database keeps the page's tournaments too.
@@ -443,6 +447,9 @@ func TestComputerGamesNeedTrust(t *testing.T) {
 	srv, _ := newServerWith(t, server.Config{MaxGames: 2}, Options{})
 	if code := call(t, srv, "POST", Prefix+"games", NewGame{Rules: standard(), South: "first", North: "first"}, nil); code != 403 {
 		t.Errorf("two computers for a stranger: %d", code)
+	}
+	if code := call(t, srv, "POST", Prefix+"tournaments", NewTournament{Rules: standard(), Players: []string{"first", "greedy"}}, nil); code != 403 {
+		t.Errorf("a tournament for a stranger: %d", code)
 	}
 	for i := range 3 {
 		code := call(t, srv, "POST", Prefix+"games", NewGame{Rules: standard(), South: Human, North: "first"}, nil)

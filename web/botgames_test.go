@@ -62,7 +62,7 @@ func newBotWorld(t *testing.T, wait time.Duration) *botWorld {
 	games := NewServerGames(srv)
 	w := &botWorld{srv: srv, st: st, tst: tst, addr: l.Addr().String(), ctx: ctx, errs: make(chan error, 8)}
 	w.tours = NewStoredTournaments(ctx, tst, games).PlayBotsOn(srv, wait)
-	h, err := New(ctx, Options{Games: games, Tournaments: w.tours})
+	h, err := New(ctx, Options{Games: games, Tournaments: w.tours, Trusted: trustAll})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ func TestStoredTournaments(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	games := NewServerGames(newMatchServer(t, server.Config{}))
-	h, err := New(ctx, Options{Games: games, Tournaments: NewStoredTournaments(ctx, st, games)})
+	h, err := New(ctx, Options{Games: games, Tournaments: NewStoredTournaments(ctx, st, games), Trusted: trustAll})
 	if err != nil {
 		t.Fatal(err)
 	}

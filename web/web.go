@@ -685,6 +685,11 @@ func (h *Handler) createTournament(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
+	// A tournament is the server's work: it needs a signed-in person.
+	if h.opts.Trusted == nil || !h.opts.Trusted(r) {
+		h.fail(w, r, fmt.Errorf("%w: sign in to start a tournament", ErrForbidden))
+		return
+	}
 	for _, s := range req.Players {
 		if err := allowedSpec(s); err != nil {
 			h.fail(w, r, err)

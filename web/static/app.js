@@ -1,6 +1,6 @@
 // The kalah page: plain JavaScript, no framework. Views are chosen by the
 // URL fragment: #/play, #/game/ID, #/game/ID/join, #/watch, #/analyze,
-// #/tournaments, #/tournament/ID.
+// #/tournaments, #/tournament/ID, #/account.
 "use strict";
 window.kalahErrors = [];
 window.addEventListener("error", e => window.kalahErrors.push(String(e.message)));
@@ -31,6 +31,63 @@ async function api(path, body) {
   const data = await r.json().catch(() => ({error: "bad response " + r.status}));
   if (!r.ok) throw new Error(data.error || ("HTTP " + r.status));
   return data;
+}
+
+// ---- the account: sign up, sign in and out, bots (the server's /api/account) ----
+let me = null; // {name, bots} while signed in
+async function account(path, body) {
+  const opt = body === undefined ? {} : {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)};
+  const r = await fetch("/api/account" + path, opt);
+  const data = await r.json().catch(() => ({error: "bad response " + r.status}));
+  if (!r.ok) throw new Error(data.error || ("HTTP " + r.status));
+  return data;
+}
+async function loadMe() {
+  try { me = await account(""); if (!me.name) me = null; } catch (e) { me = null; }
+  const a = $("#acct");
+  if (a) a.textContent = me ? me.name : "Sign in";
+}
+
+function viewAccount() {
+  const err = h("p", {class: "err", role: "alert", id: "accterr"});
+  if (!me) {
+    const name = h("input", {id: "acctname", autocomplete: "username", required: true, maxlength: 32});
+    const pass = h("input", {id: "acctpass", type: "password", autocomplete: "current-password", required: true, minlength: 8});
+    const act = async what => {
+      err.textContent = "";
+      try { await account("/" + what, {name: name.value.trim(), password: pass.value}); await loadMe(); route(); announce("Signed in as " + me.name); }
+      catch (ex) { err.textContent = ex.message; }
+    };
+    const form = h("form", {id: "acctform", onsubmit: e => { e.preventDefault(); act("login"); }},
+      h("h2", {text: "Sign in"}),
+      h("p", {text: "An account lets you start games between computers and tournaments, and own bots that play here. You can play the computer without one."}),
+      h("label", {}, "Name ", name), h("label", {}, "Password ", pass),
+      h("div", {class: "row"}, h("button", {type: "submit", id: "signin", text: "Sign in"}),
+        h("button", {type: "button", id: "signup", text: "Create the account", onclick: () => act("signup")})), err);
+    main.replaceChildren(form);
+    name.focus();
+    return;
+  }
+  const botName = h("input", {id: "botname", maxlength: 32, required: true});
+  const tokenBox = h("div", {id: "tokenbox"});
+  const bots = h("ul", {id: "botlist"}, me.bots.map(b => h("li", {text: b})));
+  main.replaceChildren(h("section", {},
+    h("h2", {text: "Signed in as " + me.name}),
+    h("button", {id: "signout", text: "Sign out", onclick: async () => {
+      try { await account("/logout", {}); } catch (ex) { err.textContent = ex.message; return; }
+      await loadMe(); route(); announce("Signed out");
+    }}),
+    h("h3", {text: "Your bots"}), bots,
+    h("form", {id: "botform", onsubmit: async e => {
+      e.preventDefault(); err.textContent = "";
+      try {
+        const b = await account("/bots", {name: botName.value.trim()});
+        me.bots.push(b.name); bots.append(h("li", {text: b.name}));
+        tokenBox.replaceChildren(h("p", {text: `The token of ${b.name}, shown only now: copy it. It logs the bot in on our protocol (login ${b.name} TOKEN), over KGP (set auth:token) and over HTTP (Authorization: Bearer).`}),
+          h("code", {id: "bottoken", text: b.token}));
+      } catch (ex) { err.textContent = ex.message; }
+    }}, h("label", {}, "New bot's name ", botName), h("button", {type: "submit", text: "Create the bot"})),
+    tokenBox, err));
 }
 
 function announce(msg) {
@@ -759,6 +816,7 @@ function route() {
     case "analyze": viewAnalyze(params); break;
     case "tournaments": viewTournaments(); break;
     case "tournament": viewTournament(parts[1]); break;
+    case "account": viewAccount(); break;
     default: viewPlay();
   }
   document.title = "Kalah — " + (section || "play");
@@ -766,6 +824,6 @@ function route() {
 
 document.addEventListener("keydown", e => { if (keyHandler) keyHandler(e); });
 window.addEventListener("hashchange", route);
-api("meta").then(m => { meta = m; route(); document.body.dataset.ready = "1"; window.kalahReady = performance.now(); })
+Promise.all([api("meta"), loadMe()]).then(([m]) => { meta = m; route(); document.body.dataset.ready = "1"; window.kalahReady = performance.now(); })
   .catch(ex => { main.replaceChildren(h("p", {class: "err", text: "Cannot reach the server: " + ex.message})); });
 })();

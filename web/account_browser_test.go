@@ -1,0 +1,118 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"kalah/server"
+	"kalah/tournament"
+)
+
+// servedLikeServe serves the page as kalah serve does: the server's API
+// under /api/ and /ws/, the page at "/", one database for games and
+// tournaments, an admin token set (so strangers are strangers), and the
+// page trusting whom the server trusts.
+func servedLikeServe(t *testing.T) *httptest.Server {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "kalah.db")
+	msrv, _ := newMatchServerAt(t, path, server.Config{AdminToken: "admin-secret"})
+	tst, err := tournament.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	games := NewServerGames(msrv)
+	h, err := New(ctx, Options{Games: games, Tournaments: NewStoredTournaments(ctx, tst, games), Trusted: msrv.Trusted})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/api/", msrv.Handler())
+	mux.Handle("/ws/", msrv.Handler())
+	mux.Handle("/", h)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &httptest.Server{Listener: l, Config: &http.Server{Handler: mux}}
+	srv.Start()
+	t.Cleanup(func() {
+		srv.CloseClientConnections()
+		srv.Close()
+		cancel()
+		tst.Close()
+	})
+	return srv
+}
+
+// TestBrowserAccount: a guest cannot start a tournament; signed up on the
+// page, the person can, creates a bot whose token is shown once and logs
+// the bot in over HTTP, and signs out.
+func TestBrowserAccount(t *testing.T) {
+	srv := servedLikeServe(t)
+	ctx := browser(t, 900, 900)
+	startTournament := `fetch("/web/api/tournaments", {method: "POST", headers: {"Content-Type": "application/json"},
+		body: JSON.stringify({name: "t", rules: {houses: 3, seeds: 2}, players: ["first", "random"], rounds: 1})}).then(r => r.status)`
+	open(t, ctx, srv.URL+"/#/account")
+	if code := evalAwait[float64](t, ctx, startTournament); code != 403 {
+		t.Fatalf("a guest's tournament: %v", code)
+	}
+	if got := eval[string](t, ctx, `document.querySelector("#acct").textContent`); got != "Sign in" {
+		t.Fatalf("nav %q", got)
+	}
+	eval[bool](t, ctx, `(() => { document.querySelector("#acctname").value = "Ann"; document.querySelector("#acctpass").value = "correct horse"; return true })()`)
+	click(t, ctx, "#signup")
+	waitJS(t, ctx, `document.querySelector("#acct").textContent === "Ann"`)
+	shot(t, ctx, "account-signed-in")
+	if code := evalAwait[float64](t, ctx, startTournament); code != 201 {
+		t.Fatalf("a signed-in person's tournament: %v", code)
+	}
+	eval[bool](t, ctx, `(() => { document.querySelector("#botname").value = "annbot"; return true })()`)
+	click(t, ctx, `#botform button[type="submit"]`)
+	waitJS(t, ctx, `document.querySelector("#bottoken") && document.querySelector("#bottoken").textContent.length > 10`)
+	token := eval[string](t, ctx, `document.querySelector("#bottoken").textContent`)
+	req, _ := http.NewRequest("GET", srv.URL+"/api/account", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var who map[string]string
+	json.NewDecoder(resp.Body).Decode(&who)
+	resp.Body.Close()
+	if who["bot"] != "annbot" {
+		t.Fatalf("the bot's token: %d %v", resp.StatusCode, who)
+	}
+	// Shown once: the page, reloaded, lists the bot without its token.
+	if _, err := chromedp.Run(ctx, chromedp.Reload()); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "document.body.dataset.ready")
+	waitJS(t, ctx, `document.querySelector("#botlist") && document.querySelector("#botlist").textContent === "annbot"`)
+	if strings.Contains(eval[string](t, ctx, `document.body.textContent`), token) {
+		t.Fatal("the token is shown again")
+	}
+	click(t, ctx, "#signout")
+	waitJS(t, ctx, `document.querySelector("#acct").textContent === "Sign in"`)
+	if code := evalAwait[float64](t, ctx, startTournament); code != 403 {
+		t.Fatalf("a tournament after signing out: %v", code)
+	}
+}
+
+// evalAwait evaluates js and waits for the promise it returns.
+func evalAwait[T any](t testing.TB, ctx context.Context, js string) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatalf("evaluate %s: %v", js, err)
+	}
+	return v
+}
