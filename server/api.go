@@ -327,6 +327,8 @@ func writeErr(w http.ResponseWriter, err error) {
 		code = http.StatusConflict
 	case errors.Is(err, ErrBusy):
 		code = http.StatusServiceUnavailable
+	case errors.Is(err, ErrTooMany):
+		code = http.StatusTooManyRequests
 	case errors.Is(err, ErrNotCasual), errors.Is(err, ErrNoSeat), errors.Is(err, kalah.ErrGameOver), errors.Is(err, kalah.ErrNoUndo):
 		code = http.StatusConflict
 	}
@@ -437,32 +439,10 @@ func (s *Server) apiStart(w http.ResponseWriter, r *http.Request) {
 		s.sessionUser(r) == "" && !s.admitted(w, r, "a game between two computers (or an account: sign in)") {
 		return
 	}
-	// Unfinished games a person (or, for guests, an address) may have at
-	// once over this API.
-	who := "addr:" + hostOf(r)
-	if u := s.sessionUser(r); u != "" {
-		who = "user:" + u
-	}
-	if !s.reserveOpen(who) {
-		writeJSON(w, http.StatusTooManyRequests, map[string]string{"error": fmt.Sprintf("%d unfinished games already, the most this server allows at once; finish one first", s.cfg.MaxOpenGames)})
-		return
-	}
-	st, err := s.StartGame(r.Context(), req)
+	st, err := s.StartGameFor(r.Context(), s.Requester(r), req)
 	if err != nil {
-		s.releaseOpen(who)
 		writeErr(w, err)
 		return
-	}
-	s.mu.Lock()
-	lg := s.live[st.ID]
-	s.mu.Unlock()
-	if lg == nil {
-		s.releaseOpen(who) // over already
-	} else {
-		go func() {
-			<-lg.finished
-			s.releaseOpen(who)
-		}()
 	}
 	writeJSON(w, http.StatusCreated, st)
 }
@@ -588,4 +568,39 @@ func (s *Server) apiHint(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"move": m.String()})
+}
+
+// Requester names who makes r, for the limits on unfinished games:
+// "user:NAME" for a signed-in person, else "addr:HOST" for a guest.
+func (s *Server) Requester(r *http.Request) string {
+	if u := s.sessionUser(r); u != "" {
+		return "user:" + u
+	}
+	return "addr:" + hostOf(r)
+}
+
+// StartGameFor starts a game as StartGame does, counted among the
+// unfinished games of who (Requester), of which each may have at most
+// Config.MaxOpenGames at once (ErrTooMany beyond).
+func (s *Server) StartGameFor(ctx context.Context, who string, req GameRequest) (Started, error) {
+	if !s.reserveOpen(who) {
+		return Started{}, fmt.Errorf("%w: %d unfinished games already, the most this server allows at once; finish one first", ErrTooMany, s.cfg.MaxOpenGames)
+	}
+	st, err := s.StartGame(ctx, req)
+	if err != nil {
+		s.releaseOpen(who)
+		return Started{}, err
+	}
+	s.mu.Lock()
+	lg := s.live[st.ID]
+	s.mu.Unlock()
+	if lg == nil {
+		s.releaseOpen(who) // over already
+	} else {
+		go func() {
+			<-lg.finished
+			s.releaseOpen(who)
+		}()
+	}
+	return st, nil
 }

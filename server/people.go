@@ -27,6 +27,9 @@ var (
 	ErrNotCasual = errors.New("only in casual games against the computer")
 	// ErrNoSeat refuses to join a game with no open seat.
 	ErrNoSeat = errors.New("no open seat")
+	// ErrTooMany refuses a game to someone with as many unfinished games
+	// as the server allows (Config.MaxOpenGames).
+	ErrTooMany = errors.New("too many unfinished games")
 	// ErrNoHints is returned when the server has no analyser for hints.
 	ErrNoHints = errors.New("hints are not available on this server")
 )

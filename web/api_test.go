@@ -513,3 +513,33 @@ func TestSeatRoutesBadInput(t *testing.T) {
 		t.Errorf("record: %d", code)
 	}
 }
+
+// TestOpenGamesPerGuest: the games a guest starts on the page count among
+// the address's unfinished games, as over the server's own API: beyond
+// the server's limit the page answers 429 with the reason; a finished
+// game frees its place.
+func TestOpenGamesPerGuest(t *testing.T) {
+	var msrv *server.Server
+	srv, h := newServerWith(t, server.Config{MaxOpenGames: 2}, Options{})
+	msrv = h.opts.Games.(*ServerGames).srv
+	h.opts.Requester = msrv.Requester
+	var first Created
+	for i := range 3 {
+		var c Created
+		code := call(t, srv, "POST", Prefix+"games", NewGame{Rules: standard(), South: Human, North: "first"}, &c)
+		if want := map[bool]int{true: 201, false: 429}[i < 2]; code != want {
+			t.Fatalf("game %d: %d, want %d", i, code, want)
+		}
+		if i == 0 {
+			first = c
+		}
+	}
+	call(t, srv, "POST", Prefix+"games/"+first.ID+"/resign", seatRequest{Token: first.Tokens[0]}, nil)
+	deadline := time.Now().Add(10 * time.Second)
+	for call(t, srv, "POST", Prefix+"games", NewGame{Rules: standard(), South: Human, North: "first"}, nil) != 201 {
+		if time.Now().After(deadline) {
+			t.Fatal("a finished game does not free its place")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -18,6 +18,7 @@ var (
 	ErrNotCasual = errors.New("only in casual games")
 	ErrBadInput  = errors.New("bad input")
 	ErrBusy      = errors.New("too many games in progress; try again later")
+	ErrTooMany   = errors.New("too many unfinished games of yours")
 )
 
 // Human is the spec of a seat played from a browser.

@@ -65,6 +65,8 @@ func serverErr(err error) error {
 		return fmt.Errorf("%w: %w", ErrNoSeat, err)
 	case errors.Is(err, server.ErrBadRequest):
 		return fmt.Errorf("%w: %w", ErrBadInput, err)
+	case errors.Is(err, server.ErrTooMany):
+		return fmt.Errorf("%w: %w", ErrTooMany, err)
 	case errors.Is(err, server.ErrBusy):
 		return fmt.Errorf("%w: %w", ErrBusy, err)
 	}
@@ -100,7 +102,13 @@ func (sg *ServerGames) Create(ctx context.Context, req NewGame) (Created, error)
 	if req.Tournament != "" {
 		gr.Tags = map[string]string{tagTournament: req.Tournament}
 	}
-	st, err := sg.srv.StartGame(ctx, gr)
+	var st server.Started
+	var err error
+	if who, ok := ctx.Value(requesterKey{}).(string); ok {
+		st, err = sg.srv.StartGameFor(ctx, who, gr)
+	} else {
+		st, err = sg.srv.StartGame(ctx, gr)
+	}
 	if err != nil {
 		return Created{}, serverErr(err)
 	}
@@ -327,4 +335,11 @@ func (sg *ServerGames) abandon(id string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	sg.srv.Abandon(ctx, n, "its tournament stopped; it will play this game again")
+}
+
+// requesterKey carries who asks for a game (Options.Requester) to Create.
+type requesterKey struct{}
+
+func withRequester(ctx context.Context, who string) context.Context {
+	return context.WithValue(ctx, requesterKey{}, who)
 }

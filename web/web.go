@@ -47,6 +47,10 @@ type Options struct {
 	// MaxAnalysis bounds the time one analysis request may take; zero means
 	// 10 seconds.
 	MaxAnalysis time.Duration
+	// Requester, if set, names who makes a request ("user:NAME",
+	// "addr:HOST"), so the games the page starts count among that one's
+	// unfinished games (the server's --max-open-games).
+	Requester func(r *http.Request) string
 	// Trusted, if set, says whether a request may start a game between two
 	// computers (the server's work, not a guest's): a signed-in person or
 	// the server's admin. Nil refuses such games.
@@ -211,6 +215,8 @@ func status(err error) int {
 		errors.Is(err, kalah.ErrInvalidRules), errors.Is(err, kalah.ErrBadPosition), errors.Is(err, ErrNoMoves),
 		errors.Is(err, player.ErrUnknownPlayer):
 		return http.StatusBadRequest
+	case errors.Is(err, ErrTooMany):
+		return http.StatusTooManyRequests
 	case errors.Is(err, ErrBusy), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return http.StatusServiceUnavailable
 	}
@@ -355,7 +361,11 @@ func (h *Handler) createGame(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	c, err := h.opts.Games.Create(r.Context(), req)
+	ctx := r.Context()
+	if h.opts.Requester != nil {
+		ctx = withRequester(ctx, h.opts.Requester(r))
+	}
+	c, err := h.opts.Games.Create(ctx, req)
 	if err != nil {
 		h.fail(w, r, err)
 		return

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -28,8 +29,17 @@ func TestBotWaitTournament(t *testing.T) {
 		}
 		getJSON(t, base+"meta", &meta)
 	}
-	resp, err := http.Post(base+"tournaments", "application/json",
+	// A tournament is the server's work: the admin's token (or a session)
+	// starts one.
+	admin, err := os.ReadFile("kalah-data/admin.token")
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest("POST", base+"tournaments",
 		strings.NewReader(`{"name":"Class","players":["bot:alice","bot:bob"],"rules":{"houses":6,"seeds":4},"per_move_ms":5000}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(string(admin)))
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

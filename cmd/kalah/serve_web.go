@@ -61,6 +61,7 @@ func init() {
 			Games:       games,
 			Tournaments: tours,
 			Trusted:     s.Trusted,
+			Requester:   s.Requester,
 		})
 		return h, wait, err
 	}
