@@ -277,6 +277,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /api/games/{id}/join", s.apiJoin)
 	mux.HandleFunc("POST /api/games/{id}/takeback", s.apiTakeBack)
 	mux.HandleFunc("POST /api/games/{id}/hint", s.apiHint)
+	mux.HandleFunc("POST /api/games/{id}/rematch", s.apiRematch)
 	mux.HandleFunc("POST /api/arranged", s.apiArranged)
 	mux.HandleFunc("GET /api/bots", s.apiBots)
 	mux.HandleFunc("POST /api/account/signup", s.apiSignup)
@@ -603,4 +604,17 @@ func (s *Server) StartGameFor(ctx context.Context, who string, req GameRequest) 
 		}()
 	}
 	return st, nil
+}
+
+func (s *Server) apiRematch(w http.ResponseWriter, r *http.Request) {
+	id, token, ok := seatRequest(w, r)
+	if !ok {
+		return
+	}
+	st, err := s.Rematch(r.Context(), id, token)
+	if err != nil {
+		writeErr(w, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, st)
 }

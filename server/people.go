@@ -50,6 +50,10 @@ const (
 	// ReasonTag says why a game was forfeited (a timeout, a crash, a
 	// resignation), in words.
 	ReasonTag = "Reason"
+	// RematchTag names, on a finished game, the game that followed it
+	// (Rematch); RematchOfTag, on that game, the one before.
+	RematchTag   = "Rematch"
+	RematchOfTag = "RematchOf"
 )
 
 // Bounds of a game's clock asked for over the network.
@@ -89,6 +93,8 @@ type GameRequest struct {
 	Event string `json:"event,omitempty"`
 	// Tags are stored with the game (its record's tags).
 	Tags map[string]string `json:"-"`
+	// openSeat, if 0 or 1, is the human seat left open (a rematch's).
+	openSeat int
 }
 
 // Started is a game StartGame began.
@@ -160,7 +166,7 @@ func (s *Server) StartGame(ctx context.Context, req GameRequest) (Started, error
 		if strings.EqualFold(spec, "human") || spec == "" {
 			humans++
 			h := &humanSeat{}
-			if humans == 2 && req.Invite {
+			if (humans == 2 && req.Invite && req.openSeat == 0) || req.openSeat == i+1 {
 				h.open = true
 			} else {
 				out.Tokens[i], h.hash = newToken()
@@ -675,4 +681,78 @@ func (s *Server) Abandon(ctx context.Context, id int64, reason string) error {
 		lg.reason = reason
 		return g.Adjudicate(kalah.Draw)
 	})
+}
+
+// Rematch starts, for the person whose token moved a seat of finished game
+// id, the game after it: the same rules, start, clock and casualness, the
+// sides exchanged. A computer keeps its player; the other person's seat is
+// left open for them, and the finished game's RematchTag names the new
+// one, so their page finds it. When the rematch exists already, a person
+// of the old game takes its open seat instead (both may ask at once).
+func (s *Server) Rematch(ctx context.Context, id int64, token string) (Started, error) {
+	s.rematchMu.Lock()
+	defer s.rematchMu.Unlock()
+	sg, err := s.st.Game(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return Started{}, fmt.Errorf("game %d: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return Started{}, err
+	}
+	if sg.Status != store.Finished {
+		return Started{}, fmt.Errorf("%w: game %d is not over", ErrNotYourTurn, id)
+	}
+	seat := -1
+	for i, st := range sg.Seats {
+		if st.Kind == "human" && token != "" && st.TokenHash != "" &&
+			subtle.ConstantTimeCompare([]byte(st.TokenHash), []byte(tokenHash(token))) == 1 {
+			seat = i
+		}
+	}
+	if seat < 0 {
+		return Started{}, fmt.Errorf("%w: no seat with that token in game %d", ErrForbidden, id)
+	}
+	if next := sg.Record.Tags[RematchTag]; next != "" {
+		n, _ := strconv.ParseInt(next, 10, 64)
+		at, tok, err := s.Join(ctx, n)
+		if err != nil {
+			return Started{}, fmt.Errorf("the rematch, game %d: %w", n, err)
+		}
+		out := Started{ID: n}
+		out.Tokens[at] = tok
+		return out, nil
+	}
+	req := GameRequest{Rules: sg.Record.Rules, Start: sg.Record.Start, openSeat: -1, Tags: map[string]string{RematchOfTag: strconv.FormatInt(id, 10)}}
+	su := s.setupOf(sg.Record.Tags)
+	req.Casual = su.casual
+	if su.ref != nil {
+		req.PerMoveMS, req.DelayMS = su.ref.PerMove.Milliseconds(), su.ref.Delay.Milliseconds()
+	}
+	specs := [2]*string{&req.South, &req.North}
+	for i, st := range sg.Seats {
+		to := 1 - i // sides exchanged
+		req.Names[to] = st.Name
+		switch st.Kind {
+		case "human":
+			*specs[to] = "human"
+			if i != seat {
+				req.openSeat = to + 1
+			}
+		case "spec":
+			*specs[to] = st.Spec
+		default:
+			return Started{}, fmt.Errorf("%w: a rematch is for games on this server's page and API; bots ask for theirs by playing again", ErrBadRequest)
+		}
+	}
+	if req.openSeat < 0 {
+		req.openSeat = 0
+	}
+	out, err := s.StartGame(ctx, req)
+	if err != nil {
+		return Started{}, err
+	}
+	if err := s.st.SetTag(ctx, id, RematchTag, strconv.FormatInt(out.ID, 10)); err != nil {
+		return Started{}, err
+	}
+	return out, nil
 }

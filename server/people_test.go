@@ -202,3 +202,75 @@ func TestResignOutOfTurn(t *testing.T) {
 		t.Fatalf("ended %s %s after %d moves", rec.Result, rec.Termination, len(rec.Moves))
 	}
 }
+
+// TestRematch: after a game, a person asks for a rematch: the same
+// settings, sides exchanged; against the computer at once, between two
+// people the other's seat is open until they ask too (and then they take
+// it). A stranger's token, or a game not over, is refused.
+func TestRematch(t *testing.T) {
+	ts := newTestServer(t, "", Config{})
+	ctx := context.Background()
+	st, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "first", Casual: true, DelayMS: 5, Names: [2]string{"ann", ""}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ts.srv.Rematch(ctx, st.ID, st.Tokens[0]); !errors.Is(err, ErrNotYourTurn) {
+		t.Fatalf("a rematch of a game not over: %v", err)
+	}
+	if err := ts.srv.Resign(ctx, st.ID, st.Tokens[0]); err != nil {
+		t.Fatal(err)
+	}
+	waitFinished(t, ts.srv)
+	if _, err := ts.srv.Rematch(ctx, st.ID, "stranger"); !errors.Is(err, ErrForbidden) {
+		t.Fatalf("a stranger's rematch: %v", err)
+	}
+	re, err := ts.srv.Rematch(ctx, st.ID, st.Tokens[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := ts.srv.Game(ctx, re.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.South != "first" || v.North != "ann" || re.Tokens[1] == "" || !v.Casual || v.DelayMS != 5 || v.Record.Tags[RematchOfTag] == "" {
+		t.Fatalf("the rematch: %+v casual %v delay %d tags %v tokens %q", v.GameInfo, v.Casual, v.DelayMS, v.Record.Tags, re.Tokens)
+	}
+	old, _ := ts.srv.Game(ctx, st.ID)
+	if old.Record.Tags[RematchTag] == "" {
+		t.Fatalf("the old game does not name its rematch: %v", old.Record.Tags)
+	}
+
+	// Two people: the first to ask starts it, the second takes the seat.
+	two, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "human", Names: [2]string{"ann", "bob"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ts.srv.Resign(ctx, two.ID, two.Tokens[1]); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if g, _ := ts.st.Game(ctx, two.ID); g.Status == store.Finished {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the game does not end")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	bobs, err := ts.srv.Rematch(ctx, two.ID, two.Tokens[1])
+	if err != nil || bobs.Tokens[0] == "" || bobs.Tokens[1] != "" {
+		t.Fatalf("bob's rematch: %+v %v", bobs, err)
+	}
+	anns, err := ts.srv.Rematch(ctx, two.ID, two.Tokens[0])
+	if err != nil || anns.ID != bobs.ID || anns.Tokens[1] == "" {
+		t.Fatalf("ann's rematch: %+v %v", anns, err)
+	}
+	v, _ = ts.srv.Game(ctx, bobs.ID)
+	if v.South != "bob" || v.North != "ann" || v.Open != [2]bool{} {
+		t.Fatalf("the people's rematch: %+v open %v", v.GameInfo, v.Open)
+	}
+	if _, err := ts.srv.Rematch(ctx, two.ID, two.Tokens[0]); !errors.Is(err, ErrNoSeat) {
+		t.Fatalf("a third ask: %v", err)
+	}
+}

@@ -189,6 +189,7 @@ type Server struct {
 	limiter   *limiter       // logins by address
 	returning *limiter       // logins of bots with a game in progress, by name
 	stats     *Stats
+	rematchMu sync.Mutex // one rematch at a time
 }
 
 // New starts a server on cfg.Store and resumes the unfinished games in it.

@@ -543,3 +543,30 @@ func TestOpenGamesPerGuest(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestRematchRoute: after resigning, the person asks for a rematch: a new
+// game with the sides exchanged, which the old game names.
+func TestRematchRoute(t *testing.T) {
+	srv, _ := newServer(t)
+	var c Created
+	call(t, srv, "POST", Prefix+"games", NewGame{Rules: standard(), South: Human, North: "first", Names: [2]string{"Ann", ""}}, &c)
+	if code := call(t, srv, "POST", Prefix+"games/"+c.ID+"/rematch", seatRequest{Token: c.Tokens[0]}, nil); code != 409 {
+		t.Errorf("a rematch before the end: %d", code)
+	}
+	call(t, srv, "POST", Prefix+"games/"+c.ID+"/resign", seatRequest{Token: c.Tokens[0]}, nil)
+	waitState(t, srv, c.ID, func(s State) bool { return s.Over && !s.Live })
+	var re Created
+	if code := call(t, srv, "POST", Prefix+"games/"+c.ID+"/rematch", seatRequest{Token: c.Tokens[0]}, &re); code != 201 || re.Tokens[1] == "" {
+		t.Fatalf("rematch: %d %+v", code, re)
+	}
+	st := waitState(t, srv, re.ID, func(s State) bool { return true })
+	if st.Seats[1].Name != "Ann" || st.Seats[0].Spec != "first" {
+		t.Fatalf("the rematch's seats: %+v", st.Seats)
+	}
+	if old := waitState(t, srv, c.ID, func(s State) bool { return true }); old.Rematch != re.ID {
+		t.Fatalf("the old game names %q, want %q", old.Rematch, re.ID)
+	}
+	if code := call(t, srv, "POST", Prefix+"games/"+c.ID+"/rematch", seatRequest{Token: "x"}, nil); code != 403 {
+		t.Errorf("a stranger's rematch: %d", code)
+	}
+}

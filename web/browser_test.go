@@ -289,6 +289,11 @@ func TestBrowserPlayFullGame(t *testing.T) {
 		t.Errorf("stores %v", stores)
 	}
 	shot(t, ctx, "play-end")
+	// A rematch: a new game, the person now North (the computer begins).
+	oldHash := eval[string](t, ctx, `location.hash`)
+	click(t, ctx, "#rematch")
+	waitJS(t, ctx, fmt.Sprintf(`location.hash !== %q && location.hash.startsWith("#/game/") && document.querySelectorAll("button.pit").length === 12`, oldHash))
+	waitJS(t, ctx, `document.querySelector("#moves").textContent.startsWith("1.") && document.querySelector('button.pit[data-side="N"]:not(:disabled)')`)
 }
 
 // TestBrowserWatchLive opens a computer game from the list of games and

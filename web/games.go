@@ -104,7 +104,9 @@ type State struct {
 	Live        bool         `json:"live"`
 	Tournament  string       `json:"tournament,omitempty"`
 	Record      string       `json:"record"`
-	Created     time.Time    `json:"created"`
+	// Rematch is the game after this one, once someone asked for it.
+	Rematch string    `json:"rematch,omitempty"`
+	Created time.Time `json:"created"`
 }
 
 // Summary is a line of the list of games.
@@ -135,6 +137,9 @@ type Games interface {
 	Undo(id, token string) (State, error)
 	Hint(ctx context.Context, id, token string) (kalah.Move, error)
 	Resign(id, token string) (State, error)
+	// Rematch starts the game after a finished one, sides exchanged, or
+	// takes its open seat when the other player asked first.
+	Rematch(id, token string) (Created, error)
 }
 
 // gameState describes g for the page; millis holds each move's time.

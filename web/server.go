@@ -181,6 +181,9 @@ func (sg *ServerGames) State(id string) (State, error) {
 	st.Created = v.Created
 	st.Tournament = v.Record.Tags[tagTournament]
 	st.Reason = v.Reason
+	if next := v.Record.Tags[server.RematchTag]; next != "" {
+		st.Rematch = serverPrefix + next
+	}
 	joined := 0
 	for i, name := range [2]string{v.South, v.North} {
 		st.Seats[i] = Seat{Name: name, Human: v.Human[i], Joined: !v.Open[i], Spec: v.Specs[i]}
@@ -342,4 +345,20 @@ type requesterKey struct{}
 
 func withRequester(ctx context.Context, who string) context.Context {
 	return context.WithValue(ctx, requesterKey{}, who)
+}
+
+// Rematch starts the game after a finished one for the token's seat, or
+// takes its open seat when the opponent asked first.
+func (sg *ServerGames) Rematch(id, token string) (Created, error) {
+	n, err := sg.serverID(id)
+	if err != nil {
+		return Created{}, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	st, err := sg.srv.Rematch(ctx, n, token)
+	if err != nil {
+		return Created{}, serverErr(err)
+	}
+	return Created{ID: gameID(st.ID), Tokens: st.Tokens}, nil
 }

@@ -149,6 +149,7 @@ func (h *Handler) routes() {
 	m.HandleFunc("POST "+Prefix+"games/{id}/undo", h.undo)
 	m.HandleFunc("POST "+Prefix+"games/{id}/hint", h.hint)
 	m.HandleFunc("POST "+Prefix+"games/{id}/resign", h.resign)
+	m.HandleFunc("POST "+Prefix+"games/{id}/rematch", h.rematch)
 	m.HandleFunc("POST "+Prefix+"analyze", h.analyze)
 	m.HandleFunc("POST "+Prefix+"analyze/game", h.analyzeGame)
 	m.HandleFunc("GET "+Prefix+"tournaments", h.listTournaments)
@@ -524,6 +525,19 @@ func (h *Handler) resign(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, st)
+}
+
+func (h *Handler) rematch(w http.ResponseWriter, r *http.Request) {
+	req, ok := h.seatCall(w, r)
+	if !ok {
+		return
+	}
+	c, err := h.opts.Games.Rematch(r.PathValue("id"), req.Token)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, c)
 }
 
 // AnalyzeRequest asks for the value of every move of a position.

@@ -885,3 +885,29 @@ func (s *Store) GameByTag(ctx context.Context, key, value string) (int64, error)
 	}
 	return id, err
 }
+
+// SetTag sets one tag of game id, live or finished.
+func (s *Store) SetTag(ctx context.Context, id int64, key, value string) error {
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var tags string
+		if err := tx.QueryRow(`SELECT tags FROM games WHERE id=?`, id).Scan(&tags); err != nil {
+			if errors.Is(err, sql.ErrNoRows) {
+				return fmt.Errorf("%w: game %d", ErrNotFound, id)
+			}
+			return err
+		}
+		m := map[string]string{}
+		json.Unmarshal([]byte(tags), &m)
+		if m == nil {
+			m = map[string]string{}
+		}
+		m[key] = value
+		b, _ := json.Marshal(m)
+		_, err := tx.Exec(`UPDATE games SET tags=? WHERE id=?`, string(b), id)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store: tag game %d: %w", id, err)
+	}
+	return nil
+}

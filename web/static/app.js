@@ -437,8 +437,23 @@ function viewGame(id) {
     summary.replaceChildren(h("h3", {text: "Game over: " + resultText()}),
       h("table", {}, h("tr", {}, h("th", {text: "Player"}), h("th", {class: "num", text: "Store"}), h("th", {class: "num", text: "Sowings"}),
         h("th", {class: "num", text: "Captures"}), h("th", {class: "num", text: "Extra turns"})), row("S"), row("N")),
-      h("div", {class: "row"}, h("a", {href: "#/play"}, "Play again"), " ", h("a", {href: "#/analyze?game=" + id}, "Analyze this game")));
+      h("div", {class: "row"},
+        mine ? h("button", {type: "button", id: "rematch", onclick: rematch, text: st.rematch ? "Join the rematch" : "Rematch"}) : null,
+        !mine && st.rematch ? h("a", {href: "#/game/" + st.rematch, id: "watchrematch"}, "Watch the rematch") : null,
+        " ", h("a", {href: "#/play"}, "Play again"), " ", h("a", {href: "#/analyze?game=" + id}, "Analyze this game")));
     summary.hidden = false;
+  }
+
+  // rematch starts the game after this one (sides exchanged), or takes its
+  // seat when the opponent asked first.
+  async function rematch() {
+    err.textContent = "";
+    try {
+      const c = await api(`games/${id}/rematch`, {token: mine.token});
+      const seat = c.tokens.findIndex(t => t);
+      setSeat(c.id, seat, c.tokens[seat]);
+      location.hash = "#/game/" + c.id;
+    } catch (ex) { err.textContent = ex.message; }
   }
 
   async function animateTo() {
