@@ -434,10 +434,15 @@ func (s *Server) apiStart(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, err)
 		return
 	}
-	// A guest may play the computer; a game with no person in it (two
-	// computers) is the server's work and needs its admin token.
-	if !strings.EqualFold(strings.TrimSpace(req.South), "human") && !strings.EqualFold(strings.TrimSpace(req.North), "human") &&
-		s.sessionUser(r) == "" && !s.admitted(w, r, "a game between two computers (or an account: sign in)") {
+	// A guest may play the computer; any other game (two computers, the
+	// server's work; two people) needs an account or the admin token.
+	isHuman := func(spec string) bool {
+		spec = strings.TrimSpace(spec)
+		return spec == "" || strings.EqualFold(spec, "human")
+	}
+	if isHuman(req.South) != isHuman(req.North) {
+		// a guest against the computer
+	} else if s.sessionUser(r) == "" && !s.admitted(w, r, "a game between two computers or two people (or an account: sign in)") {
 		return
 	}
 	st, err := s.StartGameFor(r.Context(), s.Requester(r), req)

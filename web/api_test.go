@@ -448,6 +448,9 @@ func TestComputerGamesNeedTrust(t *testing.T) {
 	if code := call(t, srv, "POST", Prefix+"games", NewGame{Rules: standard(), South: "first", North: "first"}, nil); code != 403 {
 		t.Errorf("two computers for a stranger: %d", code)
 	}
+	if code := call(t, srv, "POST", Prefix+"games", NewGame{Rules: standard(), South: Human, North: Human}, nil); code != 403 {
+		t.Errorf("two people for a stranger: %d", code)
+	}
 	if code := call(t, srv, "POST", Prefix+"tournaments", NewTournament{Rules: standard(), Players: []string{"first", "greedy"}}, nil); code != 403 {
 		t.Errorf("a tournament for a stranger: %d", code)
 	}

@@ -349,11 +349,15 @@ func (h *Handler) createGame(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, fmt.Errorf("%w: games join tournaments only through the tournament", ErrBadInput))
 		return
 	}
-	// A guest may play the computer, or a friend by link; a game between
-	// two computers is the server's work and needs a signed-in person.
-	if req.South != "" && req.South != Human && req.North != "" && req.North != Human &&
-		(h.opts.Trusted == nil || !h.opts.Trusted(r)) {
-		h.fail(w, r, fmt.Errorf("%w: sign in to start a game between two computers", ErrForbidden))
+	// A guest may play the computer; a game between two computers (the
+	// server's work) or two people (by link) needs a signed-in person.
+	isHuman := func(spec string) bool { return spec == "" || spec == Human }
+	if isHuman(req.South) == isHuman(req.North) && (h.opts.Trusted == nil || !h.opts.Trusted(r)) {
+		what := "a game between two computers"
+		if isHuman(req.South) {
+			what = "a game with a friend"
+		}
+		h.fail(w, r, fmt.Errorf("%w: sign in to start %s; a guest may play the computer", ErrForbidden, what))
 		return
 	}
 	for i := range req.Names {
