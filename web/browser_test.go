@@ -373,8 +373,17 @@ func TestBrowserAnalysis(t *testing.T) {
 // person", the other opens the link in a browser of their own, and each
 // sees the other's move.
 func TestBrowserTwoPeopleByLink(t *testing.T) {
-	srv, _ := browserServer(t)
+	srv := servedLikeServe(t)
 	alice := browser(t, 900, 760)
+	// A guest is asked to sign in first.
+	open(t, alice, srv.URL+"/#/play")
+	eval[bool](t, alice, `(document.querySelector("#opponent").value = "human", document.querySelector("#name").value = "Alice", true)`)
+	click(t, alice, "#start")
+	waitJS(t, alice, `document.querySelector("main .err").textContent.includes("needs an account")`)
+	open(t, alice, srv.URL+"/#/account")
+	eval[bool](t, alice, `(document.querySelector("#acctname").value = "alice", document.querySelector("#acctpass").value = "alice's password", true)`)
+	click(t, alice, "#signup")
+	waitJS(t, alice, `document.querySelector("#acct").textContent === "alice"`)
 	open(t, alice, srv.URL+"/#/play")
 	eval[bool](t, alice, `(document.querySelector("#opponent").value = "human", document.querySelector("#name").value = "Alice", true)`)
 	click(t, alice, "#start")

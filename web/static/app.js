@@ -167,6 +167,10 @@ function viewPlay() {
     err.textContent = "";
     const r = rules.get(first.value === "me" ? "S" : "N");
     localStorage.setItem("kalah.name", name.value);
+    if (opp.value === "human" && !me) {
+      err.replaceChildren("Playing a friend by link needs an account: ", h("a", {href: "#/account", text: "sign in or create one"}), ". A guest may play the computer.");
+      return;
+    }
     try {
       const c = await api("games", {rules: r, south: "human", north: opp.value, names: [name.value || "You", opp.value === "human" ? "Guest" : ""],
         per_move_ms: +clock.value, casual: casual.checked});
