@@ -268,6 +268,9 @@ func (s *Server) Move(id int64, token string, m kalah.Move) error {
 //	GET  /api/bots                names of the bots that take arranged games
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
+	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		writeErr(w, fmt.Errorf("%w: no route %s %s", ErrNotFound, r.Method, r.URL.Path))
+	})
 	mux.HandleFunc("GET /ws/bot", s.serveWS)
 	mux.HandleFunc("GET /api/games", s.apiGames)
 	mux.HandleFunc("GET /api/games/{id}", s.apiGame)
@@ -278,6 +281,10 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /api/games/{id}/takeback", s.apiTakeBack)
 	mux.HandleFunc("POST /api/games/{id}/hint", s.apiHint)
 	mux.HandleFunc("POST /api/games/{id}/rematch", s.apiRematch)
+	mux.HandleFunc("POST /api/games/{id}/resign", s.apiResign)
+	mux.HandleFunc("GET /api/games/{id}/board", s.apiBoard)
+	mux.HandleFunc("GET /api/games/{id}/record", s.apiRecord)
+	mux.HandleFunc("GET /api/games/{id}/board/events", s.apiBoardEvents)
 	mux.HandleFunc("POST /api/arranged", s.apiArranged)
 	mux.HandleFunc("GET /api/bots", s.apiBots)
 	mux.HandleFunc("POST /api/account/signup", s.apiSignup)
@@ -369,16 +376,13 @@ func (s *Server) apiGames(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, append(games, done...))
 }
 
-func pathID(r *http.Request) (int64, error) {
-	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("game %q: %w", r.PathValue("id"), ErrNotFound)
-	}
-	return id, nil
+// pathID reads a route's {id}: a game's number, or an id GameID knows.
+func (s *Server) pathID(r *http.Request) (int64, error) {
+	return s.GameID(r.Context(), r.PathValue("id"))
 }
 
 func (s *Server) apiGame(w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r)
+	id, err := s.pathID(r)
 	if err == nil {
 		var v GameView
 		if v, err = s.Game(r.Context(), id); err == nil {
@@ -390,7 +394,7 @@ func (s *Server) apiGame(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) apiEvents(w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r)
+	id, err := s.pathID(r)
 	if err != nil {
 		writeErr(w, err)
 		return
@@ -430,7 +434,7 @@ func (s *Server) apiEvents(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) apiStart(w http.ResponseWriter, r *http.Request) {
 	var req GameRequest
-	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&req); err != nil {
+	if err := decodeJSON(w, r, &req); err != nil {
 		writeErr(w, err)
 		return
 	}
@@ -454,25 +458,12 @@ func (s *Server) apiStart(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) apiMove(w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r)
-	if err != nil {
-		writeErr(w, err)
-		return
-	}
-	var req struct {
-		Token string `json:"token"`
-		Move  string `json:"move"`
-	}
-	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4<<10)).Decode(&req); err != nil {
-		writeErr(w, err)
+	id, req, ok := s.seatRequest(w, r)
+	if !ok {
 		return
 	}
 	if req.Move == "resign" {
-		if err := s.Resign(r.Context(), id, req.Token); err != nil {
-			writeErr(w, err)
-			return
-		}
-		writeJSON(w, http.StatusOK, map[string]string{"ok": "resign"})
+		s.answerBoard(w, r, id, s.Resign(r.Context(), id, req.Token))
 		return
 	}
 	m, err := kalah.ParseMove(req.Move)
@@ -480,11 +471,36 @@ func (s *Server) apiMove(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, fmt.Errorf("%w: %w", ErrBadRequest, err))
 		return
 	}
-	if err := s.Move(id, req.Token, m); err != nil {
+	// The server asks a person for a move only after the game's pause
+	// between moves, so a move sent as soon as the page shows the turn
+	// may come early: it waits for its turn a little.
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		err = s.Move(id, req.Token, m)
+		if !errors.Is(err, ErrNotYourTurn) || errors.Is(err, errInterrupted) || time.Now().After(deadline) {
+			break
+		}
+		select {
+		case <-r.Context().Done():
+			return
+		case <-time.After(25 * time.Millisecond):
+		}
+	}
+	s.answerBoard(w, r, id, err)
+}
+
+// answerBoard answers a seat's request with the game's Board, or err.
+func (s *Server) answerBoard(w http.ResponseWriter, r *http.Request, id int64, err error) {
+	if err != nil {
 		writeErr(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"ok": "move"})
+	b, err := s.BoardOf(r.Context(), id)
+	if err != nil {
+		writeErr(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, b)
 }
 
 // hostOf is a request's client address without the port.
@@ -516,27 +532,32 @@ func (s *Server) releaseOpen(who string) {
 	}
 }
 
-// seatRequest reads the {"token": ...} body of a seat's request.
-func seatRequest(w http.ResponseWriter, r *http.Request) (int64, string, bool) {
-	id, err := pathID(r)
+// seatBody is the body of a seat's request.
+type seatBody struct {
+	Token string `json:"token"`
+	Move  string `json:"move,omitempty"`
+}
+
+// seatRequest reads the route's game and the {"token", "move"} body of a
+// seat's request; a request without a token is refused.
+func (s *Server) seatRequest(w http.ResponseWriter, r *http.Request) (int64, seatBody, bool) {
+	var req seatBody
+	id, err := s.pathID(r)
+	if err == nil {
+		err = decodeJSON(w, r, &req)
+	}
+	if err == nil && req.Token == "" {
+		err = fmt.Errorf("%w: no token", ErrForbidden)
+	}
 	if err != nil {
 		writeErr(w, err)
-		return 0, "", false
+		return 0, req, false
 	}
-	var req struct {
-		Token string `json:"token"`
-	}
-	if r.ContentLength != 0 {
-		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4<<10)).Decode(&req); err != nil {
-			writeErr(w, fmt.Errorf("%w: %w", ErrBadRequest, err))
-			return 0, "", false
-		}
-	}
-	return id, req.Token, true
+	return id, req, true
 }
 
 func (s *Server) apiJoin(w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r)
+	id, err := s.pathID(r)
 	if err != nil {
 		writeErr(w, err)
 		return
@@ -550,25 +571,29 @@ func (s *Server) apiJoin(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) apiTakeBack(w http.ResponseWriter, r *http.Request) {
-	id, token, ok := seatRequest(w, r)
+	id, req, ok := s.seatRequest(w, r)
 	if !ok {
 		return
 	}
-	if err := s.TakeBack(r.Context(), id, token); err != nil {
-		writeErr(w, err)
+	s.answerBoard(w, r, id, s.TakeBack(r.Context(), id, req.Token))
+}
+
+func (s *Server) apiResign(w http.ResponseWriter, r *http.Request) {
+	id, req, ok := s.seatRequest(w, r)
+	if !ok {
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"ok": "takeback"})
+	s.answerBoard(w, r, id, s.Resign(r.Context(), id, req.Token))
 }
 
 func (s *Server) apiHint(w http.ResponseWriter, r *http.Request) {
-	id, token, ok := seatRequest(w, r)
+	id, req, ok := s.seatRequest(w, r)
 	if !ok {
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
 	defer cancel()
-	m, err := s.Hint(ctx, id, token)
+	m, err := s.Hint(ctx, id, req.Token)
 	if err != nil {
 		writeErr(w, err)
 		return
@@ -612,11 +637,11 @@ func (s *Server) StartGameFor(ctx context.Context, who string, req GameRequest) 
 }
 
 func (s *Server) apiRematch(w http.ResponseWriter, r *http.Request) {
-	id, token, ok := seatRequest(w, r)
+	id, req, ok := s.seatRequest(w, r)
 	if !ok {
 		return
 	}
-	st, err := s.Rematch(r.Context(), id, token)
+	st, err := s.Rematch(r.Context(), id, req.Token)
 	if err != nil {
 		writeErr(w, err)
 		return

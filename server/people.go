@@ -121,8 +121,8 @@ func tokenHash(token string) string {
 // StartGame starts a game between two server-side players or people.
 func (s *Server) StartGame(ctx context.Context, req GameRequest) (Started, error) {
 	r := req.Rules
-	if r.Houses == 0 {
-		r = s.cfg.Rules
+	if r.Houses == 0 && r.Seeds == 0 {
+		r = s.cfg.Rules // none given
 	}
 	if err := r.Validate(); err != nil {
 		return Started{}, fmt.Errorf("%w: %w", ErrBadRequest, err)
@@ -163,6 +163,9 @@ func (s *Server) StartGame(ctx context.Context, req GameRequest) (Started, error
 		spec = strings.TrimSpace(spec)
 		e := &entrant{result: make(chan error, 1)}
 		name := strings.TrimSpace(req.Names[i])
+		if len(name) > 40 {
+			return Started{}, fmt.Errorf("%w: name longer than 40 bytes", ErrBadRequest)
+		}
 		if strings.EqualFold(spec, "human") || spec == "" {
 			humans++
 			h := &humanSeat{}

@@ -16,8 +16,8 @@ import (
 	"kalah/tournament"
 )
 
-// servedLikeServe serves the page as kalah serve does: the server's API
-// under /api/ and /ws/, the page at "/", one database for games and
+// servedLikeServe serves the page as kalah serve does: the page at "/",
+// handing the server's part of the API to it, one database for games and
 // tournaments, an admin token set (so strangers are strangers), and the
 // page trusting whom the server trusts.
 func servedLikeServe(t *testing.T) *httptest.Server {
@@ -29,20 +29,15 @@ func servedLikeServe(t *testing.T) *httptest.Server {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	games := NewServerGames(msrv)
-	h, err := New(ctx, Options{Games: games, Tournaments: NewStoredTournaments(ctx, tst, games), Trusted: msrv.Trusted})
+	h, err := New(ctx, Options{Server: msrv, Tournaments: NewStoredTournaments(ctx, tst, msrv)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	mux := http.NewServeMux()
-	mux.Handle("/api/", msrv.Handler())
-	mux.Handle("/ws/", msrv.Handler())
-	mux.Handle("/", h)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &httptest.Server{Listener: l, Config: &http.Server{Handler: mux}}
+	srv := &httptest.Server{Listener: l, Config: &http.Server{Handler: h}}
 	srv.Start()
 	t.Cleanup(func() {
 		srv.CloseClientConnections()
@@ -59,10 +54,10 @@ func servedLikeServe(t *testing.T) *httptest.Server {
 func TestBrowserAccount(t *testing.T) {
 	srv := servedLikeServe(t)
 	ctx := browser(t, 900, 900)
-	startTournament := `fetch("/web/api/tournaments", {method: "POST", headers: {"Content-Type": "application/json"},
+	startTournament := `fetch("/api/tournaments", {method: "POST", headers: {"Content-Type": "application/json"},
 		body: JSON.stringify({name: "t", rules: {houses: 3, seeds: 2}, players: ["first", "random"], rounds: 1})}).then(r => r.status)`
 	open(t, ctx, srv.URL+"/#/account")
-	if code := evalAwait[float64](t, ctx, startTournament); code != 403 {
+	if code := evalAwait[float64](t, ctx, startTournament); code != 401 {
 		t.Fatalf("a guest's tournament: %v", code)
 	}
 	if got := eval[string](t, ctx, `document.querySelector("#acct").textContent`); got != "Sign in" {
@@ -102,7 +97,7 @@ func TestBrowserAccount(t *testing.T) {
 	}
 	click(t, ctx, "#signout")
 	waitJS(t, ctx, `document.querySelector("#acct").textContent === "Sign in"`)
-	if code := evalAwait[float64](t, ctx, startTournament); code != 403 {
+	if code := evalAwait[float64](t, ctx, startTournament); code != 401 {
 		t.Fatalf("a tournament after signing out: %v", code)
 	}
 }

@@ -44,13 +44,12 @@ func newServerWith(t *testing.T, cfg server.Config, o Options) (*httptest.Server
 	ctx, cancel := context.WithCancel(context.Background())
 	path := filepath.Join(t.TempDir(), "kalah.db")
 	msrv, _ := newMatchServerAt(t, path, cfg)
-	games := NewServerGames(msrv)
 	tst, err := tournament.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { tst.Close() })
-	o.Games, o.Tournaments = games, NewStoredTournaments(ctx, tst, games)
+	o.Server, o.Tournaments = msrv, NewStoredTournaments(ctx, tst, msrv)
 	h, err := New(ctx, o)
 	if err != nil {
 		t.Fatal(err)
@@ -113,7 +112,7 @@ func waitState(t *testing.T, srv *httptest.Server, id string, cond func(State) b
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		var st State
-		if code := call(t, srv, "GET", Prefix+"games/"+id, nil, &st); code != 200 {
+		if code := call(t, srv, "GET", Prefix+"games/"+id+"/board", nil, &st); code != 200 {
 			t.Fatalf("state: %d", code)
 		}
 		if cond(st) {
@@ -205,8 +204,9 @@ func TestCreateGameBadInput(t *testing.T) {
 		{"unknown player", NewGame{Rules: standard(), South: Human, North: "nobody"}, 400},
 		{"bad start", NewGame{Rules: standard(), Start: "1,2/3", South: Human, North: "greedy"}, 400},
 		{"wrong houses", NewGame{Rules: standard(), Start: "1,1/1,1 0-0 S", South: Human, North: "greedy"}, 400},
-		{"negative clock", NewGame{Rules: standard(), South: Human, North: "greedy", PerMoveMillis: -1}, 400},
-		{"tournament by hand", NewGame{Rules: standard(), South: Human, North: "greedy", Tournament: "t1"}, 400},
+		{"negative clock", NewGame{Rules: standard(), South: Human, North: "greedy", PerMoveMS: -1}, 400},
+		{"tournament by hand", `{"rules":{"houses":6,"seeds":4},"south":"human","north":"greedy","tournament":"t1"}`, 400},
+		{"long name", NewGame{Rules: standard(), South: Human, North: "greedy", Names: [2]string{strings.Repeat("n", 41), ""}}, 400},
 		{"huge body", `{"south":"` + strings.Repeat("x", 70<<10) + `"}`, 400},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -264,13 +264,13 @@ func TestPlayAgainstComputer(t *testing.T) {
 		t.Fatalf("hint: %d %v", code, hint)
 	}
 	// Undo goes back to before the human's last turn (3+6 was one turn).
-	if code := call(t, srv, "POST", Prefix+"games/"+c.ID+"/undo", seatRequest{Token: c.Tokens[0]}, &st); code != 200 {
+	if code := call(t, srv, "POST", Prefix+"games/"+c.ID+"/takeback", seatRequest{Token: c.Tokens[0]}, &st); code != 200 {
 		t.Fatal(code)
 	}
 	if len(st.Moves) != 0 || st.Position != standard().Start().String() {
 		t.Fatalf("after undo: %d moves, %s", len(st.Moves), st.Position)
 	}
-	if code := call(t, srv, "POST", Prefix+"games/"+c.ID+"/undo", seatRequest{Token: c.Tokens[0]}, nil); code != 409 {
+	if code := call(t, srv, "POST", Prefix+"games/"+c.ID+"/takeback", seatRequest{Token: c.Tokens[0]}, nil); code != 409 {
 		t.Errorf("undo with nothing to undo: %d", code)
 	}
 	// Play the game out with hints until it ends.
@@ -299,9 +299,9 @@ func TestPlayAgainstComputer(t *testing.T) {
 	if string(b) != st.Record {
 		t.Errorf("record route: %q", b)
 	}
-	var list []Summary
+	var list []server.GameInfo
 	call(t, srv, "GET", Prefix+"games", nil, &list)
-	if len(list) != 1 || list[0].ID != c.ID || !list[0].Over {
+	if len(list) != 1 || itoa(list[0].ID) != c.ID || list[0].Status != "finished" {
 		t.Errorf("list: %+v", list)
 	}
 }
@@ -311,7 +311,7 @@ func TestRatedGameRefusesHintsAndUndo(t *testing.T) {
 	var c Created
 	call(t, srv, "POST", Prefix+"games", NewGame{Rules: standard(), South: Human, North: "greedy"}, &c)
 	call(t, srv, "POST", Prefix+"games/"+c.ID+"/move", seatRequest{Token: c.Tokens[0], Move: "1"}, nil)
-	for _, r := range []string{"hint", "undo"} {
+	for _, r := range []string{"hint", "takeback"} {
 		if code := call(t, srv, "POST", Prefix+"games/"+c.ID+"/"+r, seatRequest{Token: c.Tokens[0]}, nil); code != 409 {
 			t.Errorf("%s in a rated game: %d", r, code)
 		}
@@ -331,7 +331,7 @@ func TestRatedGameRefusesHintsAndUndo(t *testing.T) {
 func TestTwoHumansByLink(t *testing.T) {
 	srv, _ := newServer(t)
 	var c Created
-	call(t, srv, "POST", Prefix+"games", NewGame{Rules: standard(), South: Human, North: Human}, &c)
+	call(t, srv, "POST", Prefix+"games", NewGame{Rules: standard(), South: Human, North: Human, Invite: true}, &c)
 	if c.Tokens[0] == "" || c.Tokens[1] != "" {
 		t.Fatalf("creator should hold South only: %q", c.Tokens)
 	}
@@ -361,7 +361,7 @@ func TestTwoHumansByLink(t *testing.T) {
 	if len(st.Moves) != 2 || st.Moves[1].Side != kalah.North {
 		t.Fatalf("moves %+v", st.Moves)
 	}
-	if code := call(t, srv, "POST", Prefix+"games/"+c.ID+"/undo", seatRequest{Token: j.Token}, nil); code != 409 {
+	if code := call(t, srv, "POST", Prefix+"games/"+c.ID+"/takeback", seatRequest{Token: j.Token}, nil); code != 409 {
 		t.Errorf("undo between people: %d", code)
 	}
 }
@@ -369,8 +369,8 @@ func TestTwoHumansByLink(t *testing.T) {
 func TestEventsStreamMoves(t *testing.T) {
 	srv, _ := newServer(t)
 	var c Created
-	call(t, srv, "POST", Prefix+"games", NewGame{Rules: standard(), South: "first", North: "first", DelayMillis: 20}, &c)
-	resp, err := http.Get(srv.URL + Prefix + "games/" + c.ID + "/events")
+	call(t, srv, "POST", Prefix+"games", NewGame{Rules: standard(), South: "first", North: "first", DelayMS: 20}, &c)
+	resp, err := http.Get(srv.URL + Prefix + "games/" + c.ID + "/board/events")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -401,7 +401,7 @@ func TestEventsStreamMoves(t *testing.T) {
 	if seen < 2 {
 		t.Errorf("saw %d moves", seen)
 	}
-	resp2, _ := http.Get(srv.URL + Prefix + "games/nope/events")
+	resp2, _ := http.Get(srv.URL + Prefix + "games/nope/board/events")
 	resp2.Body.Close()
 	if resp2.StatusCode != 404 {
 		t.Errorf("events of unknown game: %d", resp2.StatusCode)
@@ -444,14 +444,14 @@ func TestPieRuleSwap(t *testing.T) {
 // a game between two computers is refused unless the request is trusted
 // (signed in); the server's limit on games holds for the page's games.
 func TestComputerGamesNeedTrust(t *testing.T) {
-	srv, _ := newServerWith(t, server.Config{MaxGames: 2}, Options{})
-	if code := call(t, srv, "POST", Prefix+"games", NewGame{Rules: standard(), South: "first", North: "first"}, nil); code != 403 {
+	srv, _ := newServerWith(t, server.Config{MaxGames: 2, AdminToken: "admin"}, Options{})
+	if code := call(t, srv, "POST", Prefix+"games", NewGame{Rules: standard(), South: "first", North: "first"}, nil); code != 401 {
 		t.Errorf("two computers for a stranger: %d", code)
 	}
-	if code := call(t, srv, "POST", Prefix+"games", NewGame{Rules: standard(), South: Human, North: Human}, nil); code != 403 {
+	if code := call(t, srv, "POST", Prefix+"games", NewGame{Rules: standard(), South: Human, North: Human}, nil); code != 401 {
 		t.Errorf("two people for a stranger: %d", code)
 	}
-	if code := call(t, srv, "POST", Prefix+"tournaments", NewTournament{Rules: standard(), Players: []string{"first", "greedy"}}, nil); code != 403 {
+	if code := call(t, srv, "POST", Prefix+"tournaments", NewTournament{Rules: standard(), Players: []string{"first", "greedy"}}, nil); code != 401 {
 		t.Errorf("a tournament for a stranger: %d", code)
 	}
 	for i := range 3 {
@@ -490,7 +490,7 @@ func TestSeatRoutesBadInput(t *testing.T) {
 	srv, _ := newServer(t)
 	var c Created
 	call(t, srv, "POST", Prefix+"games", NewGame{Rules: standard(), South: Human, North: "first", Casual: true}, &c)
-	for _, route := range []string{"move", "undo", "hint", "resign"} {
+	for _, route := range []string{"move", "takeback", "hint", "resign"} {
 		for _, tc := range []struct {
 			name, id string
 			body     any
@@ -507,7 +507,7 @@ func TestSeatRoutesBadInput(t *testing.T) {
 			}
 		}
 	}
-	for _, path := range []string{"games/nope", "games/nope/record", "games/nope/events", "tournaments/nope"} {
+	for _, path := range []string{"games/nope/board", "games/nope/record", "games/nope/board/events", "tournaments/nope"} {
 		if code := call(t, srv, "GET", Prefix+path, nil, nil); code != 404 {
 			t.Errorf("GET %s: %d", path, code)
 		}
@@ -522,10 +522,7 @@ func TestSeatRoutesBadInput(t *testing.T) {
 // the server's limit the page answers 429 with the reason; a finished
 // game frees its place.
 func TestOpenGamesPerGuest(t *testing.T) {
-	var msrv *server.Server
-	srv, h := newServerWith(t, server.Config{MaxOpenGames: 2}, Options{})
-	msrv = h.opts.Games.(*ServerGames).srv
-	h.opts.Requester = msrv.Requester
+	srv, _ := newServerWith(t, server.Config{MaxOpenGames: 2}, Options{})
 	var first Created
 	for i := range 3 {
 		var c Created

@@ -62,7 +62,7 @@ func (t *StoredTournaments) playOnServer(ctx context.Context, job tournament.Job
 	t.mu.Unlock()
 	return botexec.Play(ctx, srv, job, botexec.Options{Wait: wait, Worker: "web", OnStart: func(id int64) {
 		t.mu.Lock()
-		t.gameIDs[job.Game.ID] = serverPrefix + strconv.FormatInt(id, 10)
+		t.gameIDs[job.Game.ID] = strconv.FormatInt(id, 10)
 		t.mu.Unlock()
 	}})
 }

@@ -32,9 +32,9 @@ func TestBrowserTournamentOfBots(t *testing.T) {
 		t.Errorf("standings rows %d", rows)
 	}
 	// Every game has a bot, so each links to a server game.
-	if n := eval[int](t, ctx, `document.querySelectorAll('#tournament .games a[href^="#/game/s"]').length`); n != 6 {
+	if n := eval[int](t, ctx, `document.querySelectorAll('#tournament .games a[href^="#/game/"]').length`); n != 6 {
 		t.Errorf("%d links to server games", n)
 	}
-	click(t, ctx, `#tournament .games a[href^="#/game/s"]`)
+	click(t, ctx, `#tournament .games a[href^="#/game/"]`)
 	waitJS(t, ctx, `document.querySelector("main").innerText.includes("alice")`)
 }

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -59,10 +60,9 @@ func newBotWorld(t *testing.T, wait time.Duration) *botWorld {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	games := NewServerGames(srv)
 	w := &botWorld{srv: srv, st: st, tst: tst, addr: l.Addr().String(), ctx: ctx, errs: make(chan error, 8)}
-	w.tours = NewStoredTournaments(ctx, tst, games).PlayBotsOn(srv, wait)
-	h, err := New(ctx, Options{Games: games, Tournaments: w.tours, Trusted: trustAll})
+	w.tours = NewStoredTournaments(ctx, tst, srv).PlayBotsOn(srv, wait)
+	h, err := New(ctx, Options{Server: srv, Tournaments: w.tours, Trusted: trustAll})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,14 +207,14 @@ func TestTournamentOfConnectedBots(t *testing.T) {
 	serverGames := 0
 	for i, g := range ts.Games {
 		bot := strings.HasPrefix(g.South, "bot:") || strings.HasPrefix(g.North, "bot:")
-		if !strings.HasPrefix(g.Game, "s") {
+		if _, err := strconv.ParseInt(g.Game, 10, 64); err != nil {
 			t.Errorf("game %d (%s-%s) not on the server: %q", i, g.South, g.North, g.Game)
 		}
 		if !bot {
 			continue
 		}
 		serverGames++
-		id := mustInt(t, strings.TrimPrefix(g.Game, "s"))
+		id := mustInt(t, g.Game)
 		v, err := w.srv.Game(ctx, id)
 		if err != nil || v.Status != store.Finished {
 			t.Fatalf("server game %s: %+v %v", g.Game, v.GameInfo, err)
@@ -258,7 +258,7 @@ func TestTournamentWithAbsentBot(t *testing.T) {
 		if played[i].Termination != kalah.Disconnect.String() || !strings.Contains(played[i].Reason, "ghost") {
 			t.Errorf("ghost's game %d: %s %q", i, played[i].Termination, played[i].Reason)
 		}
-		v, err := w.srv.Game(context.Background(), mustInt(t, strings.TrimPrefix(g.Game, "s")))
+		v, err := w.srv.Game(context.Background(), mustInt(t, g.Game))
 		if err != nil || v.Status != store.Finished || v.Termination != kalah.Disconnect {
 			t.Errorf("ghost's game %d on the server: %+v %v", i, v.GameInfo, err)
 		}
@@ -273,7 +273,7 @@ func TestTournamentBotsWithoutServer(t *testing.T) {
 	defer st.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	tours := NewStoredTournaments(ctx, st, NewServerGames(newMatchServer(t, server.Config{})))
+	tours := NewStoredTournaments(ctx, st, newMatchServer(t, server.Config{}))
 	id, err := tours.Create(ctx, NewTournament{Rules: kalah.Rules{Houses: 4, Seeds: 3}, Players: []string{"bot:alice", "first"}})
 	if err != nil {
 		t.Fatal(err)

@@ -85,8 +85,8 @@ func browserServerWith(t testing.TB, opts func(ctx context.Context) Options) (*h
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	o := opts(ctx)
-	if o.Games == nil {
-		o.Games = NewServerGames(newMatchServerTB(t, server.Config{}))
+	if o.Server == nil {
+		o.Server = newMatchServerTB(t, server.Config{})
 	}
 	if o.Trusted == nil {
 		o.Trusted = func(*http.Request) bool { return true }
@@ -301,7 +301,7 @@ func TestBrowserPlayFullGame(t *testing.T) {
 func TestBrowserWatchLive(t *testing.T) {
 	srv, h := browserServer(t)
 	ctx := browser(t, 900, 760)
-	c, err := h.opts.Games.Create(context.Background(), NewGame{Rules: kalah.Standard(), South: "greedy", North: "first", DelayMillis: 500, Names: [2]string{"Greedy", "First"}})
+	c, err := startGame(h, NewGame{Rules: kalah.Standard(), South: "greedy", North: "first", DelayMS: 500, Names: [2]string{"Greedy", "First"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -421,9 +421,9 @@ func TestBrowserTournament(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	games := NewServerGames(newMatchServerTB(t, server.Config{}))
+	msrv := newMatchServerTB(t, server.Config{})
 	srv, _ := browserServerWith(t, func(ctx context.Context) Options {
-		return Options{Games: games, Tournaments: NewStoredTournaments(ctx, st, games)}
+		return Options{Server: msrv, Tournaments: NewStoredTournaments(ctx, st, msrv)}
 	})
 	ctx := browser(t, 900, 1100)
 	open(t, ctx, srv.URL+"/#/tournaments")
@@ -472,13 +472,13 @@ func TestBrowserPhone(t *testing.T) {
 // TestBrowserReplay replays a finished game move by move from its link.
 func TestBrowserReplay(t *testing.T) {
 	srv, h := browserServer(t)
-	c, err := h.opts.Games.Create(context.Background(), NewGame{Rules: kalah.Rules{Houses: 2, Seeds: 2}, South: "first", North: "greedy"})
+	c, err := startGame(h, NewGame{Rules: kalah.Rules{Houses: 2, Seeds: 2}, South: "first", North: "greedy"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var final State
 	for {
-		if final, err = h.opts.Games.State(c.ID); err != nil || final.Over {
+		if final, err = boardOf(h, c.ID); err != nil || final.Over {
 			break
 		}
 		time.Sleep(5 * time.Millisecond)
@@ -505,7 +505,7 @@ func TestBrowserUnknownGame(t *testing.T) {
 	srv, _ := browserServer(t)
 	ctx := browser(t, 600, 400)
 	open(t, ctx, srv.URL+"/#/game/nope")
-	waitJS(t, ctx, `document.querySelector("#gameerr").textContent.includes("not found")`)
+	waitJS(t, ctx, `document.querySelector("#gameerr").textContent.includes("no such game")`)
 }
 
 // TestBrowserWatchServerGame watches a game of the match server (not one
@@ -526,7 +526,7 @@ func TestBrowserWatchServerGame(t *testing.T) {
 		msrv.Shutdown(ctx)
 	}()
 	srv, _ := browserServerWith(t, func(context.Context) Options {
-		return Options{Games: NewServerGames(msrv)}
+		return Options{Server: msrv}
 	})
 	started, err := msrv.StartGame(context.Background(), server.GameRequest{Rules: kalah.Standard(), South: "greedy", North: "first"})
 	if err != nil {
@@ -534,7 +534,7 @@ func TestBrowserWatchServerGame(t *testing.T) {
 	}
 	ctx := browser(t, 900, 760)
 	open(t, ctx, srv.URL+"/#/watch")
-	link := fmt.Sprintf(`#gamelist a[href="#/game/s%d"]`, started.ID)
+	link := fmt.Sprintf(`#gamelist a[href="#/game/%d"]`, started.ID)
 	waitJS(t, ctx, `document.querySelector('`+link+`')`)
 	click(t, ctx, link)
 	waitJS(t, ctx, `document.querySelector("#moves").textContent.startsWith("1.")`)

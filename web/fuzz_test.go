@@ -16,7 +16,7 @@ import (
 func FuzzRequests(f *testing.F) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	h, err := New(ctx, Options{MaxAnalysis: 50e6, Games: NewServerGames(newMatchServerTB(f, server.Config{}))})
+	h, err := New(ctx, Options{MaxAnalysis: 50e6, Server: newMatchServerTB(f, server.Config{})})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -29,11 +29,11 @@ func FuzzRequests(f *testing.F) {
 		// A start that does not fit the rules (it once panicked).
 		`{"rules":{"houses":6,"seeds":4},"start":"1,1/1,1 0-0 S","moves":"","time_ms":10}`,
 	} {
-		for route := range 5 {
+		for route := range 8 {
 			f.Add(route, s)
 		}
 	}
-	routes := []string{"analyze", "analyze/game", "games", "tournaments", "games/nope/move"}
+	routes := []string{"analyze", "analyze/game", "games", "tournaments", "games/nope/move", "games/1/move", "games/1/takeback", "account/signup"}
 	f.Fuzz(func(t *testing.T, route int, body string) {
 		if route < 0 || route >= len(routes) {
 			return

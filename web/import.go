@@ -20,13 +20,23 @@ import (
 // savedGame is a game of the page's own runtime of older releases, as they
 // kept it in web-games/, one JSON file a game.
 type savedGame struct {
-	ID      string       `json:"id"`
-	Created time.Time    `json:"created"`
-	Req     NewGame      `json:"request"`
-	Seats   [2]Seat      `json:"seats"`
-	Tokens  [2]string    `json:"tokens"`
-	Record  kalah.Record `json:"record"`
-	Reason  string       `json:"reason,omitempty"`
+	ID      string    `json:"id"`
+	Created time.Time `json:"created"`
+	Req     struct {
+		Casual        bool   `json:"casual"`
+		PerMoveMillis int    `json:"per_move_ms,omitempty"`
+		DelayMillis   int    `json:"delay_ms,omitempty"`
+		Tournament    string `json:"tournament,omitempty"`
+	} `json:"request"`
+	Seats [2]struct {
+		Name   string `json:"name"`
+		Human  bool   `json:"human"`
+		Joined bool   `json:"joined"`
+		Spec   string `json:"spec,omitempty"`
+	} `json:"seats"`
+	Tokens [2]string    `json:"tokens"`
+	Record kalah.Record `json:"record"`
+	Reason string       `json:"reason,omitempty"`
 }
 
 // ImportSavedGames moves the games an older release's page kept in dir
@@ -83,7 +93,7 @@ func ImportSavedGames(ctx context.Context, srv *server.Server, dir string, log *
 			im.Tags[server.ReasonTag] = sg.Reason
 		}
 		if sg.Req.Tournament != "" {
-			im.Tags[tagTournament] = sg.Req.Tournament
+			im.Tags[server.TournamentTag] = sg.Req.Tournament
 		}
 		for i, seat := range sg.Seats {
 			if seat.Human {

@@ -17,7 +17,7 @@ import (
 func BenchmarkPageWeight(b *testing.B) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	h, err := New(ctx, Options{Games: NewServerGames(newMatchServerTB(b, server.Config{}))})
+	h, err := New(ctx, Options{Server: newMatchServerTB(b, server.Config{})})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func BenchmarkTimeToInteractive(b *testing.B) {
 	root := browser(b, 900, 800)
 	var ready, board []float64
 	for range b.N {
-		c, err := h.opts.Games.Create(context.Background(), NewGame{Rules: kalah.Standard(), South: Human, North: "greedy", Casual: true})
+		c, err := startGame(h, NewGame{Rules: kalah.Standard(), South: Human, North: "greedy", Casual: true})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -27,7 +27,7 @@ func TestServerGames(t *testing.T) {
 	}()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	h, err := New(ctx, Options{Games: NewServerGames(srv)})
+	h, err := New(ctx, Options{Server: srv})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,16 +37,16 @@ func TestServerGames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id := "s" + itoa(started.ID)
+	id := itoa(started.ID)
 	// The games the page starts and those started elsewhere are the
 	// server's, listed together.
 	var c Created
 	call(t, web, "POST", Prefix+"games", NewGame{Rules: kalah.Standard(), South: Human, North: "first"}, &c)
-	var list []Summary
+	var list []server.GameInfo
 	call(t, web, "GET", Prefix+"games", nil, &list)
 	ids := map[string]bool{}
 	for _, s := range list {
-		ids[s.ID] = true
+		ids[itoa(s.ID)] = true
 	}
 	if !ids[id] || !ids[c.ID] {
 		t.Fatalf("list %+v", list)
@@ -60,10 +60,11 @@ func TestServerGames(t *testing.T) {
 	if code := call(t, web, "POST", Prefix+"games/"+id+"/move", seatRequest{Token: "bad", Move: s.Legal[0]}, nil); code != 403 {
 		t.Errorf("bad token: %d", code)
 	}
-	_, changed, err := h.opts.Games.Watch(id)
+	changed, stop, err := srv.Subscribe(started.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer stop()
 	if code := call(t, web, "POST", Prefix+"games/"+id+"/move", seatRequest{Token: started.Tokens[1], Move: s.Legal[0]}, nil); code != 200 {
 		t.Errorf("move: %d", code)
 	}
@@ -72,7 +73,7 @@ func TestServerGames(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("no change seen")
 	}
-	for _, r := range []string{"undo", "hint"} {
+	for _, r := range []string{"takeback", "hint"} {
 		if code := call(t, web, "POST", Prefix+"games/"+id+"/"+r, seatRequest{Token: started.Tokens[1]}, nil); code != 409 {
 			t.Errorf("%s: %d", r, code)
 		}
@@ -88,8 +89,12 @@ func TestServerGames(t *testing.T) {
 	if s.Result != kalah.SouthWins || len(s.Moves) < 2 {
 		t.Errorf("finished: %+v", s)
 	}
-	for _, bad := range []string{"s999", "sx", "s"} {
-		if code := call(t, web, "GET", Prefix+"games/"+bad, nil, nil); code != 404 {
+	// The page's links of the release before ("s12") still lead there.
+	if code := call(t, web, "GET", Prefix+"games/s"+id+"/board", nil, nil); code != 200 {
+		t.Errorf("an old link: %d", code)
+	}
+	for _, bad := range []string{"999", "s999", "sx", "s"} {
+		if code := call(t, web, "GET", Prefix+"games/"+bad+"/board", nil, nil); code != 404 {
 			t.Errorf("%s: %d", bad, code)
 		}
 	}

@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"kalah"
+	"kalah/internal/store"
 	"kalah/match"
+	"kalah/server"
 	"kalah/tournament"
 )
 
@@ -23,9 +25,9 @@ const maxTournaments = 8
 // match server, so each can be watched live; tournaments found in the store (run
 // from the command line, or interrupted) are shown as they stand.
 type StoredTournaments struct {
-	st    *tournament.Store
-	games *ServerGames
-	ctx   context.Context
+	st  *tournament.Store
+	srv *server.Server
+	ctx context.Context
 
 	mu      sync.Mutex
 	gameIDs map[int64]string // a tournament game's id to its server game
@@ -37,8 +39,8 @@ type StoredTournaments struct {
 
 // NewStoredTournaments returns tournaments kept in st whose games play on
 // the match server of games until ctx ends.
-func NewStoredTournaments(ctx context.Context, st *tournament.Store, games *ServerGames) *StoredTournaments {
-	return &StoredTournaments{st: st, games: games, ctx: ctx, gameIDs: map[int64]string{}, running: map[int64]bool{}, errs: map[int64]string{}}
+func NewStoredTournaments(ctx context.Context, st *tournament.Store, srv *server.Server) *StoredTournaments {
+	return &StoredTournaments{st: st, srv: srv, ctx: ctx, gameIDs: map[int64]string{}, running: map[int64]bool{}, errs: map[int64]string{}}
 }
 
 // Create stores a round robin, gauntlet or Swiss tournament and starts it.
@@ -178,18 +180,19 @@ func (x gameExecutor) play(ctx context.Context, job tournament.Job) (tournament.
 	}
 	start := time.Now()
 	g := job.Game
-	req := NewGame{Rules: job.Rules, South: job.South, North: job.North, Opening: g.Opening,
-		PerMoveMillis: int(job.Clock.PerMove.Milliseconds()), DelayMillis: int(job.Clock.Delay.Milliseconds()),
-		PlayerSeeds: [2]uint64{match.GameSeed(g.Seed, 0, 0), match.GameSeed(g.Seed, 0, 1)},
-		Tournament:  strconv.FormatInt(job.Tournament, 10)}
-	c, err := x.t.games.Create(ctx, req)
-	for errors.Is(err, ErrBusy) { // wait for a free place on the server
+	srv := x.t.srv
+	req := server.GameRequest{Rules: job.Rules, South: job.South, North: job.North, Opening: g.Opening,
+		PerMoveMS: job.Clock.PerMove.Milliseconds(), DelayMS: job.Clock.Delay.Milliseconds(),
+		Seeds: [2]uint64{match.GameSeed(g.Seed, 0, 0), match.GameSeed(g.Seed, 0, 1)},
+		Tags:  map[string]string{server.TournamentTag: strconv.FormatInt(job.Tournament, 10)}}
+	c, err := srv.StartGame(ctx, req)
+	for errors.Is(err, server.ErrBusy) { // wait for a free place on the server
 		select {
 		case <-ctx.Done():
 			return tournament.Result{}, ctx.Err()
 		case <-time.After(time.Second):
 		}
-		c, err = x.t.games.Create(ctx, req)
+		c, err = srv.StartGame(ctx, req)
 	}
 	if err != nil {
 		// A player that cannot start here is the package's own business:
@@ -197,30 +200,35 @@ func (x gameExecutor) play(ctx context.Context, job tournament.Job) (tournament.
 		return tournament.Play(ctx, job, "web")
 	}
 	x.t.mu.Lock()
-	x.t.gameIDs[g.ID] = c.ID
+	x.t.gameIDs[g.ID] = strconv.FormatInt(c.ID, 10)
 	x.t.mu.Unlock()
-	for {
-		st, ch, err := x.t.games.Watch(c.ID)
-		if err != nil {
-			return tournament.Result{}, err
+	// Follow the game until it is over (its events end).
+	if events, stop, err := srv.Subscribe(c.ID); err == nil {
+	follow:
+		for {
+			select {
+			case _, ok := <-events:
+				if !ok {
+					break follow
+				}
+			case <-ctx.Done():
+				stop()
+				actx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				srv.Abandon(actx, c.ID, "its tournament stopped; it will play this game again")
+				cancel()
+				return tournament.Result{}, ctx.Err()
+			}
 		}
-		if st.Over {
-			break
-		}
-		if !st.Live {
-			return tournament.Result{}, fmt.Errorf("game %s stopped unfinished", c.ID)
-		}
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			x.t.games.abandon(c.ID)
-			return tournament.Result{}, ctx.Err()
-		}
+		stop()
 	}
-	rec, reason, err := x.t.games.Record(c.ID)
+	v, err := srv.Game(ctx, c.ID)
 	if err != nil {
 		return tournament.Result{}, err
 	}
+	if v.Status != store.Finished {
+		return tournament.Result{}, fmt.Errorf("game %d stopped unfinished", c.ID)
+	}
+	rec, reason := v.Record, v.Reason
 	rec.Tags = map[string]string{"Tournament": strconv.FormatInt(job.Tournament, 10), "Game": strconv.FormatInt(g.ID, 10),
 		"Round": strconv.Itoa(g.Round), "Seed": strconv.FormatUint(g.Seed, 10)}
 	if job.Name != "" {

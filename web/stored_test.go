@@ -19,8 +19,8 @@ func TestStoredTournaments(t *testing.T) {
 	defer st.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	games := NewServerGames(newMatchServer(t, server.Config{}))
-	h, err := New(ctx, Options{Games: games, Tournaments: NewStoredTournaments(ctx, st, games), Trusted: trustAll})
+	msrv := newMatchServer(t, server.Config{})
+	h, err := New(ctx, Options{Server: msrv, Tournaments: NewStoredTournaments(ctx, st, msrv), Trusted: trustAll})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestStoredTournaments(t *testing.T) {
 	}
 	for i, g := range ts.Games {
 		var gs State
-		if code := call(t, srv, "GET", Prefix+"games/"+g.Game, nil, &gs); code != 200 || !gs.Over {
+		if code := call(t, srv, "GET", Prefix+"games/"+g.Game+"/board", nil, &gs); code != 200 || !gs.Over {
 			t.Fatalf("hub game %q: %d", g.Game, code)
 		}
 		if gs.Score != g.Score || g.Score != [2]int{stored[i].SouthSeeds, stored[i].NorthSeeds} {
@@ -118,8 +118,8 @@ func TestStoredTournamentsResume(t *testing.T) {
 	small := kalah.Rules{Houses: 4, Seeds: 3}
 	// A tournament stopped after its first game, as by a server shutdown.
 	ctx1, stop := context.WithCancel(context.Background())
-	games := NewServerGames(newMatchServer(t, server.Config{}))
-	ts1 := NewStoredTournaments(ctx1, st, games)
+	msrv := newMatchServer(t, server.Config{})
+	ts1 := NewStoredTournaments(ctx1, st, msrv)
 	id, err := ts1.Create(ctx1, NewTournament{Rules: small, Players: []string{"first", "greedy"}, Rounds: 2, DelayMillis: 2})
 	if err != nil {
 		t.Fatal(err)
@@ -153,7 +153,7 @@ func TestStoredTournamentsResume(t *testing.T) {
 	}
 	ctx2, cancel2 := context.WithCancel(context.Background())
 	defer cancel2()
-	ts2 := NewStoredTournaments(ctx2, st, games)
+	ts2 := NewStoredTournaments(ctx2, st, msrv)
 	ids, err := ts2.Resume(ctx2)
 	if err != nil || len(ids) != 1 || ids[0] != id {
 		t.Fatalf("resumed %v (%v), want [%s]", ids, err, id)

@@ -56,7 +56,7 @@ func TestTournamentRoutes(t *testing.T) {
 	// Every game is a game of the hub, watchable and finished.
 	for _, g := range ts.Games {
 		var st State
-		if code := call(t, srv, "GET", Prefix+"games/"+g.Game, nil, &st); code != 200 || !st.Over || st.Tournament != ts.ID || st.Score != g.Score {
+		if code := call(t, srv, "GET", Prefix+"games/"+g.Game+"/board", nil, &st); code != 200 || !st.Over || st.Tournament != ts.ID || st.Score != g.Score {
 			t.Errorf("game %s: %d %+v", g.Game, code, st.Score)
 		}
 	}

@@ -28,15 +28,16 @@ import (
 //go:embed static
 var staticFS embed.FS
 
-// Prefix is where the page's API lives; the server's own routes are under
-// /api/ and /ws/.
-const Prefix = "/web/api/"
+// Prefix is where the one HTTP API lives (docs/API.md): the page serves
+// its own part of it (meta, analysis, tournaments) and hands the rest
+// (games, accounts, bots) to the server.
+const Prefix = "/api/"
 
 // Options configure the page.
 type Options struct {
-	// Games are the games the page plays and shows: the match server's
-	// (NewServerGames), the one runtime of every game; required.
-	Games Games
+	// Server is the match server: the one runtime of every game the page
+	// starts and shows, and the rest of the API; required.
+	Server *server.Server
 	// Analyzer values positions for the analysis board; nil means package
 	// engine (Engine).
 	Analyzer Analyzer
@@ -47,13 +48,9 @@ type Options struct {
 	// MaxAnalysis bounds the time one analysis request may take; zero means
 	// 10 seconds.
 	MaxAnalysis time.Duration
-	// Requester, if set, names who makes a request ("user:NAME",
-	// "addr:HOST"), so the games the page starts count among that one's
-	// unfinished games (the server's --max-open-games).
-	Requester func(r *http.Request) string
-	// Trusted, if set, says whether a request may start a game between two
-	// computers (the server's work, not a guest's): a signed-in person or
-	// the server's admin. Nil refuses such games.
+	// Trusted says whether a request may start a tournament (the server's
+	// work, not a guest's): a signed-in person or the server's admin. Nil
+	// means the server's Trusted.
 	Trusted func(r *http.Request) bool
 }
 
@@ -75,8 +72,11 @@ type asset struct {
 // New returns the page's handler. When ctx ends, its event streams close,
 // so a server shutting down need not wait for them.
 func New(ctx context.Context, o Options) (*Handler, error) {
-	if o.Games == nil {
-		return nil, errors.New("web: no games to play: give Options.Games (NewServerGames)")
+	if o.Server == nil {
+		return nil, errors.New("web: no server: give Options.Server")
+	}
+	if o.Trusted == nil {
+		o.Trusted = o.Server.Trusted
 	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
@@ -138,26 +138,17 @@ func (h *Handler) routes() {
 		h.static(r.PathValue("file"))(w, r)
 	})
 	m.HandleFunc("GET /favicon.ico", h.static("favicon.svg"))
+	// The page's own part of the server's one API; games, accounts and
+	// the rest are the server's (Options.Server).
 	m.HandleFunc("GET "+Prefix+"meta", h.meta)
-	m.HandleFunc("GET "+Prefix+"games", h.listGames)
-	m.HandleFunc("POST "+Prefix+"games", h.createGame)
-	m.HandleFunc("GET "+Prefix+"games/{id}", h.gameState)
-	m.HandleFunc("GET "+Prefix+"games/{id}/events", h.gameEvents)
-	m.HandleFunc("GET "+Prefix+"games/{id}/record", h.gameRecord)
-	m.HandleFunc("POST "+Prefix+"games/{id}/join", h.join)
-	m.HandleFunc("POST "+Prefix+"games/{id}/move", h.move)
-	m.HandleFunc("POST "+Prefix+"games/{id}/undo", h.undo)
-	m.HandleFunc("POST "+Prefix+"games/{id}/hint", h.hint)
-	m.HandleFunc("POST "+Prefix+"games/{id}/resign", h.resign)
-	m.HandleFunc("POST "+Prefix+"games/{id}/rematch", h.rematch)
 	m.HandleFunc("POST "+Prefix+"analyze", h.analyze)
 	m.HandleFunc("POST "+Prefix+"analyze/game", h.analyzeGame)
 	m.HandleFunc("GET "+Prefix+"tournaments", h.listTournaments)
 	m.HandleFunc("POST "+Prefix+"tournaments", h.createTournament)
 	m.HandleFunc("GET "+Prefix+"tournaments/{id}", h.tournament)
-	m.HandleFunc(Prefix, func(w http.ResponseWriter, r *http.Request) {
-		h.fail(w, r, fmt.Errorf("%w: no route %s %s", ErrNotFound, r.Method, r.URL.Path))
-	})
+	api := h.opts.Server.Handler()
+	m.Handle(Prefix, api)
+	m.Handle("/ws/", api)
 }
 
 // ServeHTTP implements http.Handler.
@@ -209,15 +200,14 @@ func status(err error) int {
 		return http.StatusNotFound
 	case errors.Is(err, ErrForbidden):
 		return http.StatusForbidden
-	case errors.Is(err, ErrNotYours), errors.Is(err, ErrNoSeat), errors.Is(err, ErrNotCasual),
-		errors.Is(err, kalah.ErrGameOver), errors.Is(err, kalah.ErrNoUndo):
+	case errors.Is(err, ErrSignIn):
+		return http.StatusUnauthorized
+	case errors.Is(err, kalah.ErrGameOver):
 		return http.StatusConflict
 	case errors.Is(err, ErrBadInput), errors.Is(err, kalah.ErrIllegalMove), errors.Is(err, kalah.ErrSyntax),
 		errors.Is(err, kalah.ErrInvalidRules), errors.Is(err, kalah.ErrBadPosition), errors.Is(err, ErrNoMoves),
 		errors.Is(err, player.ErrUnknownPlayer):
 		return http.StatusBadRequest
-	case errors.Is(err, ErrTooMany):
-		return http.StatusTooManyRequests
 	case errors.Is(err, ErrBusy), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return http.StatusServiceUnavailable
 	}
@@ -311,10 +301,6 @@ func (h *Handler) meta(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, m)
 }
 
-func (h *Handler) listGames(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, h.opts.Games.List())
-}
-
 // allowedSpec refuses player specs that would run programs on the server.
 func allowedSpec(spec string) error {
 	if spec == "" || spec == Human {
@@ -331,217 +317,6 @@ func allowedSpec(spec string) error {
 		return fmt.Errorf("%w: %w", ErrBadInput, err)
 	}
 	return nil
-}
-
-func (h *Handler) createGame(w http.ResponseWriter, r *http.Request) {
-	var req NewGame
-	if err := decode(w, r, &req); err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	for _, s := range []string{req.South, req.North} {
-		if err := allowedSpec(s); err != nil {
-			h.fail(w, r, err)
-			return
-		}
-	}
-	if req.Tournament != "" {
-		h.fail(w, r, fmt.Errorf("%w: games join tournaments only through the tournament", ErrBadInput))
-		return
-	}
-	// A guest may play the computer; a game between two computers (the
-	// server's work) or two people (by link) needs a signed-in person.
-	isHuman := func(spec string) bool { return spec == "" || spec == Human }
-	if isHuman(req.South) == isHuman(req.North) && (h.opts.Trusted == nil || !h.opts.Trusted(r)) {
-		what := "a game between two computers"
-		if isHuman(req.South) {
-			what = "a game with a friend"
-		}
-		h.fail(w, r, fmt.Errorf("%w: sign in to start %s; a guest may play the computer", ErrForbidden, what))
-		return
-	}
-	for i := range req.Names {
-		if len(req.Names[i]) > 40 {
-			h.fail(w, r, fmt.Errorf("%w: name longer than 40 bytes", ErrBadInput))
-			return
-		}
-	}
-	ctx := r.Context()
-	if h.opts.Requester != nil {
-		ctx = withRequester(ctx, h.opts.Requester(r))
-	}
-	c, err := h.opts.Games.Create(ctx, req)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusCreated, c)
-}
-
-func (h *Handler) gameState(w http.ResponseWriter, r *http.Request) {
-	st, err := h.opts.Games.State(r.PathValue("id"))
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, st)
-}
-
-func (h *Handler) gameRecord(w http.ResponseWriter, r *http.Request) {
-	st, err := h.opts.Games.State(r.PathValue("id"))
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", "kalah-"+st.ID+".txt"))
-	io.WriteString(w, st.Record)
-}
-
-// gameEvents streams the game's state as Server-Sent Events, one "state"
-// event each time it changes, until the client goes away.
-func (h *Handler) gameEvents(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
-	st, ch, err := h.opts.Games.Watch(id)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	netx.LongLived(w)
-	rc := http.NewResponseController(w)
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(http.StatusOK)
-	ping := time.NewTicker(15 * time.Second)
-	defer ping.Stop()
-	last := -1
-	for {
-		if st.Version != last {
-			b, _ := json.Marshal(st)
-			if _, err := fmt.Fprintf(w, "event: state\ndata: %s\n\n", b); err != nil {
-				return
-			}
-			if err := rc.Flush(); err != nil {
-				return
-			}
-			last = st.Version
-		}
-		select {
-		case <-r.Context().Done():
-			return
-		case <-h.ctx.Done():
-			return
-		case <-ping.C:
-			if _, err := io.WriteString(w, ": ping\n\n"); err != nil {
-				return
-			}
-			rc.Flush()
-			continue
-		case <-ch:
-		}
-		st, ch, err = h.opts.Games.Watch(id)
-		if err != nil {
-			return
-		}
-	}
-}
-
-func (h *Handler) join(w http.ResponseWriter, r *http.Request) {
-	seat, tok, err := h.opts.Games.Join(r.PathValue("id"))
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"seat": seat, "token": tok})
-}
-
-// seatRequest is the body of the calls that act for a seat.
-type seatRequest struct {
-	Token string `json:"token"`
-	Move  string `json:"move,omitempty"`
-}
-
-func (h *Handler) seatCall(w http.ResponseWriter, r *http.Request) (seatRequest, bool) {
-	var req seatRequest
-	if err := decode(w, r, &req); err != nil {
-		h.fail(w, r, err)
-		return req, false
-	}
-	if req.Token == "" {
-		h.fail(w, r, fmt.Errorf("%w: no token", ErrForbidden))
-		return req, false
-	}
-	return req, true
-}
-
-func (h *Handler) move(w http.ResponseWriter, r *http.Request) {
-	req, ok := h.seatCall(w, r)
-	if !ok {
-		return
-	}
-	m, err := kalah.ParseMove(req.Move)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	st, err := h.opts.Games.Move(r.Context(), r.PathValue("id"), req.Token, m)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, st)
-}
-
-func (h *Handler) undo(w http.ResponseWriter, r *http.Request) {
-	req, ok := h.seatCall(w, r)
-	if !ok {
-		return
-	}
-	st, err := h.opts.Games.Undo(r.PathValue("id"), req.Token)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, st)
-}
-
-func (h *Handler) hint(w http.ResponseWriter, r *http.Request) {
-	req, ok := h.seatCall(w, r)
-	if !ok {
-		return
-	}
-	m, err := h.opts.Games.Hint(r.Context(), r.PathValue("id"), req.Token)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]string{"move": m.String()})
-}
-
-func (h *Handler) resign(w http.ResponseWriter, r *http.Request) {
-	req, ok := h.seatCall(w, r)
-	if !ok {
-		return
-	}
-	st, err := h.opts.Games.Resign(r.PathValue("id"), req.Token)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, st)
-}
-
-func (h *Handler) rematch(w http.ResponseWriter, r *http.Request) {
-	req, ok := h.seatCall(w, r)
-	if !ok {
-		return
-	}
-	c, err := h.opts.Games.Rematch(r.PathValue("id"), req.Token)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusCreated, c)
 }
 
 // AnalyzeRequest asks for the value of every move of a position.
@@ -715,7 +490,7 @@ func (h *Handler) createTournament(w http.ResponseWriter, r *http.Request) {
 	}
 	// A tournament is the server's work: it needs a signed-in person.
 	if h.opts.Trusted == nil || !h.opts.Trusted(r) {
-		h.fail(w, r, fmt.Errorf("%w: sign in to start a tournament", ErrForbidden))
+		h.fail(w, r, fmt.Errorf("%w: sign in to start a tournament", ErrSignIn))
 		return
 	}
 	for _, s := range req.Players {

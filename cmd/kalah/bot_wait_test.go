@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -66,7 +67,7 @@ func TestBotWaitTournament(t *testing.T) {
 		t.Errorf("tournament %+v", ts)
 	}
 	for _, g := range ts.Games {
-		if !g.Done || !strings.HasPrefix(g.Game, "s") {
+		if _, err := strconv.ParseInt(g.Game, 10, 64); !g.Done || err != nil {
 			t.Errorf("game %+v", g)
 		}
 	}

@@ -48,13 +48,19 @@ func TestOneGameList(t *testing.T) {
 		json.NewDecoder(resp.Body).Decode(out)
 	}
 
-	// The person on the page, against greedy.
-	var c web.Created
-	if code := post(web.Prefix+"games", `{"rules":{"houses":6,"seeds":4},"south":"human","north":"greedy","names":["Ann",""]}`, &c); code != 201 {
+	// The person on the page, against greedy, through the one API.
+	var c server.Started
+	if code := post("/api/games", `{"rules":{"houses":6,"seeds":4},"south":"human","north":"greedy","names":["Ann",""]}`, &c); code != 201 {
 		t.Fatalf("the page's game: %d", code)
 	}
-	if code := post(web.Prefix+"games/"+c.ID+"/move", `{"token":"`+c.Tokens[0]+`","move":"1"}`, nil); code != 200 {
+	if code := post(fmt.Sprintf("/api/games/%d/move", c.ID), `{"token":"`+c.Tokens[0]+`","move":"1"}`, nil); code != 200 {
 		t.Fatalf("the person's move: %d", code)
+	}
+	// The page's own part of the API answers beside it.
+	var meta web.Meta
+	get(web.Prefix+"meta", &meta)
+	if len(meta.Presets) == 0 {
+		t.Fatalf("meta: %+v", meta)
 	}
 
 	// A bot on our protocol and a KGP bot, one game.
@@ -79,29 +85,24 @@ func TestOneGameList(t *testing.T) {
 		t.Fatalf("bots exited %v:\nline bot:\n%s\nkgp bot:\n%s\nserver:\n%s", codes, lineOut.String(), kgpOut.String(), s.log.String())
 	}
 
-	// One list: the page's, and the API's.
-	var page []web.Summary
-	get(web.Prefix+"games", &page)
-	seen := map[string]string{}
-	for _, g := range page {
-		seen[g.Players[0]+"-"+g.Players[1]] = g.ID
-	}
-	botsGame := seen["liner-kgp-kagee"]
-	if botsGame == "" {
-		botsGame = seen["kgp-kagee-liner"]
-	}
-	if seen["Ann-greedy"] != c.ID || botsGame == "" {
-		t.Fatalf("the page's list: %+v", page)
-	}
+	// One list, the page's as the API's.
 	var api []server.GameInfo
 	get("/api/games", &api)
-	names := map[string]bool{}
+	names := map[string]int64{}
 	for _, g := range api {
-		names[g.South] = true
-		names[g.North] = true
+		names[g.South] = g.ID
+		names[g.North] = g.ID
 	}
-	if !names["Ann"] || !names["liner"] || !names["kgp-kagee"] {
-		t.Fatalf("the API's list: %+v", api)
+	if names["Ann"] != c.ID || names["liner"] == 0 || names["kgp-kagee"] != names["liner"] {
+		t.Fatalf("the list: %+v", api)
+	}
+	// Each is drawn for the page the same way.
+	for _, id := range []int64{names["Ann"], names["liner"]} {
+		var b server.Board
+		get(fmt.Sprintf("/api/games/%d/board", id), &b)
+		if len(b.Moves) == 0 || b.ID != fmt.Sprint(id) {
+			t.Fatalf("board %d: %+v", id, b)
+		}
 	}
 	s.stop()
 

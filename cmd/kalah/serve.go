@@ -160,11 +160,10 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return nil
 	}
 	mux := http.NewServeMux()
-	api := srv.Handler()
-	mux.Handle("/api/", api)
-	mux.Handle("/ws/", api)
 	mux.Handle("/kgp", ks.Handler())
 	if mountWeb != nil {
+		// The page serves its part of the one API (meta, analysis,
+		// tournaments) and hands the rest of /api/ and /ws/ to the server.
 		webCtx, stopWeb := context.WithCancel(ctx)
 		h, waitWeb, err := mountWeb(webCtx, srv, *data)
 		defer waitWeb()
@@ -174,6 +173,9 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		}
 		mux.Handle("/", h)
 	} else {
+		api := srv.Handler()
+		mux.Handle("/api/", api)
+		mux.Handle("/ws/", api)
 		mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Path != "/" {
 				http.NotFound(w, r)

@@ -34,7 +34,6 @@ func init() {
 		// not wait on open pages and nothing of it outlives the server. The
 		// function returned waits until the page has stopped.
 		noWait := func() {}
-		games := web.NewServerGames(s)
 		if _, err := web.ImportSavedGames(ctx, s, filepath.Join(dir, "web-games"), slog.Default()); err != nil {
 			return nil, noWait, err
 		}
@@ -52,16 +51,14 @@ func init() {
 		// Tournament games with a bot:NAME seat (a bot logged in here that
 		// sent wait) are played as arranged games, each waiting for its
 		// bots as long as the server's --bot-wait.
-		tours := web.NewStoredTournaments(ctx, ts, games).PlayBotsOn(s, 0)
+		tours := web.NewStoredTournaments(ctx, ts, s).PlayBotsOn(s, 0)
 		if _, err := tours.Resume(ctx); err != nil {
 			return nil, wait, fmt.Errorf("web page tournaments: %w", err)
 		}
 		h, err := web.New(ctx, web.Options{
 			Analyzer:    pageAnalyzer,
-			Games:       games,
+			Server:      s,
 			Tournaments: tours,
-			Trusted:     s.Trusted,
-			Requester:   s.Requester,
 		})
 		return h, wait, err
 	}

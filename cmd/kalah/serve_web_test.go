@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -86,14 +87,14 @@ func TestServeMountsWeb(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(data, "web-games.imported")); err != nil {
 		t.Errorf("web-games not set aside: %v", err)
 	}
-	get := func(base, id string) web.State {
+	get := func(base, id string) server.Board {
 		t.Helper()
-		resp, err := http.Get(base + web.Prefix + "games/" + id)
+		resp, err := http.Get(base + "/api/games/" + id + "/board")
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer resp.Body.Close()
-		var s web.State
+		var s server.Board
 		json.NewDecoder(resp.Body).Decode(&s)
 		if resp.StatusCode != 200 {
 			t.Fatalf("game %s: %d", id, resp.StatusCode)
@@ -119,11 +120,11 @@ func TestServeMountsWeb(t *testing.T) {
 	if resp.StatusCode != 200 {
 		t.Fatalf("the old token's move: %d", resp.StatusCode)
 	}
-	resp = post(ts.URL, "games", `{"rules":{"houses":6,"seeds":4},"south":"human","north":"human"}`)
-	var c web.Created
+	resp = post(ts.URL, "games", `{"rules":{"houses":6,"seeds":4},"south":"human","north":"human","invite":true}`)
+	var c server.Started
 	json.NewDecoder(resp.Body).Decode(&c)
 	resp.Body.Close()
-	if resp.StatusCode != 201 || c.ID == "" {
+	if resp.StatusCode != 201 || c.ID == 0 {
 		t.Fatalf("create: %d", resp.StatusCode)
 	}
 	// The page's games are the server's.
@@ -146,7 +147,7 @@ func TestServeMountsWeb(t *testing.T) {
 	}
 	ts2 := httptest.NewServer(h2)
 	defer ts2.Close()
-	if s := get(ts2.URL, c.ID); !s.Live || s.Seats[1].Joined {
+	if s := get(ts2.URL, fmt.Sprint(c.ID)); !s.Live || s.Seats[1].Joined {
 		t.Errorf("the new game after the restart: %+v", s)
 	}
 	if s := get(ts2.URL, "0a1b2c3d4e"); len(s.Moves) < 3 {

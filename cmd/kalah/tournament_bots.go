@@ -36,7 +36,7 @@ func addServerFlags(fs *flag.FlagSet) *serverFlags {
 // refuseServerBots refuses bot:NAME players when there is no server to
 // play their games on: they are bots logged in to a server, which plays
 // their games in the tournaments it runs itself (its web page, POST
-// /web/api/tournaments) or that kalah tournament --server gives it.
+// /api/tournaments) or that kalah tournament --server gives it.
 func refuseServerBots(players []string, serverURL string) error {
 	for _, p := range players {
 		_, ok, err := server.BotName(p)
@@ -47,7 +47,7 @@ func refuseServerBots(players []string, serverURL string) error {
 			return usageError{err}
 		}
 		if serverURL == "" {
-			return usagef("%s: bot:NAME players are bots logged in to kalah serve and play only there: give --server http://HOST:PORT (the server's web address) to play their games on it, or start the tournament on the server's web page (Tournaments) or with POST /web/api/tournaments; the bots connect with kalah bot --wait", p)
+			return usagef("%s: bot:NAME players are bots logged in to kalah serve and play only there: give --server http://HOST:PORT (the server's web address) to play their games on it, or start the tournament on the server's web page (Tournaments) or with POST /api/tournaments; the bots connect with kalah bot --wait", p)
 		}
 	}
 	return nil

@@ -6,7 +6,7 @@ window.kalahErrors = [];
 window.addEventListener("error", e => window.kalahErrors.push(String(e.message)));
 window.addEventListener("unhandledrejection", e => window.kalahErrors.push(String(e.reason)));
 (function () {
-const API = "/web/api/";
+const API = "/api/";
 const $ = (s, el) => (el || document).querySelector(s);
 const main = $("#main");
 let meta = null;
@@ -89,6 +89,10 @@ function viewAccount() {
     }}, h("label", {}, "New bot's name ", botName), h("button", {type: "submit", text: "Create the bot"})),
     tokenBox, err));
 }
+
+// rulesName names rules as the server lists them: the preset's name, or
+// Kalah(houses,seeds).
+function rulesName(r) { return r.name || `Kalah(${r.houses},${r.seeds})`; }
 
 function announce(msg) {
   const a = $("#announce");
@@ -173,7 +177,7 @@ function viewPlay() {
     }
     try {
       const c = await api("games", {rules: r, south: "human", north: opp.value, names: [name.value || "You", opp.value === "human" ? "Guest" : ""],
-        per_move_ms: +clock.value, casual: casual.checked});
+        per_move_ms: +clock.value, casual: casual.checked, invite: opp.value === "human"});
       setSeat(c.id, 0, c.tokens[0]);
       location.hash = "#/game/" + c.id;
     } catch (ex) { err.textContent = ex.message; }
@@ -311,7 +315,7 @@ function viewGame(id) {
   const btn = (id, text, fn, key) => h("button", {type: "button", id, "aria-keyshortcuts": key, onclick: fn}, text);
   const bHint = btn("hint", "Hint (h)", () => hint(), "h");
   const bAuto = btn("auto", "Computer moves for me (space)", () => auto(), "Space");
-  const bUndo = btn("undo", "Undo (u)", () => act("undo"), "u");
+  const bUndo = btn("undo", "Undo (u)", () => act("takeback"), "u");
   const bResign = btn("resign", "Resign", () => { if (confirm("Resign this game?")) act("resign"); });
   const bPrev = btn("prev", "◀ Back", () => step(-1), "ArrowLeft");
   const bNext = btn("next", "Forward ▶", () => step(1), "ArrowRight");
@@ -336,7 +340,7 @@ function viewGame(id) {
   main.replaceChildren(h("h2", {id: "gametitle", text: "Game"}), share, labels[0], boardBox, labels[1], status, callout,
     controls,
     h("div", {class: "row"}, bPrev, bNext, bLive, bReplay, h("label", {}, anim, "Animate sowing"),
-      h("a", {href: API + "games/" + id + "/record", id: "download"}, "Download record"),
+      h("a", {href: API + "games/" + id + "/record", id: "download", download: "kalah-" + id + ".txt"}, "Download record"),
       h("a", {href: "#/analyze?game=" + id, id: "analyzelink"}, "Analyze this game")),
     h("h3", {text: "Moves"}), movesEl, err, summary);
 
@@ -522,9 +526,9 @@ function viewGame(id) {
     busy = true; render();
     try {
       const ns = await api(`games/${id}/${what}`, Object.assign({token: mine.token}, body || {}));
-      if (what === "undo") { cursor = null; st = null; update(ns); }
+      if (what === "takeback") { cursor = null; st = null; update(ns); }
       else update(ns);
-      if (what === "undo") announce("Took back your last move");
+      if (what === "takeback") announce("Took back your last move");
     } catch (ex) { err.textContent = ex.message; announce(ex.message); }
     busy = false; render();
   }
@@ -567,19 +571,19 @@ function viewGame(id) {
     if (/^[1-9]$/.test(e.key)) { play(e.key); e.preventDefault(); }
     else if (e.key === "0" && st.rules.houses >= 10) { play("10"); e.preventDefault(); }
     else if (e.key === " ") { if (st.casual && mine) { auto(); e.preventDefault(); } }
-    else if (e.key === "u") act("undo");
+    else if (e.key === "u") act("takeback");
     else if (e.key === "h") hint();
     else if (e.key === "s" && st.legal && st.legal.includes("swap")) play("swap");
     else if (e.key === "ArrowLeft") step(-1);
     else if (e.key === "ArrowRight") step(1);
   };
 
-  const es = new EventSource(API + "games/" + id + "/events");
+  const es = new EventSource(API + "games/" + id + "/board/events");
   es.addEventListener("state", ev => update(JSON.parse(ev.data)));
   es.onerror = () => {
     if (st) return; // the browser reconnects by itself
     es.close();
-    api("games/" + id).catch(ex => { err.textContent = `Cannot load game ${id}: ${ex.message}.`; });
+    api("games/" + id + "/board").catch(ex => { err.textContent = `Cannot load game ${id}: ${ex.message}.`; });
   };
   cleanup.push(() => es.close());
 }
@@ -604,10 +608,10 @@ function viewWatch() {
     try {
       const gs = await api("games");
       list.replaceChildren(...(gs.length ? gs.map(g => h("li", {},
-        h("a", {href: "#/game/" + g.id}, `${g.players[0]} vs ${g.players[1]}`),
-        ` — ${g.rules}, ${g.moves} moves, ${g.score[0]}–${g.score[1]} `,
-        h("strong", {text: g.live ? "live" : (g.over ? (g.result === "draw" ? "draw" : g.result + " won") : "stopped")}),
-        g.tournament ? h("span", {class: "muted"}, " (", h("a", {href: "#/tournament/" + g.tournament}, "tournament"), ")") : null))
+        h("a", {href: "#/game/" + g.id}, `${g.south} vs ${g.north}`),
+        ` — ${rulesName(g.rules)}, ${g.plies} moves, ${g.score.south}–${g.score.north} `,
+        h("strong", {text: g.status === "live" ? "live" : (g.result === "draw" ? "draw" : g.result + " won")}),
+        g.tags && g.tags.Tournament ? h("span", {class: "muted"}, " (", h("a", {href: "#/tournament/" + g.tags.Tournament}, "tournament"), ")") : null))
         : [h("li", {text: "No games yet. Start one from Play or Tournaments."})]));
     } catch (ex) { list.replaceChildren(h("li", {class: "err", text: ex.message})); }
   }
@@ -747,7 +751,7 @@ function viewAnalyze(params) {
   drawEditor(posIn.value);
   if (params.get("position")) analyze();
   if (params.get("game")) {
-    api("games/" + params.get("game")).then(st => {
+    api("games/" + params.get("game") + "/board").then(st => {
       gameRules = st.rules;
       gameStart = st.start_text;
       movesIn.value = st.move_text;

@@ -1,0 +1,281 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"kalah"
+	"kalah/internal/netx"
+	"kalah/internal/store"
+)
+
+// Board is a game as a page draws it (GET /api/games/{id}/board): every
+// move with the board after it, the seats, what may be played now, the
+// record as text. It is the same game as GameView, shaped for people.
+type Board struct {
+	ID          string       `json:"id"`
+	Version     int          `json:"version"` // grows with every change, across restarts too
+	Rules       kalah.Rules  `json:"rules"`
+	RulesText   string       `json:"rules_text"`
+	Seats       [2]Seat      `json:"seats"`
+	Start       []int        `json:"start"`
+	StartText   string       `json:"start_text"`
+	StartToMove kalah.Side   `json:"start_to_move"`
+	Moves       []BoardMove  `json:"moves"`
+	MoveText    string       `json:"move_text"`
+	Position    string       `json:"position"`
+	Pits        []int        `json:"pits"`
+	ToMove      kalah.Side   `json:"to_move"`
+	ToMoveSeat  int          `json:"to_move_seat"`
+	Swapped     bool         `json:"swapped"`
+	Legal       []string     `json:"legal"`
+	Over        bool         `json:"over"`
+	Result      kalah.Result `json:"result"`
+	Termination string       `json:"termination,omitempty"`
+	// Reason says in words why the game was forfeited, if it was.
+	Reason     string    `json:"reason,omitempty"`
+	Score      [2]int    `json:"score"`
+	Casual     bool      `json:"casual"`
+	PerMove    int       `json:"per_move_ms,omitempty"`
+	Live       bool      `json:"live"`
+	Tournament string    `json:"tournament,omitempty"`
+	Record     string    `json:"record"`
+	Created    time.Time `json:"created"`
+	// Rematch is the game after this one, once someone asked for it.
+	Rematch string `json:"rematch,omitempty"`
+}
+
+// Seat is one seat of a Board.
+type Seat struct {
+	Name   string `json:"name"`
+	Human  bool   `json:"human"`
+	Joined bool   `json:"joined"` // false: a person's seat waiting for someone (Join)
+	Spec   string `json:"spec,omitempty"`
+	Away   bool   `json:"away,omitempty"` // a bot whose connection dropped
+}
+
+// BoardMove is one move of a Board, with the board after it.
+type BoardMove struct {
+	Side    kalah.Side `json:"side"`
+	Move    string     `json:"move"`
+	Extra   bool       `json:"extra"`
+	Capture bool       `json:"capture"`
+	End     bool       `json:"end"`
+	Pits    []int      `json:"pits"` // in sowing order
+	Millis  int64      `json:"ms"`
+}
+
+func pitsOf(p kalah.Position) []int {
+	out := make([]int, 2*p.Houses()+2)
+	for i := range out {
+		out[i] = p.Pit(i)
+	}
+	return out
+}
+
+// GameID resolves a game's id as a page may give it: the server's number,
+// or the id a game imported from an older release's page had there.
+func (s *Server) GameID(ctx context.Context, id string) (int64, error) {
+	if n, err := strconv.ParseInt(id, 10, 64); err == nil {
+		return n, nil
+	}
+	if n, err := strconv.ParseInt(strings.TrimPrefix(id, "s"), 10, 64); err == nil && strings.HasPrefix(id, "s") {
+		return n, nil // the page's links of the release before
+	}
+	if id != "" && len(id) <= 40 {
+		if n, err := s.ImportedGame(ctx, id); err == nil {
+			return n, nil
+		}
+	}
+	return 0, fmt.Errorf("game %q: %w", id, ErrNotFound)
+}
+
+// BoardOf returns game id as a page draws it.
+func (s *Server) BoardOf(ctx context.Context, id int64) (Board, error) {
+	v, err := s.Game(ctx, id)
+	if err != nil {
+		return Board{}, err
+	}
+	var g *kalah.Game
+	if v.Status == store.Finished {
+		g, err = v.Record.Game()
+	} else {
+		g, err = store.Replay(v.Record)
+	}
+	if err != nil {
+		return Board{}, fmt.Errorf("game %d: %w", id, err)
+	}
+	r := g.Rules()
+	pos, start := g.Position(), g.Start()
+	b := Board{ID: strconv.FormatInt(id, 10), Rules: r, RulesText: r.String(),
+		Start: pitsOf(start), StartText: start.String(), StartToMove: start.ToMove(),
+		MoveText: g.MoveText(), Position: pos.String(), Pits: pitsOf(pos), ToMove: pos.ToMove(),
+		ToMoveSeat: g.Seat(pos.ToMove()), Swapped: g.Swapped(), Over: g.Over(), Result: g.Result(),
+		Score: [2]int{pos.Store(kalah.South), pos.Store(kalah.North)}, Record: g.String(),
+		Moves: []BoardMove{}, Legal: []string{},
+		Live: v.Status == store.Live, PerMove: int(v.PerMoveMS), Casual: v.Casual, Created: v.Created,
+		Tournament: v.Record.Tags[TournamentTag], Reason: v.Reason}
+	if g.Over() {
+		b.Termination = g.Termination().String()
+	}
+	for _, m := range g.Legal() {
+		b.Legal = append(b.Legal, m.String())
+	}
+	for i, m := range g.Moves() {
+		bm := BoardMove{Side: m.Side, Move: m.Move.String(), Extra: m.Effect&kalah.Extra != 0,
+			Capture: m.Effect&kalah.Capture != 0, End: m.Effect&kalah.End != 0, Pits: pitsOf(g.PositionAt(i + 1))}
+		if i < len(v.Record.Moves) {
+			bm.Millis = v.Record.Moves[i].Millis
+		}
+		b.Moves = append(b.Moves, bm)
+	}
+	if g.Over() && len(b.Moves) > 0 {
+		// A forfeit changes the board after the last move.
+		b.Moves[len(b.Moves)-1].Pits = pitsOf(pos)
+	}
+	joined := 0
+	for i, name := range [2]string{v.South, v.North} {
+		b.Seats[i] = Seat{Name: name, Human: v.Human[i], Joined: !v.Open[i], Spec: v.Specs[i], Away: v.Away[i]}
+		if !v.Open[i] {
+			joined++
+		}
+	}
+	if next := v.Record.Tags[RematchTag]; next != "" {
+		b.Rematch = next
+	}
+	takebacks := 0
+	if tb := v.Record.Tags[store.TakebackTag]; tb != "" {
+		takebacks = strings.Count(tb, ";") + 1
+	}
+	over := 0
+	if g.Over() {
+		over = 1
+	}
+	b.Version = ((takebacks*10_000+g.Len())*3+joined)*2 + over
+	return b, nil
+}
+
+// boardID reads {id} of a board route.
+func (s *Server) boardID(r *http.Request) (int64, error) {
+	return s.GameID(r.Context(), r.PathValue("id"))
+}
+
+func (s *Server) apiBoard(w http.ResponseWriter, r *http.Request) {
+	id, err := s.boardID(r)
+	if err != nil {
+		writeErr(w, err)
+		return
+	}
+	b, err := s.BoardOf(r.Context(), id)
+	if err != nil {
+		writeErr(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, b)
+}
+
+// apiRecord answers a game's record in the text notation, to download.
+func (s *Server) apiRecord(w http.ResponseWriter, r *http.Request) {
+	id, err := s.boardID(r)
+	if err != nil {
+		writeErr(w, err)
+		return
+	}
+	b, err := s.BoardOf(r.Context(), id)
+	if err != nil {
+		writeErr(w, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", "kalah-"+b.ID+".txt"))
+	io.WriteString(w, b.Record)
+}
+
+// apiBoardEvents streams a game's Board as Server-Sent Events, one "state"
+// event each time it changes, until the game is over or the client goes.
+func (s *Server) apiBoardEvents(w http.ResponseWriter, r *http.Request) {
+	id, err := s.boardID(r)
+	if err != nil {
+		writeErr(w, err)
+		return
+	}
+	// Subscribe before reading, so no change falls between the two.
+	events, stop, serr := s.Subscribe(id)
+	if serr == nil {
+		defer stop()
+	}
+	b, err := s.BoardOf(r.Context(), id)
+	if err != nil {
+		writeErr(w, err)
+		return
+	}
+	netx.LongLived(w)
+	rc := http.NewResponseController(w)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	ping := time.NewTicker(15 * time.Second)
+	defer ping.Stop()
+	last := -1
+	for {
+		if b.Version != last {
+			data, _ := json.Marshal(b)
+			if _, err := fmt.Fprintf(w, "event: state\ndata: %s\n\n", data); err != nil {
+				return
+			}
+			if err := rc.Flush(); err != nil {
+				return
+			}
+			last = b.Version
+		}
+		if serr != nil {
+			// Over: nothing more will happen. Keep the stream open, quietly,
+			// so the page does not reconnect in a loop.
+			events = nil
+		}
+		select {
+		case <-r.Context().Done():
+			return
+		case <-s.ctx.Done():
+			return
+		case <-ping.C:
+			if _, err := io.WriteString(w, ": ping\n\n"); err != nil {
+				return
+			}
+			rc.Flush()
+			continue
+		case _, ok := <-events:
+			if !ok {
+				serr = ErrNotFound // the game ended: one last look
+			}
+		}
+		if b, err = s.BoardOf(r.Context(), id); err != nil {
+			return
+		}
+	}
+}
+
+// decodeJSON reads a JSON body of at most 64 KiB into v, refusing unknown
+// fields and trailing data.
+func decodeJSON(w http.ResponseWriter, r *http.Request, v any) error {
+	if ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); ct != "application/json" {
+		return fmt.Errorf("%w: send the body as application/json", ErrBadRequest)
+	}
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("%w: request body: %v", ErrBadRequest, err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return fmt.Errorf("%w: request body: data after the JSON value", ErrBadRequest)
+	}
+	return nil
+}
