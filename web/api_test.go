@@ -284,6 +284,7 @@ func TestPlayAgainstComputer(t *testing.T) {
 	if !st.Over || st.Score[0]+st.Score[1] != 48 || st.Termination != "normal" {
 		t.Fatalf("game did not end well: %+v", st)
 	}
+	st = waitState(t, srv, c.ID, func(s State) bool { return !s.Live }) // stored as finished
 	if code := call(t, srv, "POST", Prefix+"games/"+c.ID+"/move", seatRequest{Token: c.Tokens[0], Move: "1"}, nil); code != 409 {
 		t.Errorf("move after the end: %d", code)
 	}
