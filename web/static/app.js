@@ -202,20 +202,21 @@ function boardView(n, opts) {
   const idx = (side, house) => side === "S" ? house - 1 : n + house;
   const store = side => side === "S" ? n : 2 * n + 1;
   const cells = {};
-  const storeTop = h("div", {class: "store", role: "img"});
-  const storeBottom = h("div", {class: "store", role: "img"});
-  storeTop.style.gridColumn = "1"; storeBottom.style.gridColumn = String(n + 2);
+  // Where each cell goes is the style sheet's (--c, --r): beside the
+  // houses on a wide screen, above and below them on a phone.
+  const storeTop = h("div", {class: "store stop", role: "img"});
+  const storeBottom = h("div", {class: "store sbottom", role: "img"});
   el.append(storeTop);
   for (let c = 0; c < n; c++) { // top row: the top side's houses n..1
     const house = n - c;
     const b = mkPit(top, house);
-    b.style.gridRow = "1"; b.style.gridColumn = String(c + 2);
+    b.style.setProperty("--r", "1"); b.style.setProperty("--c", String(c));
     el.append(b);
   }
   for (let c = 0; c < n; c++) {
     const house = c + 1;
     const b = mkPit(bottom, house);
-    b.style.gridRow = "2"; b.style.gridColumn = String(c + 2);
+    b.style.setProperty("--r", "2"); b.style.setProperty("--c", String(c));
     el.append(b);
   }
   el.append(storeBottom);
