@@ -367,6 +367,20 @@ func TestBrowserAnalysis(t *testing.T) {
 		t.Errorf("ply info %q", info)
 	}
 	shot(t, ctx, "analyze")
+	// A position that cannot be read is refused with the reason, never
+	// replaced by another one (the start) and analysed.
+	for _, bad := range []string{"hello", "4,4,4/4,4 0-0 S"} {
+		eval[bool](t, ctx, fmt.Sprintf(`(() => { const p = document.querySelector("#position"); p.value = %q; p.dispatchEvent(new Event("change")); return true })()`, bad))
+		waitJS(t, ctx, `document.querySelector("main .err").textContent.startsWith("Not a position")`)
+		if got := eval[string](t, ctx, `document.querySelector("#position").value`); got != bad {
+			t.Errorf("typed %q, the box now says %q", bad, got)
+		}
+		click(t, ctx, "#analyzebtn")
+		waitJS(t, ctx, `document.querySelector("main .err").textContent !== "" && !document.querySelector("#verdict")`)
+		if msg := eval[string](t, ctx, `document.querySelector("main .err").textContent`); msg == "" || strings.Contains(msg, "Thinking") {
+			t.Errorf("%q analysed: %q", bad, msg)
+		}
+	}
 }
 
 // TestBrowserTwoPeopleByLink: one person starts a game against "another

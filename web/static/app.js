@@ -643,9 +643,20 @@ function viewAnalyze(params) {
     if (m) r.houses = m[1].split(",").length;
     return r;
   }
-  function drawEditor(text) {
+  // drawEditor puts a position on the editing board. A position typed by
+  // hand that cannot be read is refused with the reason and left as typed:
+  // never replaced by another one.
+  function drawEditor(text, typed) {
     const r = rules();
     const n = r.houses;
+    if (typed && (text || "").trim() !== "") {
+      const m = text.trim().match(/^([\d,]+)\/([\d,]+)\s+(\d+)-(\d+)\s+([SN])(\s|$)/);
+      const why = !m ? "write it as South's houses/North's houses, the stores and who moves, e.g. 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S"
+        : m[1].split(",").length !== m[2].split(",").length ? `South has ${m[1].split(",").length} houses and North ${m[2].split(",").length}`
+        : "";
+      if (why) { err.textContent = `Not a position: ${why}.`; out.replaceChildren(); return; }
+      err.textContent = "";
+    }
     edit = boardView(n, {bottom: "S", edit: true, label: (side, house) => `${side === "S" ? "South" : "North"} house ${house}`, name: s => s === "S" ? "South" : "North"});
     let pits = null;
     const m = (text || "").trim().match(/^([\d,]+)\/([\d,]+)\s+(\d+)-(\d+)\s+([SN])/);
@@ -739,7 +750,7 @@ function viewAnalyze(params) {
   }
   let gameRules = null, gameStart = null;
   form.el.addEventListener("change", e => { if (["preset", "houses", "seeds"].includes(e.target.id)) { posIn.value = ""; drawEditor(""); } });
-  posIn.addEventListener("change", () => drawEditor(posIn.value));
+  posIn.addEventListener("change", () => drawEditor(posIn.value, true));
   main.replaceChildren(h("h2", {text: "Analyze"}),
     form.el,
     h("div", {class: "row"}, h("label", {}, "Side to move", toMoveSel), h("label", {}, "Think", time)),
