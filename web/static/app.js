@@ -27,7 +27,9 @@ function h(tag, attrs, ...kids) {
 
 async function api(path, body) {
   const opt = body === undefined ? {} : {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)};
-  const r = await fetch(API + path, opt);
+  let r;
+  try { r = await fetch(API + path, opt); }
+  catch (ex) { throw new Error("The server cannot be reached: check the connection; the page tries again by itself."); }
   const data = await r.json().catch(() => ({error: "bad response " + r.status}));
   if (!r.ok) throw new Error(data.error || ("HTTP " + r.status));
   return data;
@@ -346,7 +348,10 @@ function viewGame(id) {
     h("h3", {text: "Moves"}), movesEl, err, summary);
 
   function me() { return mine ? mine.seat : null; }
-  function myTurn() { return st && !st.over && mine && st.to_move_seat === mine.seat && st.live; }
+  // offline is set while the connection to the server is lost: the page
+  // says so, takes no move, and reloads the game when it is back.
+  let offline = false;
+  function myTurn() { return st && !st.over && mine && st.to_move_seat === mine.seat && st.live && !offline; }
   function posAt(k) { return k === 0 ? st.start : st.moves[k - 1].pits; }
   function toMoveAt(k) {
     if (k === st.moves.length) return st.to_move;
@@ -389,7 +394,8 @@ function viewGame(id) {
     $("#gametitle").textContent = `${st.seats[0].name} vs ${st.seats[1].name} — ${st.rules_text}`;
     movesEl.textContent = st.move_text || "(no moves yet)";
     let s = status.textContent;
-    if (cursor !== null) s = `Move ${k} of ${total}`;
+    if (offline) s = "Connection lost: reconnecting…";
+    else if (cursor !== null) s = `Move ${k} of ${total}`;
     else if (k < total) { /* moves still being shown */ }
     else if (st.over) s = resultText();
     else if (myTurn()) s = "Your move" + (st.per_move_ms ? ` (${st.per_move_ms / 1000} s)` : "");
@@ -403,8 +409,8 @@ function viewGame(id) {
     turnKey = key;
     const casualMine = st.casual && mine && !st.over;
     bHint.disabled = !casualMine || !myTurn(); bAuto.disabled = bHint.disabled;
-    bUndo.disabled = !(st.casual && mine && st.seats[0].human !== st.seats[1].human && total > 0);
-    bResign.disabled = !mine || st.over;
+    bUndo.disabled = offline || !(st.casual && mine && st.seats[0].human !== st.seats[1].human && total > 0);
+    bResign.disabled = offline || !mine || st.over;
     bPrev.disabled = k === 0; bNext.disabled = k >= total;
     bLive.disabled = cursor === null;
     bReplay.disabled = replaying || total === 0;
@@ -580,9 +586,17 @@ function viewGame(id) {
   };
 
   const es = new EventSource(API + "games/" + id + "/board/events");
-  es.addEventListener("state", ev => update(JSON.parse(ev.data)));
+  es.addEventListener("state", ev => {
+    const ns = JSON.parse(ev.data);
+    if (offline) { offline = false; err.textContent = ""; announce("Connected again"); if (st && ns.version === st.version) render(); }
+    update(ns);
+  });
   es.onerror = () => {
-    if (st) return; // the browser reconnects by itself
+    if (st) {
+      // The browser reconnects by itself; meanwhile nothing can be played.
+      if (!offline && !st.over) { offline = true; render(); announce("Connection lost: reconnecting"); }
+      return;
+    }
     es.close();
     api("games/" + id + "/board").catch(ex => { err.textContent = `Cannot load game ${id}: ${ex.message}.`; });
   };
