@@ -51,6 +51,13 @@ type Board struct {
 	Created    time.Time `json:"created"`
 	// Rematch is the game after this one, once someone asked for it.
 	Rematch string `json:"rematch,omitempty"`
+	// A game on a clock: each player's time for the game and increment,
+	// and each seat's time left as this answer was made (the clock of
+	// Running, the seat to move, goes on from there; -1: none runs).
+	ClockMS     int64    `json:"clock_ms,omitempty"`
+	IncrementMS int64    `json:"increment_ms,omitempty"`
+	RemainingMS [2]int64 `json:"remaining_ms"`
+	Running     int      `json:"running"`
 }
 
 // Seat is one seat of a Board.
@@ -150,6 +157,31 @@ func (s *Server) BoardOf(ctx context.Context, id int64) (Board, error) {
 	}
 	if next := v.Record.Tags[RematchTag]; next != "" {
 		b.Rematch = next
+	}
+	b.Running = -1
+	if cl, _ := strconv.ParseInt(v.Record.Tags[tagClock], 10, 64); cl > 0 {
+		inc, _ := strconv.ParseInt(v.Record.Tags[tagInc], 10, 64)
+		b.ClockMS, b.IncrementMS = cl, inc
+		b.RemainingMS = [2]int64{cl, cl}
+		for i, m := range v.Record.Moves {
+			seat := seatOf(g, i, m.Side)
+			b.RemainingMS[seat] += inc - m.Millis
+		}
+		if v.Status == store.Live && !g.Over() && !v.TurnStarted.IsZero() {
+			b.Running = g.Seat(g.ToMove())
+			b.RemainingMS[b.Running] -= time.Since(v.TurnStarted).Milliseconds()
+		}
+		if g.Termination() == kalah.Timeout {
+			// The last turn's time, spent to the end, is in no move.
+			loser := kalah.South
+			if g.Result() == kalah.SouthWins {
+				loser = kalah.North
+			}
+			b.RemainingMS[g.Seat(loser)] = 0
+		}
+		for i := range b.RemainingMS {
+			b.RemainingMS[i] = max(b.RemainingMS[i], 0)
+		}
 	}
 	takebacks := 0
 	if tb := v.Record.Tags[store.TakebackTag]; tb != "" {

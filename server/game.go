@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -84,8 +85,10 @@ func (s *Server) runGame(lg *liveGame, g *kalah.Game, players [2]player.Player) 
 	lg.turnAt = time.Now()
 	lg.mu.Unlock()
 	ref := s.clockOf(lg)
-	if ref.Budget > 0 && g.Len() > 0 && lg.ref == nil { // resumed; an arranged game's opening is free
-		ref.Spent = s.spent(g, lg.millis)
+	// A resumed game's clocks go on from where they were; an arranged
+	// game's opening is free.
+	if ref.Budget > 0 && g.Len() > 0 && (lg.ref == nil || lg.tags[tagClock] != "") {
+		ref.Spent = spent(g, lg.millis, ref.Budget, ref.Increment)
 	}
 	var pending []<-chan error // moves being committed, with AsyncMoves
 	ref.OnMove = func(g *kalah.Game, m referee.Move) error {
@@ -126,7 +129,7 @@ func (s *Server) runGame(lg *liveGame, g *kalah.Game, players [2]player.Player) 
 		rec := g.Record()
 		rec.Tags = nil // the stored tags stay as they are
 		if o != nil && o.Reason != nil {
-			rec.Tags = map[string]string{ReasonTag: o.Reason.Error()}
+			rec.Tags = map[string]string{ReasonTag: lg.reasonFor(g, o.Reason, ref)}
 		}
 		err := s.st.FinishGame(context.WithoutCancel(ctx), lg.id, rec)
 		if err == nil {
@@ -197,7 +200,7 @@ func (s *Server) runGame(lg *liveGame, g *kalah.Game, players [2]player.Player) 
 
 // spent returns each seat's budget used by the moves already played
 // (a resumed game), increments deducted, leaving at least a millisecond.
-func (s *Server) spent(g *kalah.Game, millis []int64) [2]time.Duration {
+func spent(g *kalah.Game, millis []int64, budget, increment time.Duration) [2]time.Duration {
 	var used [2]time.Duration
 	swapped := false
 	for i, p := range g.Moves() {
@@ -211,10 +214,10 @@ func (s *Server) spent(g *kalah.Game, millis []int64) [2]time.Duration {
 		if i < len(millis) {
 			used[seat] += time.Duration(millis[i]) * time.Millisecond
 		}
-		used[seat] -= s.cfg.Increment
+		used[seat] -= increment
 	}
 	for i := range used {
-		used[i] = min(max(used[i], -s.cfg.Budget), s.cfg.Budget-time.Millisecond)
+		used[i] = min(max(used[i], -budget), budget-time.Millisecond)
 	}
 	return used
 }
@@ -804,4 +807,38 @@ func (s *Server) awaitBots(ctx context.Context, players [2]player.Player, grace 
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+// reasonFor says in words, for people, why g ended by a forfeit: who ran
+// out of time, resigned, left or failed, with the cause's own words where
+// a program failed.
+func (lg *liveGame) reasonFor(g *kalah.Game, cause error, ref referee.Referee) string {
+	loser := kalah.South
+	if g.Result() == kalah.SouthWins {
+		loser = kalah.North
+	}
+	lg.mu.Lock()
+	name := lg.seats[g.Seat(loser)].Name
+	lg.mu.Unlock()
+	switch g.Termination() {
+	case kalah.Timeout:
+		if ref.Budget > 0 {
+			return name + " ran out of time"
+		}
+		return fmt.Sprintf("%s took longer than the %v a move allows", name, ref.PerMove)
+	case kalah.Resign:
+		if errors.Is(cause, player.ErrResigned) || cause == nil {
+			return name + " resigned"
+		}
+		return cause.Error()
+	case kalah.Disconnect:
+		return name + " left the game"
+	case kalah.IllegalMove:
+		return fmt.Sprintf("%s made an illegal move (%v)", name, cause)
+	case kalah.ProtocolError:
+		return fmt.Sprintf("%s broke the protocol (%v)", name, cause)
+	case kalah.Crash:
+		return fmt.Sprintf("%s stopped working (%v)", name, cause)
+	}
+	return cause.Error()
 }

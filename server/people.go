@@ -40,6 +40,8 @@ const (
 	tagPerMove = "PerMove" // milliseconds a move
 	tagDelay   = "Delay"   // milliseconds before each move
 	tagCasual  = "Casual"  // "yes": takebacks and hints
+	tagClock   = "Clock"   // milliseconds each player has for the game
+	tagInc     = "Increment"
 	// ImportTag holds the id a game had where it was imported from (the
 	// web page's own games of older releases), so old links still find it.
 	ImportTag = "WebID"
@@ -81,6 +83,11 @@ type GameRequest struct {
 	// no limit.
 	PerMoveMS int64 `json:"per_move_ms,omitempty"`
 	DelayMS   int64 `json:"delay_ms,omitempty"`
+	// ClockMS, if set, is each player's time for the whole game, with
+	// IncrementMS added after each of their moves (a Fischer clock); a
+	// player whose time runs out loses.
+	ClockMS     int64 `json:"clock_ms,omitempty"`
+	IncrementMS int64 `json:"increment_ms,omitempty"`
 	// Casual games of one person against the computer allow takebacks
 	// and hints.
 	Casual bool `json:"casual,omitempty"`
@@ -156,6 +163,11 @@ func (s *Server) StartGame(ctx context.Context, req GameRequest) (Started, error
 	if perMove < 0 || perMove > maxPerMove || delay < 0 || delay > maxDelay {
 		return Started{}, fmt.Errorf("%w: per move %v (at most %v), delay %v (at most %v)", ErrBadRequest, perMove, maxPerMove, delay, maxDelay)
 	}
+	clock := time.Duration(req.ClockMS) * time.Millisecond
+	inc := time.Duration(req.IncrementMS) * time.Millisecond
+	if clock < 0 || clock > 3*time.Hour || inc < 0 || inc > time.Minute || (inc > 0 && clock == 0) {
+		return Started{}, fmt.Errorf("%w: a clock of %v with %v a move: want at most 3 hours and a minute a move", ErrBadRequest, clock, inc)
+	}
 	var es [2]*entrant
 	var out Started
 	humans := 0
@@ -214,13 +226,17 @@ func (s *Server) StartGame(ctx context.Context, req GameRequest) (Started, error
 	if req.Event != "" {
 		su.tags["Event"] = req.Event
 	}
-	if perMove > 0 || delay > 0 || humans > 0 {
-		su.ref = &referee.Referee{PerMove: perMove, Delay: delay, Grace: 250 * time.Millisecond}
-		if perMove == 0 && humans == 0 {
+	if perMove > 0 || delay > 0 || humans > 0 || clock > 0 {
+		su.ref = &referee.Referee{PerMove: perMove, Delay: delay, Grace: 250 * time.Millisecond, Budget: clock, Increment: inc}
+		if perMove == 0 && humans == 0 && clock == 0 {
 			su.ref.PerMove = s.cfg.PerMove
 		}
 		su.tags[tagPerMove] = strconv.FormatInt(su.ref.PerMove.Milliseconds(), 10)
 		su.tags[tagDelay] = strconv.FormatInt(delay.Milliseconds(), 10)
+		if clock > 0 {
+			su.tags[tagClock] = strconv.FormatInt(clock.Milliseconds(), 10)
+			su.tags[tagInc] = strconv.FormatInt(inc.Milliseconds(), 10)
+		}
 	}
 	id, err := s.begin(g, es, su)
 	if err != nil {
@@ -236,7 +252,10 @@ func (s *Server) setupOf(tags map[string]string) setup {
 	if pm, ok := tags[tagPerMove]; ok {
 		ms, _ := strconv.ParseInt(pm, 10, 64)
 		dl, _ := strconv.ParseInt(tags[tagDelay], 10, 64)
-		su.ref = &referee.Referee{PerMove: time.Duration(ms) * time.Millisecond, Delay: time.Duration(dl) * time.Millisecond, Grace: 250 * time.Millisecond}
+		cl, _ := strconv.ParseInt(tags[tagClock], 10, 64)
+		inc, _ := strconv.ParseInt(tags[tagInc], 10, 64)
+		su.ref = &referee.Referee{PerMove: time.Duration(ms) * time.Millisecond, Delay: time.Duration(dl) * time.Millisecond, Grace: 250 * time.Millisecond,
+			Budget: time.Duration(cl) * time.Millisecond, Increment: time.Duration(inc) * time.Millisecond}
 	}
 	return su
 }
@@ -474,6 +493,12 @@ func (s *Server) play(ctx context.Context, lg *liveGame, ref *referee.Referee, g
 			return nil
 		}
 		r.done <- r.do(g)
+		if ref.Budget > 0 && !g.Over() {
+			// A takeback: the clocks stand as the moves left say.
+			lg.mu.Lock()
+			ref.Spent = spent(g, lg.millis, ref.Budget, ref.Increment)
+			lg.mu.Unlock()
+		}
 		if g.Over() {
 			// A resignation: stored and told as the referee would.
 			return ref.OnEnd(g, &referee.Outcome{Game: g, Reason: errors.New(lg.reason)})
@@ -730,6 +755,7 @@ func (s *Server) Rematch(ctx context.Context, id int64, token string) (Started, 
 	req.Casual = su.casual
 	if su.ref != nil {
 		req.PerMoveMS, req.DelayMS = su.ref.PerMove.Milliseconds(), su.ref.Delay.Milliseconds()
+		req.ClockMS, req.IncrementMS = su.ref.Budget.Milliseconds(), su.ref.Increment.Milliseconds()
 	}
 	specs := [2]*string{&req.South, &req.North}
 	for i, st := range sg.Seats {

@@ -274,3 +274,37 @@ func TestRematch(t *testing.T) {
 		t.Fatalf("a third ask: %v", err)
 	}
 }
+
+// TestFischerClock: a person's whole-game clock runs while it is their
+// turn, gains its increment after each move, and running out loses the
+// game, said in words; the board shows both clocks.
+func TestFischerClock(t *testing.T) {
+	ts := newTestServer(t, "", Config{})
+	ctx := context.Background()
+	if _, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "first", IncrementMS: 1000}); !errors.Is(err, ErrBadRequest) {
+		t.Fatalf("an increment without a clock: %v", err)
+	}
+	st, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "first", ClockMS: 1500, IncrementMS: 200, Names: [2]string{"Ann", ""}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	moveWhenAsked(t, ts.srv, st.ID, st.Tokens[0], 1)
+	waitPlies(t, ts.srv, st.ID, 2)
+	b, err := ts.srv.BoardOf(ctx, st.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.ClockMS != 1500 || b.IncrementMS != 200 || b.Running != 0 || b.RemainingMS[0] > 1700 || b.RemainingMS[0] < 500 || b.RemainingMS[1] < 1500 {
+		t.Fatalf("clocks: %+v running %d remaining %v", b.ClockMS, b.Running, b.RemainingMS)
+	}
+	// Ann thinks too long.
+	waitFinished(t, ts.srv)
+	rec := checkStored(t, ts.st, st.ID, nil)
+	if rec.Termination != kalah.Timeout || rec.Result != kalah.NorthWins || rec.Tags[ReasonTag] != "Ann ran out of time" {
+		t.Fatalf("ended %s %s: %q", rec.Result, rec.Termination, rec.Tags[ReasonTag])
+	}
+	b, _ = ts.srv.BoardOf(ctx, st.ID)
+	if b.Running != -1 || b.RemainingMS[0] != 0 || b.Reason != "Ann ran out of time" {
+		t.Fatalf("the board after: running %d remaining %v reason %q", b.Running, b.RemainingMS, b.Reason)
+	}
+}

@@ -164,7 +164,10 @@ function viewPlay() {
   if (meta.levels.length) opp.value = meta.levels[Math.min(1, meta.levels.length - 1)].name;
   else if (meta.players.some(p => p.name === "greedy")) opp.value = "greedy";
   const first = h("select", {id: "first"}, h("option", {value: "me", text: "I do"}), h("option", {value: "them", text: "My opponent"}));
-  const clock = h("select", {id: "clock"}, [["0", "No clock"], ["10000", "10 s a move"], ["30000", "30 s a move"], ["60000", "1 min a move"]].map(([v, t]) => h("option", {value: v, text: t})));
+  // A clock for the whole game with an increment (minutes+seconds), or a
+  // limit a move.
+  const clock = h("select", {id: "clock"}, [["0", "No clock"], ["f:60000:0", "1+0 (a minute a game)"], ["f:180000:2000", "3+2"], ["f:300000:3000", "5+3"], ["f:600000:0", "10+0"],
+    ["10000", "10 s a move"], ["30000", "30 s a move"], ["60000", "1 min a move"]].map(([v, t]) => h("option", {value: v, text: t})));
   const casual = h("input", {type: "checkbox", id: "casual", checked: true});
   const name = h("input", {id: "name", value: localStorage.getItem("kalah.name") || "", placeholder: "You", maxlength: 40});
   const err = h("p", {class: "err", role: "alert"});
@@ -179,7 +182,8 @@ function viewPlay() {
     }
     try {
       const c = await api("games", {rules: r, south: "human", north: opp.value, names: [name.value || "You", opp.value === "human" ? "Guest" : ""],
-        per_move_ms: +clock.value, casual: casual.checked, invite: opp.value === "human"});
+        casual: casual.checked, invite: opp.value === "human",
+        ...(clock.value.startsWith("f:") ? {clock_ms: +clock.value.split(":")[1], increment_ms: +clock.value.split(":")[2]} : {per_move_ms: +clock.value})});
       setSeat(c.id, 0, c.tokens[0]);
       location.hash = "#/game/" + c.id;
     } catch (ex) { err.textContent = ex.message; }
@@ -332,15 +336,41 @@ function viewGame(id) {
   const bSwap = btn("swap", "Swap sides (s)", () => play("swap"), "s");
   const clock = h("span", {id: "clock", class: "muted", "aria-live": "off"});
   const controls = h("div", {class: "row", id: "controls"}, bSwap, bHint, bAuto, bUndo, bResign, clock);
-  let turnSince = 0, turnKey = "";
+  // The game's clocks (a game on a clock): the top player's and the
+  // bottom one's, both shown to players and spectators, the one to move
+  // running from the server's reading.
+  const clocks = [h("span", {class: "gclock", id: "clocktop", role: "timer", hidden: true}), h("span", {class: "gclock", id: "clockbottom", role: "timer", hidden: true})];
+  let turnSince = 0, turnKey = "", clockAt = 0, warned = false;
+  const fmtClock = ms => {
+    const t = Math.max(0, ms);
+    if (t < 10000) return (t / 1000).toFixed(1);
+    const sec = Math.ceil(t / 1000);
+    return `${Math.floor(sec / 60)}:${String(sec % 60).padStart(2, "0")}`;
+  };
   const ticker = setInterval(() => {
+    if (st && st.clock_ms) {
+      const seatOfSide = side => ((side === "S") !== st.swapped) ? 0 : 1;
+      [myBottom === "S" ? "N" : "S", myBottom].forEach((side, i) => {
+        const seat = seatOfSide(side);
+        let ms = st.remaining_ms[seat];
+        const running = st.running === seat && !offline && !st.over;
+        if (running) ms -= performance.now() - clockAt;
+        const low = (running && ms < Math.max(10000, st.clock_ms / 10)) || ms <= 0;
+        clocks[i].hidden = false;
+        clocks[i].textContent = fmtClock(ms);
+        clocks[i].classList.toggle("running", running);
+        clocks[i].classList.toggle("low", low);
+        if (running && low && mine && seat === mine.seat && !warned) { warned = true; announce("Low on time: " + fmtClock(ms)); }
+      });
+    }
     if (!st || !myTurn() || !st.per_move_ms) { clock.textContent = ""; return; }
     const left = Math.max(0, st.per_move_ms - (performance.now() - turnSince));
     clock.textContent = `${Math.ceil(left / 1000)} s left`;
     clock.classList.toggle("err", left < 5000);
-  }, 250);
+  }, 100);
   cleanup.push(() => clearInterval(ticker));
-  main.replaceChildren(h("h2", {id: "gametitle", text: "Game"}), share, labels[0], boardBox, labels[1], status, callout,
+  main.replaceChildren(h("h2", {id: "gametitle", text: "Game"}), share, h("div", {class: "labelrow"}, labels[0], clocks[0]), boardBox,
+    h("div", {class: "labelrow"}, labels[1], clocks[1]), status, callout,
     controls,
     h("div", {class: "row"}, bPrev, bNext, bLive, bReplay, h("label", {}, anim, "Animate sowing"),
       h("a", {href: API + "games/" + id + "/record", id: "download", download: "kalah-" + id + ".txt"}, "Download record"),
@@ -352,7 +382,9 @@ function viewGame(id) {
   // says so, takes no move, and reloads the game when it is back.
   let offline = false;
   function myTurn() { return st && !st.over && mine && st.to_move_seat === mine.seat && st.live && !offline; }
-  function posAt(k) { return k === 0 ? st.start : st.moves[k - 1].pits; }
+  // posAt is the board after k moves; after the last, the board as it
+  // stands (a forfeit gives it to the winner, even before any move).
+  function posAt(k) { return k === st.moves.length ? st.pits : k === 0 ? st.start : st.moves[k - 1].pits; }
   function toMoveAt(k) {
     if (k === st.moves.length) return st.to_move;
     return st.moves[k].side;
@@ -439,7 +471,14 @@ function viewGame(id) {
       const w = sideName(st, winSide, me());
       r = w === "You" ? "You won" : `${w} won`;
     }
-    const why = st.termination && st.termination !== "normal" ? ` (${st.termination}${st.reason ? ": " + st.reason : ""})` : "";
+    // Why, in words: "Ann ran out of time", "You resigned".
+    let why = "";
+    if (st.termination && st.termination !== "normal") {
+      why = st.reason || {timeout: "on time", resign: "by resignation", disconnect: "a player left", adjudicated: "adjudicated"}[st.termination] || st.termination;
+      const myName = mine ? st.seats[mine.seat].name : null;
+      if (myName && why.startsWith(myName + " ")) why = "You" + why.slice(myName.length);
+      why = ` — ${why}`;
+    }
     return `${r}, ${s}–${n}${why}`;
   }
 
@@ -515,6 +554,7 @@ function viewGame(id) {
     // The answer to a move and the event stream race: keep the newest.
     if (prev && ns.version <= prev.version) return;
     st = ns;
+    clockAt = performance.now();
     if (first || prev.moves.length > ns.moves.length) {
       // A new view, or moves were taken back: show the position as it stands.
       if (first) setup();

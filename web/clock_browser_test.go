@@ -1,0 +1,47 @@
+package web
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"kalah"
+)
+
+// TestBrowserLostOnTime: a game on a clock shows both clocks, to the
+// player and to a spectator, the one to move running; the person who lets
+// theirs run out loses, told in words.
+func TestBrowserLostOnTime(t *testing.T) {
+	srv, h := browserServer(t)
+	c, err := startGame(h, NewGame{Rules: kalah.Standard(), South: Human, North: "first", ClockMS: 3000, IncrementMS: 1000, Names: [2]string{"Ann", ""}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := browser(t, 900, 800)
+	open(t, ctx, srv.URL+"/#/play")
+	eval[bool](t, ctx, `(localStorage.setItem("kalah.seat.`+c.ID+`", JSON.stringify({seat: 0, token: "`+c.Tokens[0]+`"})), true)`)
+	open(t, ctx, srv.URL+"/#/game/"+c.ID)
+	waitJS(t, ctx, `!document.querySelector("#clockbottom").hidden && document.querySelector("#clockbottom").classList.contains("running")`)
+	if top := eval[string](t, ctx, `document.querySelector("#clocktop").textContent`); top != "3.0" {
+		t.Errorf("the computer's clock shows %q before its first move", top)
+	}
+	// A spectator sees the same clocks, Ann's running.
+	watcher, cancel := chromedp.NewContext(ctx, chromedp.WithNewBrowserContext())
+	defer cancel()
+	open(t, watcher, srv.URL+"/#/game/"+c.ID)
+	waitJS(t, watcher, `document.querySelector("#clockbottom").classList.contains("running") && !document.querySelector("#clocktop").classList.contains("running")`)
+	first := eval[float64](t, watcher, `parseFloat(document.querySelector("#clockbottom").textContent)`)
+	waitJS(t, watcher, `parseFloat(document.querySelector("#clockbottom").textContent) < `+itoa(int64(first)))
+	// Ann lets her time run out: low-time colours, then the loss, in words.
+	waitJS(t, ctx, `document.querySelector("#clockbottom").classList.contains("low")`)
+	waitJS(t, ctx, `document.querySelector("#status").textContent.includes("You ran out of time")`)
+	if got := eval[string](t, ctx, `document.querySelector("#status").textContent`); !strings.HasPrefix(got, "first won") || !strings.HasSuffix(got, "— You ran out of time") {
+		t.Errorf("status %q", got)
+	}
+	waitJS(t, watcher, `document.querySelector("#status").textContent.includes("Ann ran out of time")`)
+	if bottom := eval[string](t, ctx, `document.querySelector("#clockbottom").textContent`); bottom != "0.0" {
+		t.Errorf("Ann's clock shows %q at the end", bottom)
+	}
+	shot(t, ctx, "lost-on-time")
+}
