@@ -62,6 +62,9 @@ type GameView struct {
 	Reason string `json:"reason,omitempty"`
 	// Specs are the computer players' specs, by seat ("" for others).
 	Specs [2]string `json:"specs"`
+	// Accounts are who plays each seat on the rating ladders ("" for
+	// guests and programs).
+	Accounts [2]string `json:"accounts"`
 }
 
 // LiveGames returns the games being played, oldest first.
@@ -133,6 +136,7 @@ func (s *Server) Game(ctx context.Context, id int64) (GameView, error) {
 		if seat.Kind == "spec" {
 			v.Specs[i] = seat.Spec
 		}
+		v.Accounts[i] = seat.Account
 	}
 	if lg == nil {
 		return v, nil
@@ -287,6 +291,13 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/games/{id}/board/events", s.apiBoardEvents)
 	mux.HandleFunc("POST /api/arranged", s.apiArranged)
 	mux.HandleFunc("GET /api/bots", s.apiBots)
+	mux.HandleFunc("GET /api/ratings", s.apiRatings)
+	mux.HandleFunc("GET /api/seeks", s.apiSeeks)
+	mux.HandleFunc("POST /api/seeks", s.apiSeek)
+	mux.HandleFunc("GET /api/seeks/{id}", s.apiSeekState)
+	mux.HandleFunc("POST /api/seeks/{id}/accept", s.apiSeekAccept)
+	mux.HandleFunc("POST /api/seeks/{id}/cancel", s.apiSeekCancel)
+	mux.HandleFunc("GET /api/players/{name}", s.apiPlayer)
 	mux.HandleFunc("POST /api/account/signup", s.apiSignup)
 	mux.HandleFunc("POST /api/account/login", s.apiLogin)
 	mux.HandleFunc("POST /api/account/logout", s.apiLogout)
@@ -337,6 +348,8 @@ func writeErr(w http.ResponseWriter, err error) {
 		code = http.StatusServiceUnavailable
 	case errors.Is(err, ErrTooMany):
 		code = http.StatusTooManyRequests
+	case errors.Is(err, ErrSignIn):
+		code = http.StatusUnauthorized
 	case errors.Is(err, ErrNotCasual), errors.Is(err, ErrNoSeat), errors.Is(err, kalah.ErrGameOver), errors.Is(err, kalah.ErrNoUndo):
 		code = http.StatusConflict
 	}
@@ -448,6 +461,15 @@ func (s *Server) apiStart(w http.ResponseWriter, r *http.Request) {
 		// a guest against the computer
 	} else if s.sessionUser(r) == "" && !s.admitted(w, r, "a game between two computers or two people (or an account: sign in)") {
 		return
+	}
+	// A signed-in person plays the first person's seat as their account.
+	if u := s.sessionUser(r); u != "" {
+		for i, spec := range []string{req.South, req.North} {
+			if isHuman(spec) {
+				req.accounts[i] = u
+				break
+			}
+		}
 	}
 	st, err := s.StartGameFor(r.Context(), s.Requester(r), req)
 	if err != nil {

@@ -58,6 +58,11 @@ type Board struct {
 	IncrementMS int64    `json:"increment_ms,omitempty"`
 	RemainingMS [2]int64 `json:"remaining_ms"`
 	Running     int      `json:"running"`
+	// Rated games: each seat's rating (after the game, with its change,
+	// once it is over); Accounts are the seats' accounts.
+	Rated    bool           `json:"rated"`
+	Ratings  [2]*SeatRating `json:"ratings"`
+	Accounts [2]string      `json:"accounts"`
 }
 
 // Seat is one seat of a Board.
@@ -158,6 +163,9 @@ func (s *Server) BoardOf(ctx context.Context, id int64) (Board, error) {
 	if next := v.Record.Tags[RematchTag]; next != "" {
 		b.Rematch = next
 	}
+	b.Rated = v.Record.Tags[tagRated] == "yes"
+	b.Accounts = v.Accounts
+	b.Ratings = s.seatRatings(ctx, v, [2]store.Seat{{Account: v.Accounts[0]}, {Account: v.Accounts[1]}})
 	b.Running = -1
 	if cl, _ := strconv.ParseInt(v.Record.Tags[tagClock], 10, 64); cl > 0 {
 		inc, _ := strconv.ParseInt(v.Record.Tags[tagInc], 10, 64)

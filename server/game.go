@@ -133,6 +133,7 @@ func (s *Server) runGame(lg *liveGame, g *kalah.Game, players [2]player.Player) 
 		}
 		err := s.st.FinishGame(context.WithoutCancel(ctx), lg.id, rec)
 		if err == nil {
+			s.rate(context.WithoutCancel(ctx), lg, g, ref)
 			lg.mu.Lock()
 			lg.outcome = o
 			lg.mu.Unlock()
@@ -634,7 +635,8 @@ func (s *Server) start(r kalah.Rules, es [2]*entrant) (int64, error) {
 		}
 		return 0, err
 	}
-	return s.begin(g, es, setup{})
+	// Games the queue and challenges pair count on the ladders.
+	return s.begin(g, es, setup{rated: true})
 }
 
 // setup is what a game started by StartGame has beyond its players.
@@ -643,6 +645,7 @@ type setup struct {
 	tags   map[string]string // stored with the game
 	ref    *referee.Referee  // the game's own clock; nil: the server's
 	casual bool
+	rated  bool // counts on the ladders, if both seats have an account
 }
 
 // begin stores and runs g (which may hold opening moves, stored with it)
@@ -660,6 +663,17 @@ func (s *Server) begin(g *kalah.Game, es [2]*entrant, su setup) (int64, error) {
 	}
 	r := g.Rules()
 	seats := [2]store.Seat{es[0].seat, es[1].seat}
+	for i := range seats {
+		if seats[i].Kind == "bot" && seats[i].Account == "" {
+			seats[i].Account = seats[i].Name // logged in with its token
+		}
+	}
+	if su.rated && !su.casual && seats[0].Account != "" && seats[1].Account != "" && seats[0].Account != seats[1].Account {
+		if su.tags == nil {
+			su.tags = map[string]string{}
+		}
+		su.tags[tagRated] = "yes"
+	}
 	id, err := s.st.CreateGame(s.ctx, store.NewGame{Rules: r, Seats: seats, Start: su.start, Tags: su.tags})
 	if err == nil {
 		for i, p := range g.Moves() {
@@ -716,6 +730,9 @@ type Entrant struct {
 	Rules *kalah.Rules
 	// Done, if not nil, is closed when the player goes away.
 	Done <-chan struct{}
+	// Account, if set, is the bot the entrant logged in as (by its token):
+	// its games count on the rating ladders.
+	Account string
 	// Key is who the entrant is: the queue holds one entry a key, so one
 	// identity cannot wait twice. Empty means Name. Anonymous clients that
 	// share a name (a label only) give each a key of its own.
@@ -734,7 +751,7 @@ func (s *Server) Play(ctx context.Context, e Entrant) error {
 	if e.Kind == "" || e.Kind == "bot" || e.Kind == "spec" || e.Kind == "human" {
 		e.Kind = "remote"
 	}
-	en := &entrant{seat: store.Seat{Name: e.Name, Kind: e.Kind}, p: keepOpen{e.Player}, rules: e.Rules, key: e.Key, seated: e.Seated, result: make(chan error, 1)}
+	en := &entrant{seat: store.Seat{Name: e.Name, Kind: e.Kind, Account: e.Account}, p: keepOpen{e.Player}, rules: e.Rules, key: e.Key, seated: e.Seated, result: make(chan error, 1)}
 	if err := s.enqueue(en); err != nil {
 		return err
 	}

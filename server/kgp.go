@@ -22,12 +22,12 @@ var kgpSerial atomic.Uint64
 // A client logged in by its token plays as its bot; an anonymous client's
 // name is only a label ("kgp-NAME"), which any number of clients may share.
 func (s *Server) KGPJoin(ctx context.Context, c *kgp.Client) {
-	name, key := c.Identity(), ""
+	name, key, account := c.Identity(), "", c.Identity()
 	if name == "" {
 		name = "kgp-" + c.Name()
 		key = fmt.Sprintf("kgp#%d", kgpSerial.Add(1))
 	}
-	if err := s.Play(ctx, Entrant{Name: name, Kind: "kgp", Player: c, Done: c.Done(), Key: key, Seated: c.Seated}); err != nil {
+	if err := s.Play(ctx, Entrant{Name: name, Kind: "kgp", Player: c, Done: c.Done(), Key: key, Seated: c.Seated, Account: account}); err != nil {
 		s.log.Info("kgp client left", "name", name, "err", err)
 	}
 }

@@ -100,8 +100,15 @@ type GameRequest struct {
 	Event string `json:"event,omitempty"`
 	// Tags are stored with the game (its record's tags).
 	Tags map[string]string `json:"-"`
+	// Rated games count on the rating ladders, when both seats have an
+	// account (people signed in, bots with their token) and the game is
+	// not casual.
+	Rated bool `json:"rated,omitempty"`
 	// openSeat, if 0 or 1, is the human seat left open (a rematch's).
 	openSeat int
+	// accounts are the seats' accounts, by seat, as the server knows them
+	// (the person signed in who starts the game, the two of a seek).
+	accounts [2]string
 }
 
 // Started is a game StartGame began.
@@ -189,7 +196,7 @@ func (s *Server) StartGame(ctx context.Context, req GameRequest) (Started, error
 			if name == "" {
 				name = "human"
 			}
-			e.p, e.seat = h, store.Seat{Name: name, Kind: "human", TokenHash: h.hash, Open: h.open}
+			e.p, e.seat = h, store.Seat{Name: name, Kind: "human", TokenHash: h.hash, Open: h.open, Account: req.accounts[i]}
 		} else {
 			info, _, err := player.Lookup(spec)
 			if err != nil {
@@ -216,7 +223,7 @@ func (s *Server) StartGame(ctx context.Context, req GameRequest) (Started, error
 		}
 		es[i] = e
 	}
-	su := setup{start: req.Start, casual: req.Casual && humans == 1, tags: map[string]string{}}
+	su := setup{start: req.Start, casual: req.Casual && humans == 1, tags: map[string]string{}, rated: req.Rated && !req.Casual}
 	for k, v := range req.Tags {
 		su.tags[k] = v
 	}
@@ -492,16 +499,20 @@ func (s *Server) play(ctx context.Context, lg *liveGame, ref *referee.Referee, g
 			r.done <- kalah.ErrGameOver
 			return nil
 		}
-		r.done <- r.do(g)
+		rerr := r.do(g)
+		if rerr == nil && g.Over() {
+			// A resignation: stored and told as the referee would, before
+			// its requester hears that it is done.
+			err := ref.OnEnd(g, &referee.Outcome{Game: g, Reason: errors.New(lg.reason)})
+			r.done <- err
+			return err
+		}
+		r.done <- rerr
 		if ref.Budget > 0 && !g.Over() {
 			// A takeback: the clocks stand as the moves left say.
 			lg.mu.Lock()
 			ref.Spent = spent(g, lg.millis, ref.Budget, ref.Increment)
 			lg.mu.Unlock()
-		}
-		if g.Over() {
-			// A resignation: stored and told as the referee would.
-			return ref.OnEnd(g, &referee.Outcome{Game: g, Reason: errors.New(lg.reason)})
 		}
 	}
 }

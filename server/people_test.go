@@ -2,14 +2,18 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"net/http"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"kalah"
 	"kalah/internal/store"
+	"kalah/protocol/line"
 )
 
 // moveWhenAsked plays m for the token's seat as soon as the referee asks.
@@ -306,5 +310,76 @@ func TestFischerClock(t *testing.T) {
 	b, _ = ts.srv.BoardOf(ctx, st.ID)
 	if b.Running != -1 || b.RemainingMS[0] != 0 || b.Reason != "Ann ran out of time" {
 		t.Fatalf("the board after: running %d remaining %v reason %q", b.Running, b.RemainingMS, b.Reason)
+	}
+}
+
+// TestRatedQueueGame: a game the queue pairs between two bots logged in
+// with their tokens counts on their ladder (the preset and the time
+// class); the board shows the ratings and their change; the leaderboard
+// and the players' pages list them; a game against a guest counts for
+// no one.
+func TestRatedQueueGame(t *testing.T) {
+	ts := newTestServer(t, "", Config{})
+	a, b := dial(t, ts.addr), dial(t, ts.addr)
+	a.login("alice", "alice-token")
+	b.login("bob", "bob-token")
+	a.send("queue")
+	a.expect("ok")
+	b.send("queue")
+	var wg sync.WaitGroup
+	var ends [2]line.End
+	wg.Add(2)
+	go func() { defer wg.Done(); _, ends[0] = a.playGame() }()
+	go func() { defer wg.Done(); _, ends[1] = b.playGame() }()
+	wg.Wait()
+	waitFinished(t, ts.srv)
+	ctx := context.Background()
+	games, _ := ts.st.Games(ctx, store.Filter{})
+	if len(games) != 1 {
+		t.Fatalf("games %+v", games)
+	}
+	board, err := ts.srv.BoardOf(ctx, games[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !board.Rated || board.Ratings[0] == nil || board.Ratings[1] == nil || board.Ratings[0].Change == nil {
+		t.Fatalf("board ratings %+v rated %v", board.Ratings, board.Rated)
+	}
+	ch0, ch1 := *board.Ratings[0].Change, *board.Ratings[1].Change
+	if ends[0].Result != kalah.Draw && (ch0 == 0 || ch0 != -ch1 || !board.Ratings[0].Provisional) {
+		t.Fatalf("changes %d %d", ch0, ch1)
+	}
+	var top []store.Rated
+	get(t, ts, "/api/ratings?pool=kalah/blitz", &top)
+	if len(top) != 2 || top[0].Games != 1 || top[0].Rating.Rating < top[1].Rating.Rating {
+		t.Fatalf("leaderboard %+v", top)
+	}
+	var p Profile
+	get(t, ts, "/api/players/alice", &p)
+	if len(p.Ratings) != 1 || len(p.History) != 1 || len(p.Games) != 1 || p.Ratings[0].Pool != "kalah/blitz" {
+		t.Fatalf("alice's page %+v", p)
+	}
+	// A person against the computer is not rated.
+	st, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "first", Rated: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := ts.srv.Game(ctx, st.ID); v.Record.Tags[tagRated] != "" {
+		t.Fatalf("a guest's game is rated: %v", v.Record.Tags)
+	}
+}
+
+func get(t *testing.T, ts *testServer, path string, out any) {
+	t.Helper()
+	resp, err := http.Get(ts.http.URL + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("GET %s: %d", path, resp.StatusCode)
+	}
+	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -190,6 +190,7 @@ type Server struct {
 	returning *limiter       // logins of bots with a game in progress, by name
 	stats     *Stats
 	rematchMu sync.Mutex // one rematch at a time
+	seeks     seeks
 }
 
 // New starts a server on cfg.Store and resumes the unfinished games in it.

@@ -41,7 +41,7 @@ func TestBrowserPhoneWidths(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(300 * time.Millisecond) // let the small games finish
-	pages := []string{"#/play", "#/watch", "#/analyze", "#/tournaments", "#/account",
+	pages := []string{"#/lobby", "#/play", "#/watch", "#/ratings", "#/player/nobody", "#/analyze", "#/tournaments", "#/account",
 		"#/game/" + live.ID, "#/game/" + done.ID, "#/tournament/" + tid, "#/analyze?game=" + done.ID}
 	for _, width := range []int{360, 390, 430} {
 		ctx := browser(t, width, 844)

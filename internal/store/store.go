@@ -60,6 +60,9 @@ type Seat struct {
 	TokenHash string `json:"token_hash,omitempty"`
 	// Open marks a human seat nobody has taken yet.
 	Open bool `json:"open,omitempty"`
+	// Account is who plays the seat on the rating ladder: a signed-in
+	// person or a bot with its token; empty for guests and programs.
+	Account string `json:"account,omitempty"`
 }
 
 // Game is a stored game.
@@ -648,7 +651,7 @@ func hashToken(token string, salt []byte) []byte {
 
 // schemaVersion is the PRAGMA user_version of a database this release
 // writes; migrate brings older ones up to it, one step at a time.
-const schemaVersion = 2
+const schemaVersion = 3
 
 // migrations[v] takes a database from user_version v to v+1.
 var migrations = []func(tx *sql.Tx) error{
@@ -688,6 +691,34 @@ CREATE INDEX IF NOT EXISTS sessions_user ON sessions(user);`); err != nil {
 			return err
 		}
 		_, err = tx.Exec(`ALTER TABLE bots ADD COLUMN owner TEXT`)
+		return err
+	},
+	// 2 -> 3: Glicko-2 ratings of accounts, people and bots alike, one
+	// ladder a pool (rule preset and time-control class), and each rated
+	// game's change.
+	func(tx *sql.Tx) error {
+		_, err := tx.Exec(`CREATE TABLE IF NOT EXISTS ratings (
+	name    TEXT NOT NULL COLLATE NOCASE,
+	pool    TEXT NOT NULL,
+	rating  REAL NOT NULL,
+	rd      REAL NOT NULL,
+	vol     REAL NOT NULL,
+	games   INTEGER NOT NULL,
+	updated INTEGER NOT NULL,
+	PRIMARY KEY (name, pool)
+);
+CREATE INDEX IF NOT EXISTS ratings_pool ON ratings(pool, rating);
+CREATE TABLE IF NOT EXISTS rating_history (
+	game   INTEGER NOT NULL,
+	name   TEXT NOT NULL COLLATE NOCASE,
+	pool   TEXT NOT NULL,
+	before REAL NOT NULL,
+	after  REAL NOT NULL,
+	rd     REAL NOT NULL,
+	at     INTEGER NOT NULL,
+	PRIMARY KEY (game, name)
+);
+CREATE INDEX IF NOT EXISTS rating_history_name ON rating_history(name, pool, at);`)
 		return err
 	},
 }

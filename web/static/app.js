@@ -1,5 +1,5 @@
 // The kalah page: plain JavaScript, no framework. Views are chosen by the
-// URL fragment: #/play, #/game/ID, #/game/ID/join, #/watch, #/analyze,
+// URL fragment: #/lobby (the landing page), #/play, #/game/ID, #/game/ID/join, #/watch, #/analyze,
 // #/tournaments, #/tournament/ID, #/account.
 "use strict";
 window.kalahErrors = [];
@@ -421,8 +421,16 @@ function viewGame(id) {
       last: sow ? sow.last : (k > 0 ? lastPit(k) : null), sow: sow ? sow.set : null});
     if (!window.kalahInteractive && board.el.querySelector("button.pit:not(:disabled)")) window.kalahInteractive = performance.now();
     const top = myBottom === "S" ? "N" : "S";
-    labels[0].textContent = `${sideName(st, top, me())} (${top === "S" ? "South" : "North"})`;
-    labels[1].textContent = `${sideName(st, myBottom, me())} (${myBottom === "S" ? "South" : "North"})`;
+    // A rated game shows each account's rating ("?" while provisional)
+    // and, once over, what the game changed.
+    const ratingOf = side => {
+      const r = st.ratings && st.ratings[(side === "S") !== st.swapped ? 0 : 1];
+      if (!r) return "";
+      const ch = r.change === undefined || r.change === null ? "" : ` ${r.change >= 0 ? "+" : "−"}${Math.abs(r.change)}`;
+      return ` ${r.rating}${r.provisional ? "?" : ""}${ch}`;
+    };
+    labels[0].textContent = `${sideName(st, top, me())}${ratingOf(top)} (${top === "S" ? "South" : "North"})`;
+    labels[1].textContent = `${sideName(st, myBottom, me())}${ratingOf(myBottom)} (${myBottom === "S" ? "South" : "North"})`;
     $("#gametitle").textContent = `${st.seats[0].name} vs ${st.seats[1].name} — ${st.rules_text}`;
     movesEl.textContent = st.move_text || "(no moves yet)";
     let s = status.textContent;
@@ -675,6 +683,131 @@ function viewWatch() {
   cleanup.push(() => clearInterval(t));
 }
 
+// ---- the lobby: play the computer in a click, seek a person, watch ----
+function viewLobby() {
+  const err = h("p", {class: "err", role: "alert", id: "lobbyerr"});
+  const levels = h("div", {class: "row", id: "levels"}, meta.levels.map(l => h("button", {type: "button", class: "level", "data-level": l.name, title: l.description,
+    onclick: async () => {
+      err.textContent = "";
+      try {
+        const c = await api("games", {south: "human", north: l.spec, names: [localStorage.getItem("kalah.name") || "You", l.name], casual: true});
+        setSeat(c.id, 0, c.tokens[0]); location.hash = "#/game/" + c.id;
+      } catch (ex) { err.textContent = ex.message; }
+    }}, l.name)));
+  const preset = h("select", {id: "seekpreset"}, meta.presets.filter(p => !p.rules.pie || true).map(p => h("option", {value: p.rules.name, text: p.rules.name})));
+  const rated = h("input", {type: "checkbox", id: "seekrated", checked: true});
+  const waiting = h("div", {id: "seekwait"});
+  let mySeek = null, poll = null;
+  const stopWaiting = () => { if (poll) clearInterval(poll); poll = null; mySeek = null; waiting.replaceChildren(); };
+  cleanup.push(() => { if (poll) clearInterval(poll); });
+  async function seek(clockMS, incMS, label) {
+    err.textContent = "";
+    if (!me) { err.replaceChildren("Playing a person needs an account: ", h("a", {href: "#/account", text: "sign in or create one"}), "."); return; }
+    const rules = meta.presets.find(p => p.rules.name === preset.value).rules;
+    try {
+      mySeek = await api("seeks", {rules, clock_ms: clockMS, increment_ms: incMS, rated: rated.checked});
+    } catch (ex) { err.textContent = ex.message; return; }
+    waiting.replaceChildren(h("p", {class: "panel", id: "seeking"}, `Waiting for an opponent: ${preset.value}, ${label}${rated.checked ? ", rated" : ""}… `,
+      h("button", {type: "button", id: "cancelseek", text: "Cancel", onclick: async () => {
+        try { await api(`seeks/${mySeek.id}/cancel`, {}); } catch (ex) { /* taken meanwhile */ }
+        stopWaiting(); load();
+      }})));
+    poll = setInterval(async () => {
+      if (!mySeek) return;
+      try {
+        const sk = await api(`seeks/${mySeek.id}`);
+        if (sk.game > 0 && sk.token) {
+          const b = await api(`games/${sk.game}/board`);
+          const seat = b.accounts.indexOf(me.name);
+          setSeat(String(sk.game), seat, sk.token);
+          stopWaiting(); location.hash = "#/game/" + sk.game;
+        }
+      } catch (ex) { stopWaiting(); err.textContent = ex.message; }
+    }, 700);
+    load();
+  }
+  const controls = [["1+0", 60000, 0], ["3+2", 180000, 2000], ["5+3", 300000, 3000], ["10+0", 600000, 0]];
+  const quick = h("div", {class: "row", id: "quick"}, controls.map(([label, c, i]) => h("button", {type: "button", class: "seek", "data-tc": label, onclick: () => seek(c, i, label)}, label)));
+  const seeksEl = h("ul", {class: "games", id: "seeks"});
+  const liveEl = h("ul", {class: "games", id: "livegames"});
+  const botsEl = h("ul", {class: "games", id: "botsonline"});
+  const tc = sk => sk.clock_ms ? `${sk.clock_ms / 60000}+${sk.increment_ms / 1000}` : "no clock";
+  async function load() {
+    try {
+      const [sks, live, bots] = await Promise.all([api("seeks"), api("games?status=live"), api("bots").catch(() => [])]);
+      seeksEl.replaceChildren(...(sks.length ? sks.map(sk => h("li", {"data-seek": sk.id},
+        h("a", {href: "#/player/" + encodeURIComponent(sk.by), text: sk.by}), sk.rating ? ` ${sk.rating.rating}${sk.rating.provisional ? "?" : ""}` : "",
+        ` — ${rulesName(sk.rules)}, ${tc(sk)}${sk.rated ? ", rated" : ", casual"} `,
+        me && sk.by === me.name ? h("span", {class: "muted", text: "(yours)"}) : h("button", {type: "button", class: "accept", text: "Accept", onclick: async () => {
+          err.textContent = "";
+          if (!me) { err.replaceChildren("Accepting a game needs an account: ", h("a", {href: "#/account", text: "sign in or create one"}), "."); return; }
+          try {
+            const c = await api(`seeks/${sk.id}/accept`, {});
+            const seat = c.tokens.findIndex(t => t);
+            setSeat(String(c.id), seat, c.tokens[seat]); location.hash = "#/game/" + c.id;
+          } catch (ex) { err.textContent = ex.message; load(); }
+        }}))) : [h("li", {class: "muted", text: "No one is waiting. Seek a game above."})]));
+      liveEl.replaceChildren(...(live.length ? live.slice(0, 20).map(g => h("li", {},
+        h("a", {href: "#/game/" + g.id}, `${g.south} vs ${g.north}`), ` — ${rulesName(g.rules)}, move ${g.plies + 1}`)) : [h("li", {class: "muted", text: "No game is being played."})]));
+      botsEl.replaceChildren(...(bots.length ? bots.map(b => h("li", {text: `bot:${b.name || b}`})) : [h("li", {class: "muted", text: "No bot is waiting for tournament games."})]));
+    } catch (ex) { err.textContent = ex.message; }
+  }
+  main.replaceChildren(h("h2", {text: "Play Kalah"}),
+    h("section", {class: "panel"}, h("h3", {text: "Play the computer"}), h("p", {class: "muted", text: "One click: a casual game (takebacks and hints), no clock. More choices under Play."}), levels),
+    h("section", {class: "panel"}, h("h3", {text: "Play a person"}),
+      h("div", {class: "row"}, h("label", {}, "Rules", preset), h("label", {}, rated, "Rated")), quick, waiting,
+      h("h4", {text: "Open seeks"}), seeksEl),
+    h("section", {class: "panel"}, h("h3", {text: "Games being played"}), liveEl, h("p", {}, h("a", {href: "#/watch", text: "All games"}), " · ", h("a", {href: "#/ratings", text: "Ratings"}))),
+    h("section", {class: "panel"}, h("h3", {text: "Bots online"}), botsEl),
+    err);
+  load();
+  const t = setInterval(load, 2000);
+  cleanup.push(() => clearInterval(t));
+}
+
+// ---- ratings: the ladders and a player's page ----
+async function viewRatings(params) {
+  const pool = params.get("pool") || "";
+  main.replaceChildren(h("h2", {text: "Ratings"}), h("p", {text: "Loading…"}));
+  try {
+    const list = await api("ratings" + (pool ? "?pool=" + encodeURIComponent(pool) : ""));
+    main.replaceChildren(h("h2", {text: "Ratings" + (pool ? ": " + pool : "")}),
+      h("p", {class: "muted", text: "Glicko-2, people and bots on one ladder a rule preset and time control. A rating marked ? is provisional."}),
+      list.length ? h("table", {id: "leaderboard"}, h("tr", {}, ["#", "Player", "Ladder", "Rating", "Games"].map((c, i) => h("th", {class: i === 0 || i > 2 ? "num" : null, text: c}))),
+        list.map((r, i) => h("tr", {}, h("td", {class: "num", text: i + 1}), h("td", {}, h("a", {href: "#/player/" + encodeURIComponent(r.name), text: r.name})),
+          h("td", {}, h("a", {href: "#/ratings?pool=" + encodeURIComponent(r.pool), text: r.pool})),
+          h("td", {class: "num", text: Math.round(r.rating) + (r.provisional ? "?" : "")}), h("td", {class: "num", text: r.games}))))
+        : h("p", {text: "No rated game yet."}));
+  } catch (ex) { main.replaceChildren(h("p", {class: "err", text: ex.message})); }
+}
+
+async function viewPlayer(name) {
+  main.replaceChildren(h("h2", {text: name}), h("p", {text: "Loading…"}));
+  try {
+    const p = await api("players/" + encodeURIComponent(name));
+    const chart = h("div", {id: "ratingchart"});
+    if (p.history.length > 1) {
+      const w = 600, hgt = 160, xs = p.history.map((_, i) => i), ys = p.history.map(x => x.rating);
+      const lo = Math.min(...ys) - 20, hi = Math.max(...ys) + 20;
+      const pt = (x, y) => `${20 + x * (w - 40) / Math.max(1, xs.length - 1)},${hgt - 20 - (y - lo) * (hgt - 40) / (hi - lo)}`;
+      const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+      svg.setAttribute("viewBox", `0 0 ${w} ${hgt}`); svg.setAttribute("class", "graph"); svg.setAttribute("role", "img");
+      svg.setAttribute("aria-label", `Rating history: from ${Math.round(ys[0])} to ${Math.round(ys[ys.length - 1])}`);
+      svg.innerHTML = `<polyline fill="none" stroke="#1c6dd0" stroke-width="2" points="${ys.map((y, i) => pt(i, y)).join(" ")}"/>` +
+        `<text x="4" y="14" font-size="11">${Math.round(hi)}</text><text x="4" y="${hgt - 4}" font-size="11">${Math.round(lo)}</text>`;
+      chart.append(svg);
+    }
+    main.replaceChildren(h("h2", {text: p.name}),
+      p.ratings.length ? h("table", {id: "playerratings"}, h("tr", {}, h("th", {text: "Ladder"}), h("th", {class: "num", text: "Rating"}), h("th", {class: "num", text: "Games"})),
+        p.ratings.map(r => h("tr", {}, h("td", {text: r.pool}), h("td", {class: "num", text: Math.round(r.rating) + (r.provisional ? "?" : "")}), h("td", {class: "num", text: r.games}))))
+        : h("p", {text: "No rated game yet."}),
+      chart,
+      h("h3", {text: "Games"}),
+      h("ul", {class: "games", id: "playergames"}, p.games.map(g => h("li", {}, h("a", {href: "#/game/" + g.id}, `${g.south} vs ${g.north}`),
+        ` — ${rulesName(g.rules)}, ${g.score.south}–${g.score.north}, ${g.result === "draw" ? "draw" : g.result + " won"}`))));
+  } catch (ex) { main.replaceChildren(h("p", {class: "err", text: ex.message})); }
+}
+
 // ---- analyze: a position and a game ----
 function viewAnalyze(params) {
   const form = rulesForm("Rules (the position decides the houses)");
@@ -894,10 +1027,10 @@ function viewTournament(id) {
 function route() {
   for (const f of cleanup) f();
   cleanup = []; keyHandler = null;
-  const [path, query] = (location.hash.slice(1) || "/play").split("?");
+  const [path, query] = (location.hash.slice(1) || "/lobby").split("?");
   const params = new URLSearchParams(query || "");
   const parts = path.split("/").filter(Boolean);
-  const section = parts[0] === "game" && seatOf(parts[1]) ? "play" : ({game: "watch", tournament: "tournaments"}[parts[0]] || parts[0]);
+  const section = parts[0] === "game" && seatOf(parts[1]) ? "play" : ({game: "watch", tournament: "tournaments", player: "ratings"}[parts[0]] || parts[0]);
   for (const a of document.querySelectorAll("nav a")) a.toggleAttribute("aria-current", a.dataset.nav === section) && a.setAttribute("aria-current", "page");
   switch (parts[0]) {
     case "game": if (parts[2] === "join") viewJoin(parts[1]); else viewGame(parts[1]); break;
@@ -906,7 +1039,10 @@ function route() {
     case "tournaments": viewTournaments(); break;
     case "tournament": viewTournament(parts[1]); break;
     case "account": viewAccount(); break;
-    default: viewPlay();
+    case "play": viewPlay(); break;
+    case "ratings": viewRatings(params); break;
+    case "player": viewPlayer(decodeURIComponent(parts[1] || "")); break;
+    default: viewLobby();
   }
   document.title = "Kalah — " + (section || "play");
 }

@@ -1,0 +1,102 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"strings"
+	"testing"
+)
+
+// TestSeekAccept: Ann seeks a rated game with a clock; a guest cannot
+// accept it, nor Ann herself; Bob does; the game is between their
+// accounts, each with the token of their own seat, and rated.
+func TestSeekAccept(t *testing.T) {
+	ts := newTestServer(t, "", Config{AdminToken: "admin"})
+	person := func(name string) *http.Client {
+		jar, _ := cookiejar.New(nil)
+		c := &http.Client{Jar: jar}
+		req, _ := http.NewRequest("POST", ts.http.URL+"/api/account/signup", strings.NewReader(`{"name":"`+name+`","password":"a long password"}`))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := c.Do(req)
+		if err != nil || resp.StatusCode != 201 {
+			t.Fatalf("sign up %s: %v %v", name, resp.StatusCode, err)
+		}
+		resp.Body.Close()
+		return c
+	}
+	call := func(c *http.Client, method, path, body string, out any) int {
+		t.Helper()
+		req, _ := http.NewRequest(method, ts.http.URL+path, strings.NewReader(body))
+		if body != "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if out != nil {
+			json.Unmarshal(b, out)
+		}
+		return resp.StatusCode
+	}
+	ann, bob, guest := person("ann"), person("bob"), &http.Client{}
+	if code := call(guest, "POST", "/api/seeks", `{"clock_ms":60000}`, nil); code != 401 {
+		t.Fatalf("a guest's seek: %d", code)
+	}
+	var sk Seek
+	if code := call(ann, "POST", "/api/seeks", `{"rules":{"houses":6,"seeds":4},"clock_ms":180000,"increment_ms":2000,"rated":true}`, &sk); code != 201 || sk.ID == 0 {
+		t.Fatalf("ann's seek: %d %+v", code, sk)
+	}
+	var open []Seek
+	call(guest, "GET", "/api/seeks", "", &open)
+	if len(open) != 1 || open[0].By != "ann" || open[0].Rating == nil || open[0].Rating.Rating != 1500 || !open[0].Rating.Provisional {
+		t.Fatalf("open seeks %+v", open)
+	}
+	path := fmt.Sprintf("/api/seeks/%d/accept", sk.ID)
+	if code := call(guest, "POST", path, "{}", nil); code != 401 {
+		t.Fatalf("a guest accepts: %d", code)
+	}
+	if code := call(ann, "POST", path, "{}", nil); code != 403 {
+		t.Fatalf("ann accepts her own: %d", code)
+	}
+	var bobs Started
+	if code := call(bob, "POST", path, "{}", &bobs); code != 201 || bobs.ID == 0 {
+		t.Fatalf("bob accepts: %d %+v", code, bobs)
+	}
+	if code := call(bob, "POST", path, "{}", nil); code != 409 {
+		t.Fatalf("a second accept: %d", code)
+	}
+	var anns Seek
+	call(ann, "GET", fmt.Sprintf("/api/seeks/%d", sk.ID), "", &anns)
+	var peek Seek
+	call(bob, "GET", fmt.Sprintf("/api/seeks/%d", sk.ID), "", &peek)
+	if anns.Game != bobs.ID || anns.Token == "" || peek.Token != "" {
+		t.Fatalf("ann's view %+v, bob's %+v", anns, peek)
+	}
+	var b Board
+	call(guest, "GET", fmt.Sprintf("/api/games/%d/board", bobs.ID), "", &b)
+	bobSeat := 0
+	if bobs.Tokens[1] != "" {
+		bobSeat = 1
+	}
+	if !b.Rated || b.ClockMS != 180000 || b.Accounts[bobSeat] != "bob" || b.Accounts[1-bobSeat] != "ann" || b.Seats[bobSeat].Name != "bob" {
+		t.Fatalf("the game: rated %v clock %d accounts %v seats %+v", b.Rated, b.ClockMS, b.Accounts, b.Seats)
+	}
+	// Each moves their own seat, by the token they were given.
+	if err := ts.srv.Move(bobs.ID, bobs.Tokens[bobSeat], 1); bobSeat == 0 && err != nil {
+		t.Fatalf("bob moves: %v", err)
+	}
+	if err := ts.srv.Move(bobs.ID, anns.Token, 1); bobSeat == 1 && err != nil {
+		t.Fatalf("ann moves: %v", err)
+	}
+	open = nil
+	call(guest, "GET", "/api/seeks", "", &open)
+	if len(open) != 0 {
+		t.Fatalf("the accepted seek is still open: %+v", open)
+	}
+}
