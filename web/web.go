@@ -405,6 +405,26 @@ type Ply struct {
 	Depth    int    `json:"depth"`
 	Extra    bool   `json:"extra,omitempty"`
 	Capture  bool   `json:"capture,omitempty"`
+	// Loss is what the move played gave away against the best move, in
+	// seeds of the final store difference, for its mover; Class names it:
+	// "best" (nothing), "inaccuracy" (1 seed), "mistake" (2 or 3),
+	// "blunder" (4 or more); LossExact when both values are proven.
+	Loss      int    `json:"loss,omitempty"`
+	Class     string `json:"class,omitempty"`
+	LossExact bool   `json:"loss_exact,omitempty"`
+}
+
+// classOf names a move by the seeds it gave away.
+func classOf(loss int) string {
+	switch {
+	case loss <= 0:
+		return "best"
+	case loss == 1:
+		return "inaccuracy"
+	case loss <= 3:
+		return "mistake"
+	}
+	return "blunder"
 }
 
 func (h *Handler) analyzeGame(w http.ResponseWriter, r *http.Request) {
@@ -469,6 +489,14 @@ func (h *Handler) analyzeGame(w http.ResponseWriter, r *http.Request) {
 			}
 			best := an.Moves[0]
 			ply.Best, ply.Value, ply.Exact, ply.Depth = best.Move.String(), best.Value, best.Exact, best.Depth
+			if i < len(moves) {
+				for _, mv := range an.Moves {
+					if mv.Move == moves[i].Move {
+						ply.Loss = max(best.Value-mv.Value, 0)
+						ply.Class, ply.LossExact = classOf(ply.Loss), best.Exact && mv.Exact
+					}
+				}
+			}
 			if p.ToMove() == kalah.North {
 				ply.Value = -ply.Value
 			}

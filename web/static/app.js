@@ -919,13 +919,28 @@ function viewAnalyze(params) {
     const svg = document.createElementNS(ns, "svg");
     svg.setAttribute("viewBox", `0 0 ${W} ${H}`); svg.setAttribute("class", "graph"); svg.setAttribute("role", "img");
     svg.setAttribute("aria-label", `Evaluation graph, South's view: ${plies.map(p => p.value).join(", ")}`);
-    const el = (t, a) => { const e = document.createElementNS(ns, t); for (const k in a) e.setAttribute(k, a[k]); svg.append(e); return e; };
+    const el = (t, a, text) => { const e = document.createElementNS(ns, t); for (const k in a) e.setAttribute(k, a[k]); if (text) e.textContent = text; svg.append(e); return e; };
+    // Axes: the value for South (seeds) up, the moves along.
     el("line", {x1: 0, x2: W, y1: H / 2, y2: H / 2, stroke: "#bbb"});
+    el("text", {x: 12, y: 14, "font-size": 11, fill: "#666"}, `+${max} South ahead`);
+    el("text", {x: 12, y: H - 4, "font-size": 11, fill: "#666"}, `−${max} North ahead`);
+    el("text", {x: W - 12, y: H / 2 - 4, "font-size": 11, fill: "#666", "text-anchor": "end"}, `move ${n - 1}`);
     el("polyline", {points: plies.map((p, i) => `${x(i)},${y(p.value)}`).join(" "), fill: "none", stroke: "#6e4520", "stroke-width": 2});
+    const colour = {inaccuracy: "#d9a400", mistake: "#e07000", blunder: "#b3261e"};
     plies.forEach((p, i) => {
-      const c = el("circle", {cx: x(i), cy: y(p.value), r: i === at ? 6 : 3.5, fill: p.exact ? "#1d7a36" : "#999", tabindex: -1});
+      // A move's mark sits on the position it left.
+      const c = el("circle", {cx: x(i), cy: y(p.value), r: i === at ? 6 : (colour[p.class] ? 5 : 3.5), fill: colour[p.class] || (p.exact ? "#1d7a36" : "#999"), tabindex: -1, "data-class": p.class || ""});
       c.addEventListener("click", () => { at = i; drawGraph(); });
     });
+    // Accuracy: each player's best moves and the seeds they gave away.
+    const acc = {S: {moves: 0, best: 0, lost: 0}, N: {moves: 0, best: 0, lost: 0}};
+    for (const p of plies) if (p.move) { const a = acc[p.to_move]; a.moves++; if (p.class === "best") a.best++; a.lost += p.loss || 0; }
+    const accText = side => { const a = acc[side]; return a.moves ? `${side === "S" ? "South" : "North"}: ${Math.round(100 * a.best / a.moves)}% best moves, ${a.lost} seed${a.lost === 1 ? "" : "s"} given away` : ""; };
+    const mark = {inaccuracy: "?!", mistake: "?", blunder: "??"};
+    const list = h("ol", {class: "plies", id: "plylist"}, plies.filter(p => p.move).map((p, i) => h("li", {class: (i + 1 === at ? "current " : "") + (p.class || "")},
+      h("button", {type: "button", class: "linkish", "data-ply": i + 1, onclick: () => { at = i + 1; drawGraph(); }},
+        `${p.to_move === "S" ? "South" : "North"} ${p.move}${mark[p.class] || ""}`),
+      p.class && p.class !== "best" ? ` ${p.class}: −${p.loss} (best ${p.best})${p.loss_exact ? "" : ", estimated"}` : "")));
     const p = plies[at];
     const stepBoard = boardView((p.pits.length - 2) / 2, {bottom: "S", label: (s, hs, k) => `${s === "S" ? "South" : "North"} ${hs ? "house " + hs : "store"}, ${k} seeds`, name: s => s === "S" ? "South" : "North"});
     stepBoard.draw(p.pits, {});
@@ -933,9 +948,19 @@ function viewAnalyze(params) {
       h("button", {type: "button", id: "gprev", onclick: () => { at = Math.max(0, at - 1); drawGraph(); }}, "◀"),
       h("span", {id: "plyinfo", text: `Position ${at} of ${n - 1}: ${p.to_move === "S" ? "South" : "North"} to move, value ${p.value > 0 ? "+" : ""}${p.value} for South (${p.exact ? "exact" : "depth " + p.depth})` +
         (p.move ? `; played ${p.move}, best ${p.best}` : "")}),
-      h("button", {type: "button", id: "gnext", onclick: () => { at = Math.min(n - 1, at + 1); drawGraph(); }}, "▶")), stepBoard.el);
+      h("button", {type: "button", id: "gnext", onclick: () => { at = Math.min(n - 1, at + 1); drawGraph(); }}, "▶")), stepBoard.el,
+      h("p", {id: "accuracy"}, accText("S"), h("br"), accText("N")), list);
   }
   let gameRules = null, gameStart = null;
+  // ← → Home End step through the analysed game.
+  keyHandler = e => {
+    if (!plies || ["INPUT", "TEXTAREA", "SELECT"].includes(e.target.tagName)) return;
+    const n = plies.length;
+    const to = {ArrowLeft: at - 1, ArrowRight: at + 1, Home: 0, End: n - 1}[e.key];
+    if (to === undefined) return;
+    e.preventDefault();
+    at = Math.max(0, Math.min(n - 1, to)); drawGraph();
+  };
   form.el.addEventListener("change", e => { if (["preset", "houses", "seeds"].includes(e.target.id)) { posIn.value = ""; drawEditor(""); } });
   posIn.addEventListener("change", () => drawEditor(posIn.value, true));
   main.replaceChildren(h("h2", {text: "Analyze"}),
