@@ -13,10 +13,11 @@ import (
 	"kalah/tournament"
 )
 
-// TestBrowserPhoneWidths: at phone widths from 360 to 430 px no page the
-// navigation reaches is wider than the screen (issue 13: the Play page was
-// 748 px wide on a 390 px phone), and the board's targets are at least 44
-// px. Screenshots at each width go to a temp dir.
+// TestBrowserPhoneWidths: at phone widths from 360 to 430 px (and on a
+// desktop) no page the navigation reaches is wider than the screen (issue
+// 13: the Play page was 748 px wide on a 390 px phone), and the board's
+// targets are at least 44 px. Screenshots of every page at phone and
+// desktop width go to a temp dir.
 func TestBrowserPhoneWidths(t *testing.T) {
 	st, err := tournament.Open(t.TempDir() + "/t.db")
 	if err != nil {
@@ -43,10 +44,12 @@ func TestBrowserPhoneWidths(t *testing.T) {
 	time.Sleep(300 * time.Millisecond) // let the small games finish
 	pages := []string{"#/lobby", "#/play", "#/watch", "#/ratings", "#/player/nobody", "#/analyze", "#/tournaments", "#/account",
 		"#/game/" + live.ID, "#/game/" + done.ID, "#/tournament/" + tid, "#/analyze?game=" + done.ID}
-	for _, width := range []int{360, 390, 430} {
+	for _, width := range []int{360, 390, 430, 1280} {
 		ctx := browser(t, width, 844)
-		if err := chromedp.Do(ctx, chromedp.EmulateViewport(int64(width), 844, chromedp.EmulateScale(2), chromedp.EmulateMobile)); err != nil {
-			t.Fatal(err)
+		if width < 1000 {
+			if err := chromedp.Do(ctx, chromedp.EmulateViewport(int64(width), 844, chromedp.EmulateScale(2), chromedp.EmulateMobile)); err != nil {
+				t.Fatal(err)
+			}
 		}
 		// The person's seat in the live game is this browser's.
 		open(t, ctx, srv.URL+"/#/play")
@@ -58,8 +61,8 @@ func TestBrowserPhoneWidths(t *testing.T) {
 				wide := eval[string](t, ctx, fmt.Sprintf(`[...document.querySelectorAll("main *, header *")].filter(e => e.getBoundingClientRect().right > %d + 1).slice(-8).map(`, width)+`e => e.tagName + (e.id ? "#" + e.id : "") + (e.className ? "." + e.className : "") + " " + Math.round(e.getBoundingClientRect().right)).join(", ")`)
 				t.Errorf("%s at %d px: the page is %d px wide: %s", page, width, w, wide)
 			}
-			if width == 390 {
-				shot(t, ctx, fmt.Sprintf("phone-%d-%s", width, safeName(page)))
+			if width == 390 || width == 1280 {
+				shot(t, ctx, fmt.Sprintf("width-%d-%s", width, safeName(page)))
 			}
 		}
 		// The board of the live game: targets of at least 44 px.

@@ -96,6 +96,32 @@ function viewAccount() {
 // Kalah(houses,seeds).
 function rulesName(r) { return r.name || `Kalah(${r.houses},${r.seeds})`; }
 
+// ---- look and sound: a dark theme (the system's, or the switch's) and
+// short sounds for a move, a capture and the end, with a mute switch ----
+function applyTheme() {
+  const t = localStorage.getItem("kalah.theme") || "system";
+  if (t === "system") delete document.documentElement.dataset.theme; else document.documentElement.dataset.theme = t;
+  const b = $("#themebtn"); if (b) b.textContent = "Theme: " + t;
+}
+function soundOn() { return localStorage.getItem("kalah.sound") !== "off"; }
+function applySound() { const b = $("#soundbtn"); if (b) { b.textContent = "Sound: " + (soundOn() ? "on" : "off"); b.setAttribute("aria-pressed", String(soundOn())); } }
+let audio = null;
+// sound plays kind ("move", "capture", "end") as a few short tones.
+function sound(kind) {
+  if (!soundOn() || !window.AudioContext) return;
+  try {
+    audio = audio || new AudioContext();
+    const tones = {move: [[520, 0, .06]], capture: [[660, 0, .07], [880, .08, .09]], end: [[523, 0, .18], [659, .12, .18], [784, .24, .3]]}[kind] || [];
+    for (const [f, at, len] of tones) {
+      const o = audio.createOscillator(), g = audio.createGain(), t0 = audio.currentTime + at;
+      o.frequency.value = f; o.type = "sine";
+      g.gain.setValueAtTime(0.0001, t0); g.gain.exponentialRampToValueAtTime(0.15, t0 + .01); g.gain.exponentialRampToValueAtTime(0.0001, t0 + len);
+      o.connect(g).connect(audio.destination); o.start(t0); o.stop(t0 + len + .02);
+    }
+    window.kalahSounds = (window.kalahSounds || []).concat(kind);
+  } catch (e) { /* no sound here */ }
+}
+
 function announce(msg) {
   const a = $("#announce");
   a.textContent = "";
@@ -432,7 +458,7 @@ function viewGame(id) {
     labels[0].textContent = `${sideName(st, top, me())}${ratingOf(top)} (${top === "S" ? "South" : "North"})`;
     labels[1].textContent = `${sideName(st, myBottom, me())}${ratingOf(myBottom)} (${myBottom === "S" ? "South" : "North"})`;
     $("#gametitle").textContent = `${st.seats[0].name} vs ${st.seats[1].name} — ${st.rules_text}`;
-    movesEl.textContent = st.move_text || "(no moves yet)";
+    drawMoves(k);
     let s = status.textContent;
     if (offline) s = "Connection lost: reconnecting…";
     else if (cursor !== null) s = `Move ${k} of ${total}`;
@@ -563,6 +589,8 @@ function viewGame(id) {
     if (prev && ns.version <= prev.version) return;
     st = ns;
     clockAt = performance.now();
+    if (prev && ns.moves.length > prev.moves.length) sound(ns.moves[ns.moves.length - 1].capture ? "capture" : "move");
+    if (prev && ns.over && !prev.over) sound("end");
     if (first || prev.moves.length > ns.moves.length) {
       // A new view, or moves were taken back: show the position as it stands.
       if (first) setup();
@@ -612,6 +640,30 @@ function viewGame(id) {
       play(r.move);
     } catch (ex) { err.textContent = ex.message; busy = false; }
   }
+  // drawMoves writes the move list in the game's notation, each sowing a
+  // link to the position after it, the one shown (after k moves) marked.
+  let movesKey = "";
+  function drawMoves(k) {
+    const key = st.version + ":" + k;
+    if (key === movesKey) return;
+    movesKey = key;
+    if (!st.move_text) { movesEl.textContent = "(no moves yet)"; return; }
+    let ply = 0;
+    const parts = [];
+    st.move_text.split(" ").forEach((tok, i) => {
+      if (i > 0) parts.push(" ");
+      if (/^\d+\.$/.test(tok) || ply >= st.moves.length) { parts.push(tok); return; }
+      tok.split("+").forEach((p, j) => {
+        if (j > 0) parts.push("+");
+        if (p === "" || ply >= st.moves.length) { parts.push(p); return; }
+        ply++;
+        const at = ply;
+        parts.push(h("span", {class: "mv" + (at === k ? " cur" : ""), "data-k": at, role: "link", tabindex: "-1",
+          onclick: () => { cursor = at === st.moves.length ? null : at; if (cursor === null) shown = st.moves.length; render(); }}, p));
+      });
+    });
+    movesEl.replaceChildren(...parts);
+  }
   function step(d) {
     const total = st.moves.length;
     let k = (cursor === null ? shown : cursor) + d;
@@ -631,6 +683,8 @@ function viewGame(id) {
     else if (e.key === "s" && st.legal && st.legal.includes("swap")) play("swap");
     else if (e.key === "ArrowLeft") step(-1);
     else if (e.key === "ArrowRight") step(1);
+    else if (e.key === "Home") step(-st.moves.length);
+    else if (e.key === "End") step(st.moves.length);
   };
 
   const es = new EventSource(API + "games/" + id + "/board/events");
@@ -1073,6 +1127,12 @@ function route() {
 }
 
 document.addEventListener("keydown", e => { if (keyHandler) keyHandler(e); });
+applyTheme(); applySound();
+$("#themebtn").addEventListener("click", () => {
+  const next = {system: "dark", dark: "light", light: "system"}[localStorage.getItem("kalah.theme") || "system"];
+  localStorage.setItem("kalah.theme", next); applyTheme(); announce("Theme: " + next);
+});
+$("#soundbtn").addEventListener("click", () => { localStorage.setItem("kalah.sound", soundOn() ? "off" : "on"); applySound(); });
 window.addEventListener("hashchange", route);
 Promise.all([api("meta"), loadMe()]).then(([m]) => { meta = m; route(); document.body.dataset.ready = "1"; window.kalahReady = performance.now(); })
   .catch(ex => { main.replaceChildren(h("p", {class: "err", text: "Cannot reach the server: " + ex.message})); });
