@@ -37,6 +37,9 @@ type GameInfo struct {
 	// Tags are the game's stored tags: its settings, its tournament, why
 	// it was forfeited (Reason), its takebacks.
 	Tags map[string]string `json:"tags,omitempty"`
+	// Watchers counts who follows a live game: its event streams and the
+	// spectators on our protocol (players' pages included).
+	Watchers int `json:"watchers,omitempty"`
 }
 
 // GameView is one game in full: its record and, while it is played, its
@@ -94,7 +97,7 @@ func (lg *liveGame) info() GameInfo {
 	}
 	return GameInfo{ID: lg.id, Status: st, Rules: lg.rules, South: lg.seats[0].Name, North: lg.seats[1].Name,
 		Plies: g.Len(), Position: g.Position().String(), Result: g.Result(), Termination: g.Termination(),
-		Score: kalah.Score{South: s, North: n}, Tags: lg.tags, Created: lg.created}
+		Score: kalah.Score{South: s, North: n}, Tags: lg.tags, Created: lg.created, Watchers: len(lg.subs) + len(lg.watchers)}
 }
 
 func infoOf(sg store.Game) GameInfo {

@@ -60,6 +60,7 @@ type Board struct {
 	Running     int      `json:"running"`
 	// Rated games: each seat's rating (after the game, with its change,
 	// once it is over); Accounts are the seats' accounts.
+	Watchers int            `json:"watchers"`
 	Rated    bool           `json:"rated"`
 	Ratings  [2]*SeatRating `json:"ratings"`
 	Accounts [2]string      `json:"accounts"`
@@ -164,6 +165,9 @@ func (s *Server) BoardOf(ctx context.Context, id int64) (Board, error) {
 		b.Rematch = next
 	}
 	b.Rated = v.Record.Tags[tagRated] == "yes"
+	if lg, err := s.liveGame(id); err == nil {
+		b.Watchers = lg.info().Watchers
+	}
 	b.Accounts = v.Accounts
 	b.Ratings = s.seatRatings(ctx, v, [2]store.Seat{{Account: v.Accounts[0]}, {Account: v.Accounts[1]}})
 	b.Running = -1

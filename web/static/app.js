@@ -718,22 +718,57 @@ async function viewJoin(id) {
 }
 
 // ---- watch: every game on the server ----
+// miniBoard draws a position in kalah notation as a small board.
+function miniBoard(pos) {
+  const m = (pos || "").match(/^([\d,]+)\/([\d,]+)\s+(\d+)-(\d+)\s+([SN])/);
+  if (!m) return null;
+  const s = m[1].split(","), n = m[2].split(",");
+  const k = s.length;
+  const cell = (v, cls, style) => h("span", {class: cls, text: v, style});
+  return h("span", {class: "mini", "aria-hidden": "true", style: `grid-template-columns:repeat(${k + 2},auto)`},
+    cell(m[4], "ms", "grid-column:1"), ...n.slice().reverse().map((v, i) => cell(v, "mh", `grid-row:1;grid-column:${i + 2}`)),
+    cell(m[3], "ms", `grid-column:${k + 2}`), ...s.map((v, i) => cell(v, "mh", `grid-row:2;grid-column:${i + 2}`)));
+}
+
+// ---- watching: every game, live or finished, filtered and paged ----
 function viewWatch() {
   const list = h("ul", {class: "games", id: "gamelist"});
-  main.replaceChildren(h("h2", {text: "Games"}), h("p", {class: "muted", text: "Live games update by themselves; finished games replay move by move."}), list);
+  const status = h("select", {id: "wstatus"}, [["", "All games"], ["live", "Live"], ["finished", "Finished"]].map(([v, t]) => h("option", {value: v, text: t})));
+  const rulesSel = h("select", {id: "wrules"}, h("option", {value: "", text: "Any rules"}), meta.presets.map(p => h("option", {value: p.rules.name, text: p.rules.name})));
+  const player = h("input", {id: "wplayer", placeholder: "Player", maxlength: 40, size: 12});
+  const older = h("button", {type: "button", id: "older", text: "Older games", hidden: true});
+  let before = 0;
+  main.replaceChildren(h("h2", {text: "Games"}),
+    h("div", {class: "row"}, h("label", {}, "Show", status), h("label", {}, "Rules", rulesSel), h("label", {}, "Player", player)),
+    h("p", {class: "muted", text: "Live games update by themselves; finished games replay move by move."}), list, older);
   async function load() {
     try {
-      const gs = await api("games");
-      list.replaceChildren(...(gs.length ? gs.map(g => h("li", {},
-        h("a", {href: "#/game/" + g.id}, `${g.south} vs ${g.north}`),
-        ` — ${rulesName(g.rules)}, ${g.plies} moves, ${g.score.south}–${g.score.north} `,
-        h("strong", {text: g.status === "live" ? "live" : (g.result === "draw" ? "draw" : g.result + " won")}),
-        g.tags && g.tags.Tournament ? h("span", {class: "muted"}, " (", h("a", {href: "#/tournament/" + g.tags.Tournament}, "tournament"), ")") : null))
-        : [h("li", {text: "No games yet. Start one from Play or Tournaments."})]));
+      const q = new URLSearchParams();
+      if (status.value) q.set("status", status.value);
+      if (player.value.trim()) q.set("player", player.value.trim());
+      q.set("limit", "30");
+      if (before) q.set("before", String(before));
+      let gs = await api("games?" + q.toString());
+      const finished = gs.filter(g => g.status === "finished");
+      older.hidden = finished.length < 30;
+      if (finished.length) older.dataset.before = String(Math.min(...finished.map(g => g.id)));
+      if (rulesSel.value) gs = gs.filter(g => rulesName(g.rules) === rulesSel.value);
+      list.replaceChildren(...(gs.length ? gs.map(g => h("li", {class: "gameline"},
+        g.status === "live" ? miniBoard(g.position) : null,
+        h("span", {},
+          h("a", {href: "#/game/" + g.id}, `${g.south} vs ${g.north}`),
+          ` — ${rulesName(g.rules)}, ${g.plies} moves, ${g.score.south}–${g.score.north} `,
+          h("strong", {text: g.status === "live" ? "live" : (g.result === "draw" ? "draw" : g.result + " won")}),
+          g.watchers ? h("span", {class: "muted", text: ` · ${g.watchers} watching`}) : null,
+          g.tags && g.tags.Tournament ? h("span", {class: "muted"}, " (", h("a", {href: "#/tournament/" + g.tags.Tournament}, "tournament"), ")") : null)))
+        : [h("li", {text: "No games here. Start one from the lobby or Tournaments."})]));
     } catch (ex) { list.replaceChildren(h("li", {class: "err", text: ex.message})); }
   }
+  for (const el of [status, rulesSel]) el.addEventListener("change", () => { before = 0; load(); });
+  player.addEventListener("change", () => { before = 0; load(); });
+  older.addEventListener("click", () => { before = +older.dataset.before; load(); });
   load();
-  const t = setInterval(load, 2000);
+  const t = setInterval(() => { if (!before) load(); }, 2000);
   cleanup.push(() => clearInterval(t));
 }
 
@@ -801,8 +836,9 @@ function viewLobby() {
             setSeat(String(c.id), seat, c.tokens[seat]); location.hash = "#/game/" + c.id;
           } catch (ex) { err.textContent = ex.message; load(); }
         }}))) : [h("li", {class: "muted", text: "No one is waiting. Seek a game above."})]));
-      liveEl.replaceChildren(...(live.length ? live.slice(0, 20).map(g => h("li", {},
-        h("a", {href: "#/game/" + g.id}, `${g.south} vs ${g.north}`), ` — ${rulesName(g.rules)}, move ${g.plies + 1}`)) : [h("li", {class: "muted", text: "No game is being played."})]));
+      liveEl.replaceChildren(...(live.length ? live.slice(0, 20).map(g => h("li", {class: "gameline"}, miniBoard(g.position),
+        h("span", {}, h("a", {href: "#/game/" + g.id}, `${g.south} vs ${g.north}`), ` — ${rulesName(g.rules)}, move ${g.plies + 1}`,
+          g.watchers ? h("span", {class: "muted", text: ` · ${g.watchers} watching`}) : null))) : [h("li", {class: "muted", text: "No game is being played."})]));
       botsEl.replaceChildren(...(bots.length ? bots.map(b => h("li", {text: `bot:${b.name || b}`})) : [h("li", {class: "muted", text: "No bot is waiting for tournament games."})]));
     } catch (ex) { err.textContent = ex.message; }
   }
