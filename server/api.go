@@ -289,6 +289,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /api/games/{id}/hint", s.apiHint)
 	mux.HandleFunc("POST /api/games/{id}/rematch", s.apiRematch)
 	mux.HandleFunc("POST /api/games/{id}/resign", s.apiResign)
+	mux.HandleFunc("POST /api/games/{id}/claim", s.apiClaim)
 	mux.HandleFunc("GET /api/games/{id}/board", s.apiBoard)
 	mux.HandleFunc("GET /api/games/{id}/record", s.apiRecord)
 	mux.HandleFunc("GET /api/games/{id}/board/events", s.apiBoardEvents)
@@ -601,6 +602,14 @@ func (s *Server) apiTakeBack(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.answerBoard(w, r, id, s.TakeBack(r.Context(), id, req.Token))
+}
+
+func (s *Server) apiClaim(w http.ResponseWriter, r *http.Request) {
+	id, req, ok := s.seatRequest(w, r)
+	if !ok {
+		return
+	}
+	s.answerBoard(w, r, id, s.Claim(r.Context(), id, req.Token))
 }
 
 func (s *Server) apiResign(w http.ResponseWriter, r *http.Request) {

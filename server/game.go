@@ -837,6 +837,10 @@ func (lg *liveGame) reasonFor(g *kalah.Game, cause error, ref referee.Referee) s
 	lg.mu.Lock()
 	name := lg.seats[g.Seat(loser)].Name
 	lg.mu.Unlock()
+	var said requestReason
+	if errors.As(cause, &said) {
+		return string(said)
+	}
 	switch g.Termination() {
 	case kalah.Timeout:
 		if ref.Budget > 0 {

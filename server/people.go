@@ -250,7 +250,66 @@ func (s *Server) StartGame(ctx context.Context, req GameRequest) (Started, error
 		return Started{}, err
 	}
 	out.ID = id
+	if humans > 0 {
+		s.abortIfIdle(id, g.Len())
+	}
 	return out, nil
+}
+
+// abortIfIdle aborts live game id if, AbortAfter from now, it still has
+// only the plies it started with.
+func (s *Server) abortIfIdle(id int64, plies int) {
+	time.AfterFunc(s.cfg.AbortAfter, func() {
+		lg, err := s.liveGame(id)
+		if err != nil {
+			return
+		}
+		lg.mu.Lock()
+		idle := lg.snap.Len() == plies && !lg.over
+		lg.mu.Unlock()
+		if idle {
+			ctx, cancel := context.WithTimeout(s.ctx, 10*time.Second)
+			defer cancel()
+			lg.interrupt(ctx, func(g *kalah.Game) error {
+				if g.Len() != plies {
+					return nil // a move came meanwhile
+				}
+				lg.reason = fmt.Sprintf("Aborted: no move in the first %v", s.cfg.AbortAfter.Round(time.Second))
+				return g.Adjudicate(kalah.Draw)
+			})
+		}
+	})
+}
+
+// Claim ends a game between people without a clock in favour of the
+// person whose token is given, when the opponent, to move, has not moved
+// for Config.ClaimAfter.
+func (s *Server) Claim(ctx context.Context, id int64, token string) error {
+	lg, err := s.liveGame(id)
+	if err != nil {
+		return err
+	}
+	_, seat, err := lg.humanOf(token)
+	if err != nil {
+		return err
+	}
+	lg.mu.Lock()
+	g, turnAt, opp := lg.snap, lg.turnAt, lg.humans[1-seat]
+	clocked := lg.ref != nil && lg.ref.Budget > 0
+	name := lg.seats[1-seat].Name
+	lg.mu.Unlock()
+	switch {
+	case opp == nil || clocked:
+		return fmt.Errorf("%w: a win is claimed only from a person in a game without a clock (a clock ends it by itself)", ErrNotCasual)
+	case g.Seat(g.ToMove()) == seat:
+		return fmt.Errorf("%w: it is your turn", ErrNotYourTurn)
+	case time.Since(turnAt) < s.cfg.ClaimAfter:
+		return fmt.Errorf("%w: %s has had %v to move; a win may be claimed after %v", ErrNotYourTurn, name, time.Since(turnAt).Round(time.Second), s.cfg.ClaimAfter)
+	}
+	return lg.interrupt(ctx, func(g *kalah.Game) error {
+		lg.reason = fmt.Sprintf("%s did not move for %v; the win was claimed", name, s.cfg.ClaimAfter)
+		return g.Forfeit(g.PlayerSide(1-seat), kalah.Timeout)
+	})
 }
 
 // setupOf rebuilds a stored game's clock and casualness from its tags.
@@ -503,7 +562,7 @@ func (s *Server) play(ctx context.Context, lg *liveGame, ref *referee.Referee, g
 		if rerr == nil && g.Over() {
 			// A resignation: stored and told as the referee would, before
 			// its requester hears that it is done.
-			err := ref.OnEnd(g, &referee.Outcome{Game: g, Reason: errors.New(lg.reason)})
+			err := ref.OnEnd(g, &referee.Outcome{Game: g, Reason: requestReason(lg.reason)})
 			r.done <- err
 			return err
 		}
@@ -796,3 +855,9 @@ func (s *Server) Rematch(ctx context.Context, id int64, token string) (Started, 
 	}
 	return out, nil
 }
+
+// requestReason is why a request (a resignation, a claim, an abort) ended
+// a game, already in words.
+type requestReason string
+
+func (r requestReason) Error() string { return string(r) }

@@ -383,3 +383,39 @@ func get(t *testing.T, ts *testServer, path string, out any) {
 		t.Fatal(err)
 	}
 }
+
+// TestAbortAndClaim: a game nobody moves in is aborted, without a result
+// that counts; between people without a clock, the one whose opponent
+// sits on their move may claim the win after a while, not before.
+func TestAbortAndClaim(t *testing.T) {
+	ts := newTestServer(t, "", Config{AbortAfter: 200 * time.Millisecond, ClaimAfter: 300 * time.Millisecond})
+	ctx := context.Background()
+	idle, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "greedy", Names: [2]string{"Ann", ""}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	two, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "human", Names: [2]string{"Ann", "Bob"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	moveWhenAsked(t, ts.srv, two.ID, two.Tokens[0], 1) // Ann moves; Bob does not
+	if err := ts.srv.Claim(ctx, two.ID, two.Tokens[0]); !errors.Is(err, ErrNotYourTurn) {
+		t.Fatalf("a claim too soon: %v", err)
+	}
+	if err := ts.srv.Claim(ctx, two.ID, two.Tokens[1]); !errors.Is(err, ErrNotYourTurn) {
+		t.Fatalf("a claim on one's own turn: %v", err)
+	}
+	time.Sleep(400 * time.Millisecond)
+	if err := ts.srv.Claim(ctx, two.ID, two.Tokens[0]); err != nil {
+		t.Fatalf("the claim: %v", err)
+	}
+	waitFinished(t, ts.srv)
+	rec := checkStored(t, ts.st, idle.ID, nil)
+	if rec.Termination != kalah.Adjudicated || !strings.HasPrefix(rec.Tags[ReasonTag], "Aborted: no move in the first") {
+		t.Fatalf("the idle game: %s %q", rec.Termination, rec.Tags[ReasonTag])
+	}
+	rec = checkStored(t, ts.st, two.ID, nil)
+	if rec.Termination != kalah.Timeout || rec.Result != kalah.SouthWins || rec.Tags[ReasonTag] != "Bob did not move for 300ms; the win was claimed" {
+		t.Fatalf("the claimed game: %s %s %q", rec.Result, rec.Termination, rec.Tags[ReasonTag])
+	}
+}

@@ -34,8 +34,8 @@ func (s *Server) rate(ctx context.Context, lg *liveGame, g *kalah.Game, ref refe
 	seats := lg.seats
 	rated := lg.tags[tagRated] == "yes"
 	lg.mu.Unlock()
-	if !rated || seats[0].Account == "" || seats[1].Account == "" || seats[0].Account == seats[1].Account {
-		return
+	if !rated || seats[0].Account == "" || seats[1].Account == "" || seats[0].Account == seats[1].Account || g.Termination() == kalah.Adjudicated {
+		return // an aborted or adjudicated game counts for no one
 	}
 	// Scores by seat: the seat that started South is names[0].
 	south := 0.5

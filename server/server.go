@@ -91,6 +91,14 @@ type Config struct {
 	// bot that is not free when its Arranged.Wait is zero (default
 	// DefaultArrangedWait).
 	ArrangedWait time.Duration
+	// AbortAfter aborts a game with a person in it in which no move was
+	// made this long after it started (default 60s): it ends without a
+	// result, and counts for no one.
+	AbortAfter time.Duration
+	// ClaimAfter lets a person claim the win in a game between people
+	// without a clock when the opponent has not moved for this long
+	// (default 2m).
+	ClaimAfter time.Duration
 	// Hint, if set, suggests a move to a person in a casual game (Hint);
 	// nil refuses hints.
 	Hint func(ctx context.Context, g *kalah.Game) (kalah.Move, error)
@@ -99,6 +107,12 @@ type Config struct {
 }
 
 func (c *Config) setDefaults() {
+	if c.AbortAfter <= 0 {
+		c.AbortAfter = time.Minute
+	}
+	if c.ClaimAfter <= 0 {
+		c.ClaimAfter = 2 * time.Minute
+	}
 	if c.Rules.Houses == 0 {
 		c.Rules = kalah.Standard()
 	}

@@ -350,6 +350,9 @@ function viewGame(id) {
   const bAuto = btn("auto", "Computer moves for me (space)", () => auto(), "Space");
   const bUndo = btn("undo", "Undo (u)", () => act("takeback"), "u");
   const bResign = btn("resign", "Resign", () => { if (confirm("Resign this game?")) act("resign"); });
+  // In a game between people without a clock, the win may be claimed from
+  // an opponent who sits on their move (the server says when).
+  const bClaim = btn("claim", "Claim the win", () => act("claim"));
   const bPrev = btn("prev", "◀ Back", () => step(-1), "ArrowLeft");
   const bNext = btn("next", "Forward ▶", () => step(1), "ArrowRight");
   const bLive = btn("latest", "Latest", () => { cursor = null; render(); });
@@ -361,7 +364,7 @@ function viewGame(id) {
   });
   const bSwap = btn("swap", "Swap sides (s)", () => play("swap"), "s");
   const clock = h("span", {id: "clock", class: "muted", "aria-live": "off"});
-  const controls = h("div", {class: "row", id: "controls"}, bSwap, bHint, bAuto, bUndo, bResign, clock);
+  const controls = h("div", {class: "row", id: "controls"}, bSwap, bHint, bAuto, bUndo, bResign, bClaim, clock);
   // The game's clocks (a game on a clock): the top player's and the
   // bottom one's, both shown to players and spectators, the one to move
   // running from the server's reading.
@@ -477,6 +480,7 @@ function viewGame(id) {
     bHint.disabled = !casualMine || !myTurn(); bAuto.disabled = bHint.disabled;
     bUndo.disabled = offline || !(st.casual && mine && st.seats[0].human !== st.seats[1].human && total > 0);
     bResign.disabled = offline || !mine || st.over;
+    bClaim.hidden = !(mine && !st.over && st.live && !st.clock_ms && st.seats[0].human && st.seats[1].human && st.to_move_seat !== mine.seat);
     bPrev.disabled = k === 0; bNext.disabled = k >= total;
     bLive.disabled = cursor === null;
     bReplay.disabled = replaying || total === 0;
