@@ -233,14 +233,44 @@ func (s *Server) apiRecord(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, err)
 		return
 	}
+	v, err := s.Game(r.Context(), id)
+	if err != nil {
+		writeErr(w, err)
+		return
+	}
+	// The record with what a reader wants beside the moves: the date, the
+	// players' ratings, the clock and why it ended.
+	rec := v.Record
+	tags := map[string]string{}
+	for k, val := range rec.Tags {
+		tags[k] = val
+	}
+	tags["Date"] = v.Created.UTC().Format("2006-01-02")
+	tags["Site"] = "kalah serve"
 	b, err := s.BoardOf(r.Context(), id)
 	if err != nil {
 		writeErr(w, err)
 		return
 	}
+	for i, side := range []string{"South", "North"} {
+		if rt := b.Ratings[i]; rt != nil {
+			tags[side+"Rating"] = strconv.Itoa(rt.Rating)
+		}
+	}
+	if b.ClockMS > 0 {
+		tags["TimeControl"] = fmt.Sprintf("%d+%d", b.ClockMS/1000, b.IncrementMS/1000)
+	}
+	rec.Tags = tags
+	text := b.Record
+	if g, err := rec.Game(); err == nil && v.Status == store.Finished {
+		text = g.String()
+	} else if g, err := store.Replay(rec); err == nil {
+		g.Tags = tags
+		text = g.String()
+	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", "kalah-"+b.ID+".txt"))
-	io.WriteString(w, b.Record)
+	io.WriteString(w, text)
 }
 
 // apiBoardEvents streams a game's Board as Server-Sent Events, one "state"

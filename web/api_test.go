@@ -297,8 +297,18 @@ func TestPlayAgainstComputer(t *testing.T) {
 	}
 	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if string(b) != st.Record {
+	// The record, with the date and where it was played beside the moves.
+	if rec := string(b); !strings.Contains(rec, "[Date \"") || !strings.Contains(rec, "[Site \"kalah serve\"]") || !strings.Contains(rec, st.MoveText) {
 		t.Errorf("record route: %q", b)
+	}
+	// The downloaded record, pasted back, is analysed from its own rules,
+	// start and moves.
+	var plies []Ply
+	if code := call(t, srv, "POST", Prefix+"analyze/game", GameAnalysisRequest{Record: string(b), Millis: 500}, &plies); code != 200 || len(plies) != len(st.Moves)+1 {
+		t.Errorf("the record analysed: %d, %d plies for %d moves", code, len(plies), len(st.Moves))
+	}
+	if code := call(t, srv, "POST", Prefix+"analyze/game", GameAnalysisRequest{Record: "[Rules \"kalah\"]\n\n1. 9", Millis: 50}, nil); code != 400 {
+		t.Errorf("a bad record: %d", code)
 	}
 	var list []server.GameInfo
 	call(t, srv, "GET", Prefix+"games", nil, &list)

@@ -391,6 +391,10 @@ type GameAnalysisRequest struct {
 	Start  string      `json:"start,omitempty"`
 	Moves  string      `json:"moves"`
 	Millis int         `json:"time_ms"`
+	// Record, if set, is a whole game in the text notation (a downloaded
+	// record, pasted or read from a file): its rules, start and moves are
+	// analysed instead of the fields above.
+	Record string `json:"record,omitempty"`
 }
 
 // Ply is the evaluation of one position of a game, from South's view.
@@ -439,7 +443,27 @@ func (h *Handler) analyzeGame(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var g *kalah.Game
-	if strings.TrimSpace(req.Start) != "" {
+	if strings.TrimSpace(req.Record) != "" {
+		rec, err := kalah.ParseGame(req.Record)
+		if err != nil {
+			h.fail(w, r, fmt.Errorf("%w: the record: %w", ErrBadInput, err))
+			return
+		}
+		// Analysed from its start, with the moves it played.
+		g, err = kalah.NewGameFrom(rec.Rules(), rec.Start())
+		if err == nil {
+			for _, p := range rec.Moves() {
+				if _, err = g.Play(p.Move); err != nil {
+					break
+				}
+			}
+		}
+		if err != nil {
+			h.fail(w, r, fmt.Errorf("%w: the record: %w", ErrBadInput, err))
+			return
+		}
+		req.Moves = ""
+	} else if strings.TrimSpace(req.Start) != "" {
 		var p kalah.Position
 		if p, err = kalah.ParsePosition(req.Start); err != nil {
 			h.fail(w, r, err)

@@ -1001,7 +1001,12 @@ function viewAnalyze(params) {
     try {
       // About a quarter of a second a position, four seconds at most.
       const n = movesIn.value.split(/[\s+]+/).filter(x => /^(\d+|swap)$/.test(x) && !/^\d+\.$/.test(x)).length + 1;
-      plies = await api("analyze/game", {rules: gameRules || rules(), start: gameStart || "", moves: movesIn.value, time_ms: Math.min(4000, 250 * n)});
+      // A whole record (pasted or read from a file, tags first) brings its
+      // own rules and start.
+      const text = movesIn.value.trim();
+      const body = text.startsWith("[") ? {record: text, time_ms: 4000}
+        : {rules: gameRules || rules(), start: gameStart || "", moves: movesIn.value, time_ms: Math.min(4000, 250 * n)};
+      plies = await api("analyze/game", body);
       at = 0; drawGraph();
     } catch (ex) { graphBox.replaceChildren(); err.textContent = ex.message; }
   }
@@ -1063,7 +1068,13 @@ function viewAnalyze(params) {
     h("div", {class: "row"}, h("label", {for: "position"}, "Position"), posIn, h("button", {type: "button", class: "primary", id: "analyzebtn", onclick: analyze}, "Analyze")),
     h("p", {id: "poshelp", class: "muted", text: "Paste a position (South's houses / North's houses, stores, side to move) or type the counts on the board."}),
     boardBox, out, err,
-    h("h3", {text: "A whole game"}), h("label", {for: "gamemoves"}, "Moves in our notation"), movesIn,
+    h("h3", {text: "A whole game"}), h("label", {for: "gamemoves"}, "Moves in our notation, or a whole record (a downloaded one: paste it or open its file)"), movesIn,
+    h("label", {}, "Open a record ", h("input", {type: "file", id: "recordfile", accept: ".txt,.kalah,text/plain", onchange: async e => {
+      const f = e.target.files[0];
+      if (!f) return;
+      if (f.size > 64 << 10) { err.textContent = "That file is too large for a record (64 KB at most)."; return; }
+      movesIn.value = await f.text(); gameRules = null; gameStart = null; analyzeGame();
+    }})),
     h("div", {class: "row"}, h("button", {type: "button", id: "gamebtn", onclick: analyzeGame}, "Analyze the game")), graphBox);
   if (params.get("position")) posIn.value = params.get("position");
   drawEditor(posIn.value);
