@@ -1,6 +1,7 @@
 package web
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -32,7 +33,7 @@ func TestBrowserLostOnTime(t *testing.T) {
 	open(t, watcher, srv.URL+"/#/game/"+c.ID)
 	waitJS(t, watcher, `document.querySelector("#clockbottom").classList.contains("running") && !document.querySelector("#clocktop").classList.contains("running")`)
 	first := eval[float64](t, watcher, `parseFloat(document.querySelector("#clockbottom").textContent)`)
-	waitJS(t, watcher, `parseFloat(document.querySelector("#clockbottom").textContent) < `+itoa(int64(first)))
+	waitJS(t, watcher, fmt.Sprintf(`parseFloat(document.querySelector("#clockbottom").textContent) < %f`, first))
 	// Ann lets her time run out: low-time colours, then the loss, in words.
 	waitJS(t, ctx, `document.querySelector("#clockbottom").classList.contains("low")`)
 	waitJS(t, ctx, `document.querySelector("#status").textContent.includes("You ran out of time")`)
