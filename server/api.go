@@ -302,6 +302,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /api/seeks/{id}/accept", s.apiSeekAccept)
 	mux.HandleFunc("POST /api/seeks/{id}/cancel", s.apiSeekCancel)
 	mux.HandleFunc("GET /api/players/{name}", s.apiPlayer)
+	mux.HandleFunc("GET /api/players/{name}/records", s.apiPlayerRecords)
 	mux.HandleFunc("POST /api/account/signup", s.apiSignup)
 	mux.HandleFunc("POST /api/account/login", s.apiLogin)
 	mux.HandleFunc("POST /api/account/logout", s.apiLogout)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"regexp"
 	"strings"
@@ -358,6 +359,16 @@ func TestRatedQueueGame(t *testing.T) {
 	get(t, ts, "/api/players/alice", &p)
 	if len(p.Ratings) != 1 || len(p.History) != 1 || len(p.Games) != 1 || p.Ratings[0].Pool != "kalah/blitz" {
 		t.Fatalf("alice's page %+v", p)
+	}
+	// Her archive downloads as records that read back.
+	resp, err := http.Get(ts.http.URL + "/api/players/alice/records")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if g, err := kalah.ParseGame(string(body)); err != nil || g.Len() == 0 || !strings.Contains(string(body), "[Date \"") {
+		t.Fatalf("alice's records: %v\n%s", err, body)
 	}
 	// A person against the computer is not rated.
 	st, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "first", Rated: true})

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strconv"
 	"time"
@@ -157,4 +158,34 @@ func (s *Server) apiPlayer(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, p)
+}
+
+// apiPlayerRecords answers a player's finished games as one text file of
+// records, newest first (at most 500), to download.
+func (s *Server) apiPlayerRecords(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	ctx, cancel := context.WithTimeout(r.Context(), 20*time.Second)
+	defer cancel()
+	games, err := s.st.Games(ctx, store.Filter{Status: store.Finished, Player: name, Limit: 500})
+	if err != nil {
+		writeErr(w, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", "kalah-"+name+".txt"))
+	for _, sg := range games {
+		full, err := s.st.Game(ctx, sg.ID)
+		if err != nil {
+			continue
+		}
+		rec := full.Record
+		if rec.Tags == nil {
+			rec.Tags = map[string]string{}
+		}
+		rec.Tags["Date"] = full.Created.UTC().Format("2006-01-02")
+		rec.Tags["Game"] = strconv.FormatInt(full.ID, 10)
+		if g, err := rec.Game(); err == nil {
+			fmt.Fprintf(w, "%s\n", g.String())
+		}
+	}
 }

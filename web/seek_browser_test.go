@@ -90,4 +90,8 @@ func TestBrowserSeekRatedGame(t *testing.T) {
 	open(t, ann, srv.URL+"/#/ratings")
 	waitJS(t, ann, `document.querySelectorAll("#leaderboard tr").length === 3`)
 	shot(t, ann, "ratings")
+	// Ann's page: her ladder, her games, a download of them all.
+	click(t, ann, `#leaderboard a[href="#/player/ann"]`)
+	waitJS(t, ann, `document.querySelectorAll("#playerratings tr").length === 2 && document.querySelectorAll("#playergames li").length === 1 && document.querySelector("#downloadall")`)
+	shot(t, ann, "player")
 }

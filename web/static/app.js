@@ -875,11 +875,18 @@ async function viewRatings(params) {
   } catch (ex) { main.replaceChildren(h("p", {class: "err", text: ex.message})); }
 }
 
-async function viewPlayer(name) {
+async function viewPlayer(name, params) {
   main.replaceChildren(h("h2", {text: name}), h("p", {text: "Loading…"}));
+  const before = +(params.get("before") || 0);
   try {
-    const p = await api("players/" + encodeURIComponent(name));
+    const p = await api("players/" + encodeURIComponent(name) + (before ? "?before=" + before : ""));
     const chart = h("div", {id: "ratingchart"});
+    // The archive: this page's games, filtered by rules.
+    const rulesFilter = h("select", {id: "prules"}, h("option", {value: "", text: "any"}), [...new Set(p.games.map(g => rulesName(g.rules)))].map(n => h("option", {value: n, text: n})));
+    const list = h("ul", {class: "games", id: "playergames"});
+    const drawList = () => list.replaceChildren(...p.games.filter(g => !rulesFilter.value || rulesName(g.rules) === rulesFilter.value).map(g => h("li", {}, h("a", {href: "#/game/" + g.id}, `${g.south} vs ${g.north}`),
+      ` — ${rulesName(g.rules)}, ${g.score.south}–${g.score.north}, ${g.result === "draw" ? "draw" : g.result + " won"}`)));
+    rulesFilter.addEventListener("change", drawList);
     if (p.history.length > 1) {
       const w = 600, hgt = 160, xs = p.history.map((_, i) => i), ys = p.history.map(x => x.rating);
       const lo = Math.min(...ys) - 20, hi = Math.max(...ys) + 20;
@@ -897,8 +904,10 @@ async function viewPlayer(name) {
         : h("p", {text: "No rated game yet."}),
       chart,
       h("h3", {text: "Games"}),
-      h("ul", {class: "games", id: "playergames"}, p.games.map(g => h("li", {}, h("a", {href: "#/game/" + g.id}, `${g.south} vs ${g.north}`),
-        ` — ${rulesName(g.rules)}, ${g.score.south}–${g.score.north}, ${g.result === "draw" ? "draw" : g.result + " won"}`))));
+      h("div", {class: "row"}, h("label", {}, "Rules ", rulesFilter), h("a", {href: API + "players/" + encodeURIComponent(name) + "/records", id: "downloadall", download: ""}, "Download every game")),
+      list,
+      p.games.length >= 20 ? h("a", {id: "olderplayer", href: `#/player/${encodeURIComponent(name)}?before=${Math.min(...p.games.map(g => g.id))}`}, "Older games") : "");
+    drawList();
   } catch (ex) { main.replaceChildren(h("p", {class: "err", text: ex.message})); }
 }
 
@@ -1171,7 +1180,7 @@ function route() {
     case "account": viewAccount(); break;
     case "play": viewPlay(); break;
     case "ratings": viewRatings(params); break;
-    case "player": viewPlayer(decodeURIComponent(parts[1] || "")); break;
+    case "player": viewPlayer(decodeURIComponent(parts[1] || ""), params); break;
     default: viewLobby();
   }
   document.title = "Kalah — " + (section || "play");
