@@ -290,6 +290,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /api/games/{id}/rematch", s.apiRematch)
 	mux.HandleFunc("POST /api/games/{id}/resign", s.apiResign)
 	mux.HandleFunc("POST /api/games/{id}/claim", s.apiClaim)
+	mux.HandleFunc("POST /api/games/{id}/takeback/decline", s.apiDeclineTakeBack)
 	mux.HandleFunc("GET /api/games/{id}/board", s.apiBoard)
 	mux.HandleFunc("GET /api/games/{id}/record", s.apiRecord)
 	mux.HandleFunc("GET /api/games/{id}/board/events", s.apiBoardEvents)
@@ -603,6 +604,14 @@ func (s *Server) apiTakeBack(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.answerBoard(w, r, id, s.TakeBack(r.Context(), id, req.Token))
+}
+
+func (s *Server) apiDeclineTakeBack(w http.ResponseWriter, r *http.Request) {
+	id, req, ok := s.seatRequest(w, r)
+	if !ok {
+		return
+	}
+	s.answerBoard(w, r, id, s.DeclineTakeBack(r.Context(), id, req.Token))
 }
 
 func (s *Server) apiClaim(w http.ResponseWriter, r *http.Request) {

@@ -60,10 +60,13 @@ type Board struct {
 	Running     int      `json:"running"`
 	// Rated games: each seat's rating (after the game, with its change,
 	// once it is over); Accounts are the seats' accounts.
-	Watchers int            `json:"watchers"`
-	Rated    bool           `json:"rated"`
-	Ratings  [2]*SeatRating `json:"ratings"`
-	Accounts [2]string      `json:"accounts"`
+	Watchers int `json:"watchers"`
+	// TakebackAsk is the seat asking the other person to take back a move
+	// (-1: none).
+	TakebackAsk int            `json:"takeback_ask"`
+	Rated       bool           `json:"rated"`
+	Ratings     [2]*SeatRating `json:"ratings"`
+	Accounts    [2]string      `json:"accounts"`
 }
 
 // Seat is one seat of a Board.
@@ -165,8 +168,12 @@ func (s *Server) BoardOf(ctx context.Context, id int64) (Board, error) {
 		b.Rematch = next
 	}
 	b.Rated = v.Record.Tags[tagRated] == "yes"
+	b.TakebackAsk = -1
 	if lg, err := s.liveGame(id); err == nil {
 		b.Watchers = lg.info().Watchers
+		lg.mu.Lock()
+		b.TakebackAsk = lg.takebackAsk
+		lg.mu.Unlock()
 	}
 	b.Accounts = v.Accounts
 	b.Ratings = s.seatRatings(ctx, v, [2]store.Seat{{Account: v.Accounts[0]}, {Account: v.Accounts[1]}})
@@ -199,11 +206,16 @@ func (s *Server) BoardOf(ctx context.Context, id int64) (Board, error) {
 	if tb := v.Record.Tags[store.TakebackTag]; tb != "" {
 		takebacks = strings.Count(tb, ";") + 1
 	}
+	// Over counts twice: when the last move ends the game, and when the
+	// game is stored finished (with its ratings and reason).
 	over := 0
 	if g.Over() {
 		over = 1
 	}
-	b.Version = ((takebacks*10_000+g.Len())*3+joined)*2 + over
+	if v.Status == store.Finished {
+		over = 2
+	}
+	b.Version = ((takebacks*10_000+g.Len())*3+joined)*3 + over
 	return b, nil
 }
 
@@ -298,9 +310,10 @@ func (s *Server) apiBoardEvents(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 	ping := time.NewTicker(15 * time.Second)
 	defer ping.Stop()
-	last := -1
+	last, lastAsk := -1, -2
 	for {
-		if b.Version != last {
+		if b.Version != last || b.TakebackAsk != lastAsk {
+			lastAsk = b.TakebackAsk
 			data, _ := json.Marshal(b)
 			if _, err := fmt.Fprintf(w, "event: state\ndata: %s\n\n", data); err != nil {
 				return

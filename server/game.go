@@ -39,16 +39,19 @@ type liveGame struct {
 	rules   kalah.Rules
 	resumed bool // restarted from the store: wait for the bots first
 
-	mu      sync.Mutex
-	snap    *kalah.Game // a copy after the last move
-	millis  []int64     // each move's time
-	turnAt  time.Time   // when the player to move was asked
-	lastAt  time.Time   // when the last move arrived
-	bots    [2]*botSeat
-	humans  [2]*humanSeat
-	tags    map[string]string // stored with the game
-	reason  string            // why a request ended the game (a resignation)
-	created time.Time
+	mu     sync.Mutex
+	snap   *kalah.Game // a copy after the last move
+	millis []int64     // each move's time
+	turnAt time.Time   // when the player to move was asked
+	lastAt time.Time   // when the last move arrived
+	bots   [2]*botSeat
+	humans [2]*humanSeat
+	tags   map[string]string // stored with the game
+	reason string            // why a request ended the game (a resignation)
+	// takebackAsk is the seat that asked the other person to take back a
+	// move (casual games between people); -1: none.
+	takebackAsk int
+	created     time.Time
 	// casual games allow takebacks and hints (people against the computer).
 	casual bool
 	// stopPlay interrupts the referee for a request (a takeback, a
@@ -69,7 +72,7 @@ type liveGame struct {
 
 func (s *Server) newLiveGame(id int64, g *kalah.Game, seats [2]store.Seat) *liveGame {
 	g.Players = [2]string{seats[0].Name, seats[1].Name}
-	lg := &liveGame{id: id, seats: seats, rules: g.Rules(), snap: g.Clone(), watchers: map[*conn]struct{}{}, subs: map[chan Event]struct{}{}, finished: make(chan struct{}), created: time.Now()}
+	lg := &liveGame{id: id, seats: seats, rules: g.Rules(), snap: g.Clone(), watchers: map[*conn]struct{}{}, subs: map[chan Event]struct{}{}, finished: make(chan struct{}), created: time.Now(), takebackAsk: -1}
 	lg.millis = make([]int64, g.Len())
 	s.mu.Lock()
 	s.live[id] = lg
@@ -291,6 +294,7 @@ func (lg *liveGame) moved(g *kalah.Game, rm kalah.RecordMove) {
 	lg.snap = g.Clone()
 	lg.millis = append(lg.millis, rm.Millis)
 	lg.settleHumansLocked(nil) // the person's move, if it was one, is stored
+	lg.takebackAsk = -1        // a move answers a takeback asked
 	lines := []line.Msg{line.Moved(last), line.State(pos)}
 	lg.broadcastLocked(lines)
 	lg.publishLocked(Event{Game: lg.id, Kind: "move", Ply: g.Len() - 1, Move: &rm, Position: pos.String()})

@@ -223,7 +223,7 @@ func (s *Server) StartGame(ctx context.Context, req GameRequest) (Started, error
 		}
 		es[i] = e
 	}
-	su := setup{start: req.Start, casual: req.Casual && humans == 1, tags: map[string]string{}, rated: req.Rated && !req.Casual}
+	su := setup{start: req.Start, casual: req.Casual && humans > 0, tags: map[string]string{}, rated: req.Rated && !req.Casual}
 	for k, v := range req.Tags {
 		su.tags[k] = v
 	}
@@ -596,8 +596,25 @@ func (s *Server) TakeBack(ctx context.Context, id int64, token string) error {
 			people++
 		}
 	}
+	if casual && people == 2 {
+		// Between people a takeback is asked for, and the opponent's
+		// takeback (or accept) grants it.
+		asked := lg.takebackAsk
+		if asked != 1-seat {
+			if !slices.ContainsFunc(lg.snap.Moves(), func(p kalah.Played) bool { return lg.snap.Seat(p.Side) == seat }) {
+				lg.mu.Unlock()
+				return kalah.ErrNoUndo
+			}
+			lg.takebackAsk = seat
+			lg.publishLocked(Event{Game: id, Kind: "takeback-ask", Seat: seat, Ply: lg.snap.Len(), Position: lg.snap.Position().String()})
+			lg.mu.Unlock()
+			return nil
+		}
+		seat = asked // granted: the asker's moves go back
+		lg.takebackAsk = -1
+	}
 	lg.mu.Unlock()
-	if !casual || people != 1 {
+	if !casual || people == 0 {
 		return fmt.Errorf("takeback: %w", ErrNotCasual)
 	}
 	return lg.interrupt(ctx, func(g *kalah.Game) error {
@@ -680,6 +697,7 @@ func (s *Server) Hint(ctx context.Context, id int64, token string) (kalah.Move, 
 	}
 	lg.mu.Lock()
 	casual, g := lg.casual, lg.snap.Clone()
+	casual = casual && (lg.humans[0] == nil || lg.humans[1] == nil) // no hints between people
 	lg.mu.Unlock()
 	switch {
 	case !casual:
@@ -861,3 +879,23 @@ func (s *Server) Rematch(ctx context.Context, id int64, token string) (Started, 
 type requestReason string
 
 func (r requestReason) Error() string { return string(r) }
+
+// DeclineTakeBack refuses the opponent's request to take back a move.
+func (s *Server) DeclineTakeBack(ctx context.Context, id int64, token string) error {
+	lg, err := s.liveGame(id)
+	if err != nil {
+		return err
+	}
+	_, seat, err := lg.humanOf(token)
+	if err != nil {
+		return err
+	}
+	lg.mu.Lock()
+	defer lg.mu.Unlock()
+	if lg.takebackAsk != 1-seat {
+		return fmt.Errorf("%w: no takeback asked of you", ErrNotYourTurn)
+	}
+	lg.takebackAsk = -1
+	lg.publishLocked(Event{Game: id, Kind: "takeback-declined", Seat: seat, Ply: lg.snap.Len(), Position: lg.snap.Position().String()})
+	return nil
+}

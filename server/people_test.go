@@ -110,8 +110,8 @@ func TestCasualTakeBackAndHint(t *testing.T) {
 	}
 }
 
-// TestNotCasualRefused: takebacks and hints belong to casual games of one
-// person against the computer.
+// TestNotCasualRefused: takebacks and hints belong to casual games (hints
+// against the computer only).
 func TestNotCasualRefused(t *testing.T) {
 	ts := newTestServer(t, "", Config{Hint: func(ctx context.Context, g *kalah.Game) (kalah.Move, error) { return 1, nil }})
 	ctx := context.Background()
@@ -129,8 +129,10 @@ func TestNotCasualRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ts.srv.TakeBack(ctx, two.ID, two.Tokens[0]); !errors.Is(err, ErrNotCasual) {
-		t.Fatalf("takeback between two people: %v", err)
+	// Between people a takeback is asked for, and there is none to ask
+	// before one's first move.
+	if err := ts.srv.TakeBack(ctx, two.ID, two.Tokens[0]); !errors.Is(err, kalah.ErrNoUndo) {
+		t.Fatalf("takeback between two people before a move: %v", err)
 	}
 }
 
@@ -428,5 +430,53 @@ func TestAbortAndClaim(t *testing.T) {
 	rec = checkStored(t, ts.st, two.ID, nil)
 	if rec.Termination != kalah.Timeout || rec.Result != kalah.SouthWins || rec.Tags[ReasonTag] != "Bob did not move for 300ms; the win was claimed" {
 		t.Fatalf("the claimed game: %s %s %q", rec.Result, rec.Termination, rec.Tags[ReasonTag])
+	}
+}
+
+// TestTakebackBetweenPeople: in a casual game between people a takeback
+// is asked for; the opponent declines it, or grants it by taking back too;
+// a move answers it; no hints between people.
+func TestTakebackBetweenPeople(t *testing.T) {
+	ts := newTestServer(t, "", Config{Hint: func(ctx context.Context, g *kalah.Game) (kalah.Move, error) { return 1, nil }})
+	ctx := context.Background()
+	st, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "human", Casual: true, Names: [2]string{"Ann", "Bob"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	moveWhenAsked(t, ts.srv, st.ID, st.Tokens[0], 1)
+	if _, err := ts.srv.Hint(ctx, st.ID, st.Tokens[1]); !errors.Is(err, ErrNotCasual) {
+		t.Fatalf("a hint between people: %v", err)
+	}
+	ask := func(tok string) {
+		t.Helper()
+		if err := ts.srv.TakeBack(ctx, st.ID, tok); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ask(st.Tokens[0]) // Ann asks
+	if b, _ := ts.srv.BoardOf(ctx, st.ID); b.TakebackAsk != 0 || len(b.Moves) != 1 {
+		t.Fatalf("asked: %d, %d moves", b.TakebackAsk, len(b.Moves))
+	}
+	if err := ts.srv.DeclineTakeBack(ctx, st.ID, st.Tokens[0]); !errors.Is(err, ErrNotYourTurn) {
+		t.Fatalf("Ann declines her own ask: %v", err)
+	}
+	if err := ts.srv.DeclineTakeBack(ctx, st.ID, st.Tokens[1]); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := ts.srv.BoardOf(ctx, st.ID); b.TakebackAsk != -1 || len(b.Moves) != 1 {
+		t.Fatalf("declined: %d, %d moves", b.TakebackAsk, len(b.Moves))
+	}
+	ask(st.Tokens[0])
+	ask(st.Tokens[1]) // Bob grants it
+	b := waitPlies(t, ts.srv, st.ID, 0)
+	if b.Record.Tags[store.TakebackTag] != "0: 1" {
+		t.Fatalf("granted: tags %v", b.Record.Tags)
+	}
+	// A move answers an ask.
+	moveWhenAsked(t, ts.srv, st.ID, st.Tokens[0], 2)
+	ask(st.Tokens[0])
+	moveWhenAsked(t, ts.srv, st.ID, st.Tokens[1], 1)
+	if bd, _ := ts.srv.BoardOf(ctx, st.ID); bd.TakebackAsk != -1 {
+		t.Fatalf("an ask outlived a move: %d", bd.TakebackAsk)
 	}
 }

@@ -425,6 +425,15 @@ func TestBrowserTwoPeopleByLink(t *testing.T) {
 	waitJS(t, alice, `document.querySelector("#moves").textContent.startsWith("1. 1 1")`)
 	waitJS(t, bob, `document.querySelector("#status").textContent === "Alice to move…"`)
 	shot(t, bob, "two-people-north")
+	// A casual game: Alice asks to take back her move; Bob accepts, and
+	// the takeback (her move and his reply) shows on both pages.
+	click(t, alice, "#undo")
+	waitJS(t, alice, `document.querySelector("#takebackwait")`)
+	waitJS(t, bob, `document.querySelector("#takebackask")`)
+	click(t, bob, "#tbaccept")
+	for _, ctx := range []context.Context{alice, bob} {
+		waitJS(t, ctx, `document.querySelector("#moves").textContent === "(no moves yet)" && !document.querySelector("#takebackask") && !document.querySelector("#takebackwait")`)
+	}
 }
 
 // TestBrowserTournament starts a small tournament from the page and

@@ -15,7 +15,7 @@ import (
 // theirs run out loses, told in words.
 func TestBrowserLostOnTime(t *testing.T) {
 	srv, h := browserServer(t)
-	c, err := startGame(h, NewGame{Rules: kalah.Standard(), South: Human, North: "first", ClockMS: 3000, IncrementMS: 1000, Names: [2]string{"Ann", ""}})
+	c, err := startGame(h, NewGame{Rules: kalah.Standard(), South: Human, North: "first", ClockMS: 8000, IncrementMS: 1000, Names: [2]string{"Ann", ""}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,7 +24,7 @@ func TestBrowserLostOnTime(t *testing.T) {
 	eval[bool](t, ctx, `(localStorage.setItem("kalah.seat.`+c.ID+`", JSON.stringify({seat: 0, token: "`+c.Tokens[0]+`"})), true)`)
 	open(t, ctx, srv.URL+"/#/game/"+c.ID)
 	waitJS(t, ctx, `!document.querySelector("#clockbottom").hidden && document.querySelector("#clockbottom").classList.contains("running")`)
-	if top := eval[string](t, ctx, `document.querySelector("#clocktop").textContent`); top != "3.0" {
+	if top := eval[string](t, ctx, `document.querySelector("#clocktop").textContent`); top != "8.0" {
 		t.Errorf("the computer's clock shows %q before its first move", top)
 	}
 	// A spectator sees the same clocks, Ann's running.

@@ -343,6 +343,7 @@ function viewGame(id) {
   const movesEl = h("div", {class: "moves", id: "moves", "aria-label": "Moves", tabindex: "0"});
   const err = h("p", {class: "err", role: "alert", id: "gameerr"});
   const share = h("div", {id: "share"});
+  const asked = h("div", {id: "asked"});
   const summary = h("section", {id: "summary", class: "panel summary", hidden: true, "aria-label": "Game summary"});
   const anim = h("input", {type: "checkbox", id: "animate", checked: settings.animate, onchange: e => { settings.animate = e.target.checked; }});
   const btn = (id, text, fn, key) => h("button", {type: "button", id, "aria-keyshortcuts": key, onclick: fn}, text);
@@ -399,7 +400,7 @@ function viewGame(id) {
   }, 100);
   cleanup.push(() => clearInterval(ticker));
   main.replaceChildren(h("h2", {id: "gametitle", text: "Game"}), share, h("div", {class: "labelrow"}, labels[0], clocks[0]), boardBox,
-    h("div", {class: "labelrow"}, labels[1], clocks[1]), status, callout,
+    h("div", {class: "labelrow"}, labels[1], clocks[1]), status, callout, asked,
     controls,
     h("div", {class: "row"}, bPrev, bNext, bLive, bReplay, h("label", {}, anim, "Animate sowing"),
       h("a", {href: API + "games/" + id + "/record", id: "download", download: "kalah-" + id + ".txt"}, "Download record"),
@@ -478,7 +479,16 @@ function viewGame(id) {
     turnKey = key;
     const casualMine = st.casual && mine && !st.over;
     bHint.disabled = !casualMine || !myTurn(); bAuto.disabled = bHint.disabled;
-    bUndo.disabled = offline || !(st.casual && mine && st.seats[0].human !== st.seats[1].human && total > 0);
+    const people = st.seats[0].human && st.seats[1].human;
+    bUndo.disabled = offline || !(st.casual && mine && total > 0) || (people && st.takeback_ask === mine.seat);
+    bUndo.textContent = people ? "Ask to take back (u)" : "Undo (u)";
+    if (mine && people && st.takeback_ask === 1 - mine.seat && !st.over) {
+      asked.replaceChildren(h("p", {class: "panel", id: "takebackask"}, "Your opponent asks to take back their last move. ",
+        h("button", {type: "button", id: "tbaccept", onclick: () => act("takeback")}, "Accept"), " ",
+        h("button", {type: "button", id: "tbdecline", onclick: () => act("takeback/decline")}, "Decline")));
+    } else if (mine && people && st.takeback_ask === mine.seat && !st.over) {
+      asked.replaceChildren(h("p", {class: "panel muted", id: "takebackwait", text: "Takeback asked: waiting for your opponent."}));
+    } else asked.replaceChildren();
     bResign.disabled = offline || !mine || st.over;
     bClaim.hidden = !(mine && !st.over && st.live && !st.clock_ms && st.seats[0].human && st.seats[1].human && st.to_move_seat !== mine.seat);
     bPrev.disabled = k === 0; bNext.disabled = k >= total;
@@ -590,7 +600,8 @@ function viewGame(id) {
     const first = st === null;
     const prev = st;
     // The answer to a move and the event stream race: keep the newest.
-    if (prev && ns.version <= prev.version) return;
+    // Keep the newest; a takeback asked or declined changes no version.
+    if (prev && (ns.version < prev.version || (ns.version === prev.version && ns.takeback_ask === prev.takeback_ask))) return;
     st = ns;
     clockAt = performance.now();
     if (prev && ns.moves.length > prev.moves.length) sound(ns.moves[ns.moves.length - 1].capture ? "capture" : "move");
@@ -613,9 +624,10 @@ function viewGame(id) {
     busy = true; render();
     try {
       const ns = await api(`games/${id}/${what}`, Object.assign({token: mine.token}, body || {}));
+      const before = st ? st.moves.length : 0;
       if (what === "takeback") { cursor = null; st = null; update(ns); }
       else update(ns);
-      if (what === "takeback") announce("Took back your last move");
+      if (what === "takeback") announce(ns.moves.length < before ? "Took back the last move" : "Takeback asked: waiting for your opponent");
     } catch (ex) { err.textContent = ex.message; announce(ex.message); }
     busy = false; render();
   }
