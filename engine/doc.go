@@ -14,8 +14,9 @@
 // # Search
 //
 // Positions are kept on a compact board from the mover's view (its houses,
-// then the opponent's, both in sowing order), verified against
-// kalah.Position for every rule switch in the tests. The search is MTD(f)
+// then the opponent's, both in sowing order), sown by package
+// internal/board (shared with the endgame databases and verified against
+// kalah.Position for every rule switch in its tests). The search is MTD(f)
 // (null-window alpha-beta probes converging on the value, using that every
 // value has the parity of the seeds left) with iterative deepening, a
 // lock-free transposition table of two-bound entries keyed exactly on the

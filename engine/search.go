@@ -63,9 +63,9 @@ type kid struct {
 
 func (s *searcher) key(b *board) uint64 {
 	if s.rankKeys {
-		return s.g.rankKey(b)
+		return rankKey(b, s.g.M)
 	}
-	return s.g.hashKey(b)
+	return hashKey(b, s.g.EarlyEnd())
 }
 
 // eval estimates the future store difference at a depth-limited leaf: zero,
@@ -97,7 +97,7 @@ func (s *searcher) search(b *board, alpha, beta, depth, ply int) int {
 		return 0
 	}
 	g := s.g
-	seeds := g.seeds(b)
+	seeds := g.Seeds(b)
 	if ply > 0 {
 		// Every seed left goes to one store or the other: the value lies in
 		// [-seeds, seeds] and has the parity of seeds.
@@ -108,7 +108,7 @@ func (s *searcher) search(b *board, alpha, beta, depth, ply int) int {
 			return -seeds
 		}
 		if seeds <= s.dbK {
-			v, _ := s.db.Value(b.h[:g.m], seeds)
+			v, _ := s.db.Value(b.H[:g.M], seeds)
 			return v
 		}
 	}
@@ -157,14 +157,14 @@ func (s *searcher) search(b *board, alpha, beta, depth, ply int) int {
 	}
 	kids := &s.stack[ply]
 	cnt := 0
-	for i := g.n - 1; i >= 0; i-- {
-		if b.h[i] == 0 {
+	for i := g.N - 1; i >= 0; i-- {
+		if b.H[i] == 0 {
 			continue
 		}
 		k := &kids[cnt]
 		k.b = *b
 		k.i = i
-		k.d, k.extra, k.over = g.play(&k.b, i)
+		k.d, k.extra, k.over = g.Play(&k.b, i)
 		switch {
 		case i == ttMove:
 			k.score = 1 << 30
@@ -294,7 +294,7 @@ func (s *searcher) save(key uint64, prior entry, found bool, best, seeds, alpha,
 // searches (MTD(f)) starting from guess. It returns the value and a best
 // move (-1 if every move is as bad), or aborted.
 func (s *searcher) mtd(b *board, guess, depth int) (int, int) {
-	seeds := s.g.seeds(b)
+	seeds := s.g.Seeds(b)
 	lo, hi := -seeds, seeds
 	exact := depth == exactDepth
 	f := min(max(guess, lo), hi)
