@@ -24,9 +24,10 @@
 // and, with the stores mixed in, under the early end), move ordering (table
 // move, extra turns nearest the store first, then by immediate gain),
 // enhanced transposition cut-offs, the futility bound (the seeds left bound
-// the value), endgame database probes (package egdb), and a lazy-SMP
-// parallel search over the shared table. Pie-rule openings are searched
-// above the board search, by player.
+// the value), endgame database probes (package egdb), and a parallel search
+// over the shared table in which each thread defers the moves another is
+// searching (simplified ABDADA: a small table of busy nodes). Pie-rule
+// openings are searched above the board search, by player.
 //
 // # Use
 //

@@ -22,8 +22,8 @@ type Options struct {
 	// TableMB is the size of the transposition table in MiB (default 256).
 	TableMB int
 	// Threads is the number of search threads (default: GOMAXPROCS, at most
-	// 2). Extra threads search the same tree with other move orders over the
-	// shared table (lazy SMP).
+	// 2). Extra threads search the same tree over the shared table, each
+	// deferring the moves another thread is searching (simplified ABDADA).
 	Threads int
 	// DB is an endgame database for the rules, probed whenever the seeds in
 	// the houses are at most its K. It must match the rules (egdb.DB.Check).
@@ -122,10 +122,14 @@ type run struct {
 	nodes    atomic.Uint64
 	threads  int
 	started  time.Time
+	busy     *busyTable // nil on one thread
 }
 
 func (e *Engine) newRun(ctx context.Context) (*run, func()) {
 	r := &run{e: e, threads: e.o.Threads, started: time.Now()}
+	if r.threads > 1 {
+		r.busy = newBusyTable()
+	}
 	done := make(chan struct{})
 	go func() {
 		select {
@@ -149,6 +153,7 @@ func (r *run) searcher(id int, stop *atomic.Bool, total int) *searcher {
 		s.db, s.dbK = e.o.DB, e.o.DB.Seeds()
 		s.ttMin, s.etcMin = max(s.ttMin, s.dbK+4), max(s.etcMin, s.dbK+16)
 	}
+	s.busy, s.busyMin = r.busy, max(s.ttMin, busyMinSeeds)
 	return s
 }
 
