@@ -151,7 +151,7 @@ func (r *run) searcher(id int, stop *atomic.Bool, total int) *searcher {
 	}
 	if e.o.DB != nil {
 		s.db, s.dbK = e.o.DB, e.o.DB.Seeds()
-		s.ttMin, s.etcMin = max(s.ttMin, s.dbK+4), max(s.etcMin, s.dbK+16)
+		s.ttMin, s.etcMin = max(s.ttMin, s.dbK+dbTTMargin), max(s.etcMin, s.dbK+dbETCMargin)
 	}
 	s.busy, s.busyMin = r.busy, max(s.ttMin, busyMinSeeds)
 	return s

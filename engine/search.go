@@ -47,11 +47,14 @@ var (
 
 // Tuning: the least seeds in the houses for a table probe and for the
 // enhanced transposition cut-off; below them a subtree is cheaper to search
-// than a cache miss. With an endgame database of K seeds they rise to K+4
-// and K+16 (Kalah(6,4) with K = 20: 26 s instead of 43 s on two cores).
+// than a cache miss. With an endgame database of K seeds they rise to
+// K+dbTTMargin and K+dbETCMargin (Kalah(6,4) with K = 20: 26 s instead of
+// 43 s on two cores with margins 4 and 16).
 var (
 	ttMinSeeds  = 4
 	etcMinSeeds = 20
+	dbTTMargin  = 4
+	dbETCMargin = 16
 )
 
 // busyMinSeeds is the least seeds (and at least the table's) at which a
