@@ -29,7 +29,10 @@ type Options struct {
 	// the houses are at most its K. It must match the rules (egdb.DB.Check).
 	DB *egdb.DB
 	// MaxDepth is the deepest iteration of the depth-limited search before
-	// an exact search (default 8; used by Solve to order moves).
+	// an exact search (default 1: its value is the first guess of MTD(f)).
+	// Deeper iterations cost more than they save: their table moves, found
+	// with a leaf value of zero, mislead the exact search's ordering near
+	// the root.
 	MaxDepth int
 	// Progress, if not nil, is called by the main search thread after each
 	// null-window search of MTD(f), so a long search can show how it goes.
@@ -71,7 +74,7 @@ func New(r kalah.Rules, o Options) (*Engine, error) {
 		o.Threads = min(runtime.GOMAXPROCS(0), 2)
 	}
 	if o.MaxDepth <= 0 {
-		o.MaxDepth = 8
+		o.MaxDepth = 1
 	}
 	if o.DB != nil {
 		if err := o.DB.Check(r); err != nil {

@@ -63,7 +63,8 @@ func BenchmarkSolve64DB(b *testing.B) {
 	for _, m := range []int{3, 6, 2, 1, 5, 5, 6, 2, 6, 5, 4, 1}[:plies] {
 		p.Play(&r, m)
 	}
-	e, err := New(r, Options{TableMB: 512, Threads: 1, DB: db})
+	md, _ := strconv.Atoi(os.Getenv("MAXD"))
+	e, err := New(r, Options{TableMB: 512, Threads: 1, DB: db, MaxDepth: md})
 	if err != nil {
 		b.Fatal(err)
 	}
