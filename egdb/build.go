@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"kalah"
+	kboard "kalah/internal/board"
 )
 
 // MaxSeeds is the largest K a database may be built for.
@@ -74,7 +75,7 @@ func Build(ctx context.Context, r kalah.Rules, k int, o BuildOptions) (*DB, erro
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	b := &builder{db: db, v: db.v, m: m}
+	b := &builder{db: db, v: db.v, g: db.v.game(), m: m}
 	total := db.off[k+1]
 	var done atomic.Uint64
 	for seeds := 0; seeds <= k; seeds++ {
@@ -98,6 +99,7 @@ func Build(ctx context.Context, r kalah.Rules, k int, o BuildOptions) (*DB, erro
 type builder struct {
 	db *DB
 	v  variant
+	g  kboard.Game
 	m  int
 }
 
@@ -183,24 +185,22 @@ func (b *builder) fill(h *[32]uint8, j, seeds, pot, prefix int, r uint64, k int)
 // eval computes the value of configuration h of k seeds from the values
 // already known.
 func (b *builder) eval(h *[32]uint8, k int) int {
-	if v, ok := b.v.terminal(h); ok {
+	start := kboard.Board{H: *h}
+	if v, ok := b.g.Terminal(&start); ok {
 		return v
 	}
 	best := -1 << 30
-	n := b.v.n
-	for i := 0; i < n; i++ {
+	for i := 0; i < b.g.N; i++ {
 		if h[i] == 0 {
 			continue
 		}
-		c := *h
-		d, extra, over := b.v.sow(&c, i)
+		c := start
+		d, extra, over := b.g.Play(&c, i)
 		val := d
 		if !over {
-			kk := 0
-			for j := 0; j < b.m; j++ {
-				kk += int(c[j])
-			}
-			cv := int(b.db.vals[b.db.off[kk]+Rank(c[:b.m])])
+			// The stores started empty: what they hold left the houses.
+			kk := k - int(c.Store[0]+c.Store[1])
+			cv := int(b.db.vals[b.db.off[kk]+Rank(c.H[:b.m])])
 			if extra {
 				val += cv
 			} else {

@@ -14,8 +14,9 @@
 // # Search
 //
 // Positions are kept on a compact board from the mover's view (its houses,
-// then the opponent's, both in sowing order), verified against
-// kalah.Position for every rule switch in the tests. The search is MTD(f)
+// then the opponent's, both in sowing order), sown by package
+// internal/board (shared with the endgame databases and verified against
+// kalah.Position for every rule switch in its tests). The search is MTD(f)
 // (null-window alpha-beta probes converging on the value, using that every
 // value has the parity of the seeds left) with iterative deepening, a
 // lock-free transposition table of two-bound entries keyed exactly on the
@@ -23,9 +24,10 @@
 // and, with the stores mixed in, under the early end), move ordering (table
 // move, extra turns nearest the store first, then by immediate gain),
 // enhanced transposition cut-offs, the futility bound (the seeds left bound
-// the value), endgame database probes (package egdb), and a lazy-SMP
-// parallel search over the shared table. Pie-rule openings are searched
-// above the board search, by player.
+// the value), endgame database probes (package egdb), and a parallel search
+// over the shared table in which each thread defers the moves another is
+// searching (simplified ABDADA: a small table of busy nodes). Pie-rule
+// openings are searched above the board search, by player.
 //
 // # Use
 //

@@ -22,14 +22,17 @@ type Options struct {
 	// TableMB is the size of the transposition table in MiB (default 256).
 	TableMB int
 	// Threads is the number of search threads (default: GOMAXPROCS, at most
-	// 2). Extra threads search the same tree with other move orders over the
-	// shared table (lazy SMP).
+	// 2). Extra threads search the same tree over the shared table, each
+	// deferring the moves another thread is searching (simplified ABDADA).
 	Threads int
 	// DB is an endgame database for the rules, probed whenever the seeds in
 	// the houses are at most its K. It must match the rules (egdb.DB.Check).
 	DB *egdb.DB
 	// MaxDepth is the deepest iteration of the depth-limited search before
-	// an exact search (default 8; used by Solve to order moves).
+	// an exact search (default 1: its value is the first guess of MTD(f)).
+	// Deeper iterations cost more than they save: their table moves, found
+	// with a leaf value of zero, mislead the exact search's ordering near
+	// the root.
 	MaxDepth int
 	// Progress, if not nil, is called by the main search thread after each
 	// null-window search of MTD(f), so a long search can show how it goes.
@@ -71,7 +74,7 @@ func New(r kalah.Rules, o Options) (*Engine, error) {
 		o.Threads = min(runtime.GOMAXPROCS(0), 2)
 	}
 	if o.MaxDepth <= 0 {
-		o.MaxDepth = 8
+		o.MaxDepth = 1
 	}
 	if o.DB != nil {
 		if err := o.DB.Check(r); err != nil {
@@ -122,10 +125,14 @@ type run struct {
 	nodes    atomic.Uint64
 	threads  int
 	started  time.Time
+	busy     *busyTable // nil on one thread
 }
 
 func (e *Engine) newRun(ctx context.Context) (*run, func()) {
 	r := &run{e: e, threads: e.o.Threads, started: time.Now()}
+	if r.threads > 1 {
+		r.busy = newBusyTable()
+	}
 	done := make(chan struct{})
 	go func() {
 		select {
@@ -140,15 +147,16 @@ func (e *Engine) newRun(ctx context.Context) (*run, func()) {
 
 func (r *run) searcher(id int, stop *atomic.Bool, total int) *searcher {
 	e := r.e
-	s := &searcher{g: &e.g, tt: e.tt, dbK: -1, stop: stop, runStop: &r.stop, deadline: r.deadline, id: id, rankKeys: !e.g.earlyEnd && exactKeys(e.g.m, total)}
+	s := &searcher{g: &e.g, tt: e.tt, dbK: -1, stop: stop, runStop: &r.stop, deadline: r.deadline, id: id, rankKeys: !e.g.EarlyEnd() && exactKeys(e.g.M, total)}
 	s.ttMin, s.etcMin = ttMinSeeds, etcMinSeeds
 	if id == 0 && e.o.Progress != nil {
 		s.progress, s.started = e.o.Progress, r.started
 	}
 	if e.o.DB != nil {
 		s.db, s.dbK = e.o.DB, e.o.DB.Seeds()
-		s.ttMin, s.etcMin = max(s.ttMin, s.dbK+4), max(s.etcMin, s.dbK+16)
+		s.ttMin, s.etcMin = max(s.ttMin, s.dbK+dbTTMargin), max(s.etcMin, s.dbK+dbETCMargin)
 	}
+	s.busy, s.busyMin = r.busy, max(s.ttMin, busyMinSeeds)
 	return s
 }
 
@@ -159,7 +167,7 @@ func (r *run) searcher(id int, stop *atomic.Bool, total int) *searcher {
 // not stopped; it clears *allExact when a value is only an estimate.
 func (r *run) estimate(e *Engine, d int, allExact *bool) func(q kalah.Position) (int, bool) {
 	return func(q kalah.Position) (int, bool) {
-		b := e.g.fromPosition(&q)
+		b := e.g.FromPosition(&q)
 		var v int
 		var proven bool
 		r.parallel(q.Total(), func(s *searcher) {
@@ -251,14 +259,14 @@ func (e *Engine) Solve(ctx context.Context, p kalah.Position) (Result, error) {
 		}
 		res.Value = v
 		// A move is optimal if a null-window test shows it reaches v.
-		b := e.g.fromPosition(&p)
+		b := e.g.FromPosition(&p)
 		main := r.searcher(0, &r.stop, p.Total())
-		for i := 0; i < e.g.n; i++ {
-			if b.h[i] == 0 {
+		for i := 0; i < e.g.N; i++ {
+			if b.H[i] == 0 {
 				continue
 			}
 			c := b
-			d, extra, over := e.g.play(&c, i)
+			d, extra, over := e.g.Play(&c, i)
 			var good bool
 			switch {
 			case over:
@@ -291,7 +299,7 @@ func (e *Engine) Solve(ctx context.Context, p kalah.Position) (Result, error) {
 // exact returns the exact value of q (in play, not over); ok is false if
 // the run was stopped.
 func (e *Engine) exact(r *run, q kalah.Position) (int, bool) {
-	b := e.g.fromPosition(&q)
+	b := e.g.FromPosition(&q)
 	var v int
 	r.parallel(q.Total(), func(s *searcher) {
 		vv, _, _ := s.deepen(&b, e.o.MaxDepth, true, nil)
@@ -367,15 +375,15 @@ func (e *Engine) pv(r *run, p kalah.Position, v, plies int) []kalah.Move {
 	var line []kalah.Move
 	s := r.searcher(0, &r.stop, p.Total())
 	defer func() { r.nodes.Add(s.nodes) }()
-	b := e.g.fromPosition(&p)
+	b := e.g.FromPosition(&p)
 	for len(line) < plies {
 		next, nv, found := b, 0, false
-		for i := e.g.n - 1; i >= 0 && !found; i-- {
-			if b.h[i] == 0 {
+		for i := e.g.N - 1; i >= 0 && !found; i-- {
+			if b.H[i] == 0 {
 				continue
 			}
 			c := b
-			d, extra, over := e.g.play(&c, i)
+			d, extra, over := e.g.Play(&c, i)
 			switch {
 			case over:
 				found = d == v
@@ -514,7 +522,7 @@ func (e *Engine) search(ctx context.Context, p kalah.Position, limit time.Durati
 		res.Nodes, res.Time = r.nodes.Load(), time.Since(start)
 		return res, nil
 	}
-	b := e.g.fromPosition(&p)
+	b := e.g.FromPosition(&p)
 	r.parallel(p.Total(), func(s *searcher) {
 		maxDepth := 200
 		if exact {
@@ -553,7 +561,7 @@ func (e *Engine) SearchDepth(ctx context.Context, p kalah.Position, depth int) (
 	start := time.Now()
 	r, done := e.newRun(ctx)
 	defer done()
-	b := e.g.fromPosition(&p)
+	b := e.g.FromPosition(&p)
 	res := Result{Best: p.Moves()[:1:1]}
 	r.parallel(p.Total(), func(s *searcher) {
 		s.deepen(&b, depth, false, func(v, move, d int, proven bool) {

@@ -29,39 +29,6 @@ func allRules(n, s int) []kalah.Rules {
 	return out
 }
 
-// TestBoardMatchesPosition plays random games with the rules library and
-// the engine's board side by side.
-func TestBoardMatchesPosition(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	sizes := [][2]int{{1, 3}, {2, 5}, {3, 3}, {4, 6}, {6, 4}, {6, 6}, {7, 7}, {8, 8}, {6, 20}}
-	for _, sz := range sizes {
-		for _, r := range allRules(sz[0], sz[1]) {
-			g := newGame(r)
-			for game := 0; game < 20; game++ {
-				p := r.Start()
-				for !p.Over(&r) {
-					b := g.fromPosition(&p)
-					ms := p.Moves()
-					m := ms[rng.IntN(len(ms))]
-					me := p.ToMove()
-					before := diff(&p, me)
-					eff := p.Play(&r, int(m))
-					d, extra, over := g.play(&b, int(m)-1)
-					if d != diff(&p, me)-before || extra != (eff&kalah.Extra != 0) || over != (eff&kalah.End != 0) {
-						t.Fatalf("%s: move %d to %s: board delta %d extra %v over %v; position effect %v delta %d", r, m, p, d, extra, over, eff, diff(&p, me)-before)
-					}
-					if !over {
-						want := g.fromPosition(&p)
-						if want.h != b.h || want.store != b.store {
-							t.Fatalf("%s: move %d to %s: board %v %v, want %v %v", r, m, p, b.h[:g.m], b.store, want.h[:g.m], want.store)
-						}
-					}
-				}
-			}
-		}
-	}
-}
-
 // brute is an independent naive minimax with its own sowing over the
 // absolute pit layout (South houses 0..n-1, South store n, North houses
 // n+1..2n, North store 2n+1): no table, no pruning. It returns the final

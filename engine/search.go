@@ -25,7 +25,7 @@ type searcher struct {
 	runStop   *atomic.Bool // the whole run's, set when the deadline passes
 	deadline  time.Time    // zero for none
 	aborted   bool
-	id        int // 0 for the main thread; helpers vary the move order
+	id        int // 0 for the main thread
 	nodes     uint64
 	horizon   uint64 // depth-limited leaves and estimated table bounds used
 	rootMove  int
@@ -35,6 +35,8 @@ type searcher struct {
 	etcMin    int       // least seeds for the enhanced transposition cut-off
 	progress  func(Progress)
 	started   time.Time
+	busy      *busyTable // nil on one thread
+	busyMin   int        // least seeds to mark a node busy
 }
 
 // debug prints each MTD(f) pass to stderr (KALAH_ENGINE_DEBUG=1).
@@ -45,12 +47,21 @@ var (
 
 // Tuning: the least seeds in the houses for a table probe and for the
 // enhanced transposition cut-off; below them a subtree is cheaper to search
-// than a cache miss. With an endgame database of K seeds they rise to K+4
-// and K+16 (Kalah(6,4) with K = 20: 26 s instead of 43 s on two cores).
+// than a cache miss. With an endgame database of K seeds they rise to
+// K+dbTTMargin and K+dbETCMargin (Kalah(6,4) with K = 20: 26 s instead of
+// 43 s on two cores with margins 4 and 16).
 var (
 	ttMinSeeds  = 4
 	etcMinSeeds = 20
+	dbTTMargin  = 4
+	dbETCMargin = 16
 )
+
+// busyMinSeeds is the least seeds (and at least the table's) at which a
+// thread marks the node it searches, so that the others defer it. Below it
+// the marks cost more than the work they share: Kalah(6,3) on two threads
+// took the fewest nodes with 12 of 4, 12 and 20.
+var busyMinSeeds = 12
 
 type kid struct {
 	b     board
@@ -63,9 +74,9 @@ type kid struct {
 
 func (s *searcher) key(b *board) uint64 {
 	if s.rankKeys {
-		return s.g.rankKey(b)
+		return rankKey(b, s.g.M)
 	}
-	return s.g.hashKey(b)
+	return hashKey(b, s.g.EarlyEnd())
 }
 
 // eval estimates the future store difference at a depth-limited leaf: zero,
@@ -97,7 +108,7 @@ func (s *searcher) search(b *board, alpha, beta, depth, ply int) int {
 		return 0
 	}
 	g := s.g
-	seeds := g.seeds(b)
+	seeds := g.Seeds(b)
 	if ply > 0 {
 		// Every seed left goes to one store or the other: the value lies in
 		// [-seeds, seeds] and has the parity of seeds.
@@ -108,7 +119,7 @@ func (s *searcher) search(b *board, alpha, beta, depth, ply int) int {
 			return -seeds
 		}
 		if seeds <= s.dbK {
-			v, _ := s.db.Value(b.h[:g.m], seeds)
+			v, _ := s.db.Value(b.H[:g.M], seeds)
 			return v
 		}
 	}
@@ -157,14 +168,14 @@ func (s *searcher) search(b *board, alpha, beta, depth, ply int) int {
 	}
 	kids := &s.stack[ply]
 	cnt := 0
-	for i := g.n - 1; i >= 0; i-- {
-		if b.h[i] == 0 {
+	for i := g.N - 1; i >= 0; i-- {
+		if b.H[i] == 0 {
 			continue
 		}
 		k := &kids[cnt]
 		k.b = *b
 		k.i = i
-		k.d, k.extra, k.over = g.play(&k.b, i)
+		k.d, k.extra, k.over = g.Play(&k.b, i)
 		switch {
 		case i == ttMove:
 			k.score = 1 << 30
@@ -172,9 +183,6 @@ func (s *searcher) search(b *board, alpha, beta, depth, ply int) int {
 			k.score = 1<<29 + i
 		default:
 			k.score = k.d*64 + i // captures and passing the store first
-			if s.id&1 == 1 && ply&1 == 1 {
-				k.score = k.d*64 - i
-			}
 		}
 		cnt++
 	}
@@ -216,30 +224,53 @@ func (s *searcher) search(b *board, alpha, beta, depth, ply int) int {
 
 	best, bestMove := -1<<20, -1
 	a := alpha
-	for j := 0; j < cnt; j++ {
-		k := &kids[j]
-		var v int
-		switch {
-		case k.over:
-			v = k.d
-		case k.extra:
-			v = k.d + s.search(&k.b, a-k.d, beta-k.d, next, ply+1)
-		default:
-			v = k.d - s.search(&k.b, k.d-beta, k.d-a, next, ply+1)
-		}
-		if s.aborted {
-			return 0
-		}
-		if v > best {
-			best, bestMove = v, k.i
-			if ply == 0 {
-				s.rootMove = k.i
+	// With helpers, a child another thread is searching is deferred to the
+	// end (simplified ABDADA), so the threads spread over the moves.
+	share := s.busy != nil && seeds >= s.busyMin && useTT
+	if share {
+		s.busy.enter(key)
+	}
+	var deferred uint32
+children:
+	for pass := 0; pass < 2; pass++ {
+		for j := 0; j < cnt; j++ {
+			k := &kids[j]
+			if pass == 1 && deferred&(1<<j) == 0 {
+				continue
 			}
-			if v >= beta {
-				break
+			if pass == 0 && share && j > 0 && !k.over && s.busy.busy(s.key(&k.b)) {
+				deferred |= 1 << j
+				continue
 			}
-			a = max(a, v)
+			var v int
+			switch {
+			case k.over:
+				v = k.d
+			case k.extra:
+				v = k.d + s.search(&k.b, a-k.d, beta-k.d, next, ply+1)
+			default:
+				v = k.d - s.search(&k.b, k.d-beta, k.d-a, next, ply+1)
+			}
+			if s.aborted {
+				return 0
+			}
+			if v > best {
+				best, bestMove = v, k.i
+				if ply == 0 {
+					s.rootMove = k.i
+				}
+				if v >= beta {
+					break children
+				}
+				a = max(a, v)
+			}
 		}
+		if deferred == 0 {
+			break
+		}
+	}
+	if share {
+		s.busy.leave(key)
 	}
 	s.save(key, prior, found, best, seeds, alpha, beta, depth, h0, bestMove, nodes0)
 	return best
@@ -294,7 +325,7 @@ func (s *searcher) save(key uint64, prior entry, found bool, best, seeds, alpha,
 // searches (MTD(f)) starting from guess. It returns the value and a best
 // move (-1 if every move is as bad), or aborted.
 func (s *searcher) mtd(b *board, guess, depth int) (int, int) {
-	seeds := s.g.seeds(b)
+	seeds := s.g.Seeds(b)
 	lo, hi := -seeds, seeds
 	exact := depth == exactDepth
 	f := min(max(guess, lo), hi)
@@ -370,3 +401,21 @@ func (s *searcher) deepen(b *board, maxDepth int, exact bool, report func(v, mov
 	}
 	return val, m, true
 }
+
+// busyTable marks the nodes some thread is searching, by key, for the
+// simplified ABDADA of the helpers: one word a slot, a marked key or zero.
+type busyTable struct {
+	w []atomic.Uint64
+}
+
+const busySlots = 1 << 15
+
+func newBusyTable() *busyTable { return &busyTable{w: make([]atomic.Uint64, busySlots)} }
+
+func (t *busyTable) slot(key uint64) *atomic.Uint64 { return &t.w[mix(key)&(busySlots-1)] }
+
+func (t *busyTable) enter(key uint64) { t.slot(key).Store(key) }
+
+func (t *busyTable) leave(key uint64) { t.slot(key).CompareAndSwap(key, 0) }
+
+func (t *busyTable) busy(key uint64) bool { return t.slot(key).Load() == key }

@@ -33,6 +33,51 @@ func BenchmarkSolve63(b *testing.B) {
 	}
 }
 
+// BenchmarkSolve64DB solves Kalah(6,4) after the first plies of its
+// principal variation (KALAH_BENCH_PLIES, default 6) on one thread, probing
+// the endgame database file named by KALAH_BENCH_EGDB (skipped if unset).
+// TT_MARGIN and ETC_MARGIN override the seeds above the database's K at
+// which the table and the enhanced transposition cut-off start.
+func BenchmarkSolve64DB(b *testing.B) {
+	path := os.Getenv("KALAH_BENCH_EGDB")
+	if path == "" {
+		b.Skip("set KALAH_BENCH_EGDB to an endgame database file of Kalah(6,4)")
+	}
+	if v := os.Getenv("TT_MARGIN"); v != "" {
+		dbTTMargin, _ = strconv.Atoi(v)
+	}
+	if v := os.Getenv("ETC_MARGIN"); v != "" {
+		dbETCMargin, _ = strconv.Atoi(v)
+	}
+	plies := 6
+	if v := os.Getenv("KALAH_BENCH_PLIES"); v != "" {
+		plies, _ = strconv.Atoi(v)
+	}
+	db, err := egdb.Open(path, false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	r := kalah.Standard()
+	p := r.Start()
+	for _, m := range []int{3, 6, 2, 1, 5, 5, 6, 2, 6, 5, 4, 1}[:plies] {
+		p.Play(&r, m)
+	}
+	md, _ := strconv.Atoi(os.Getenv("MAXD"))
+	e, err := New(r, Options{TableMB: 512, Threads: 1, DB: db, MaxDepth: md})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		e.Clear()
+		res, err := e.Solve(context.Background(), p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(res.Nodes), "nodes")
+	}
+}
+
 // published lists solved start values with their sources. Each takes
 // minutes, so TestPublished runs only with KALAH_LONG=1; the small boards
 // are checked against the brute force in TestSolveMatchesBrute instead.

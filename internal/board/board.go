@@ -1,0 +1,174 @@
+// Package board is the compact sowing shared by the perfect-play engine
+// (package engine) and the endgame databases (package egdb): a position from
+// the view of the side to move, played in place without allocation. Both
+// packages are verified against kalah.Position for every rule switch, so
+// there is one sowing to trust, not two.
+package board
+
+import "kalah"
+
+// Board is a position from the view of the side to move: H[0:n] its houses
+// from its left, H[n:2n] the opponent's houses from the opponent's left (so
+// both in sowing order), and the two stores, mover's first. The stores only
+// decide play under the early end; every value the engine and the databases
+// compute is a difference of future gains.
+type Board struct {
+	H     [32]uint8
+	Store [2]int16
+}
+
+// Game is what of the rules sowing needs. The zero value is not usable;
+// make one with New.
+type Game struct {
+	N, M         int // houses a side, houses in all
+	cycle        int // pits a sowing passes: the houses, the mover's store, maybe the opponent's
+	emptyCapture bool
+	sowOpp       bool
+	earlyEnd     bool
+	end          kalah.EndRule
+	half         int // early end: a store above half of all seeds ends the game
+}
+
+// New returns the sowing of rules r (at most 16 houses a side).
+func New(r kalah.Rules) Game {
+	g := Game{N: r.Houses, M: 2 * r.Houses, emptyCapture: r.EmptyCapture, sowOpp: r.SowOpponentStore,
+		earlyEnd: r.EarlyEnd, end: r.End, half: r.TotalSeeds() / 2}
+	g.cycle = 2*g.N + 1
+	if g.sowOpp {
+		g.cycle++
+	}
+	return g
+}
+
+// EarlyEnd reports whether the stores can end the game (KGP's early end).
+func (g *Game) EarlyEnd() bool { return g.earlyEnd }
+
+// FromPosition converts a position (in play, not over) to a board from the
+// mover's view.
+func (g *Game) FromPosition(p *kalah.Position) Board {
+	var b Board
+	me := p.ToMove()
+	for i := 0; i < g.N; i++ {
+		b.H[i] = uint8(p.House(me, i+1))
+		b.H[g.N+i] = uint8(p.House(me.Other(), i+1))
+	}
+	b.Store[0], b.Store[1] = int16(p.Store(me)), int16(p.Store(me.Other()))
+	return b
+}
+
+// Seeds returns the seeds in the houses.
+func (g *Game) Seeds(b *Board) int {
+	t := 0
+	for _, x := range b.H[:g.M] {
+		t += int(x)
+	}
+	return t
+}
+
+// Play sows the mover's house i (0-based, not empty). It returns the change
+// of the store difference for the mover, whether the mover moves again, and
+// whether the game ended (the houses are then swept into the stores and left
+// empty). When the turn passes the board is mirrored to the new mover's view.
+func (g *Game) Play(b *Board, i int) (delta int, extra, over bool) {
+	n := g.N
+	s0, s1 := b.Store[0], b.Store[1]
+	s := int(b.H[i])
+	b.H[i] = 0
+	if s >= g.cycle {
+		laps := s / g.cycle
+		s -= laps * g.cycle
+		for j := 0; j < g.M; j++ {
+			b.H[j] += uint8(laps)
+		}
+		b.Store[0] += int16(laps)
+		if g.sowOpp {
+			b.Store[1] += int16(laps)
+		}
+	}
+	p := i
+	// The seeds left fall in i+1.. of the cycle: houses 0..n-1, the store
+	// at n, the opponent's houses at n+1..2n, its store at 2n+1.
+	if i+s < n {
+		for j := i + 1; j <= i+s; j++ {
+			b.H[j]++
+		}
+		p = i + s
+	} else {
+		for ; s > 0; s-- {
+			p++
+			if p == g.cycle {
+				p = 0
+			}
+			switch {
+			case p < n:
+				b.H[p]++
+			case p == n:
+				b.Store[0]++
+			case p <= 2*n:
+				b.H[p-1]++
+			default:
+				b.Store[1]++
+			}
+		}
+	}
+	if p == n {
+		extra = true
+	} else if p < n && b.H[p] == 1 {
+		o := 2*n - 1 - p
+		if b.H[o] != 0 || g.emptyCapture {
+			b.Store[0] += int16(b.H[o]) + 1
+			b.H[o], b.H[p] = 0, 0
+		}
+	}
+	mine, theirs := 0, 0
+	for j := 0; j < n; j++ {
+		mine += int(b.H[j])
+		theirs += int(b.H[n+j])
+	}
+	next := theirs
+	if extra {
+		next = mine
+	}
+	switch g.end {
+	case kalah.EitherEmpty:
+		over = mine == 0 || theirs == 0
+	case kalah.MoverEmpty:
+		over = mine == 0 || next == 0
+	default:
+		over = next == 0
+	}
+	if g.earlyEnd && (int(b.Store[0]) > g.half || int(b.Store[1]) > g.half) {
+		over = true
+	}
+	if over {
+		b.Store[0] += int16(mine)
+		b.Store[1] += int16(theirs)
+		for j := 0; j < g.M; j++ {
+			b.H[j] = 0
+		}
+	}
+	delta = int(b.Store[0]-s0) - int(b.Store[1]-s1)
+	if !over && !extra {
+		for j := 0; j < n; j++ {
+			b.H[j], b.H[n+j] = b.H[n+j], b.H[j]
+		}
+		b.Store[0], b.Store[1] = b.Store[1], b.Store[0]
+	}
+	return delta, extra, over
+}
+
+// Terminal reports whether a board to move is already over, and its value
+// if so: the end conditions that do not depend on the last mover
+// (kalah.Position.Over), the mover's houses empty or, under the either-empty
+// rule, the opponent's. It ignores the early end, which needs the stores.
+func (g *Game) Terminal(b *Board) (int, bool) {
+	mine, theirs := 0, 0
+	for j := 0; j < g.N; j++ {
+		mine += int(b.H[j])
+		theirs += int(b.H[g.N+j])
+	}
+	if mine == 0 || (g.end == kalah.EitherEmpty && theirs == 0) {
+		return mine - theirs, true
+	}
+	return 0, false
+}

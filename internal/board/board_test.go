@@ -1,0 +1,100 @@
+package board
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"kalah"
+)
+
+// rules lists rule variants of n houses and s seeds with every switch that
+// changes sowing or the end.
+func rules(n, s int) []kalah.Rules {
+	var out []kalah.Rules
+	for _, end := range []kalah.EndRule{kalah.EitherEmpty, kalah.MoverStuck, kalah.MoverEmpty} {
+		for _, ec := range []bool{false, true} {
+			for _, so := range []bool{false, true} {
+				for _, ee := range []bool{false, true} {
+					out = append(out, kalah.Rules{Houses: n, Seeds: s, End: end, EmptyCapture: ec, SowOpponentStore: so, EarlyEnd: ee})
+				}
+			}
+		}
+	}
+	return out
+}
+
+func diff(p *kalah.Position, s kalah.Side) int { return p.Store(s) - p.Store(s.Other()) }
+
+// TestPlayMatchesPosition plays random games with the rules library and the
+// board side by side, under every rule switch: the same change of the store
+// difference, extra turns, ends and (mirrored to the mover's view) boards.
+func TestPlayMatchesPosition(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	// {6, 20} and {16, 9} sow whole laps; {16, 9} fills all 32 houses.
+	sizes := [][2]int{{1, 3}, {2, 5}, {3, 3}, {4, 6}, {6, 4}, {6, 6}, {7, 7}, {8, 8}, {6, 20}, {16, 9}}
+	for _, sz := range sizes {
+		for _, r := range rules(sz[0], sz[1]) {
+			g := New(r)
+			for game := 0; game < 20; game++ {
+				p := r.Start()
+				for !p.Over(&r) {
+					b := g.FromPosition(&p)
+					if g.Seeds(&b) != p.Seeds(kalah.South)+p.Seeds(kalah.North) {
+						t.Fatalf("%s: %s: board seeds %d", r, p, g.Seeds(&b))
+					}
+					if !r.EarlyEnd {
+						if _, over := g.Terminal(&b); over {
+							t.Fatalf("%s: %s in play, terminal on the board", r, p)
+						}
+					}
+					ms := p.Moves()
+					m := ms[rng.IntN(len(ms))]
+					me := p.ToMove()
+					before := diff(&p, me)
+					eff := p.Play(&r, int(m))
+					d, extra, over := g.Play(&b, int(m)-1)
+					if d != diff(&p, me)-before || extra != (eff&kalah.Extra != 0) || over != (eff&kalah.End != 0) {
+						t.Fatalf("%s: move %d to %s: board delta %d extra %v over %v; position effect %v delta %d", r, m, p, d, extra, over, eff, diff(&p, me)-before)
+					}
+					if !over {
+						want := g.FromPosition(&p)
+						if want != b {
+							t.Fatalf("%s: move %d to %s: board %v %v, want %v %v", r, m, p, b.H[:g.M], b.Store, want.H[:g.M], want.Store)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestTerminal compares Terminal with kalah.Position.Over and Settle on
+// every small board of both sides, without the early end.
+func TestTerminal(t *testing.T) {
+	for _, r := range rules(2, 1) {
+		if r.EarlyEnd {
+			continue
+		}
+		g := New(r)
+		for code := 0; code < 4*4*4*4; code++ {
+			south := []int{code % 4, code / 4 % 4}
+			north := []int{code / 16 % 4, code / 64}
+			p, err := kalah.NewPosition(south, north, 0, 0, kalah.South)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := g.FromPosition(&p)
+			v, over := g.Terminal(&b)
+			if over != p.Over(&r) {
+				t.Fatalf("%s: %s: terminal %v, over %v", r, p, over, p.Over(&r))
+			}
+			if over {
+				q := p
+				q.Settle(&r)
+				if v != diff(&q, kalah.South) {
+					t.Fatalf("%s: %s: terminal value %d, settled %d", r, p, v, diff(&q, kalah.South))
+				}
+			}
+		}
+	}
+}
