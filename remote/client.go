@@ -31,6 +31,10 @@ type Client struct {
 	// server sends each game when it comes; the client plays game after
 	// game (Games of them, or until ctx ends).
 	Wait bool
+	// Accept, instead of queueing, stays online and accepts every
+	// challenge, from bots and from people on the web page, one game at a
+	// time.
+	Accept bool
 	// Games is how many games to play; zero means until ctx ends.
 	Games int
 	// OnMsg, if set, sees every message from the server (to draw a board).
@@ -131,6 +135,10 @@ func (c *Client) Run(ctx context.Context) error {
 			log.Info("waiting for tournament games that name this bot", "player", "bot:"+c.Name)
 			return send(line.Msg{Cmd: "wait"})
 		}
+		if c.Accept {
+			log.Info("online, accepting challenges", "name", c.Name)
+			return nil
+		}
 		if c.Challenge != "" {
 			log.Info("challenging; waiting for an answer", "opponent", c.Challenge)
 			return send(line.Msg{Cmd: "challenge", Args: nonEmpty(c.Challenge, c.Rules)})
@@ -210,7 +218,7 @@ func (c *Client) Run(ctx context.Context) error {
 				send(line.Msg{Cmd: "quit"})
 				return nil
 			}
-			if c.Wait {
+			if c.Wait || c.Accept {
 				// Waiting lasts until leave: the next game will come.
 				continue
 			}
@@ -227,6 +235,15 @@ func (c *Client) Run(ctx context.Context) error {
 				return fmt.Errorf("%w: %s", ErrRateLimited, m.Rest(0))
 			case line.CodeAuth, line.CodeVersion, line.CodeBusy, line.CodeReplaced, line.CodeRules, line.CodeNotFound:
 				return fmt.Errorf("%w: %s", ErrRefused, m.Rest(0))
+			}
+		case "challenged":
+			if c.Accept {
+				log.Info("challenged; accepting", "from", m.Arg(1), "rules", m.Arg(2))
+				if err := send(line.Msg{Cmd: "accept", Args: []string{m.Arg(0)}}); err != nil {
+					return err
+				}
+			} else if err := send(line.Msg{Cmd: "decline", Args: []string{m.Arg(0)}}); err != nil {
+				return err
 			}
 		case "declined":
 			return fmt.Errorf("%w: %s declined the challenge", ErrRefused, c.Challenge)

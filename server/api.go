@@ -296,6 +296,8 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/games/{id}/board/events", s.apiBoardEvents)
 	mux.HandleFunc("POST /api/arranged", s.apiArranged)
 	mux.HandleFunc("GET /api/bots", s.apiBots)
+	mux.HandleFunc("GET /api/bots/online", s.apiOnlineBots)
+	mux.HandleFunc("POST /api/bots/{name}/challenge", s.apiChallengeBot)
 	mux.HandleFunc("GET /api/ratings", s.apiRatings)
 	mux.HandleFunc("GET /api/seeks", s.apiSeeks)
 	mux.HandleFunc("POST /api/seeks", s.apiSeek)

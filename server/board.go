@@ -212,7 +212,9 @@ func (s *Server) BoardOf(ctx context.Context, id int64) (Board, error) {
 	if g.Over() {
 		over = 1
 	}
-	if v.Status == store.Finished {
+	// ... stored with its ratings, if rated: the rating follows the
+	// finish by a moment, and the page must see it.
+	if v.Status == store.Finished && (!b.Rated || b.Ratings[0] != nil && b.Ratings[0].Change != nil) {
 		over = 2
 	}
 	b.Version = ((takebacks*10_000+g.Len())*3+joined)*3 + over

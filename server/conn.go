@@ -223,6 +223,9 @@ type challenge struct {
 	id       string
 	from, to *conn
 	rules    kalah.Rules
+	// person, for a challenge from a person on the page (from is nil),
+	// hears the bot's answer.
+	person *personChallenge
 }
 
 // handle answers one message; it reports whether to close the connection.
@@ -496,6 +499,10 @@ func (c *conn) answerChallenge(name string, m line.Msg) {
 	}
 	delete(s.chals, ch.id)
 	s.mu.Unlock()
+	if ch.person != nil {
+		s.answerPerson(c, name, ch, m.Cmd == "accept")
+		return
+	}
 	if m.Cmd == "decline" {
 		ch.from.sendMsg(line.Msg{Cmd: "declined", Args: []string{ch.id}})
 		c.sendMsg(line.Msg{Cmd: "ok", Args: []string{"decline", ch.id}})

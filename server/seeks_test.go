@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -98,5 +99,81 @@ func TestSeekAccept(t *testing.T) {
 	call(guest, "GET", "/api/seeks", "", &open)
 	if len(open) != 0 {
 		t.Fatalf("the accepted seek is still open: %+v", open)
+	}
+}
+
+// TestPersonChallengesBot: a bot online and free is listed; a signed-in
+// person challenges it; the bot is asked as by a bot and plays only if it
+// accepts; the person plays South with the token the answer gives.
+func TestPersonChallengesBot(t *testing.T) {
+	ts := newTestServer(t, "", Config{AdminToken: "admin"})
+	jar, _ := cookiejar.New(nil)
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	ann := &http.Client{Jar: jar, Transport: tr}
+	req, _ := http.NewRequest("POST", ts.http.URL+"/api/account/signup", strings.NewReader(`{"name":"ann","password":"a long password"}`))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := ann.Do(req)
+	if err != nil || resp.StatusCode != 201 {
+		t.Fatalf("sign up: %v", err)
+	}
+	resp.Body.Close()
+	bot := dial(t, ts.addr)
+	bot.login("robo", "robo-token")
+	var online []string
+	get(t, ts, "/api/bots/online", &online)
+	if len(online) != 1 || online[0] != "robo" {
+		t.Fatalf("online %v", online)
+	}
+	challenge := func(c *http.Client) (int, Started) {
+		req, _ := http.NewRequest("POST", ts.http.URL+"/api/bots/robo/challenge", strings.NewReader(`{"rules":{"houses":4,"seeds":3}}`))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Error(err)
+			return 0, Started{}
+		}
+		defer resp.Body.Close()
+		var st Started
+		json.NewDecoder(resp.Body).Decode(&st)
+		return resp.StatusCode, st
+	}
+	if code, _ := challenge(&http.Client{Transport: tr}); code != 401 {
+		t.Fatalf("a guest's challenge: %d", code)
+	}
+	// The bot declines the first, accepts the second.
+	for i, answer := range []string{"decline", "accept"} {
+		type result struct {
+			code int
+			st   Started
+		}
+		done := make(chan result, 1)
+		go func() { code, st := challenge(ann); done <- result{code, st} }()
+		m := bot.expect("challenged")
+		if m.Arg(1) != "ann" {
+			t.Fatalf("challenged by %s", m.Arg(1))
+		}
+		bot.send(answer + " " + m.Arg(0))
+		r := <-done
+		if i == 0 {
+			if r.code != 409 {
+				t.Fatalf("declined: %d", r.code)
+			}
+			continue
+		}
+		if r.code != 201 || r.st.Tokens[0] == "" {
+			t.Fatalf("accepted: %d %+v", r.code, r.st)
+		}
+		bot.expect("start")
+		moveWhenAsked(t, ts.srv, r.st.ID, r.st.Tokens[0], 1)
+		bot.expect("go")
+		b, _ := ts.srv.BoardOf(context.Background(), r.st.ID)
+		if b.Seats[0].Name != "ann" || b.Seats[1].Name != "robo" || b.Accounts != [2]string{"ann", "robo"} {
+			t.Fatalf("the game: %+v %v", b.Seats, b.Accounts)
+		}
+	}
+	get(t, ts, "/api/bots/online", &online)
+	if len(online) != 0 {
+		t.Fatalf("a playing bot is listed as free: %v", online)
 	}
 }

@@ -37,6 +37,7 @@ func runBot(ctx context.Context, e *env, args []string) error {
 	games := fs.Int("games", 0, "games to play (0: until interrupted)")
 	challenge := fs.String("challenge", "", "challenge this bot instead of joining the queue")
 	wait := fs.Bool("wait", false, "wait for tournament games (the server's bot:NAME player) instead of joining the queue")
+	accept := fs.Bool("accept", false, "stay online accepting challenges (from bots, and from people on the web page's lobby) instead of joining the queue")
 	seed := fs.Uint64("seed", 1, "seed for players that draw at random")
 	retries := fs.Int("retries", 1000, "how many times to connect again, with a growing pause, when the connection drops (0: never)")
 	if err := parseFlags(fs, args); err != nil {
@@ -44,6 +45,9 @@ func runBot(ctx context.Context, e *env, args []string) error {
 	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
+	}
+	if *accept && (*wait || *challenge != "") {
+		return usagef("--accept takes challenges: not with --wait or --challenge")
 	}
 	if *wait && *challenge != "" {
 		return usagef("--wait and --challenge exclude each other")
@@ -79,7 +83,7 @@ func runBot(ctx context.Context, e *env, args []string) error {
 		*token = hex.EncodeToString(b)
 		fmt.Fprintf(e.stderr, "kalah bot: logging in as %s with the new token %s (pass --token to log in again)\n", *name, *token)
 	}
-	c := &remote.Client{Addr: *addr, Name: *name, Token: *token, Player: p, Rules: rulesWord, Challenge: *challenge, Wait: *wait, Games: *games, Log: e.log}
+	c := &remote.Client{Addr: *addr, Name: *name, Token: *token, Player: p, Rules: rulesWord, Challenge: *challenge, Wait: *wait, Accept: *accept, Games: *games, Log: e.log}
 	var won, drawn, lost int
 	c.OnEnd = func(st line.Start, end line.End) {
 		mine, theirs := end.South, end.North

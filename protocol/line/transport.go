@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -88,16 +89,103 @@ func NewWebSocket(c *websocket.Conn, max int, addr string) Transport {
 	// A message may hold a few lines; the reader bounds each line.
 	c.SetReadLimit(4*int64(max) + 2)
 	nc := websocket.NetConn(context.Background(), c, websocket.MessageText)
-	return NewTCP(wsConn{Conn: nc, addr: addr}, max)
+	return NewTCP(wsConn{Conn: nc, addr: addr, rd: newDeadlineReader(nc)}, max)
 }
 
-// wsConn gives a WebSocket's byte stream the peer's address.
+// wsConn gives a WebSocket's byte stream the peer's address, and read
+// deadlines that only time a read out: the WebSocket's own close the
+// connection when they pass, where a TCP read would just stop waiting.
 type wsConn struct {
 	net.Conn
 	addr string
+	rd   *deadlineReader
 }
 
 func (c wsConn) RemoteAddr() net.Addr { return wsAddr(c.addr) }
+
+func (c wsConn) Read(p []byte) (int, error) { return c.rd.Read(p) }
+
+func (c wsConn) SetReadDeadline(t time.Time) error { c.rd.setDeadline(t); return nil }
+
+func (c wsConn) SetDeadline(t time.Time) error {
+	c.rd.setDeadline(t)
+	return c.Conn.SetWriteDeadline(t)
+}
+
+// deadlineReader reads a connection in a goroutine of its own (until the
+// connection fails or closes), so a Read can give up at its deadline
+// without touching the connection.
+type deadlineReader struct {
+	chunks  chan []byte // closed after err is set
+	err     error
+	pending []byte
+
+	mu      sync.Mutex
+	dl      time.Time
+	changed chan struct{} // closed when the deadline changes
+}
+
+func newDeadlineReader(c net.Conn) *deadlineReader {
+	r := &deadlineReader{chunks: make(chan []byte, 4), changed: make(chan struct{})}
+	go func() {
+		for {
+			buf := make([]byte, 4096)
+			n, err := c.Read(buf)
+			if n > 0 {
+				r.chunks <- buf[:n]
+			}
+			if err != nil {
+				r.err = err
+				close(r.chunks)
+				return
+			}
+		}
+	}()
+	return r
+}
+
+func (r *deadlineReader) setDeadline(t time.Time) {
+	r.mu.Lock()
+	r.dl = t
+	close(r.changed)
+	r.changed = make(chan struct{})
+	r.mu.Unlock()
+}
+
+func (r *deadlineReader) Read(p []byte) (int, error) {
+	if len(r.pending) > 0 {
+		n := copy(p, r.pending)
+		r.pending = r.pending[n:]
+		return n, nil
+	}
+	for {
+		r.mu.Lock()
+		dl, changed := r.dl, r.changed
+		r.mu.Unlock()
+		var timeout <-chan time.Time
+		if !dl.IsZero() {
+			d := time.Until(dl)
+			if d <= 0 {
+				return 0, os.ErrDeadlineExceeded
+			}
+			t := time.NewTimer(d)
+			defer t.Stop()
+			timeout = t.C
+		}
+		select {
+		case b, ok := <-r.chunks:
+			if !ok {
+				return 0, r.err
+			}
+			n := copy(p, b)
+			r.pending = b[n:]
+			return n, nil
+		case <-timeout:
+			return 0, os.ErrDeadlineExceeded
+		case <-changed:
+		}
+	}
+}
 
 type wsAddr string
 

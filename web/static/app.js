@@ -839,7 +839,7 @@ function viewLobby() {
   const tc = sk => sk.clock_ms ? `${sk.clock_ms / 60000}+${sk.increment_ms / 1000}` : "no clock";
   async function load() {
     try {
-      const [sks, live, bots] = await Promise.all([api("seeks"), api("games?status=live"), api("bots").catch(() => [])]);
+      const [sks, live, bots, online] = await Promise.all([api("seeks"), api("games?status=live"), api("bots").catch(() => []), api("bots/online").catch(() => [])]);
       seeksEl.replaceChildren(...(sks.length ? sks.map(sk => h("li", {"data-seek": sk.id},
         h("a", {href: "#/player/" + encodeURIComponent(sk.by), text: sk.by}), sk.rating ? ` ${sk.rating.rating}${sk.rating.provisional ? "?" : ""}` : "",
         ` — ${rulesName(sk.rules)}, ${tc(sk)}${sk.rated ? ", rated" : ", casual"} `,
@@ -855,7 +855,21 @@ function viewLobby() {
       liveEl.replaceChildren(...(live.length ? live.slice(0, 20).map(g => h("li", {class: "gameline"}, miniBoard(g.position),
         h("span", {}, h("a", {href: "#/game/" + g.id}, `${g.south} vs ${g.north}`), ` — ${rulesName(g.rules)}, move ${g.plies + 1}`,
           g.watchers ? h("span", {class: "muted", text: ` · ${g.watchers} watching`}) : null))) : [h("li", {class: "muted", text: "No game is being played."})]));
-      botsEl.replaceChildren(...(bots.length ? bots.map(b => h("li", {text: `bot:${b.name || b}`})) : [h("li", {class: "muted", text: "No bot is waiting for tournament games."})]));
+      // Bots online and free take a challenge if they will (kalah bot
+      // --accept does); those waiting for tournament games do not.
+      botsEl.replaceChildren(...online.map(b => h("li", {"data-bot": b}, h("a", {href: "#/player/" + encodeURIComponent(b), text: b}), " ",
+        h("button", {type: "button", class: "challenge", text: "Challenge (3+2)", onclick: async e => {
+          err.textContent = "";
+          if (!me) { err.replaceChildren("Challenging a bot needs an account: ", h("a", {href: "#/account", text: "sign in or create one"}), "."); return; }
+          const rules = meta.presets.find(p => p.rules.name === preset.value).rules;
+          e.target.disabled = true; e.target.textContent = "Asking…";
+          try {
+            const c = await api(`bots/${encodeURIComponent(b)}/challenge`, {rules, clock_ms: 180000, increment_ms: 2000, rated: rated.checked});
+            setSeat(String(c.id), 0, c.tokens[0]); location.hash = "#/game/" + c.id;
+          } catch (ex) { err.textContent = ex.message; e.target.disabled = false; e.target.textContent = "Challenge (3+2)"; }
+        }}))),
+        ...bots.map(b => h("li", {class: "muted", text: `${b.name || b}: waiting for tournament games`})));
+      if (!online.length && !bots.length) botsEl.replaceChildren(h("li", {class: "muted", text: "No bot is online. A bot takes challenges with kalah bot --accept."}));
     } catch (ex) { err.textContent = ex.message; }
   }
   main.replaceChildren(h("h2", {text: "Play Kalah"}),

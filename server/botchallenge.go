@@ -1,0 +1,177 @@
+package server
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"time"
+
+	"kalah"
+	"kalah/internal/store"
+	"kalah/protocol/line"
+	"kalah/referee"
+)
+
+// A signed-in person may challenge a bot that is online and free: the bot
+// is asked as by another bot (challenged ID FROM RULES) and plays only if
+// it accepts. The person plays South, as a challenger does.
+
+type personChallenge struct {
+	name       string // the person's account
+	clock, inc time.Duration
+	rated      bool
+	reply      chan personReply
+}
+
+type personReply struct {
+	st  Started
+	err error
+}
+
+// challengeTimeout is how long a bot has to answer a person's challenge.
+var challengeTimeout = 30 * time.Second
+
+// OnlineBots returns the bots logged in on our protocol that are neither
+// playing nor queued nor waiting for tournament games: the ones a person
+// may challenge.
+func (s *Server) OnlineBots() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for name, c := range s.sessions {
+		c.mu.Lock()
+		free := c.seat == nil && c.queued == nil && !c.waiting
+		c.mu.Unlock()
+		if _, playing := s.seats[name]; free && !playing {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (s *Server) apiOnlineBots(w http.ResponseWriter, r *http.Request) {
+	bots := s.OnlineBots()
+	if bots == nil {
+		bots = []string{}
+	}
+	writeJSON(w, http.StatusOK, bots)
+}
+
+// apiChallengeBot asks a bot to play the signed-in person; it answers the
+// game (the person's seat's token) once the bot accepts, 409 if it
+// declines, 504 if it does not answer in time.
+func (s *Server) apiChallengeBot(w http.ResponseWriter, r *http.Request) {
+	user := s.sessionUser(r)
+	if user == "" {
+		writeErr(w, fmt.Errorf("%w: sign in to challenge a bot", ErrSignIn))
+		return
+	}
+	var req struct {
+		Rules       kalah.Rules `json:"rules"`
+		ClockMS     int64       `json:"clock_ms"`
+		IncrementMS int64       `json:"increment_ms"`
+		Rated       bool        `json:"rated"`
+	}
+	if err := decodeJSON(w, r, &req); err != nil {
+		writeErr(w, err)
+		return
+	}
+	if req.Rules.Houses == 0 && req.Rules.Seeds == 0 {
+		req.Rules = s.cfg.Rules
+	}
+	if err := req.Rules.Validate(); err != nil {
+		writeErr(w, fmt.Errorf("%w: %w", ErrBadRequest, err))
+		return
+	}
+	if req.ClockMS < 0 || req.ClockMS > 3*3600_000 || req.IncrementMS < 0 || req.IncrementMS > 60_000 || (req.IncrementMS > 0 && req.ClockMS == 0) {
+		writeErr(w, fmt.Errorf("%w: a clock of %d ms with %d ms a move", ErrBadRequest, req.ClockMS, req.IncrementMS))
+		return
+	}
+	name := r.PathValue("name")
+	if !slices.Contains(s.OnlineBots(), name) {
+		writeErr(w, fmt.Errorf("bot %s is not online and free: %w", name, ErrNotFound))
+		return
+	}
+	pc := &personChallenge{name: user, clock: time.Duration(req.ClockMS) * time.Millisecond, inc: time.Duration(req.IncrementMS) * time.Millisecond,
+		rated: req.Rated, reply: make(chan personReply, 1)}
+	s.mu.Lock()
+	to := s.sessions[name]
+	if to == nil {
+		s.mu.Unlock()
+		writeErr(w, fmt.Errorf("bot %s is not online: %w", name, ErrNotFound))
+		return
+	}
+	s.nextChal++
+	ch := &challenge{id: strconv.Itoa(s.nextChal), to: to, rules: req.Rules, person: pc}
+	s.chals[ch.id] = ch
+	s.mu.Unlock()
+	to.sendMsg(line.Msg{Cmd: "challenged", Args: []string{ch.id, user, line.RulesToken(req.Rules)}})
+	withdraw := func() {
+		s.mu.Lock()
+		delete(s.chals, ch.id)
+		s.mu.Unlock()
+	}
+	select {
+	case rep := <-pc.reply:
+		if rep.err != nil {
+			writeErr(w, rep.err)
+			return
+		}
+		writeJSON(w, http.StatusCreated, rep.st)
+	case <-time.After(challengeTimeout):
+		withdraw()
+		writeJSON(w, http.StatusGatewayTimeout, map[string]string{"error": fmt.Sprintf("%s did not answer the challenge in %v", name, challengeTimeout)})
+	case <-r.Context().Done():
+		withdraw()
+	}
+}
+
+// answerPerson plays a person's challenge the bot accepted (or tells the
+// person it declined).
+func (s *Server) answerPerson(c *conn, name string, ch *challenge, accept bool) {
+	pc := ch.person
+	if !accept {
+		c.sendMsg(line.Msg{Cmd: "ok", Args: []string{"decline", ch.id}})
+		pc.reply <- personReply{err: fmt.Errorf("%w: %s declined the challenge", ErrNoSeat, name)}
+		return
+	}
+	c.mu.Lock()
+	busy := c.seat != nil || c.queued != nil
+	c.mu.Unlock()
+	if busy {
+		c.sendMsg(line.Errorf(line.CodeBusy, "already playing or queued"))
+		pc.reply <- personReply{err: fmt.Errorf("%w: %s is busy", ErrBusy, name)}
+		return
+	}
+	c.sendMsg(line.Msg{Cmd: "ok", Args: []string{"accept", ch.id}})
+	token, hash := newToken()
+	h := &humanSeat{hash: hash}
+	es := [2]*entrant{
+		{seat: store.Seat{Name: pc.name, Kind: "human", TokenHash: hash, Account: pc.name}, p: h, result: make(chan error, 1)},
+		{seat: store.Seat{Name: name, Kind: "bot"}, conn: c, result: make(chan error, 1)},
+	}
+	g, err := kalah.NewGame(ch.rules)
+	if err != nil {
+		pc.reply <- personReply{err: err}
+		return
+	}
+	su := setup{rated: pc.rated, tags: map[string]string{}}
+	if pc.clock > 0 {
+		su.ref = &referee.Referee{Budget: pc.clock, Increment: pc.inc, Grace: 250 * time.Millisecond}
+		su.tags[tagPerMove] = "0"
+		su.tags[tagDelay] = "0"
+		su.tags[tagClock] = strconv.FormatInt(pc.clock.Milliseconds(), 10)
+		su.tags[tagInc] = strconv.FormatInt(pc.inc.Milliseconds(), 10)
+	}
+	id, err := s.begin(g, es, su)
+	if err != nil {
+		pc.reply <- personReply{err: err}
+		return
+	}
+	out := Started{ID: id}
+	out.Tokens[0] = token
+	pc.reply <- personReply{st: out}
+	s.abortIfIdle(id, 0)
+}
