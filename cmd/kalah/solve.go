@@ -97,16 +97,20 @@ func (f *engineFlags) setup(ctx context.Context, e *env, r kalah.Rules, st *stat
 }
 
 func runSolve(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "solve", "[--position P] [--json] [--egdb FILE|--egdb-seeds K] [--tt-mb N] [--threads N]",
-		"Solves a position exactly: the value for the side to move (the final store\ndifference it can force, less the current one), every optimal move, a\nprincipal variation, and the nodes and time spent.")
+	fs := newFlags(e, "solve", "[--position P] [--json] [--egdb FILE|--egdb-seeds K] [--tt-mb N] [--threads N] [--nats embedded|URL [--workers N] [--listen-nats ADDR]]",
+		"Solves a position exactly: the value for the side to move (the final store\ndifference it can force, less the current one), every optimal move, a\nprincipal variation, and the nodes and time spent.\n\nWith --nats the proof is split into jobs on NATS JetStream, run by workers\nin this process and by \"kalah worker --join\" on other machines; stopped,\nthe same command goes on without redoing finished jobs (docs/SCALING.md).")
 	rf := addRulesFlags(fs)
 	ef := addEngineFlags(fs)
+	df := addSolveDistFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	r, err := rf.rules()
 	if err != nil {
 		return err
+	}
+	if df.nats != "" {
+		return solveDistributed(ctx, e, r, ef, df)
 	}
 	st := newStatus(e, "solving")
 	st.bounds = true

@@ -5,25 +5,33 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"sync"
 
+	"kalah/egdb"
 	"kalah/tournament"
 	"kalah/tournament/dist"
 )
 
 func init() {
-	register(&command{name: "worker", summary: "play tournament games for a coordinator on another machine (NATS)", run: runWorker})
+	register(&command{name: "worker", summary: "play tournament games and run solve jobs for a coordinator on another machine (NATS)", run: runWorker})
 }
 
 func runWorker(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "worker", "--join nats://HOST:PORT [--jobs N] [--nats-token T]",
-		`Joins a tournament coordinator ("kalah tournament --listen-nats ADDR") and
-plays the games it hands out, --jobs at a time, until stopped. A game this
-worker does not finish (it is stopped or dies) goes to another worker.
+	fs := newFlags(e, "worker", "--join nats://HOST:PORT [--jobs N] [--nats-token T] [--tt-mb N] [--egdb-dir DIR]",
+		`Joins a coordinator's NATS server ("kalah tournament --listen-nats ADDR",
+"kalah solve --nats embedded --listen-nats ADDR", or a server of your own)
+and plays the tournament games and runs the solve jobs it hands out, --jobs
+of each at a time, until stopped. A job this worker does not finish (it is
+stopped or dies) goes to another worker. Solve jobs probe the largest
+endgame database for their rules found in --egdb-dir, opened read-only.
 See docs/SCALING.md.`)
 	join := fs.String("join", "", "the coordinator's NATS address, nats://host:port")
 	jobs := fs.Int("jobs", 0, "games played at once (0: one a core)")
 	token := fs.String("nats-token", os.Getenv("KALAH_NATS_TOKEN"), "the coordinator's token (default $KALAH_NATS_TOKEN)")
 	name := fs.String("name", "", "this worker's name in the results (default host-pid)")
+	ttMB := fs.Int("tt-mb", 256, "transposition table of each solve slot, in MiB")
+	egdbDir := fs.String("egdb-dir", defaultDirOr(), "where solve jobs look for endgame databases (built with kalah egdb build; none: no database)")
+	noSolve := fs.Bool("no-solve", false, "take tournament games only")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -47,10 +55,27 @@ See docs/SCALING.md.`)
 		slots = runtime.GOMAXPROCS(0)
 	}
 	e.log.Info("worker joined", "url", url, "name", *name, "jobs", slots)
+	if *ttMB < 1 || *ttMB > 1<<20 {
+		return usagef("--tt-mb %d: want 1 to %d", *ttMB, 1<<20)
+	}
+	var wg sync.WaitGroup
+	var serr error
+	if !*noSolve {
+		dir := *egdbDir
+		if _, err := egdb.DefaultDir(); err != nil && dir == defaultDirOr() {
+			dir = ""
+		}
+		sw := solveWorker(nc, *name, slots, *ttMB, dir, e)
+		wg.Go(func() { serr = sw.Run(ctx) })
+	}
 	w := &dist.Worker{Conn: nc, Name: *name, Slots: slots, Log: e.log}
 	err = w.Run(ctx)
+	wg.Wait()
 	if ctx.Err() != nil {
 		return nil
+	}
+	if err == nil {
+		err = serr
 	}
 	return err
 }
