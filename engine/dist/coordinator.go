@@ -33,6 +33,10 @@ type Coordinator struct {
 	// EstimateDepth is the depth of the shallow search that orders the
 	// leaves (default 10).
 	EstimateDepth int
+	// SplitAfter is how long a job may run, while workers would be idle,
+	// before its position is split into its children's jobs (default 10
+	// s): the longest job would otherwise set the time of the whole solve.
+	SplitAfter time.Duration
 	// AckWait is how long a job may go without a sign of life before it is
 	// given to another worker (default DefaultAckWait).
 	AckWait time.Duration
@@ -46,6 +50,7 @@ type Coordinator struct {
 type Status struct {
 	ID       string
 	Leaves   int // positions at the bottom of the tree
+	Splits   int // leaves split into their children while solving
 	Gamma    int // the root test under way
 	Lo, Hi   int // the root's value lies in [Lo, Hi]
 	Known    int // results in the bucket, from this run or earlier ones
@@ -136,17 +141,31 @@ func (c *Coordinator) Solve(ctx context.Context, p kalah.Position) (Result, erro
 	}
 	defer watch.Stop()
 
-	st := Status{ID: id, Leaves: len(t.leaves)}
-	leafOf := make(map[string]*node, len(t.leaves))
-	for _, n := range t.leaves {
-		leafOf[n.key] = n
+	splitAfter := c.SplitAfter
+	if splitAfter <= 0 {
+		splitAfter = 10 * time.Second
 	}
-	published := map[string]uint64{} // job key -> stream sequence
+	st := Status{ID: id, Leaves: len(t.leaves())}
+	type pub struct {
+		seq uint64
+		at  time.Time
+	}
+	published := map[string]pub{} // job key -> stream sequence, time
+	splitting := map[string]bool{}
 	initial := true
 	apply := func(e jetstream.KeyValueEntry) {
 		rest := strings.TrimPrefix(e.Key(), id+".")
-		leafKey, _, _ := strings.Cut(rest, ".")
-		n := leafOf[leafKey]
+		nodeKey, tail, _ := strings.Cut(rest, ".")
+		if nodeKey == "split" {
+			// Splits are stored before the results of the children they
+			// make, so a restart rebuilds the same tree in order.
+			if n := t.nodes[tail]; n != nil && n.kids == nil {
+				st.Leaves += len(t.split(n)) - 1
+				st.Splits++
+			}
+			return
+		}
+		n := t.nodes[nodeKey]
 		var res result
 		if n == nil || json.Unmarshal(e.Value(), &res) != nil {
 			log.Warn("result not of this tree ignored", "key", e.Key())
@@ -198,9 +217,9 @@ func (c *Coordinator) Solve(ctx context.Context, p kalah.Position) (Result, erro
 				}
 			}
 			// Withdraw what is not needed any more, publish what is new.
-			for k, seq := range published {
+			for k, pb := range published {
 				if _, ok := need[k]; !ok {
-					stream.DeleteMsg(ctx, seq)
+					stream.DeleteMsg(ctx, pb.seq)
 					delete(published, k)
 					st.Withdraw++
 				}
@@ -217,7 +236,27 @@ func (c *Coordinator) Solve(ctx context.Context, p kalah.Position) (Result, erro
 				if err != nil {
 					return Result{}, fmt.Errorf("publish job: %w", err)
 				}
-				published[k] = ack.Sequence
+				published[k] = pub{ack.Sequence, time.Now()}
+			}
+			// Too few jobs to keep the workers busy: split the oldest long
+			// job's position (its job goes on; its bound still counts).
+			if len(need) < parallel {
+				var oldest string
+				var at time.Time
+				for k, pb := range published {
+					n := need[k].n
+					if time.Since(pb.at) > splitAfter && n.seeds > 8 && !splitting[n.key] && (oldest == "" || pb.at.Before(at)) {
+						oldest, at = k, pb.at
+					}
+				}
+				if oldest != "" {
+					n := need[oldest].n
+					splitting[n.key] = true
+					if _, err := kv.Put(ctx, id+".split."+n.key, []byte(n.pos.String())); err != nil {
+						return Result{}, fmt.Errorf("store split: %w", err)
+					}
+					log.Info("splitting a long job", "position", n.pos.String())
+				}
 			}
 			st.Pending = len(published)
 			if len(need) == 0 {
@@ -291,7 +330,7 @@ func (c *Coordinator) estimate(ctx context.Context, t *tree) error {
 	if err != nil {
 		return err
 	}
-	for _, n := range t.leaves {
+	for _, n := range t.leaves() {
 		res, err := e.SearchDepth(ctx, n.pos, depth)
 		if err != nil {
 			return fmt.Errorf("estimate %s: %w", n.pos, err)

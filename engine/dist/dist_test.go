@@ -228,7 +228,7 @@ func TestTreeMatchesSolve(t *testing.T) {
 		}
 		for _, plies := range []int{1, 2, 4} {
 			tr := expand(r, p, plies)
-			for _, n := range tr.leaves {
+			for _, n := range tr.leaves() {
 				res, err := e.Solve(context.Background(), n.pos)
 				if err != nil {
 					t.Fatal(err)

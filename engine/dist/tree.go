@@ -72,7 +72,6 @@ type tree struct {
 	root   *node
 	nodes  map[string]*node
 	order  []*node // in creation order
-	leaves []*node
 	stamp  int
 }
 
@@ -113,36 +112,59 @@ func expand(r kalah.Rules, p kalah.Position, plies int) *tree {
 	for ply := 0; ply < plies && len(level) > 0; ply++ {
 		var next []*node
 		for _, n := range level {
-			me := n.pos.ToMove()
-			for _, m := range n.pos.Moves() {
-				q := n.pos
-				eff := q.Play(&r, int(m))
-				e := edge{move: m, d: moverDiff(&q, me) - moverDiff(&n.pos, me)}
-				switch {
-				case eff&kalah.End != 0:
-					e.over = true
-				default:
-					e.extra = q.ToMove() == me
-					c := canonical(&r, q)
-					k := nodeKey(c)
-					child, seen := t.nodes[k]
-					if !seen {
-						child = t.get(c)
-						next = append(next, child)
-					}
-					e.child = child
-				}
-				n.kids = append(n.kids, e)
-			}
+			next = append(next, t.split(n)...)
 		}
 		level = next
 	}
+	return t
+}
+
+// split makes a leaf internal, its children (those new to the tree) leaves,
+// and returns the new ones. Whatever is known of n stays: its own bounds
+// are kept beside those backed up from the children.
+func (t *tree) split(n *node) []*node {
+	if n.kids != nil {
+		return nil
+	}
+	r := t.rules
+	var fresh []*node
+	me := n.pos.ToMove()
+	for _, m := range n.pos.Moves() {
+		q := n.pos
+		eff := q.Play(&r, int(m))
+		e := edge{move: m, d: moverDiff(&q, me) - moverDiff(&n.pos, me)}
+		if eff&kalah.End != 0 {
+			e.over = true
+		} else {
+			e.extra = q.ToMove() == me
+			c := canonical(&r, q)
+			child, seen := t.nodes[nodeKey(c)]
+			if !seen {
+				// Until searched, a child is estimated to keep n's value.
+				child = t.get(c)
+				if e.extra {
+					child.est = n.est - e.d
+				} else {
+					child.est = e.d - n.est
+				}
+				fresh = append(fresh, child)
+			}
+			e.child = child
+		}
+		n.kids = append(n.kids, e)
+	}
+	return fresh
+}
+
+// leaves returns the leaves of the tree.
+func (t *tree) leaves() []*node {
+	var out []*node
 	for _, n := range t.order {
 		if n.kids == nil {
-			t.leaves = append(t.leaves, n)
+			out = append(out, n)
 		}
 	}
-	return t
+	return out
 }
 
 func (t *tree) get(p kalah.Position) *node {
@@ -160,7 +182,8 @@ func (t *tree) get(p kalah.Position) *node {
 	return n
 }
 
-// learn merges a test's bound into a leaf.
+// learn merges a test's bound into a node (a leaf, or one split after its
+// job was published).
 func (n *node) learn(value int, lower, exact bool) {
 	switch {
 	case exact:
@@ -197,6 +220,7 @@ func (t *tree) eval(n *node) {
 		l, h := e.bounds()
 		lo, hi, est = max(lo, l), max(hi, h), max(est, e.estimate())
 	}
+	lo, hi = max(lo, n.leafLo), min(hi, n.leafHi)
 	n.lo, n.hi, n.est = lo, hi, min(max(est, lo), hi)
 }
 

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -151,11 +153,18 @@ func (w *Worker) run(ctx context.Context, cons jetstream.Consumer, kv jetstream.
 	if w.OnStart != nil {
 		w.OnStart(j.Key)
 	}
+	// The job's position may be split by the coordinator while it runs
+	// (its children become jobs): then it is not wanted any more.
+	var splitKey string
+	if node, _, ok := strings.Cut(j.Key[len(j.Solve)+1:], "."); ok {
+		splitKey = j.Solve + ".split." + node
+	}
 	jctx, stop := context.WithCancel(ctx)
+	var withdrawn atomic.Bool
 	beat := make(chan struct{})
 	go func() {
 		defer close(beat)
-		t := time.NewTicker(max(ackWait/3, 50*time.Millisecond))
+		t := time.NewTicker(min(max(ackWait/3, 50*time.Millisecond), time.Second))
 		defer t.Stop()
 		for {
 			select {
@@ -163,6 +172,13 @@ func (w *Worker) run(ctx context.Context, cons jetstream.Consumer, kv jetstream.
 				return
 			case <-t.C:
 				msg.InProgress()
+				if splitKey != "" {
+					if _, err := kv.Get(jctx, splitKey); err == nil {
+						withdrawn.Store(true)
+						stop()
+						return
+					}
+				}
 			}
 		}
 	}()
@@ -170,6 +186,11 @@ func (w *Worker) run(ctx context.Context, cons jetstream.Consumer, kv jetstream.
 	stop()
 	<-beat
 	if err != nil {
+		if withdrawn.Load() {
+			log.Info("solve job withdrawn: its position was split", "key", j.Key)
+			msg.Ack()
+			return
+		}
 		if ctx.Err() != nil {
 			msg.Nak() // shutting down: another worker takes it at once
 			return
