@@ -68,11 +68,11 @@ func (e *edge) childGamma(gamma int) (g int, want bool) {
 // tree is the top of the game tree, expanded a fixed number of moves, whose
 // leaves are the jobs.
 type tree struct {
-	rules  kalah.Rules
-	root   *node
-	nodes  map[string]*node
-	order  []*node // in creation order
-	stamp  int
+	rules kalah.Rules
+	root  *node
+	nodes map[string]*node
+	order []*node // in creation order
+	stamp int
 }
 
 // canonical returns the position the value of p is stored under.
