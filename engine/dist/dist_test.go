@@ -157,7 +157,8 @@ func TestCoordinatorRestart(t *testing.T) {
 	}
 
 	cctx, crash := context.WithCancel(ctx)
-	c := &Coordinator{Conn: connect(t, ns), Rules: r, Plies: 3, Parallel: 2, AckWait: time.Second}
+	// Jobs split early, so the restart must rebuild the split tree too.
+	c := &Coordinator{Conn: connect(t, ns), Rules: r, Plies: 3, Parallel: 2, AckWait: time.Second, SplitAfter: 100 * time.Millisecond}
 	c.Progress = func(s Status) {
 		if s.Done >= 3 {
 			crash()
@@ -189,7 +190,7 @@ func TestCoordinatorRestart(t *testing.T) {
 		t.Fatalf("%d results stored before the restart, want at least 3", len(finished))
 	}
 
-	c2 := &Coordinator{Conn: connect(t, ns), Rules: r, Plies: 3, Parallel: 2, AckWait: time.Second}
+	c2 := &Coordinator{Conn: connect(t, ns), Rules: r, Plies: 3, Parallel: 2, AckWait: time.Second, SplitAfter: 100 * time.Millisecond}
 	res, err := c2.Solve(ctx, p)
 	if err != nil {
 		t.Fatal(err)
@@ -207,7 +208,7 @@ func TestCoordinatorRestart(t *testing.T) {
 			t.Errorf("job %s finished before the restart was started again (%d times, %d before)", k, cnt.started[k], n)
 		}
 	}
-	t.Logf("value %+d: %d results before the restart, %d after", res.Value, len(finished), res.Status.Done)
+	t.Logf("value %+d: %d results before the restart, %d after, %d splits", res.Value, len(finished), res.Status.Done, res.Status.Splits)
 }
 
 // TestTreeMatchesSolve checks the backed-up minimax of the tree against
