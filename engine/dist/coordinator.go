@@ -48,18 +48,19 @@ type Coordinator struct {
 
 // Status is how a distributed solve stands.
 type Status struct {
-	ID       string
-	Leaves   int // positions at the bottom of the tree
-	Splits   int // leaves split into their children while solving
-	Gamma    int // the root test under way
-	Lo, Hi   int // the root's value lies in [Lo, Hi]
-	Known    int // results in the bucket, from this run or earlier ones
-	Done     int // jobs finished during this run
-	Pending  int // jobs published and not yet answered
-	Elapsed  time.Duration
-	Nodes    uint64 // searched by the workers for the results known
-	Resumed  int    // results found from an earlier run
-	Withdraw int    // jobs withdrawn as no longer needed
+	ID       string        `json:"id"`
+	Leaves   int           `json:"leaves"` // positions at the bottom of the tree
+	Splits   int           `json:"splits"` // leaves split into their children while solving
+	Gamma    int           `json:"gamma"`  // the root test under way
+	Lo       int           `json:"lo"`     // the root's value lies in [Lo, Hi]
+	Hi       int           `json:"hi"`
+	Known    int           `json:"known"`   // results in the bucket, from this run or earlier ones
+	Done     int           `json:"done"`    // jobs finished during this run
+	Pending  int           `json:"pending"` // jobs published and not yet answered
+	Elapsed  time.Duration `json:"elapsed_ns"`
+	Nodes    uint64        `json:"nodes"`     // searched by the workers for the results known
+	Resumed  int           `json:"resumed"`   // results found from an earlier run
+	Withdraw int           `json:"withdrawn"` // jobs withdrawn as no longer needed
 }
 
 // Result is a distributed solve's answer.
