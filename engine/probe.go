@@ -53,8 +53,8 @@ func (e *Engine) Test(ctx context.Context, p kalah.Position, gamma int) (Bound, 
 	}
 	r, done := e.newRun(ctx)
 	defer done()
-	b := e.g.fromPosition(&p)
-	seeds := e.g.seeds(&b)
+	b := e.g.FromPosition(&p)
+	seeds := e.g.Seeds(&b)
 	var res Bound
 	r.parallel(p.Total(), func(s *searcher) {
 		v, _, proven := s.deepen(&b, e.o.MaxDepth, false, nil)
