@@ -13,10 +13,11 @@ import (
 func TestTestAgreesWithSolve(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	ctx := context.Background()
+	searched := 0 // tests answered by the null-window search, not the shallow iterations
 	for _, r := range []kalah.Rules{
-		{Houses: 6, Seeds: 3},
-		{Houses: 4, Seeds: 4, EmptyCapture: true, End: kalah.MoverStuck},
-		{Houses: 5, Seeds: 3, EarlyEnd: true},
+		{Houses: 5, Seeds: 3},
+		{Houses: 4, Seeds: 3, EmptyCapture: true, End: kalah.MoverStuck},
+		{Houses: 4, Seeds: 4, EarlyEnd: true},
 	} {
 		solver, err := New(r, Options{TableMB: 8, Threads: 1})
 		if err != nil {
@@ -41,6 +42,9 @@ func TestTestAgreesWithSolve(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				if !b.Exact {
+					searched++
+				}
 				switch {
 				case b.Lower != (want.Value >= gamma):
 					t.Fatalf("%s %s gamma %d: lower %v, value %d", r, p, gamma, b.Lower, want.Value)
@@ -51,6 +55,9 @@ func TestTestAgreesWithSolve(t *testing.T) {
 				}
 			}
 		}
+	}
+	if searched < 20 {
+		t.Fatalf("only %d tests reached the null-window search", searched)
 	}
 }
 
