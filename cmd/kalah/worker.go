@@ -30,7 +30,7 @@ See docs/SCALING.md.`)
 	token := fs.String("nats-token", os.Getenv("KALAH_NATS_TOKEN"), "the coordinator's token (default $KALAH_NATS_TOKEN)")
 	name := fs.String("name", "", "this worker's name in the results (default host-pid)")
 	ttMB := fs.Int("tt-mb", 256, "transposition table of each solve slot, in MiB")
-	egdbDir := fs.String("egdb-dir", defaultDirOr(), "where solve jobs look for endgame databases (built with kalah egdb build; none: no database)")
+	egdbDir := fs.String("egdb-dir", "", "where solve jobs look for endgame databases, built with kalah egdb build (default: the data directory's egdb, or $KALAH_EGDB_DIR)")
 	noSolve := fs.Bool("no-solve", false, "take tournament games only")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -62,8 +62,8 @@ See docs/SCALING.md.`)
 	var serr error
 	if !*noSolve {
 		dir := *egdbDir
-		if _, err := egdb.DefaultDir(); err != nil && dir == defaultDirOr() {
-			dir = ""
+		if dir == "" {
+			dir, _ = egdb.DefaultDir() // none: no database
 		}
 		sw := solveWorker(nc, *name, slots, *ttMB, dir, e)
 		wg.Go(func() { serr = sw.Run(ctx) })
