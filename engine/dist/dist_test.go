@@ -3,6 +3,7 @@ package dist
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -157,10 +158,11 @@ func TestCoordinatorRestart(t *testing.T) {
 	}
 
 	cctx, crash := context.WithCancel(ctx)
-	// Jobs split early, so the restart must rebuild the split tree too.
-	c := &Coordinator{Conn: connect(t, ns), Rules: r, Plies: 3, Parallel: 2, AckWait: time.Second, SplitAfter: 100 * time.Millisecond}
+	// Jobs split early (the coordinator wants more jobs than it has), so
+	// the restart must rebuild the split tree too.
+	c := &Coordinator{Conn: connect(t, ns), Rules: r, Plies: 3, Parallel: 64, AckWait: time.Second, SplitAfter: 50 * time.Millisecond}
 	c.Progress = func(s Status) {
-		if s.Done >= 3 {
+		if s.Done >= 3 && s.Splits >= 1 {
 			crash()
 		}
 	}
@@ -181,16 +183,21 @@ func TestCoordinatorRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	finished := map[string]int{}
+	splits := 0
 	cnt.mu.Lock()
 	for k := range keys.Keys() {
+		if strings.Contains(k, ".split.") {
+			splits++
+			continue
+		}
 		finished[k] = cnt.started[k]
 	}
 	cnt.mu.Unlock()
-	if len(finished) < 3 {
-		t.Fatalf("%d results stored before the restart, want at least 3", len(finished))
+	if len(finished) < 3 || splits < 1 {
+		t.Fatalf("%d results and %d splits stored before the restart, want at least 3 and 1", len(finished), splits)
 	}
 
-	c2 := &Coordinator{Conn: connect(t, ns), Rules: r, Plies: 3, Parallel: 2, AckWait: time.Second, SplitAfter: 100 * time.Millisecond}
+	c2 := &Coordinator{Conn: connect(t, ns), Rules: r, Plies: 3, Parallel: 64, AckWait: time.Second, SplitAfter: 50 * time.Millisecond}
 	res, err := c2.Solve(ctx, p)
 	if err != nil {
 		t.Fatal(err)
@@ -208,7 +215,7 @@ func TestCoordinatorRestart(t *testing.T) {
 			t.Errorf("job %s finished before the restart was started again (%d times, %d before)", k, cnt.started[k], n)
 		}
 	}
-	t.Logf("value %+d: %d results before the restart, %d after, %d splits", res.Value, len(finished), res.Status.Done, res.Status.Splits)
+	t.Logf("value %+d: %d results and %d splits before the restart, %d results after, %d splits in all", res.Value, len(finished), splits, res.Status.Done, res.Status.Splits)
 }
 
 // TestTreeMatchesSolve checks the backed-up minimax of the tree against
