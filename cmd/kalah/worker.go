@@ -26,7 +26,7 @@ stopped or dies) goes to another worker. Solve jobs probe the largest
 endgame database for their rules found in --egdb-dir, opened read-only.
 See docs/SCALING.md.`)
 	join := fs.String("join", "", "the coordinator's NATS address, nats://host:port")
-	jobs := fs.Int("jobs", 0, "games played at once (0: one a core)")
+	jobs := fs.Int("jobs", 0, "tournament games, and solve jobs, run at once (0: one a core each)")
 	token := fs.String("nats-token", os.Getenv("KALAH_NATS_TOKEN"), "the coordinator's token (default $KALAH_NATS_TOKEN)")
 	name := fs.String("name", "", "this worker's name in the results (default host-pid)")
 	ttMB := fs.Int("tt-mb", 256, "transposition table of each solve slot, in MiB")
