@@ -67,11 +67,9 @@ type kid struct {
 	b     board
 	d     int
 	i     int
-	score uint64
+	score int
 	extra bool
 	over  bool
-	known bool // the endgame database gave the child's value: v
-	v     int  // the move's exact value for the mover, if over or known
 }
 
 func (s *searcher) key(b *board) uint64 {
@@ -178,57 +176,49 @@ func (s *searcher) search(b *board, alpha, beta, depth, ply int) int {
 		k.b = *b
 		k.i = i
 		k.d, k.extra, k.over = g.Play(&k.b, i)
-		k.known = false
-		switch {
-		case k.over:
-			k.v = k.d
-		case s.dbK >= 0:
-			if cs := g.Seeds(&k.b); cs <= s.dbK {
-				k.known, k.v = true, cs // valued when its turn comes
-			}
-		}
 		switch {
 		case i == ttMove:
-			k.score = 1 << 63
-		case k.over || k.known:
-			// Children with a value for the price of a lookup go first: one
-			// that refutes the window spares the search of its siblings.
-			k.score = 1<<62 | uint64(k.d+512)<<8 | uint64(i)
+			k.score = 1 << 30
 		case k.extra:
-			k.score = 1<<61 | uint64(i)
+			k.score = 1<<29 + i
 		default:
-			k.score = uint64(k.d+512)<<8 | uint64(i) // captures and passing the store first
+			k.score = k.d*64 + i // captures and passing the store first
 		}
 		cnt++
 	}
-	if ply > 0 && depth >= etcDepth && seeds >= s.etcMin {
+	for j := 1; j < cnt; j++ {
+		for l := j; l > 0 && kids[l].score > kids[l-1].score; l-- {
+			kids[l], kids[l-1] = kids[l-1], kids[l]
+		}
+	}
+
+	if ply > 0 {
 		// Enhanced transposition cut-off: a child already known to refute
 		// the window ends the search here.
 		for j := 0; j < cnt; j++ {
 			k := &kids[j]
-			if k.over || k.known {
-				continue
+			lb, ok, est := 0, false, false
+			switch {
+			case k.over:
+				lb, ok = k.d, true
+			case depth >= etcDepth && seeds >= s.etcMin:
+				e, hit := s.tt.probe(s.key(&k.b))
+				if hit && e.depth >= next {
+					ok, est = true, e.depth != exactDepth
+					if k.extra {
+						lb = k.d + e.lo
+					} else {
+						lb = k.d - e.hi
+					}
+				}
 			}
-			e, hit := s.tt.probe(s.key(&k.b))
-			if !hit || e.depth < next {
-				continue
-			}
-			lb := k.d - e.hi
-			if k.extra {
-				lb = k.d + e.lo
-			}
-			if lb >= beta {
-				if e.depth != exactDepth {
+			if ok && lb >= beta {
+				if est {
 					s.horizon++
 				}
 				s.save(key, prior, found, lb, seeds, alpha, beta, depth, h0, k.i, nodes0)
 				return lb
 			}
-		}
-	}
-	for j := 1; j < cnt; j++ {
-		for l := j; l > 0 && kids[l].score > kids[l-1].score; l-- {
-			kids[l], kids[l-1] = kids[l-1], kids[l]
 		}
 	}
 
@@ -248,21 +238,14 @@ children:
 			if pass == 1 && deferred&(1<<j) == 0 {
 				continue
 			}
-			if pass == 0 && share && j > 0 && !k.over && !k.known && s.busy.busy(s.key(&k.b)) {
+			if pass == 0 && share && j > 0 && !k.over && s.busy.busy(s.key(&k.b)) {
 				deferred |= 1 << j
 				continue
 			}
 			var v int
 			switch {
 			case k.over:
-				v = k.v
-			case k.known:
-				dv, _ := s.db.Value(k.b.H[:g.M], k.v)
-				if k.extra {
-					v = k.d + dv
-				} else {
-					v = k.d - dv
-				}
+				v = k.d
 			case k.extra:
 				v = k.d + s.search(&k.b, a-k.d, beta-k.d, next, ply+1)
 			default:
