@@ -78,7 +78,11 @@ func (v Variant) sameValues(w Variant) bool {
 }
 
 // String describes the variant, as Kalah(6,4) or with its switches.
-func (v Variant) String() string { return v.Rules().String() }
+func (v Variant) String() string {
+	r := v.Rules()
+	r.Name = ""
+	return r.String()
+}
 
 // Book is an opening book of one variant. It is read-only and safe for
 // concurrent use.

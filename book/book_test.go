@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"testing"
+	"time"
 
 	"kalah"
 	"kalah/book"
@@ -23,17 +24,25 @@ func small() kalah.Rules {
 }
 
 // solver returns a Solve function for Build backed by an engine without a
-// book, and the engine.
+// book, and the engine. On six houses it probes an endgame database: the
+// file KALAH_BOOK_EGDB names, else one of 12 seeds built in memory.
 func solver(t testing.TB, r kalah.Rules) (func(context.Context, kalah.Position) ([]int, error), *engine.Engine) {
 	t.Helper()
 	var db *egdb.DB
-	if r.Houses == 6 {
-		var err error
-		if db, err = egdb.Build(context.Background(), r, 12, egdb.BuildOptions{}); err != nil {
-			t.Fatal(err)
+	var err error
+	switch path := os.Getenv("KALAH_BOOK_EGDB"); {
+	case r.Houses != 6:
+	case path != "":
+		if db, err = egdb.Open(path, true); err == nil {
+			err = db.Check(r)
 		}
+	default:
+		db, err = egdb.Build(context.Background(), r, 12, egdb.BuildOptions{})
 	}
-	e, err := engine.New(r, engine.Options{TableMB: 64, Threads: 1, NoBook: true, DB: db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := engine.New(r, engine.Options{TableMB: 256, Threads: 1, NoBook: true, DB: db})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,10 +142,44 @@ func check(t *testing.T, e *engine.Engine, b *book.Book, p kalah.Position) {
 	}
 }
 
+// crossPly counts the moves, from positions before the last of plies,
+// that lead to a position first reached at their own ply or before (a
+// transposition an extra turn shifts): the values of such positions must be
+// derived before their parents'.
+func crossPly(r kalah.Rules, plies int) int {
+	first := map[uint64]int{}
+	level := []kalah.Position{r.Start()}
+	first[book.Key(&level[0])] = 0
+	n := 0
+	for d := 0; d < plies; d++ {
+		var next []kalah.Position
+		for _, p := range level {
+			for _, m := range p.Moves() {
+				q := p
+				if q.Play(&r, int(m))&kalah.End != 0 {
+					continue
+				}
+				if l, ok := first[book.Key(&q)]; !ok {
+					first[book.Key(&q)] = d + 1
+					next = append(next, q)
+				} else if l <= d {
+					n++
+				}
+			}
+		}
+		level = next
+	}
+	return n
+}
+
 // TestBuildMatchesSolver builds a whole small book and checks every entry
-// against the solver.
+// against the solver. Its plies include positions whose children were
+// first reached at the same ply or before.
 func TestBuildMatchesSolver(t *testing.T) {
-	const plies = 5
+	const plies = 6
+	if n := crossPly(small(), plies); n == 0 {
+		t.Fatalf("no transposition across plies within %d plies: the test needs one", plies)
+	}
 	b := buildSmall(t, plies)
 	all := positions(small(), plies)
 	if b.Len() != len(all) {
@@ -165,10 +208,14 @@ func TestBuildMatchesSolver(t *testing.T) {
 }
 
 // TestEmbeddedMatchesSolver checks every entry of each embedded book
-// against its children, and solves a sample of positions: by default two
-// from the last ply of Kalah(6,3) (the quickest to solve);
-// KALAH_BOOK_SAMPLE=N draws N from the whole of every book (those of
-// Kalah(6,4) take up to a minute each).
+// against its children, and solves a sample of its positions with the
+// engine searching (NoBook): the value and the optimal moves must be the
+// book's, and every move's value where the book knows them all. By default
+// it solves three positions of Kalah(6,3), two of its last ply and one of
+// the ply before (a second or two each), and none of Kalah(6,4)
+// (seconds to minutes each); KALAH_BOOK_SAMPLE=N draws N positions from
+// the whole of every book instead, and KALAH_BOOK_EGDB names an endgame
+// database file for the solver (else one of 12 seeds is built).
 func TestEmbeddedMatchesSolver(t *testing.T) {
 	books, err := book.Embedded()
 	if err != nil {
@@ -177,13 +224,11 @@ func TestEmbeddedMatchesSolver(t *testing.T) {
 	if len(books) == 0 {
 		t.Fatal("no embedded book")
 	}
-	sample, explicit := 2, false
+	sample := -1
 	if s := os.Getenv("KALAH_BOOK_SAMPLE"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil {
-			t.Fatalf("KALAH_BOOK_SAMPLE=%q: %v", s, err)
+		if sample, err = strconv.Atoi(s); err != nil || sample < 0 {
+			t.Fatalf("KALAH_BOOK_SAMPLE=%q: want a count", s)
 		}
-		sample, explicit = n, true
 	}
 	for _, b := range books {
 		t.Run(book.FileName(b.Variant()), func(t *testing.T) {
@@ -193,25 +238,32 @@ func TestEmbeddedMatchesSolver(t *testing.T) {
 				t.Fatalf("book of %d positions, the rules reach %d within %d plies", b.Len(), len(all), b.Plies())
 			}
 			consistent(t, b, r, all)
-			n := sample
-			if !explicit && r.Seeds > 3 {
-				n = 0 // seconds to minutes a position
+			counts, err := book.Count(r, b.Plies())
+			if err != nil {
+				t.Fatal(err)
 			}
-			if n == 0 {
-				t.Skipf("no position solved; set KALAH_BOOK_SAMPLE=N to solve N")
+			// positions lists the plies in order: the last two are at the end.
+			last := all[len(all)-counts[len(counts)-1]:]
+			before := all[len(all)-len(last)-counts[len(counts)-2] : len(all)-len(last)]
+			var draws [][]kalah.Position
+			switch {
+			case sample >= 0:
+				for range sample {
+					draws = append(draws, all)
+				}
+			case r.Seeds <= 3:
+				draws = [][]kalah.Position{last, last, before}
+			}
+			if len(draws) == 0 {
+				t.Skipf("no position solved (seconds to minutes each); set KALAH_BOOK_SAMPLE=N to solve N")
 			}
 			_, e := solver(t, r)
 			rng := rand.New(rand.NewPCG(16, uint64(r.Seeds)))
-			from := all
-			if !explicit {
-				counts, err := book.Count(r, b.Plies())
-				if err != nil {
-					t.Fatal(err)
-				}
-				from = all[len(all)-counts[len(counts)-1]:]
-			}
-			for range n {
-				check(t, e, b, from[rng.IntN(len(from))])
+			for _, from := range draws {
+				p := from[rng.IntN(len(from))]
+				start := time.Now()
+				check(t, e, b, p)
+				t.Logf("%s: the solver agrees with the book (%v)", p, time.Since(start).Round(time.Millisecond))
 			}
 		})
 	}

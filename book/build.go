@@ -156,42 +156,85 @@ func Build(ctx context.Context, r kalah.Rules, plies int, o BuildOptions) (*Book
 			}
 		}
 	}
-	// Back up from the frontier: every child of a position before it is in
-	// play within plies moves, so its values are known.
+	// Save the frontier's values before deriving the rest, so that a
+	// failure there loses no solve.
+	if o.Checkpoint != nil && pr.Done > pr.Reused {
+		if err := checkpoint(); err != nil {
+			return nil, err
+		}
+	}
+	// Derive the positions before the frontier from their children. Every
+	// child of such a position is in play within plies moves, so it is in
+	// the book, but it may have been first reached at the same ply or an
+	// earlier one (an extra turn shifts the plies of a transposition), so
+	// the positions are taken in an order where children come first: by
+	// progress (see progress), which every move strictly lowers.
 	inner := len(levels) - 1
 	if frontier == nil {
 		inner = len(levels)
 	}
-	for d := inner - 1; d >= 0; d-- {
-		for _, p := range levels[d] {
-			me := p.ToMove()
-			d0 := diff(&p, me)
-			vals := make([]int8, n)
-			for i := range vals {
-				vals[i] = NoMove
-			}
-			for _, m := range p.Moves() {
-				q := p
-				fin := 0
-				if q.Play(&rules, int(m))&kalah.End != 0 {
-					fin = diff(&q, me)
-				} else {
-					cv, ok := values[Key(&q)]
-					if !ok {
-						return nil, fmt.Errorf("book: internal error: child %s of %s not valued", q, p)
-					}
-					if q.ToMove() == me {
-						fin = diff(&q, me) + Best(cv)
-					} else {
-						fin = diff(&q, me) - Best(cv)
-					}
-				}
-				vals[int(m)-1] = int8(fin - d0)
-			}
-			values[Key(&p)] = vals
+	var before []kalah.Position
+	for _, l := range levels[:inner] {
+		before = append(before, l...)
+	}
+	slices.SortStableFunc(before, func(a, b kalah.Position) int { return progress(&a).cmp(progress(&b)) })
+	for _, p := range before {
+		me := p.ToMove()
+		d0 := diff(&p, me)
+		vals := make([]int8, n)
+		for i := range vals {
+			vals[i] = NoMove
 		}
+		for _, m := range p.Moves() {
+			q := p
+			fin := 0
+			if q.Play(&rules, int(m))&kalah.End != 0 {
+				fin = diff(&q, me)
+			} else {
+				cv, ok := values[Key(&q)]
+				if !ok {
+					return nil, fmt.Errorf("book: internal error: child %s of %s not valued", q, p)
+				}
+				if q.ToMove() == me {
+					fin = diff(&q, me) + Best(cv)
+				} else {
+					fin = diff(&q, me) - Best(cv)
+				}
+			}
+			vals[int(m)-1] = int8(fin - d0)
+		}
+		values[Key(&p)] = vals
 	}
 	return fromMap(v, plies, values), nil
+}
+
+// rank orders positions so that a move always leads to a lower one: by
+// the seeds left on the board, then by how far they are from the stores.
+type rank struct{ seeds, distance int }
+
+func (a rank) cmp(b rank) int {
+	if a.seeds != b.seeds {
+		return a.seeds - b.seeds
+	}
+	return a.distance - b.distance
+}
+
+// progress returns the rank of p. A move that puts no seed in a store and
+// captures nothing leaves the seeds on the board, but moves each sown seed
+// to a house nearer the mover's store; any other move takes seeds off the
+// board. Either way the child ranks lower, so the positions of a game,
+// keyed by their boards, never repeat.
+func progress(p *kalah.Position) rank {
+	n := p.Houses()
+	var r rank
+	for _, s := range []kalah.Side{kalah.South, kalah.North} {
+		for h := 1; h <= n; h++ {
+			x := p.House(s, h)
+			r.seeds += x
+			r.distance += x * (n + 1 - h)
+		}
+	}
+	return r
 }
 
 // moveBytes checks an analysis of p against its legal moves and packs it.
