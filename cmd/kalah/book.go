@@ -84,11 +84,12 @@ func runBookCount(e *env, args []string) error {
 }
 
 func runBookBuild(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "book build", "[--rules R ...] --plies N [--out FILE] [--egdb-seeds K] [--tt-mb N] [--threads N]",
+	fs := newFlags(e, "book build", "[--rules R ...] --plies N [--out FILE] [--egdb FILE | --egdb-seeds K] [--tt-mb N] [--threads N]",
 		"Builds the opening book of the rules: solves every position first reached\nN plies from the start (its value and optimal moves, one after another on\none engine) and derives every move's value in the positions before them.\nThe file is written atomically; a checkpoint (FILE.partial) is saved every\nminute and when interrupted, and a build to the same FILE resumes from it.")
 	rf := addRulesFlags(fs)
 	plies := fs.Int("plies", 4, "moves from the start the book covers")
 	out := fs.String("out", "", "file to write (default: the conventional name, such as kalah-6x4.kbook, in the current directory)")
+	egdbFile := fs.String("egdb", "", "endgame database file to probe (one of the rules' variant, for any seeds a house)")
 	egdbSeeds := fs.Int("egdb-seeds", -1, "endgame database of up to K seeds (default: as kalah solve picks)")
 	ttMB := fs.Int("tt-mb", 1024, "transposition table size in MiB")
 	threads := fs.Int("threads", 2, "search threads")
@@ -116,10 +117,10 @@ func runBookBuild(ctx context.Context, e *env, args []string) error {
 		path = book.FileName(v)
 	}
 	seeds := *egdbSeeds
-	if seeds < 0 {
+	if seeds < 0 && *egdbFile == "" {
 		seeds = autoSeeds(r)
 	}
-	db, err := loadDB(ctx, e, r, "", seeds)
+	db, err := loadDB(ctx, e, r, *egdbFile, max(seeds, 0))
 	if err != nil {
 		return err
 	}
