@@ -437,3 +437,25 @@ func TestResume(t *testing.T) {
 		t.Error("the resumed build differs")
 	}
 }
+
+// TestFor: the book of the rules' own seeds comes first; the book of other
+// seeds fits too (a value depends on the board alone), and none fits other
+// switches.
+func TestFor(t *testing.T) {
+	for _, seeds := range []int{3, 4} {
+		r := kalah.Standard()
+		r.Seeds = seeds
+		bs := book.For(r)
+		if len(bs) != 2 {
+			t.Fatalf("%s: %d books fit, want both", r, len(bs))
+		}
+		if bs[0].Variant().Seeds != seeds {
+			t.Errorf("%s: the first book is of %d seeds", r, bs[0].Variant().Seeds)
+		}
+	}
+	r := kalah.Standard()
+	r.EmptyCapture = true
+	if bs := book.For(r); len(bs) != 0 {
+		t.Errorf("%s: %d books", r, len(bs))
+	}
+}

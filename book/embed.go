@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 
@@ -50,7 +51,9 @@ var embedded = sync.OnceValues(func() ([]*Book, error) {
 func Embedded() ([]*Book, error) { return embedded() }
 
 // For returns the embedded books whose values hold under rules r (see
-// Book.Fits), deepest first; none for rules no book supports.
+// Book.Fits): first the book of r's own seeds a house, then the others
+// (whose boards a game of r reaches only once enough seeds are stored),
+// deeper first; none for rules no book supports.
 func For(r kalah.Rules) []*Book {
 	books, _ := Embedded()
 	var out []*Book
@@ -59,5 +62,17 @@ func For(r kalah.Rules) []*Book {
 			out = append(out, b)
 		}
 	}
+	own := func(b *Book) int {
+		if b.v.Seeds == r.Seeds {
+			return 0
+		}
+		return 1
+	}
+	slices.SortStableFunc(out, func(a, b *Book) int {
+		if c := own(a) - own(b); c != 0 {
+			return c
+		}
+		return b.plies - a.plies
+	})
 	return out
 }
