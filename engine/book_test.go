@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"kalah"
+	"kalah/player"
 )
 
 // TestBookAnswers: the start of Kalah(6,4) is answered from the embedded
@@ -71,6 +72,46 @@ func TestBookAnswers(t *testing.T) {
 	}
 }
 
+// TestPlayersFromBook: the perfect and engine players move from the book
+// where it holds the position, saying so in their report, even with a
+// budget far too short for a search to prove anything.
+func TestPlayersFromBook(t *testing.T) {
+	r := kalah.Standard()
+	r.Seeds = 3
+	e, err := New(r, Options{TableMB: 1, Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, spec := range []string{"perfect:egdb=0:tt=1", "engine:egdb=0:tt=1"} {
+		pl, err := player.New(spec, player.Options{Rules: r, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := kalah.NewGame(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for ply := 0; ply < 4 && !g.Over(); ply++ {
+			p := g.Position()
+			res, err := e.Solve(context.Background(), p)
+			if err != nil || !res.Book {
+				t.Fatalf("%s: not in the book: %+v %v", p, res, err)
+			}
+			m, err := pl.Move(context.Background(), g, player.Clock{PerMove: time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep := pl.(player.Reporter).LastReport()
+			if !slices.Contains(res.Best, m) || !rep.Book || !rep.Exact || rep.Score != res.Value || rep.Nodes != 0 {
+				t.Fatalf("%s at %s: played %s (report %+v); the book's best %v, worth %+d", spec, p, m, rep, res.Best, res.Value)
+			}
+			if _, err := g.Play(m); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
 func bestOf(vals []int8) int {
 	b := -128
 	for _, v := range vals {
@@ -94,8 +135,8 @@ func TestNoBook(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := r.Start()
-	for _, m := range []int{1, 2} { // a position two plies in
-		p.Play(&r, m)
+	for range 5 { // a position five plies in, quick to search
+		p.Play(&r, int(p.Moves()[0]))
 	}
 	a, err := with.Solve(ctx, p)
 	if err != nil {
@@ -110,5 +151,37 @@ func TestNoBook(t *testing.T) {
 	}
 	if a.Value != b.Value || !slices.Equal(a.Best, b.Best) {
 		t.Errorf("%s: book %+d %v, search %+d %v", p, a.Value, a.Best, b.Value, b.Best)
+	}
+}
+
+// BenchmarkAnalyzeStartFromBook analyses the start of Kalah(6,4), every
+// move's exact value, from the embedded book.
+func BenchmarkAnalyzeStartFromBook(b *testing.B) {
+	e, err := New(kalah.Standard(), Options{TableMB: 1, Threads: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := kalah.Standard().Start()
+	for b.Loop() {
+		vals, err := e.Analyze(context.Background(), p, 0)
+		if err != nil || len(vals) != 6 || !vals[0].Book {
+			b.Fatalf("%v %v", vals, err)
+		}
+	}
+}
+
+// BenchmarkSolveStartFromBook solves the start of Kalah(6,4) from the
+// embedded book: the value, every optimal move and a PV through the book.
+func BenchmarkSolveStartFromBook(b *testing.B) {
+	e, err := New(kalah.Standard(), Options{TableMB: 1, Threads: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := kalah.Standard().Start()
+	for b.Loop() {
+		res, err := e.Solve(context.Background(), p)
+		if err != nil || !res.Book {
+			b.Fatalf("%+v %v", res, err)
+		}
 	}
 }

@@ -243,8 +243,6 @@ func (e *Engine) Solve(ctx context.Context, p kalah.Position) (Result, error) {
 		return Result{}, err
 	}
 	start := time.Now()
-	r, done := e.newRun(ctx)
-	defer done()
 	res := Result{Exact: true}
 	if p.Over(&e.rules) {
 		q := p
@@ -256,6 +254,8 @@ func (e *Engine) Solve(ctx context.Context, p kalah.Position) (Result, error) {
 	if res, ok := e.bookResult(p, start); ok {
 		return res, nil
 	}
+	r, done := e.newRun(ctx)
+	defer done()
 	if p.Phase() != kalah.PhasePlay {
 		vals, ok := e.moveValues(p, func(q kalah.Position) (int, bool) { return e.exact(r, q) })
 		if !ok {
