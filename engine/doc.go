@@ -29,6 +29,14 @@
 // searching (simplified ABDADA: a small table of busy nodes). Pie-rule
 // openings are searched above the board search, by player.
 //
+// # Opening book
+//
+// Where an opening book built into the binary (package book) holds the
+// position, Solve, Analyze, Search and the players answer from it at once,
+// exactly, with Result.Book or MoveValue.Book set; a PV from the book ends
+// where the book does. Options.NoBook turns this off (benchmarks, tests of
+// the search, building books).
+//
 // # Use
 //
 //	e, err := engine.New(rules, engine.Options{TableMB: 256, DB: db})

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"kalah"
+	"kalah/book"
 	"kalah/egdb"
 )
 
@@ -38,6 +39,11 @@ type Options struct {
 	// null-window search of MTD(f), so a long search can show how it goes.
 	// It must return quickly.
 	Progress func(Progress)
+	// NoBook turns off the opening books (package book): by default Solve,
+	// Analyze, Search and the players answer at once, exactly, for every
+	// position an embedded book of the rules holds. Benchmarks and tests of
+	// the search set it.
+	NoBook bool
 }
 
 // Progress is where a search stands: the iteration (a depth, or 0 for the
@@ -60,6 +66,7 @@ type Engine struct {
 	g     game
 	tt    *table
 	o     Options
+	books []*book.Book
 }
 
 // New returns an engine for rules r.
@@ -81,7 +88,11 @@ func New(r kalah.Rules, o Options) (*Engine, error) {
 			return nil, err
 		}
 	}
-	return &Engine{rules: r, g: newGame(r), tt: newTable(o.TableMB), o: o}, nil
+	e := &Engine{rules: r, g: newGame(r), tt: newTable(o.TableMB), o: o}
+	if !o.NoBook {
+		e.books = book.For(r)
+	}
+	return e, nil
 }
 
 // Rules returns the engine's rules.
@@ -106,6 +117,9 @@ type Result struct {
 	PV    []kalah.Move  `json:"pv"`
 	Nodes uint64        `json:"nodes"`
 	Time  time.Duration `json:"time_ns"`
+	// Book says the answer came from an opening book, without a search;
+	// its PV then ends where the book does.
+	Book bool `json:"book,omitempty"`
 }
 
 // MoveValue is the value of one legal move, from the mover's view, in the
@@ -114,7 +128,8 @@ type MoveValue struct {
 	Move  kalah.Move `json:"move"`
 	Value int        `json:"value"`
 	Exact bool       `json:"exact"`
-	Depth int        `json:"depth"` // plies of the estimate, 0 if exact
+	Depth int        `json:"depth"`          // plies of the estimate, 0 if exact
+	Book  bool       `json:"book,omitempty"` // from an opening book
 }
 
 // run is one search over the shared table by the main thread and helpers.
@@ -228,8 +243,6 @@ func (e *Engine) Solve(ctx context.Context, p kalah.Position) (Result, error) {
 		return Result{}, err
 	}
 	start := time.Now()
-	r, done := e.newRun(ctx)
-	defer done()
 	res := Result{Exact: true}
 	if p.Over(&e.rules) {
 		q := p
@@ -238,6 +251,11 @@ func (e *Engine) Solve(ctx context.Context, p kalah.Position) (Result, error) {
 		res.Time = time.Since(start)
 		return res, nil
 	}
+	if res, ok := e.bookResult(p, start); ok {
+		return res, nil
+	}
+	r, done := e.newRun(ctx)
+	defer done()
 	if p.Phase() != kalah.PhasePlay {
 		vals, ok := e.moveValues(p, func(q kalah.Position) (int, bool) { return e.exact(r, q) })
 		if !ok {
@@ -426,6 +444,9 @@ func (e *Engine) Analyze(ctx context.Context, p kalah.Position, limit time.Durat
 		if p.Over(&e.rules) {
 			return nil, nil
 		}
+		if vals, ok := e.bookAnalysis(&p); ok {
+			return vals, nil
+		}
 		r, done := e.newRun(ctx)
 		defer done()
 		vals, ok := e.moveValues(p, func(q kalah.Position) (int, bool) { return e.exact(r, q) })
@@ -443,6 +464,9 @@ func (e *Engine) Analyze(ctx context.Context, p kalah.Position, limit time.Durat
 	}
 	if p.Over(&e.rules) {
 		return nil, nil
+	}
+	if vals, ok := e.bookAnalysis(&p); ok {
+		return vals, nil
 	}
 	r, done := e.newRun(ctx)
 	defer done()
@@ -490,6 +514,10 @@ func (e *Engine) search(ctx context.Context, p kalah.Position, limit time.Durati
 	}
 	if p.Over(&e.rules) {
 		return Result{}, kalah.ErrGameOver
+	}
+	if res, ok := e.bookResult(p, start); ok {
+		res.Best = res.PV[:1:1] // the move the PV follows
+		return res, nil
 	}
 	r, done := e.newRun(ctx)
 	defer done()

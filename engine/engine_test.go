@@ -322,7 +322,7 @@ func TestAnalyze(t *testing.T) {
 
 func TestSearchAnytime(t *testing.T) {
 	r := kalah.Standard()
-	e, _ := New(r, Options{TableMB: 16})
+	e, _ := New(r, Options{TableMB: 16, NoBook: true}) // the start is in the book
 	p := r.Start()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

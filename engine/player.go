@@ -175,7 +175,7 @@ func (p *Player) Move(ctx context.Context, g *kalah.Game, c player.Clock) (kalah
 		return kalah.NoMove, err
 	}
 	p.mu.Lock()
-	p.last = player.Report{Nodes: res.Nodes, Depth: res.Depth, Score: res.Value, Exact: res.Exact, PV: res.Best, Time: res.Time}
+	p.last = player.Report{Nodes: res.Nodes, Depth: res.Depth, Score: res.Value, Exact: res.Exact, PV: res.Best, Time: res.Time, Book: res.Book}
 	p.mu.Unlock()
 	return res.Best[0], nil
 }

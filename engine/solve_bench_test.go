@@ -24,7 +24,7 @@ func BenchmarkSolve63(b *testing.B) {
 	r.Seeds = 3
 	for b.Loop() {
 		md, _ := strconv.Atoi(os.Getenv("MAXD"))
-		e, _ := New(r, Options{TableMB: 64, Threads: 1, MaxDepth: md})
+		e, _ := New(r, Options{TableMB: 64, Threads: 1, MaxDepth: md, NoBook: true})
 		res, err := e.Solve(context.Background(), r.Start())
 		if err != nil || res.Value != 2 {
 			b.Fatalf("%+v %v", res, err)
@@ -64,7 +64,7 @@ func BenchmarkSolve64DB(b *testing.B) {
 		p.Play(&r, m)
 	}
 	md, _ := strconv.Atoi(os.Getenv("MAXD"))
-	e, err := New(r, Options{TableMB: 512, Threads: 1, DB: db, MaxDepth: md})
+	e, err := New(r, Options{TableMB: 512, Threads: 1, DB: db, MaxDepth: md, NoBook: true})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func TestPublished(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			e, _ := New(p.rules, Options{TableMB: 1024, DB: db})
+			e, _ := New(p.rules, Options{TableMB: 1024, DB: db, NoBook: true}) // the search under test
 			res, err := e.Solve(context.Background(), p.rules.Start())
 			if err != nil {
 				t.Fatal(err)

@@ -80,6 +80,7 @@ type Report struct {
 	Exact bool          // Score is the proven final store difference
 	PV    []kalah.Move  // the expected line
 	Time  time.Duration // time spent
+	Book  bool          // the move came from an opening book, without a search
 }
 
 // Reporter is implemented by players that can say how they chose their last

@@ -93,6 +93,8 @@ func detailsText(who string, r player.Report) string {
 		parts = append(parts, fmt.Sprintf("depth %d", r.Depth))
 	}
 	switch {
+	case r.Book:
+		parts = append(parts, fmt.Sprintf("%+d in its own units from the opening book", r.Score))
 	case r.Exact:
 		parts = append(parts, fmt.Sprintf("proven %+d in its own units", r.Score))
 	case r.Depth > 0:

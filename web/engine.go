@@ -112,6 +112,9 @@ func (a *Engine) Analyze(ctx context.Context, r kalah.Rules, p kalah.Position, b
 	if d := a.dbOf(r); d != "" {
 		out.Source = "engine with " + d
 	}
+	if vals[0].Book {
+		out.Source = "opening book" // every value exact, without a search
+	}
 	for _, v := range vals {
 		out.Moves = append(out.Moves, MoveValue{Move: v.Move, Value: v.Value + now, Exact: v.Exact, Depth: v.Depth})
 	}

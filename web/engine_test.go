@@ -9,6 +9,7 @@ import (
 
 	"kalah"
 	"kalah/egdb"
+	"kalah/engine"
 )
 
 func TestEngineMatchesBruteForce(t *testing.T) {
@@ -32,14 +33,54 @@ func TestEngineMatchesBruteForce(t *testing.T) {
 			}
 		}
 	}
-	// From the start it estimates, with a depth.
+	// From the start, without the opening book, it estimates, with a depth.
 	r := kalah.Standard()
-	an, err := a.Analyze(context.Background(), r, r.Start(), 100*time.Millisecond)
+	an, err := (&Engine{Options: engine.Options{NoBook: true}}).Analyze(context.Background(), r, r.Start(), 100*time.Millisecond)
 	if err != nil || len(an.Moves) != 6 {
 		t.Fatalf("start: %v %+v", err, an)
 	}
 	if an.Moves[0].Exact || an.Moves[0].Depth == 0 {
 		t.Errorf("start move proven in 100ms? %+v", an.Moves[0])
+	}
+}
+
+// TestEngineAnswersFromBook: the page's analysis (and so its hints) of a
+// position in the embedded opening book is the book's: every move exact,
+// the source said, well within a budget far too short to solve it.
+func TestEngineAnswersFromBook(t *testing.T) {
+	a := &Engine{EgdbDir: "-"}
+	for _, seeds := range []int{3, 4} {
+		r := kalah.Standard()
+		r.Seeds = seeds
+		p := r.Start()
+		p.Play(&r, 1) // one ply in: North to move
+		start := time.Now()
+		an, err := a.Analyze(context.Background(), r, p, time.Millisecond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if an.Source != "opening book" || len(an.Moves) != 6 || an.Nodes != 0 {
+			t.Fatalf("%s %s: %+v", r, p, an)
+		}
+		for _, mv := range an.Moves {
+			if !mv.Exact || mv.Depth != 0 {
+				t.Errorf("%s %s: move %s not exact: %+v", r, p, mv.Move, mv)
+			}
+		}
+		if d := time.Since(start); d > time.Second {
+			t.Errorf("%s: the book's answer took %v", r, d)
+		}
+		g, err := kalah.NewGame(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := g.Play(1); err != nil {
+			t.Fatal(err)
+		}
+		m, err := Hint(context.Background(), a, g, time.Millisecond)
+		if err != nil || m != an.Best() {
+			t.Errorf("%s: hint %s (%v), the book's best %s", r, m, err, an.Best())
+		}
 	}
 }
 

@@ -84,6 +84,11 @@ func runAnalyze(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintln(e.stdout, strings.TrimRight(fmt.Sprintf("move %-5s %+4d  %-44s%s", v.Move, v.Value, "("+kind+": "+what+")", mark), " "))
 	}
 	fmt.Fprintf(e.stdout, "verdict:  %s\n", analyzeVerdict(p, vals))
+	if vals[0].Book {
+		fmt.Fprintln(e.stdout, "source:   the built-in opening book (--no-book to search)")
+		fmt.Fprintf(e.stdout, "time:     %v\n", time.Since(start).Round(time.Microsecond))
+		return nil
+	}
 	fmt.Fprintf(e.stdout, "time:     %v\n", time.Since(start).Round(time.Millisecond))
 	return nil
 }

@@ -158,3 +158,60 @@ func TestServeMountsWeb(t *testing.T) {
 		t.Errorf("imported again: %d, %v", n, err)
 	}
 }
+
+// TestPageAnalysisFromBook: as kalah serve mounts it, the page's analysis
+// (POST /api/analyze) and the hints of casual games answer a position of
+// the built-in opening book from the book, every move exact, in a budget
+// far too short for a search of Kalah(6,4).
+func TestPageAnalysisFromBook(t *testing.T) {
+	t.Setenv("XDG_DATA_HOME", t.TempDir())
+	t.Setenv("KALAH_EGDB_DIR", t.TempDir()) // no database: the book alone
+	data := t.TempDir()
+	st, err := store.Open(filepath.Join(data, "kalah.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	srv, err := server.New(server.Config{Store: st, NoClock: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+	}()
+	ctx, stop := context.WithCancel(context.Background())
+	h, wait, err := mountWeb(ctx, srv, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wait()
+	defer stop()
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+
+	r := kalah.Standard()
+	g, _ := kalah.NewGame(r)
+	g.Play(1) // North to move, one ply in
+	body, _ := json.Marshal(web.AnalyzeRequest{Rules: r, Position: g.Position().String(), Millis: 1})
+	resp, err := http.Post(ts.URL+web.Prefix+"analyze", "application/json", strings.NewReader(string(body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var an web.AnalyzeResponse
+	json.NewDecoder(resp.Body).Decode(&an)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || an.Source != "opening book" || len(an.Moves) != 6 {
+		t.Fatalf("POST /api/analyze: %d %+v", resp.StatusCode, an)
+	}
+	for _, mv := range an.Moves {
+		if !mv.Exact {
+			t.Errorf("move %s: %+v, want exact", mv.Move, mv)
+		}
+	}
+	m, err := serveHint(context.Background(), g)
+	if err != nil || m != an.Best() {
+		t.Errorf("hint %s (%v); the book's best %s", m, err, an.Best())
+	}
+}

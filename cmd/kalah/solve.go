@@ -27,6 +27,7 @@ type engineFlags struct {
 	ttMB      *int
 	threads   *int
 	idDepth   *int
+	noBook    *bool
 }
 
 func addEngineFlags(fs interface {
@@ -42,6 +43,7 @@ func addEngineFlags(fs interface {
 		ttMB:      fs.Int("tt-mb", 1024, "transposition table size in MiB"),
 		threads:   fs.Int("threads", 2, "search threads"),
 		idDepth:   fs.Int("id-depth", 0, "depth-limited iterations before the exact search, for move ordering (0: the engine's default)"),
+		noBook:    fs.Bool("no-book", false, "search even where the built-in opening book knows the answer (for measuring the search)"),
 	}
 }
 
@@ -84,7 +86,7 @@ func (f *engineFlags) setup(ctx context.Context, e *env, r kalah.Rules, st *stat
 		closeDB = func() { db.Close() }
 		e.log.Info("endgame database ready", "seeds", db.Seeds(), "entries", db.Entries(), "time", time.Since(start).Round(time.Millisecond))
 	}
-	o := engine.Options{TableMB: *f.ttMB, Threads: *f.threads, DB: db, MaxDepth: *f.idDepth}
+	o := engine.Options{TableMB: *f.ttMB, Threads: *f.threads, DB: db, MaxDepth: *f.idDepth, NoBook: *f.noBook}
 	if st != nil {
 		o.Progress = searchProgress(st)
 	}
@@ -140,12 +142,18 @@ func runSolve(ctx context.Context, e *env, args []string) error {
 			Nodes    uint64       `json:"nodes"`
 			TimeMS   float64      `json:"time_ms"`
 			Verdict  string       `json:"verdict"`
-		}{r, p.String(), p.ToMove(), res.Value, res.Value + diff(p), res.Best, res.PV, res.Nodes, float64(res.Time.Microseconds()) / 1000, solveVerdict(p, res)}
+			Book     bool         `json:"book,omitempty"`
+		}{r, p.String(), p.ToMove(), res.Value, res.Value + diff(p), res.Best, res.PV, res.Nodes, float64(res.Time.Microseconds()) / 1000, solveVerdict(p, res), res.Book}
 		enc := json.NewEncoder(e.stdout)
 		return enc.Encode(out)
 	}
-	fmt.Fprintf(e.stdout, "rules:    %s\nposition: %s\nverdict:  %s\nvalue:    %+d for %s: the final store difference it can force (%+d) less the present one (%+d)\nbest:     %s\npv:       %s\nnodes:    %d\ntime:     %v (%.0f nodes/s)\n",
-		r, p, solveVerdict(p, res), res.Value, p.ToMove(), res.Value+diff(p), diff(p), moves(res.Best), moves(res.PV), res.Nodes, res.Time.Round(time.Millisecond), nps)
+	fmt.Fprintf(e.stdout, "rules:    %s\nposition: %s\nverdict:  %s\nvalue:    %+d for %s: the final store difference it can force (%+d) less the present one (%+d)\nbest:     %s\npv:       %s\n",
+		r, p, solveVerdict(p, res), res.Value, p.ToMove(), res.Value+diff(p), diff(p), moves(res.Best), moves(res.PV))
+	if res.Book {
+		fmt.Fprintf(e.stdout, "source:   the built-in opening book (the pv ends where the book does; --no-book to search)\ntime:     %v\n", res.Time.Round(time.Microsecond))
+		return nil
+	}
+	fmt.Fprintf(e.stdout, "nodes:    %d\ntime:     %v (%.0f nodes/s)\n", res.Nodes, res.Time.Round(time.Millisecond), nps)
 	return nil
 }
 

@@ -1,0 +1,60 @@
+// Package book is the opening book: the exact value of every legal move in
+// every position within a few plies of the start of the standard games,
+// computed once by the engine (kalah book build) and embedded in the
+// binary. The books built in are listed in data/README.md: Kalah(6,3) and
+// Kalah(6,4); none of Kalah(6,5), whose every position takes tens of
+// minutes to solve.
+//
+// # Positions and values
+//
+// A book covers one rule variant: the number of houses, the empty capture,
+// the end rule and sowing into the opponent's store (the switches that
+// change values; the book refuses the early end and the pie rule), and the
+// positions reachable from the start of Seeds a house by at most Plies moves
+// (an extra turn is a ply too), from either side's first move. A position is
+// keyed exactly by its houses from the view of the side to move (its houses
+// from its left, then the opponent's): a colex rank of the stars-and-bars
+// bar positions, distinct for distinct boards. The stores do not enter the
+// key: without the early end they never change future play.
+//
+// Each entry holds, for each house of the mover, the exact value of sowing
+// it (or NoMove where the house is empty), in the engine's units: the final
+// store difference the mover can force after that move, less the present
+// one (see package engine). The position's value is the largest. At the
+// last ply only the value and the optimal moves are known: the other moves
+// are marked Unknown.
+//
+// # Building
+//
+// Build solves each position first reached at the last ply (the frontier)
+// with the solver it is given, one after another, and derives every move's
+// value in the positions before it from their children's values. A child
+// may have been first reached at its parent's ply or before (an extra turn
+// shifts the plies of a transposition), so these positions are derived in
+// an order where every move leads to a position already done: by the seeds
+// left on the board, then by their distance from the stores, which every
+// move lowers. A build can save checkpoints of the frontier's values and
+// resume from one.
+//
+// # File
+//
+// A book file is a 32-byte header (magic "KALAHBK\x00", the format version,
+// the rules switches, seeds a house, plies, the entry count, the payload's
+// CRC-32C and the header's own), then the payload: the sorted keys as
+// unsigned varint differences, then the move values, one byte a house an
+// entry. Parse refuses a file that is truncated, padded, fails a checksum,
+// or holds keys out of order or values out of range, with an error wrapping
+// ErrCorrupt.
+//
+// # Use
+//
+//	for _, b := range book.For(rules) { // the embedded books whose values hold under rules
+//		if vals, ok := b.Lookup(&pos); ok { // each move's exact value
+//			...
+//		}
+//	}
+//
+// The engine consults the books itself (engine.Options.NoBook turns that
+// off), so kalah solve, kalah analyze, hints, the perfect player and the web
+// page's analysis answer from them.
+package book

@@ -1,0 +1,196 @@
+package book
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+
+	"kalah"
+)
+
+const (
+	magic      = "KALAHBK\x00"
+	version    = 1
+	headerSize = 32
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// Marshal encodes the book in the file format (see the package comment).
+func (b *Book) Marshal() []byte {
+	n := b.v.Houses
+	pay := make([]byte, 0, 4*len(b.keys)+len(b.vals))
+	var last uint64
+	for i, k := range b.keys {
+		d := k
+		if i > 0 {
+			d = k - last
+		}
+		pay = binary.AppendUvarint(pay, d)
+		last = k
+	}
+	for _, v := range b.vals[:len(b.keys)*n] {
+		pay = append(pay, byte(v))
+	}
+	h := make([]byte, headerSize, headerSize+len(pay))
+	copy(h, magic)
+	binary.LittleEndian.PutUint32(h[8:], version)
+	h[12] = uint8(n)
+	h[13] = uint8(b.v.Seeds)
+	h[14] = boolByte(b.v.EmptyCapture)
+	h[15] = uint8(b.v.End)
+	h[16] = boolByte(b.v.SowOpponentStore)
+	h[17] = uint8(b.plies)
+	binary.LittleEndian.PutUint32(h[20:], uint32(len(b.keys)))
+	binary.LittleEndian.PutUint32(h[24:], crc32.Checksum(pay, castagnoli))
+	binary.LittleEndian.PutUint32(h[28:], crc32.Checksum(h[:28], castagnoli))
+	return append(h, pay...)
+}
+
+func boolByte(b bool) byte {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Parse decodes a book, checking everything it can: the magic, the version,
+// both checksums, the rules, that the keys are in order and within the
+// boards of the rules, that every value is possible and every entry has a
+// legal move, and that nothing is left over. A failure wraps ErrCorrupt.
+func Parse(data []byte) (*Book, error) {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%w: %s", ErrCorrupt, fmt.Sprintf(format, a...))
+	}
+	if len(data) < headerSize || string(data[:8]) != magic {
+		return nil, bad("not an opening book (bad magic)")
+	}
+	if v := binary.LittleEndian.Uint32(data[8:]); v != version {
+		return nil, bad("format version %d (this program reads %d)", v, version)
+	}
+	if got, want := crc32.Checksum(data[:28], castagnoli), binary.LittleEndian.Uint32(data[28:]); got != want {
+		return nil, bad("header checksum %08x, want %08x", got, want)
+	}
+	if data[14] > 1 || data[16] > 1 || data[18] != 0 || data[19] != 0 || data[15] > uint8(kalah.MoverEmpty) {
+		return nil, bad("impossible header values")
+	}
+	r := kalah.Rules{Houses: int(data[12]), Seeds: int(data[13]), EmptyCapture: data[14] == 1,
+		End: kalah.EndRule(data[15]), SowOpponentStore: data[16] == 1}
+	v, err := VariantOf(r)
+	if err != nil {
+		return nil, bad("rules: %v", err)
+	}
+	plies := int(data[17])
+	if plies > MaxPlies {
+		return nil, bad("%d plies (at most %d)", plies, MaxPlies)
+	}
+	count := int(binary.LittleEndian.Uint32(data[20:]))
+	pay := data[headerSize:]
+	if got, want := crc32.Checksum(pay, castagnoli), binary.LittleEndian.Uint32(data[24:]); got != want {
+		return nil, bad("payload checksum %08x, want %08x", got, want)
+	}
+	n := v.Houses
+	total := 2 * n * v.Seeds
+	// Each entry takes at least one byte of key and n of values.
+	if count > len(pay)/(n+1) {
+		return nil, bad("%d entries cannot fit in %d bytes", count, len(pay))
+	}
+	limit := binom[total+2*n][2*n] // keys of boards of up to total seeds
+	b := &Book{v: v, plies: plies, keys: make([]uint64, count)}
+	var last uint64
+	for i := range count {
+		d, w := binary.Uvarint(pay)
+		if w <= 0 {
+			return nil, bad("truncated key %d", i)
+		}
+		pay = pay[w:]
+		k := d
+		if i > 0 {
+			if d == 0 || d >= limit-last {
+				return nil, bad("key %d out of order or out of range", i)
+			}
+			k = last + d
+		}
+		if k >= limit {
+			return nil, bad("key %d out of range", i)
+		}
+		b.keys[i], last = k, k
+	}
+	if len(pay) != count*n {
+		return nil, bad("%d bytes of values, want %d (truncated or padded)", len(pay), count*n)
+	}
+	b.vals = make([]int8, count*n)
+	for i, x := range pay {
+		b.vals[i] = int8(x)
+		if x := int(int8(x)); x != NoMove && x != Unknown && (x < -total || x > total) {
+			return nil, bad("value %d of entry %d out of range", x, i/n)
+		}
+	}
+	for i := range count {
+		if Best(b.vals[i*n:(i+1)*n]) <= Unknown {
+			return nil, bad("entry %d has no move of known value", i)
+		}
+	}
+	return b, nil
+}
+
+// ReadFile reads and parses a book file.
+func ReadFile(path string) (*Book, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	b, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return b, nil
+}
+
+// WriteFile writes the book to path through a temporary file renamed into
+// place, so a failure never leaves half a book under the final name.
+func (b *Book) WriteFile(path string) (err error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".kbook-*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if _, err := f.Write(b.Marshal()); err != nil {
+		return err
+	}
+	if err := f.Chmod(0o644); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}
+
+// FileName returns the conventional file name of a book, such as
+// "kalah-6x4.kbook" for the standard rules or
+// "kalah-6x3-mover-empty-sowopp.kbook".
+func FileName(v Variant) string {
+	s := fmt.Sprintf("kalah-%dx%d", v.Houses, v.Seeds)
+	if v.EmptyCapture {
+		s += "-emptycap"
+	}
+	if v.End != kalah.EitherEmpty {
+		s += "-" + v.End.String()
+	}
+	if v.SowOpponentStore {
+		s += "-sowopp"
+	}
+	return s + ".kbook"
+}

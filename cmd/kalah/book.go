@@ -1,0 +1,190 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"kalah"
+	"kalah/book"
+	"kalah/engine"
+)
+
+func init() {
+	register(&command{name: "book", summary: "build and inspect opening books (exact values near the start)", run: runBook})
+}
+
+func runBook(ctx context.Context, e *env, args []string) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
+		fmt.Fprint(e.stderr, "Usage: kalah book build [--rules R --seeds S ...] --plies N [--out FILE]\n       kalah book count [--rules R ...] --plies N\n       kalah book info [FILE...]\n\n"+
+			"An opening book holds the exact value of every move in every position\nwithin N plies of the start. The books built into this binary answer\nsolve, analyze, hints, the perfect player and the web page's analysis at\nonce; info with no file lists them.\n")
+		if len(args) == 0 {
+			return usagef("book needs a subcommand: build, count or info")
+		}
+		return nil
+	}
+	switch args[0] {
+	case "build":
+		return runBookBuild(ctx, e, args[1:])
+	case "count":
+		return runBookCount(e, args[1:])
+	case "info":
+		fs := newFlags(e, "book info", "[FILE...]", "Checks and describes book files, or with no file the books built into kalah.")
+		if err := parseFlags(fs, args[1:]); err != nil {
+			return err
+		}
+		if fs.NArg() == 0 {
+			books, err := book.Embedded()
+			for _, b := range books {
+				fmt.Fprintf(e.stdout, "built in: %s (%s)\n", b.Describe(), book.FileName(b.Variant()))
+			}
+			if len(books) == 0 && err == nil {
+				fmt.Fprintln(e.stdout, "no opening book is built in")
+			}
+			return err
+		}
+		for _, path := range fs.Args() {
+			b, err := book.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stdout, "%s: %s\n", path, b.Describe())
+		}
+		return nil
+	}
+	return usagef("book: unknown subcommand %q (want build, count or info)", args[0])
+}
+
+func runBookCount(e *env, args []string) error {
+	fs := newFlags(e, "book count", "[--rules R ...] --plies N", "Counts the positions a book of N plies holds, by the ply they are first reached at.")
+	rf := addRulesFlags(fs)
+	plies := fs.Int("plies", 4, "moves from the start")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	r, err := rf.rules()
+	if err != nil {
+		return err
+	}
+	if *plies < 0 || *plies > 12 {
+		return usagef("--plies %d: want 0 to 12 to count", *plies)
+	}
+	counts, err := book.Count(r, *plies)
+	if err != nil {
+		return usageError{err}
+	}
+	sum := 0
+	for d, c := range counts {
+		sum += c
+		fmt.Fprintf(e.stdout, "ply %d: %d positions (%d in all)\n", d, c, sum)
+	}
+	return nil
+}
+
+func runBookBuild(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "book build", "[--rules R ...] --plies N [--out FILE] [--egdb FILE | --egdb-seeds K] [--tt-mb N] [--threads N]",
+		"Builds the opening book of the rules: solves every position first reached\nN plies from the start (its value and optimal moves, one after another on\none engine) and derives every move's value in the positions before them.\nThe file is written atomically; a checkpoint (FILE.partial) is saved every\nminute and when interrupted, and a build to the same FILE resumes from it.")
+	rf := addRulesFlags(fs)
+	plies := fs.Int("plies", 4, "moves from the start the book covers")
+	out := fs.String("out", "", "file to write (default: the conventional name, such as kalah-6x4.kbook, in the current directory)")
+	egdbFile := fs.String("egdb", "", "endgame database file to probe (one of the rules' variant, for any seeds a house)")
+	egdbSeeds := fs.Int("egdb-seeds", -1, "endgame database of up to K seeds (default: as kalah solve picks)")
+	ttMB := fs.Int("tt-mb", 1024, "transposition table size in MiB")
+	threads := fs.Int("threads", 2, "search threads")
+	every := fs.Duration("checkpoint", time.Minute, "how often to save the checkpoint")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	r, err := rf.rules()
+	if err != nil {
+		return err
+	}
+	v, err := book.VariantOf(r)
+	switch {
+	case err != nil:
+		return usageError{err}
+	case *plies < 0 || *plies > book.MaxPlies:
+		return usagef("--plies %d: want 0 to %d", *plies, book.MaxPlies)
+	case *ttMB < 1 || *ttMB > 1<<20 || *threads < 1 || *threads > 256:
+		return usagef("--tt-mb must be 1 to %d and --threads 1 to 256", 1<<20)
+	case *egdbSeeds < -1 || *egdbSeeds > 40:
+		return usagef("--egdb-seeds %d: want 0 (none) to 40", *egdbSeeds)
+	}
+	path := *out
+	if path == "" {
+		path = book.FileName(v)
+	}
+	seeds := *egdbSeeds
+	if seeds < 0 && *egdbFile == "" {
+		seeds = autoSeeds(r)
+	}
+	db, err := loadDB(ctx, e, r, *egdbFile, max(seeds, 0))
+	if err != nil {
+		return err
+	}
+	if db != nil {
+		defer db.Close()
+	}
+	// The book's own positions must be searched, not read from a book.
+	eng, err := engine.New(r, engine.Options{TableMB: *ttMB, Threads: *threads, DB: db, NoBook: true})
+	if err != nil {
+		return err
+	}
+	partial := path + ".partial"
+	var known *book.Book
+	if k, err := book.ReadFile(partial); err == nil {
+		known = k
+		e.log.Info("resuming from a checkpoint", "file", partial, "positions", k.Len())
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("%w (delete it to start afresh)", err)
+	}
+	counts, _ := book.Count(r, *plies)
+	e.log.Info("building opening book", "rules", v.String(), "plies", *plies, "positions", counts, "file", path)
+	st := newStatus(e, "book")
+	start := time.Now()
+	b, err := book.Build(ctx, r, *plies, book.BuildOptions{
+		Solve: func(ctx context.Context, p kalah.Position) ([]int, error) {
+			res, err := eng.Solve(ctx, p)
+			if err != nil {
+				return nil, err
+			}
+			out := make([]int, r.Houses)
+			for i := range out {
+				out[i] = book.NoMove
+			}
+			for _, m := range p.Moves() {
+				out[int(m)-1] = book.Unknown
+			}
+			for _, m := range res.Best {
+				out[int(m)-1] = res.Value
+			}
+			return out, nil
+		},
+		Known:           known,
+		Checkpoint:      func(b *book.Book) error { return b.WriteFile(partial) },
+		CheckpointEvery: *every,
+		Progress: func(pr book.BuildProgress) {
+			left := ""
+			if n := pr.Done - pr.Reused; n > 0 && pr.Done < pr.Total {
+				rate := pr.Elapsed / time.Duration(n)
+				left = fmt.Sprintf(", about %v left", (rate * time.Duration(pr.Total-pr.Done)).Round(time.Second))
+			}
+			st.show(fmt.Sprintf("%d of %d positions at ply %d (%.1f%%), %v%s", pr.Done, pr.Total, *plies,
+				100*float64(pr.Done)/float64(max(pr.Total, 1)), pr.Elapsed.Round(time.Second), left))
+		},
+	})
+	st.done()
+	if err != nil {
+		return err
+	}
+	if err := b.WriteFile(path); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	os.Remove(partial)
+	size := len(b.Marshal())
+	e.log.Info("opening book written", "file", path, "positions", b.Len(), "bytes", size, "time", time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(e.stdout, "%s: %s, %d bytes, built in %v\n", path, b.Describe(), size, time.Since(start).Round(time.Millisecond))
+	return nil
+}
