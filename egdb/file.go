@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"kalah/internal/prefetch"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -95,6 +96,16 @@ func (db *DB) Value(h []uint8, k int) (v int, ok bool) {
 		return 0, false
 	}
 	return int(db.vals[db.off[k]+Rank(h)]), true
+}
+
+// Prefetch starts loading the entry Value(h, k) reads, without waiting for
+// it (package prefetch): a caller that will look up several positions
+// prefetches them all first, so their cache misses overlap.
+func (db *DB) Prefetch(h []uint8, k int) {
+	if k > db.k || k < 0 {
+		return
+	}
+	prefetch.Line(unsafe.Pointer(unsafe.SliceData(db.vals[db.off[k]+Rank(h):])))
 }
 
 // header encodes the header (without the trailing header checksum).

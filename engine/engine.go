@@ -172,6 +172,7 @@ func (r *run) searcher(id int, stop *atomic.Bool, total int) *searcher {
 		s.ttMin, s.etcMin = max(s.ttMin, s.dbK+dbTTMargin), max(s.etcMin, s.dbK+dbETCMargin)
 	}
 	s.busy, s.busyMin = r.busy, max(s.ttMin, busyMinSeeds)
+	s.prefetch, s.lazy = prefetchChildren, lazyChildren
 	return s
 }
 

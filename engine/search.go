@@ -37,6 +37,8 @@ type searcher struct {
 	started   time.Time
 	busy      *busyTable // nil on one thread
 	busyMin   int        // least seeds to mark a node busy
+	prefetch  bool       // prefetch the children's table buckets and database entries
+	lazy      bool       // sow children only when searched
 }
 
 // debug prints each MTD(f) pass to stderr (KALAH_ENGINE_DEBUG=1).
@@ -57,6 +59,15 @@ var (
 	dbETCMargin = 16
 )
 
+// prefetchChildren turns on the prefetch of each child's table bucket or
+// database entry when the children are generated (PREFETCH=0 in the
+// benchmarks turns it off, to compare).
+var prefetchChildren = true
+
+// lazyChildren turns on sowing a child only when it is searched (LAZY=0 in
+// the benchmarks turns it off, to compare).
+var lazyChildren = true
+
 // busyMinSeeds is the least seeds (and at least the table's) at which a
 // thread marks the node it searches, so that the others defer it. Below it
 // the marks cost more than the work they share: Kalah(6,3) on two threads
@@ -64,12 +75,13 @@ var (
 var busyMinSeeds = 12
 
 type kid struct {
-	b     board
-	d     int
-	i     int
-	score int
-	extra bool
-	over  bool
+	b      board
+	d      int
+	i      int
+	score  int
+	extra  bool
+	over   bool
+	played bool // b, d, extra and over are the sowing's; else d and extra are predicted
 }
 
 func (s *searcher) key(b *board) uint64 {
@@ -167,15 +179,35 @@ func (s *searcher) search(b *board, alpha, beta, depth, ply int) int {
 		s.stack = append(s.stack, make([][16]kid, ply+1-len(s.stack))...)
 	}
 	kids := &s.stack[ply]
+	// Below the enhanced transposition cut-off, a child is sown only when
+	// its turn to be searched comes: the order comes from Predict, and a
+	// cut-off by an early child spares the sowing of the rest.
+	lazy := s.lazy && !(ply > 0 && depth >= etcDepth && seeds >= s.etcMin)
+	var order [16]uint8
 	cnt := 0
 	for i := g.N - 1; i >= 0; i-- {
 		if b.H[i] == 0 {
 			continue
 		}
-		k := &kids[cnt]
-		k.b = *b
+		k := &kids[i]
 		k.i = i
-		k.d, k.extra, k.over = g.Play(&k.b, i)
+		if lazy {
+			k.d, k.extra = g.Predict(b, i)
+			k.over, k.played = false, false
+		} else {
+			k.b = *b
+			k.d, k.extra, k.over = g.Play(&k.b, i)
+			k.played = true
+			if !k.over && s.prefetch {
+				// Start the child's table or database miss now, so that the
+				// misses of the children searched after the first overlap.
+				if cs := g.Seeds(&k.b); cs <= s.dbK {
+					s.db.Prefetch(k.b.H[:g.M], cs)
+				} else if cs >= s.ttMin {
+					s.tt.prefetch(s.key(&k.b))
+				}
+			}
+		}
 		switch {
 		case i == ttMove:
 			k.score = 1 << 30
@@ -184,19 +216,20 @@ func (s *searcher) search(b *board, alpha, beta, depth, ply int) int {
 		default:
 			k.score = k.d*64 + i // captures and passing the store first
 		}
+		order[cnt] = uint8(i)
 		cnt++
 	}
 	for j := 1; j < cnt; j++ {
-		for l := j; l > 0 && kids[l].score > kids[l-1].score; l-- {
-			kids[l], kids[l-1] = kids[l-1], kids[l]
+		for l := j; l > 0 && kids[order[l]].score > kids[order[l-1]].score; l-- {
+			order[l], order[l-1] = order[l-1], order[l]
 		}
 	}
 
-	if ply > 0 {
+	if ply > 0 && !lazy {
 		// Enhanced transposition cut-off: a child already known to refute
 		// the window ends the search here.
 		for j := 0; j < cnt; j++ {
-			k := &kids[j]
+			k := &kids[order[j]]
 			lb, ok, est := 0, false, false
 			switch {
 			case k.over:
@@ -234,9 +267,14 @@ func (s *searcher) search(b *board, alpha, beta, depth, ply int) int {
 children:
 	for pass := 0; pass < 2; pass++ {
 		for j := 0; j < cnt; j++ {
-			k := &kids[j]
+			k := &kids[order[j]]
 			if pass == 1 && deferred&(1<<j) == 0 {
 				continue
+			}
+			if !k.played {
+				k.b = *b
+				k.d, k.extra, k.over = g.Play(&k.b, k.i)
+				k.played = true
 			}
 			if pass == 0 && share && j > 0 && !k.over && s.busy.busy(s.key(&k.b)) {
 				deferred |= 1 << j

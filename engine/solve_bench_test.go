@@ -49,6 +49,12 @@ func BenchmarkSolve64DB(b *testing.B) {
 	if v := os.Getenv("ETC_MARGIN"); v != "" {
 		dbETCMargin, _ = strconv.Atoi(v)
 	}
+	if os.Getenv("PREFETCH") == "0" {
+		prefetchChildren = false
+	}
+	if os.Getenv("LAZY") == "0" {
+		lazyChildren = false
+	}
 	plies := 6
 	if v := os.Getenv("KALAH_BENCH_PLIES"); v != "" {
 		plies, _ = strconv.Atoi(v)

@@ -1,9 +1,11 @@
 package engine
 
 import (
+	"kalah/internal/prefetch"
 	"math/bits"
 	"runtime"
 	"sync/atomic"
+	"unsafe"
 )
 
 // exactDepth marks a table entry (and a search) whose bounds are proven, not
@@ -60,6 +62,9 @@ func encode(e entry, work int, gen uint8) uint64 {
 func decode(d uint64) entry {
 	return entry{lo: int(int16(uint16(d))), hi: int(int16(uint16(d >> 16))), depth: int(uint8(d >> 32)), move: int(uint8(d>>40)) - 1}
 }
+
+// prefetch starts loading key's bucket (package prefetch).
+func (t *table) prefetch(key uint64) { prefetch.Line(unsafe.Pointer(&t.w[t.index(key)])) }
 
 // probe returns the entry for key, if present.
 func (t *table) probe(key uint64) (entry, bool) {

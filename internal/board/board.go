@@ -157,6 +157,63 @@ func (g *Game) Play(b *Board, i int) (delta int, extra, over bool) {
 	return delta, extra, over
 }
 
+// Predict returns what Play(b, i) would return as its delta and extra turn,
+// without sowing, if the game does not end by the move; a move that ends the
+// game sweeps the houses into the stores, which Predict does not count. It
+// is arithmetic on the seeds of house i, of the last house sown and of the
+// house opposite: the search orders its moves by it and sows only the ones
+// it searches.
+func (g *Game) Predict(b *Board, i int) (delta int, extra bool) {
+	n, c := g.N, g.cycle
+	r, laps := int(b.H[i]), 0
+	if r >= c {
+		laps, r = r/c, r%c
+	}
+	end := i + r // the cycle position of the last seed, maybe one lap on
+	delta = laps
+	if end >= n {
+		delta++
+	}
+	if g.sowOpp {
+		delta -= laps
+		if end >= 2*n+1 {
+			delta--
+		}
+	}
+	p := end
+	if p >= c {
+		p -= c
+	}
+	if p == n {
+		return delta, true
+	}
+	if p > n {
+		return delta, false
+	}
+	// The last seed fell in the mover's house p: a capture if it was empty
+	// (house i is, sown from), counting the laps.
+	own := laps
+	if p != i {
+		own += int(b.H[p])
+	}
+	if r > 0 {
+		own++ // the last seed
+	}
+	if own != 1 {
+		return delta, false
+	}
+	o := 2*n - 1 - p // the opposite house, at cycle position o+1
+	opp := int(b.H[o]) + laps
+	// It got a seed of the remainder if its position is 1..r on from i.
+	if d := o + 1 - i; d <= r && d >= 1 || d <= 0 && d+c <= r {
+		opp++
+	}
+	if opp != 0 || g.emptyCapture {
+		delta += opp + 1
+	}
+	return delta, false
+}
+
 // Terminal reports whether a board to move is already over, and its value
 // if so: the end conditions that do not depend on the last mover
 // (kalah.Position.Over), the mover's houses empty or, under the either-empty

@@ -52,6 +52,17 @@ func TestPlayMatchesPosition(t *testing.T) {
 					me := p.ToMove()
 					before := diff(&p, me)
 					eff := p.Play(&r, int(m))
+					for j := 0; j < g.N; j++ {
+						if b.H[j] == 0 {
+							continue
+						}
+						pd, pextra := g.Predict(&b, j)
+						c := b
+						d, extra, over := g.Play(&c, j)
+						if !over && (pd != d || pextra != extra) {
+							t.Fatalf("%s: house %d of %s: predicted delta %d extra %v, played %d %v", r, j, p, pd, pextra, d, extra)
+						}
+					}
 					d, extra, over := g.Play(&b, int(m)-1)
 					if d != diff(&p, me)-before || extra != (eff&kalah.Extra != 0) || over != (eff&kalah.End != 0) {
 						t.Fatalf("%s: move %d to %s: board delta %d extra %v over %v; position effect %v delta %d", r, m, p, d, extra, over, eff, diff(&p, me)-before)
