@@ -172,6 +172,9 @@ func (r *run) searcher(id int, stop *atomic.Bool, total int) *searcher {
 		s.ttMin, s.etcMin = max(s.ttMin, s.dbK+dbTTMargin), max(s.etcMin, s.dbK+dbETCMargin)
 	}
 	s.busy, s.busyMin = r.busy, max(s.ttMin, busyMinSeeds)
+	if s.db != nil {
+		s.busyMin = max(s.busyMin, s.dbK+dbBusyMargin)
+	}
 	s.prefetch, s.lazy = prefetchChildren, lazyChildren
 	return s
 }
@@ -277,32 +280,49 @@ func (e *Engine) Solve(ctx context.Context, p kalah.Position) (Result, error) {
 			return Result{}, ctx.Err()
 		}
 		res.Value = v
-		// A move is optimal if a null-window test shows it reaches v.
+		// A move is optimal if a null-window test shows it reaches v. The
+		// helpers test the moves in the other order, so that the main
+		// thread finds their proofs in the table.
 		b := e.g.FromPosition(&p)
-		main := r.searcher(0, &r.stop, p.Total())
+		var moves []int
 		for i := 0; i < e.g.N; i++ {
-			if b.H[i] == 0 {
-				continue
+			if b.H[i] != 0 {
+				moves = append(moves, i)
 			}
-			c := b
-			d, extra, over := e.g.Play(&c, i)
-			var good bool
-			switch {
-			case over:
-				good = d >= v
-			case extra:
-				good = main.search(&c, v-d-1, v-d, exactDepth, 1) >= v-d
-			default:
-				good = main.search(&c, d-v, d-v+1, exactDepth, 1) <= d-v
+		}
+		good := make([]bool, len(moves))
+		r.parallel(p.Total(), func(s *searcher) {
+			for j := range moves {
+				if s.id%2 == 1 {
+					j = len(moves) - 1 - j
+				}
+				c := b
+				d, extra, over := e.g.Play(&c, moves[j])
+				var ok bool
+				switch {
+				case over:
+					ok = d >= v
+				case extra:
+					ok = s.search(&c, v-d-1, v-d, exactDepth, 1) >= v-d
+				default:
+					ok = s.search(&c, d-v, d-v+1, exactDepth, 1) <= d-v
+				}
+				if s.aborted {
+					return
+				}
+				if s.id == 0 {
+					good[j] = ok
+				}
 			}
-			if main.aborted {
-				return Result{}, ctx.Err()
-			}
-			if good {
+		})
+		if r.stop.Load() {
+			return Result{}, ctx.Err()
+		}
+		for j, i := range moves {
+			if good[j] {
 				res.Best = append(res.Best, kalah.Move(i+1))
 			}
 		}
-		r.nodes.Add(main.nodes)
 	}
 	if p.Phase() == kalah.PhasePlay {
 		res.PV = e.pv(r, p, res.Value, 60)

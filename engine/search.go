@@ -74,6 +74,11 @@ var lazyChildren = true
 // took the fewest nodes with 12 of 4, 12 and 20.
 var busyMinSeeds = 12
 
+// dbBusyMargin raises busyMinSeeds to K+8 with a K-seed database: Kalah(6,4)
+// with 20 seeds on two threads, four runs each, took 6.7-7.5 s with the
+// marks from 24 seeds, 5.6-6.8 s from 28 and 5.9-6.5 s from 36.
+var dbBusyMargin = 8
+
 type kid struct {
 	b      board
 	d      int
