@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"hash/crc32"
+	"kalah/internal/prefetch"
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"kalah"
 	kboard "kalah/internal/board"
@@ -183,31 +185,46 @@ func (b *builder) fill(h *[32]uint8, j, seeds, pot, prefix int, r uint64, k int)
 }
 
 // eval computes the value of configuration h of k seeds from the values
-// already known.
+// already known. It sows every move first and prefetches the entries of
+// their results, then reads them: the cache misses overlap.
 func (b *builder) eval(h *[32]uint8, k int) int {
 	start := kboard.Board{H: *h}
 	if v, ok := b.g.Terminal(&start); ok {
 		return v
 	}
-	best := -1 << 30
+	var idx [16]uint64
+	var val [16]int
+	var sign [16]int8 // +1 extra turn, -1 the opponent's turn, 0 over
+	n := 0
 	for i := 0; i < b.g.N; i++ {
 		if h[i] == 0 {
 			continue
 		}
 		c := start
 		d, extra, over := b.g.Play(&c, i)
-		val := d
-		if !over {
+		val[n] = d
+		switch {
+		case over:
+			sign[n] = 0
+		default:
 			// The stores started empty: what they hold left the houses.
 			kk := k - int(c.Store[0]+c.Store[1])
-			cv := int(b.db.vals[b.db.off[kk]+Rank(c.H[:b.m])])
+			idx[n] = b.db.off[kk] + Rank(c.H[:b.m])
+			prefetch.Line(unsafe.Pointer(&b.db.vals[idx[n]]))
+			sign[n] = -1
 			if extra {
-				val += cv
-			} else {
-				val -= cv
+				sign[n] = 1
 			}
 		}
-		best = max(best, val)
+		n++
+	}
+	best := -1 << 30
+	for j := 0; j < n; j++ {
+		v := val[j]
+		if sign[j] != 0 {
+			v += int(sign[j]) * int(b.db.vals[idx[j]])
+		}
+		best = max(best, v)
 	}
 	return best
 }
