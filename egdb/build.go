@@ -158,7 +158,7 @@ func (b *builder) level(k, pot, workers int, done *atomic.Uint64) {
 // left to reach; prefix is the seeds in houses before j and r the rank so
 // far. It returns the number of configurations computed.
 func (b *builder) fill(h *[32]uint8, j, seeds, pot, prefix int, r uint64, k int) uint64 {
-	m := b.m
+	m, n := b.m, b.v.n
 	if j == m-1 {
 		if seeds*b.weight(j) != pot {
 			return 0
@@ -167,15 +167,26 @@ func (b *builder) fill(h *[32]uint8, j, seeds, pot, prefix int, r uint64, k int)
 		b.db.vals[b.db.off[k]+r] = int8(b.eval(h, k))
 		return 1
 	}
+	if j == m-2 && n >= 2 {
+		// The last two houses weigh 2 and 1 (with two houses a side or more):
+		// c*2 + (seeds-c) = pot.
+		c := pot - seeds
+		if c < 0 || c > seeds {
+			return 0
+		}
+		h[j] = uint8(c)
+		return b.fill(h, j+1, seeds-c, pot-2*c, prefix+c, r+binom[prefix+c+j][j+1], k)
+	}
 	w := b.weight(j)
-	// The houses after j have weights between 1 and n.
+	// The houses after j weigh between 1 and maxW.
+	maxW := n - max(0, j+1-n)
 	var count uint64
 	for c := 0; c <= seeds; c++ {
 		left, lp := seeds-c, pot-c*w
-		if lp < 0 {
-			break
+		if lp < left {
+			break // lp falls faster than left (w >= 1)
 		}
-		if lp < left || lp > left*b.v.n {
+		if lp > left*maxW {
 			continue
 		}
 		h[j] = uint8(c)
