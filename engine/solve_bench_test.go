@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+	"time"
 
 	"kalah"
 	"kalah/egdb"
@@ -33,10 +34,59 @@ func BenchmarkSolve63(b *testing.B) {
 	}
 }
 
+// envInt returns the environment variable name as a number, or def.
+func envInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil {
+		return v
+	}
+	return def
+}
+
+// BenchmarkSolveFromNothing solves Kalah(6,S) from the start as `kalah
+// solve` does on a machine with no database: it builds a K-seed database in
+// memory (KALAH_BENCH_BUILD=K; skipped unless set), then searches with a
+// fresh table of KALAH_BENCH_TT MiB (default 256) on KALAH_BENCH_THREADS
+// threads (default 2). S is KALAH_BENCH_SEEDS (default 4; 5 with K = 24 and
+// an 8192 MiB table is the Kalah(6,5) target). It reports the build's and
+// the search's seconds and the nodes, and checks the published value.
+func BenchmarkSolveFromNothing(b *testing.B) {
+	k := envInt("KALAH_BENCH_BUILD", -1)
+	if k < 0 {
+		b.Skip("set KALAH_BENCH_BUILD to the seeds of the endgame database to build (16 for Kalah(6,4))")
+	}
+	r := kalah.Standard()
+	r.Seeds = envInt("KALAH_BENCH_SEEDS", 4)
+	want := map[int]int{3: 2, 4: 8, 5: 10}[r.Seeds]
+	for b.Loop() {
+		t0 := time.Now()
+		db, err := egdb.Build(context.Background(), r, k, egdb.BuildOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		e, err := New(r, Options{TableMB: envInt("KALAH_BENCH_TT", 256), Threads: envInt("KALAH_BENCH_THREADS", 2), DB: db, NoBook: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		res, err := e.Solve(context.Background(), r.Start())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if want != 0 && res.Value != want {
+			b.Fatalf("Kalah(6,%d): value %d, want %d", r.Seeds, res.Value, want)
+		}
+		b.ReportMetric(t1.Sub(t0).Seconds(), "build-s")
+		b.ReportMetric(time.Since(t1).Seconds(), "search-s")
+		b.ReportMetric(float64(res.Nodes), "nodes")
+		db.Close()
+	}
+}
+
 // BenchmarkSolve64DB solves Kalah(6,4) after the first plies of its
 // principal variation (KALAH_BENCH_PLIES, default 6) on one thread, probing
 // the endgame database file named by KALAH_BENCH_EGDB (skipped if unset).
-// TT_MARGIN and ETC_MARGIN override the seeds above the database's K at
+// KALAH_BENCH_THREADS and KALAH_BENCH_TT (MiB) change the threads (1) and
+// the table (512). TT_MARGIN and ETC_MARGIN override the seeds above the database's K at
 // which the table and the enhanced transposition cut-off start.
 func BenchmarkSolve64DB(b *testing.B) {
 	path := os.Getenv("KALAH_BENCH_EGDB")
@@ -70,7 +120,7 @@ func BenchmarkSolve64DB(b *testing.B) {
 		p.Play(&r, m)
 	}
 	md, _ := strconv.Atoi(os.Getenv("MAXD"))
-	e, err := New(r, Options{TableMB: 512, Threads: 1, DB: db, MaxDepth: md, NoBook: true})
+	e, err := New(r, Options{TableMB: envInt("KALAH_BENCH_TT", 512), Threads: envInt("KALAH_BENCH_THREADS", 1), DB: db, MaxDepth: md, NoBook: true})
 	if err != nil {
 		b.Fatal(err)
 	}
