@@ -32,6 +32,7 @@ func runAnalyze(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	ef.analyze = true
 	st := newStatus(e, "analyzing")
 	p, eng, closeDB, err := ef.setup(ctx, e, r, st)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"kalah"
+	"kalah/book"
 	"kalah/egdb"
 	"kalah/engine"
 )
@@ -28,6 +29,10 @@ type engineFlags struct {
 	threads   *int
 	idDepth   *int
 	noBook    *bool
+	// analyze: the caller wants every move's value (kalah analyze), which
+	// a book has only before its last ply; else the value and an optimal
+	// move will do.
+	analyze bool
 }
 
 func addEngineFlags(fs interface {
@@ -76,6 +81,9 @@ func (f *engineFlags) setup(ctx context.Context, e *env, r kalah.Rules, st *stat
 	seeds := *f.egdbSeeds
 	if seeds < 0 && *f.egdbFile == "" {
 		seeds = autoSeeds(r)
+		if !*f.noBook && inBook(r, &p, f.analyze) {
+			seeds = 0 // the book answers: no database to build or map
+		}
 	}
 	db, err := loadDB(ctx, e, r, *f.egdbFile, max(seeds, 0))
 	if err != nil {
@@ -217,6 +225,20 @@ func autoTableMB(mb, seeds int) int {
 	default:
 		return 2048
 	}
+}
+
+// inBook reports whether a built-in opening book answers p without a
+// search: its value and optimal moves, and if all, every move's value.
+func inBook(r kalah.Rules, p *kalah.Position, all bool) bool {
+	if p.Over(&r) {
+		return false
+	}
+	for _, b := range book.For(r) {
+		if vals, ok := b.Lookup(p); ok && (!all || book.Complete(vals)) {
+			return true
+		}
+	}
+	return false
 }
 
 // autoSeeds picks the endgame database a solve uses when none is named:
