@@ -244,7 +244,10 @@ func TestEmbeddedMatchesSolver(t *testing.T) {
 			}
 			// positions lists the plies in order: the last two are at the end.
 			last := all[len(all)-counts[len(counts)-1]:]
-			before := all[len(all)-len(last)-counts[len(counts)-2] : len(all)-len(last)]
+			var before []kalah.Position // the ply before the last, if any
+			if len(counts) >= 2 {
+				before = all[len(all)-len(last)-counts[len(counts)-2] : len(all)-len(last)]
+			}
 			var draws [][]kalah.Position
 			switch {
 			case sample >= 0:
