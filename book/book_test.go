@@ -445,12 +445,12 @@ func TestResume(t *testing.T) {
 // seeds fits too (a value depends on the board alone), and none fits other
 // switches.
 func TestFor(t *testing.T) {
-	for _, seeds := range []int{3, 4} {
+	for _, seeds := range []int{3, 4, 5} {
 		r := kalah.Standard()
 		r.Seeds = seeds
 		bs := book.For(r)
-		if len(bs) != 2 {
-			t.Fatalf("%s: %d books fit, want both", r, len(bs))
+		if len(bs) != 3 {
+			t.Fatalf("%s: %d books fit, want all three", r, len(bs))
 		}
 		if bs[0].Variant().Seeds != seeds {
 			t.Errorf("%s: the first book is of %d seeds", r, bs[0].Variant().Seeds)
