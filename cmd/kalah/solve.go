@@ -44,7 +44,7 @@ func addEngineFlags(fs interface {
 		position:  fs.String("position", "", "position to solve, e.g. \"4,4,4,4,4,4/4,4,4,4,4,4 0-0 S\" (default: the start)"),
 		jsonOut:   fs.Bool("json", false, "print JSON"),
 		egdbFile:  fs.String("egdb", "", "endgame database file to probe"),
-		egdbSeeds: fs.Int("egdb-seeds", -1, "probe the default database of up to K seeds, building it first if missing (0: none; default: the largest one already built for these rules, else one of min(16, seeds/3) seeds, built the first time)"),
+		egdbSeeds: fs.Int("egdb-seeds", -1, "probe the default database of up to K seeds, building it first if missing (0: none; default: the largest one already built for these rules, else one of min(17, a third of all the seeds + 1) seeds, built the first time)"),
 		ttMB:      fs.Int("tt-mb", 0, "transposition table size in MiB (0: 256 up to 48 seeds in all, where a larger table is slower for its cache misses, else 2048)"),
 		threads:   fs.Int("threads", 2, "search threads"),
 		idDepth:   fs.Int("id-depth", 0, "depth-limited iterations before the exact search, for move ordering (0: the engine's default)"),
@@ -242,9 +242,11 @@ func inBook(r kalah.Rules, p *kalah.Position, all bool) bool {
 }
 
 // autoSeeds picks the endgame database a solve uses when none is named:
-// the largest already built for these rules, else one of min(16, a third of
-// the seeds) seeds (Kalah(6,4): 16, built in seconds), or none where the
-// rules have no databases.
+// the largest already built for these rules, else one of min(17, a third of
+// the seeds + 1) seeds, or none where the rules have no databases. Kalah(6,4)
+// gets 17, built in 6 s: from nothing on two cores, three runs each
+// (BenchmarkSolveFromNothing, docs/PERFORMANCE.md), 22.0-24.5 s in all
+// against 23.5-28.0 s with 16 seeds (3 s to build, more to search).
 func autoSeeds(r kalah.Rules) int {
 	if egdb.Supported(r) != nil {
 		return 0
@@ -256,5 +258,5 @@ func autoSeeds(r kalah.Rules) int {
 			}
 		}
 	}
-	return min(16, 2*r.Houses*r.Seeds/3)
+	return min(17, 2*r.Houses*r.Seeds/3+1)
 }
