@@ -19,6 +19,7 @@ import (
 // again on the same data and address, and the page, without a reload,
 // shows the right position and the person plays on.
 func TestBrowserServerRestart(t *testing.T) {
+	chromium(t) // skip, without a browser, before a server starts that only the end of the test halts
 	path := filepath.Join(t.TempDir(), "kalah.db")
 	type running struct {
 		http *httptest.Server
