@@ -47,7 +47,7 @@ func playPair(t *testing.T, r kalah.Rules, spec1, spec2 string) (result, result)
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	l, err := gamelink.Listen(ctx, "127.0.0.1:0")
+	l, err := ephemeral(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +137,7 @@ func againstScriptWait(t *testing.T, wait time.Duration, act func(s *script)) (*
 	r := rules(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	l, err := gamelink.Listen(ctx, "127.0.0.1:0")
+	l, err := ephemeral(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -313,4 +313,13 @@ func FuzzParseMove(f *testing.F) {
 			t.Fatalf("%q reads as %q, which reads back as %q (%v)", s, m, m2, err)
 		}
 	})
+}
+
+// ephemeral listens on a port of the system's choosing: gamelink.Listen
+// would take the first free one of 10007-10014, where the script test of
+// "kalah gamelink", running beside these tests, expects to find its own
+// player 1 (and a player 2 scanning the ports would reach ours instead).
+func ephemeral(ctx context.Context) (net.Listener, error) {
+	var lc net.ListenConfig
+	return lc.Listen(ctx, "tcp", "127.0.0.1:0")
 }
