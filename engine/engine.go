@@ -175,7 +175,7 @@ func (r *run) searcher(id int, stop *atomic.Bool, total int) *searcher {
 	if s.db != nil {
 		s.busyMin = max(s.busyMin, s.dbK+dbBusyMargin)
 	}
-	s.prefetch, s.lazy = prefetchChildren, lazyChildren
+	s.prefetch, s.lazy, s.dbKids = prefetchChildren, lazyChildren, dbChildren
 	return s
 }
 

@@ -39,6 +39,7 @@ type searcher struct {
 	busyMin   int        // least seeds to mark a node busy
 	prefetch  bool       // prefetch the children's table buckets and database entries
 	lazy      bool       // sow children only when searched
+	dbKids    bool       // value the children in the database first (dbChildren)
 }
 
 // debug prints each MTD(f) pass to stderr (KALAH_ENGINE_DEBUG=1).
@@ -71,6 +72,13 @@ var prefetchChildren = true
 // the benchmarks turns it off, to compare).
 var lazyChildren = true
 
+// dbChildren turns on valuing, before any sibling is searched, the
+// children that fall into the endgame database: their entries are
+// prefetched together, so the misses overlap, and one that refutes the
+// window spares the search of the rest (DBKIDS=0 in the benchmarks turns
+// it off, to compare).
+var dbChildren = true
+
 // busyMinSeeds is the least seeds (and at least the table's) at which a
 // thread marks the node it searches, so that the others defer it. Below it
 // the marks cost more than the work they share: Kalah(6,3) on two threads
@@ -90,6 +98,9 @@ type kid struct {
 	extra  bool
 	over   bool
 	played bool // b, d, extra and over are the sowing's; else d and extra are predicted
+	known  bool // in the endgame database, of cs seeds: its entry is prefetched
+	cs     int
+	v      int // if known, the move's value once read
 }
 
 func (s *searcher) key(b *board) uint64 {
@@ -192,7 +203,7 @@ func (s *searcher) search(b *board, alpha, beta, depth, ply int) int {
 	// cut-off by an early child spares the sowing of the rest.
 	lazy := s.lazy && !(ply > 0 && depth >= etcDepth && seeds >= s.etcMin)
 	var order [16]uint8
-	cnt := 0
+	cnt, known := 0, 0
 	for i := g.N - 1; i >= 0; i-- {
 		if b.H[i] == 0 {
 			continue
@@ -201,8 +212,21 @@ func (s *searcher) search(b *board, alpha, beta, depth, ply int) int {
 		k.i = i
 		if lazy {
 			k.d, k.extra = g.Predict(b, i)
-			k.over, k.played = false, false
+			k.over, k.played, k.known = false, false, false
+			// Predict's gain is what the sowing takes from the houses
+			// (at least, when seeds go to the opponent's store too).
+			if s.dbKids && ply > 0 && seeds-k.d <= s.dbK {
+				k.b = *b
+				k.d, k.extra, k.over = g.Play(&k.b, i)
+				k.played = true
+				if cs := g.Seeds(&k.b); !k.over && cs <= s.dbK {
+					k.known, k.cs = true, cs
+					s.db.Prefetch(k.b.H[:g.M], cs)
+				}
+				known++
+			}
 		} else {
+			k.known = false
 			k.b = *b
 			k.d, k.extra, k.over = g.Play(&k.b, i)
 			k.played = true
@@ -263,6 +287,32 @@ func (s *searcher) search(b *board, alpha, beta, depth, ply int) int {
 		}
 	}
 
+	if known > 0 {
+		// The children in the database, their entries loaded together: a
+		// refutation among them ends the search here.
+		for j := 0; j < cnt; j++ {
+			k := &kids[order[j]]
+			v := k.d // a move that ends the game
+			switch {
+			case k.known:
+				s.nodes++ // a child visited, as when searched
+				dv, _ := s.db.Value(k.b.H[:g.M], k.cs)
+				if k.extra {
+					v = k.d + dv
+				} else {
+					v = k.d - dv
+				}
+				k.v = v
+			case !k.played || !k.over:
+				continue
+			}
+			if v >= beta {
+				s.save(key, prior, found, v, seeds, alpha, beta, depth, h0, k.i, nodes0)
+				return v
+			}
+		}
+	}
+
 	best, bestMove := -1<<20, -1
 	a := alpha
 	// With helpers, a child another thread is searching is deferred to the
@@ -284,7 +334,7 @@ children:
 				k.d, k.extra, k.over = g.Play(&k.b, k.i)
 				k.played = true
 			}
-			if pass == 0 && share && j > 0 && !k.over && s.busy.busy(s.key(&k.b)) {
+			if pass == 0 && share && j > 0 && !k.over && !k.known && s.busy.busy(s.key(&k.b)) {
 				deferred |= 1 << j
 				continue
 			}
@@ -292,6 +342,8 @@ children:
 			switch {
 			case k.over:
 				v = k.d
+			case k.known:
+				v = k.v // read from the database above
 			case k.extra:
 				v = k.d + s.search(&k.b, a-k.d, beta-k.d, next, ply+1)
 			default:

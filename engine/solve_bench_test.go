@@ -50,6 +50,7 @@ func envInt(name string, def int) int {
 // an 8192 MiB table is the Kalah(6,5) target). It reports the build's and
 // the search's seconds and the nodes, and checks the published value.
 func BenchmarkSolveFromNothing(b *testing.B) {
+	benchToggles()
 	k := envInt("KALAH_BENCH_BUILD", -1)
 	if k < 0 {
 		b.Skip("set KALAH_BENCH_BUILD to the seeds of the endgame database to build (16 for Kalah(6,4))")
@@ -93,18 +94,7 @@ func BenchmarkSolve64DB(b *testing.B) {
 	if path == "" {
 		b.Skip("set KALAH_BENCH_EGDB to an endgame database file of Kalah(6,4)")
 	}
-	if v := os.Getenv("TT_MARGIN"); v != "" {
-		dbTTMargin, _ = strconv.Atoi(v)
-	}
-	if v := os.Getenv("ETC_MARGIN"); v != "" {
-		dbETCMargin, _ = strconv.Atoi(v)
-	}
-	if os.Getenv("PREFETCH") == "0" {
-		prefetchChildren = false
-	}
-	if os.Getenv("LAZY") == "0" {
-		lazyChildren = false
-	}
+	benchToggles()
 	plies := 6
 	if v := os.Getenv("KALAH_BENCH_PLIES"); v != "" {
 		plies, _ = strconv.Atoi(v)
@@ -170,5 +160,26 @@ func TestPublished(t *testing.T) {
 			}
 			t.Logf("%s: %+d best %v pv %v, %d nodes in %v", p.name, res.Value, res.Best, res.PV, res.Nodes, res.Time)
 		})
+	}
+}
+
+// benchToggles sets the engine's tuning from the environment, to compare
+// with and without a change: TT_MARGIN, ETC_MARGIN, and PREFETCH=0,
+// LAZY=0 or DBKIDS=0 to turn those off.
+func benchToggles() {
+	if v := os.Getenv("TT_MARGIN"); v != "" {
+		dbTTMargin, _ = strconv.Atoi(v)
+	}
+	if v := os.Getenv("ETC_MARGIN"); v != "" {
+		dbETCMargin, _ = strconv.Atoi(v)
+	}
+	if os.Getenv("PREFETCH") == "0" {
+		prefetchChildren = false
+	}
+	if os.Getenv("LAZY") == "0" {
+		lazyChildren = false
+	}
+	if os.Getenv("DBKIDS") == "0" {
+		dbChildren = false
 	}
 }
