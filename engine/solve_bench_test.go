@@ -164,7 +164,7 @@ func TestPublished(t *testing.T) {
 }
 
 // benchToggles sets the engine's tuning from the environment, to compare
-// with and without a change: TT_MARGIN, ETC_MARGIN, and PREFETCH=0,
+// with and without a change: TT_MARGIN, ETC_MARGIN, BUSY_MARGIN, and PREFETCH=0,
 // LAZY=0 or DBKIDS=0 to turn those off.
 func benchToggles() {
 	if v := os.Getenv("TT_MARGIN"); v != "" {
@@ -181,5 +181,8 @@ func benchToggles() {
 	}
 	if os.Getenv("DBKIDS") == "0" {
 		dbChildren = false
+	}
+	if v := os.Getenv("BUSY_MARGIN"); v != "" {
+		dbBusyMargin, _ = strconv.Atoi(v)
 	}
 }
