@@ -9,13 +9,27 @@ import (
 
 // bookMoves returns the exact value of every legal move of p from the
 // engine's opening books, if p is in one (p must be in play, not over).
-func (e *Engine) bookMoves(p *kalah.Position) ([]int8, bool) {
-	for _, b := range e.books {
+func (e *Engine) bookMoves(p *kalah.Position) ([]int8, bool) { return lookupBooks(e.books, p) }
+
+func lookupBooks(books []*book.Book, p *kalah.Position) ([]int8, bool) {
+	for _, b := range books {
 		if vals, ok := b.Lookup(p); ok {
 			return vals, true
 		}
 	}
 	return nil, false
+}
+
+// BookAnswers reports whether an engine for rules r, with its books on,
+// answers p from the built-in opening books without a search: Solve does
+// whenever p is in a book, Analyze (everyMove) only where the book holds
+// every move's value. A caller can then skip loading an endgame database.
+func BookAnswers(r kalah.Rules, p *kalah.Position, everyMove bool) bool {
+	if p.Over(&r) {
+		return false
+	}
+	vals, ok := lookupBooks(book.For(r), p)
+	return ok && (!everyMove || book.Complete(vals))
 }
 
 // bookAnalysis returns Analyze's answer for p from the books.

@@ -216,3 +216,37 @@ func TestBookStarts(t *testing.T) {
 		}
 	}
 }
+
+// TestBookAnswersWithoutSearch: the start of Kalah(6,5) is answered (its book has the
+// value and best move) but not analysed (no other move's value); the start
+// of Kalah(6,4) both; a middle game neither, nor any position under rules
+// with no book.
+func TestBookAnswersWithoutSearch(t *testing.T) {
+	r5 := kalah.Standard()
+	r5.Seeds = 5
+	r4 := kalah.Standard()
+	mid, err := kalah.ParsePosition("2,0,3,5,1,2/1,4,0,2,0,4 12-12 S")
+	if err != nil {
+		t.Fatal(err)
+	}
+	egypt := kalah.Standard()
+	egypt.EmptyCapture = true
+	for _, tc := range []struct {
+		name            string
+		r               kalah.Rules
+		p               kalah.Position
+		solve, analysis bool
+	}{
+		{"Kalah(6,5) start", r5, r5.Start(), true, false},
+		{"Kalah(6,4) start", r4, r4.Start(), true, true},
+		{"middle game", r4, mid, false, false},
+		{"empty capture", egypt, egypt.Start(), false, false},
+	} {
+		if got := BookAnswers(tc.r, &tc.p, false); got != tc.solve {
+			t.Errorf("%s: BookAnswers(solve) = %v", tc.name, got)
+		}
+		if got := BookAnswers(tc.r, &tc.p, true); got != tc.analysis {
+			t.Errorf("%s: BookAnswers(analysis) = %v", tc.name, got)
+		}
+	}
+}

@@ -203,7 +203,7 @@ func (s *searcher) search(b *board, alpha, beta, depth, ply int) int {
 	// cut-off by an early child spares the sowing of the rest.
 	lazy := s.lazy && !(ply > 0 && depth >= etcDepth && seeds >= s.etcMin)
 	var order [16]uint8
-	cnt, known := 0, 0
+	cnt, sown := 0, 0
 	for i := g.N - 1; i >= 0; i-- {
 		if b.H[i] == 0 {
 			continue
@@ -223,7 +223,7 @@ func (s *searcher) search(b *board, alpha, beta, depth, ply int) int {
 					k.known, k.cs = true, cs
 					s.db.Prefetch(k.b.H[:g.M], cs)
 				}
-				known++
+				sown++
 			}
 		} else {
 			k.known = false
@@ -287,9 +287,10 @@ func (s *searcher) search(b *board, alpha, beta, depth, ply int) int {
 		}
 	}
 
-	if known > 0 {
-		// The children in the database, their entries loaded together: a
-		// refutation among them ends the search here.
+	if sown > 0 {
+		// The children in the database, their entries loaded together, and
+		// those that end the game: a refutation among them ends the search
+		// here.
 		for j := 0; j < cnt; j++ {
 			k := &kids[order[j]]
 			v := k.d // a move that ends the game

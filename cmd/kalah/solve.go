@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"kalah"
-	"kalah/book"
 	"kalah/egdb"
 	"kalah/engine"
 )
@@ -81,7 +80,7 @@ func (f *engineFlags) setup(ctx context.Context, e *env, r kalah.Rules, st *stat
 	seeds := *f.egdbSeeds
 	if seeds < 0 && *f.egdbFile == "" {
 		seeds = autoSeeds(r)
-		if !*f.noBook && inBook(r, &p, f.analyze) {
+		if !*f.noBook && engine.BookAnswers(r, &p, f.analyze) {
 			seeds = 0 // the book answers: no database to build or map
 		}
 	}
@@ -225,20 +224,6 @@ func autoTableMB(mb, seeds int) int {
 	default:
 		return 2048
 	}
-}
-
-// inBook reports whether a built-in opening book answers p without a
-// search: its value and optimal moves, and if all, every move's value.
-func inBook(r kalah.Rules, p *kalah.Position, all bool) bool {
-	if p.Over(&r) {
-		return false
-	}
-	for _, b := range book.For(r) {
-		if vals, ok := b.Lookup(p); ok && (!all || book.Complete(vals)) {
-			return true
-		}
-	}
-	return false
 }
 
 // autoSeeds picks the endgame database a solve uses when none is named:
