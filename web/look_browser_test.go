@@ -41,6 +41,14 @@ func TestBrowserMoveListThemeSound(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitJS(t, ctx, `document.querySelector("#moves .mv.cur").dataset.k === "`+itoa(int64(n))+`"`)
+	// The page claims the keys it steps with: the browser does not also
+	// scroll (a smooth scroll still running moved the buttons away from
+	// under the mouse).
+	for _, key := range []string{"ArrowLeft", "ArrowRight", "Home", "End"} {
+		if !eval[bool](t, ctx, `(() => { const e = new KeyboardEvent("keydown", {key: "`+key+`", bubbles: true, cancelable: true}); document.body.dispatchEvent(e); return e.defaultPrevented; })()`) {
+			t.Errorf("%s steps through the moves and also scrolls the page", key)
+		}
+	}
 
 	// The theme: system, then dark, then light.
 	light := eval[string](t, ctx, `getComputedStyle(document.body).backgroundColor`)

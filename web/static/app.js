@@ -697,10 +697,10 @@ function viewGame(id) {
     else if (e.key === "u") act("takeback");
     else if (e.key === "h") hint();
     else if (e.key === "s" && st.legal && st.legal.includes("swap")) play("swap");
-    else if (e.key === "ArrowLeft") step(-1);
-    else if (e.key === "ArrowRight") step(1);
-    else if (e.key === "Home") step(-st.moves.length);
-    else if (e.key === "End") step(st.moves.length);
+    else if (e.key === "ArrowLeft") { step(-1); e.preventDefault(); }
+    else if (e.key === "ArrowRight") { step(1); e.preventDefault(); }
+    else if (e.key === "Home") { step(-st.moves.length); e.preventDefault(); }
+    else if (e.key === "End") { step(st.moves.length); e.preventDefault(); }
   };
 
   const es = new EventSource(API + "games/" + id + "/board/events");
