@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"hash/crc32"
-	"kalah/internal/prefetch"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -12,6 +11,8 @@ import (
 
 	"kalah"
 	kboard "kalah/internal/board"
+	"kalah/internal/hugemem"
+	"kalah/internal/prefetch"
 )
 
 // MaxSeeds is the largest K a database may be built for.
@@ -72,7 +73,7 @@ func Build(ctx context.Context, r kalah.Rules, k int, o BuildOptions) (*DB, erro
 	for j := 0; j <= k; j++ {
 		db.off[j+1] = db.off[j] + Count(j, m)
 	}
-	db.vals = make([]int8, db.off[k+1])
+	db.setVals(db.off[k+1])
 	workers := o.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -238,4 +239,23 @@ func (b *builder) eval(h *[32]uint8, k int) int {
 		best = max(best, v)
 	}
 	return best
+}
+
+// setVals allocates the values of n configurations, in huge pages when
+// large: the build's reads of the children and the search's probes fall at
+// random over them.
+func (db *DB) setVals(n uint64) {
+	mem, release := hugemem.Alloc(int(n))
+	db.vals = unsafe.Slice((*int8)(unsafe.Pointer(unsafe.SliceData(mem))), n)
+	if release != nil {
+		db.own(release)
+	}
+}
+
+// own makes release free the values: Close runs it, or the garbage
+// collector once the DB is unreachable, whichever comes first (once).
+func (db *DB) own(release func()) {
+	once := sync.OnceFunc(release)
+	db.release = once
+	runtime.AddCleanup(db, func(f func()) { f() }, once)
 }

@@ -111,23 +111,33 @@ func TestFile(t *testing.T) {
 	if err := db.WriteFile(path); err != nil {
 		t.Fatal(err)
 	}
-	got, err := Open(path, false)
-	if err != nil {
-		t.Fatal(err)
+	if db.Path() != path {
+		t.Errorf("written to %s, Path() = %q", path, db.Path())
 	}
-	if err := got.Check(r); err != nil {
-		t.Fatal(err)
+	// Open maps the file, Load reads it into memory: the same database.
+	openers := map[string]func(string) (*DB, error){
+		"Open": func(p string) (*DB, error) { return Open(p, false) },
+		"Load": Load,
 	}
-	if got.Seeds() != 8 || got.Entries() != db.Entries() || got.Entries() != Size(3, 8) {
-		t.Fatalf("opened %s, built %s", got.Describe(), db.Describe())
-	}
-	for i := range db.vals {
-		if db.vals[i] != got.vals[i] {
-			t.Fatalf("entry %d: file %d, built %d", i, got.vals[i], db.vals[i])
+	for name, open := range openers {
+		got, err := open(path)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
 		}
-	}
-	if err := got.Close(); err != nil {
-		t.Fatal(err)
+		if err := got.Check(r); err != nil {
+			t.Fatal(err)
+		}
+		if got.Seeds() != 8 || got.Entries() != db.Entries() || got.Entries() != Size(3, 8) || got.Path() != path {
+			t.Fatalf("%s: opened %s (%s), built %s", name, got.Describe(), got.Path(), db.Describe())
+		}
+		for i := range db.vals {
+			if db.vals[i] != got.vals[i] {
+				t.Fatalf("%s: entry %d: file %d, built %d", name, i, got.vals[i], db.vals[i])
+			}
+		}
+		if err := got.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
 
 	other := r
@@ -170,12 +180,17 @@ func TestFile(t *testing.T) {
 		if err := os.WriteFile(p, bad, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if db, err := Open(p, false); !errors.Is(err, ErrCorrupt) {
-			t.Errorf("%s: Open gave %v, want ErrCorrupt", name, err)
-			if db != nil {
-				db.Close()
+		for how, open := range openers {
+			if db, err := open(p); !errors.Is(err, ErrCorrupt) {
+				t.Errorf("%s: %s gave %v, want ErrCorrupt", name, how, err)
+				if db != nil {
+					db.Close()
+				}
 			}
 		}
+	}
+	if _, err := Load(filepath.Join(dir, "missing.egdb")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("Load of a missing file: %v, want ErrNotExist", err)
 	}
 	// Skipping the payload check still catches it with Verify.
 	p := filepath.Join(dir, "bad.egdb")

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
-	"kalah/internal/prefetch"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -15,6 +14,8 @@ import (
 
 	"kalah"
 	"kalah/internal/datadir"
+	"kalah/internal/hugemem"
+	"kalah/internal/prefetch"
 )
 
 // Errors returned by this package, matched with errors.Is.
@@ -47,8 +48,10 @@ type DB struct {
 	off  []uint64 // off[j] is the index of the first configuration of j seeds
 	vals []int8
 	mmap []byte // the mapped file, if any
-	crc  uint32 // the payload checksum from the header (or computed)
-	path string
+	// release frees values allocated outside the Go heap, if set.
+	release func()
+	crc     uint32 // the payload checksum from the header (or computed)
+	path    string
 }
 
 // Seeds returns K: the database holds every configuration of up to K seeds.
@@ -60,7 +63,8 @@ func (db *DB) Houses() int { return db.v.n }
 // Entries returns the number of configurations stored (one byte each).
 func (db *DB) Entries() uint64 { return db.off[db.k+1] }
 
-// Path returns the file the database was opened from, or "".
+// Path returns the file the database was opened or loaded from, or last
+// written to, or "".
 func (db *DB) Path() string { return db.path }
 
 // Describe returns the rules switches the database was built for.
@@ -176,7 +180,11 @@ func (db *DB) WriteFile(path string) (err error) {
 	if err := f.Close(); err != nil {
 		return err
 	}
-	return os.Rename(f.Name(), path)
+	if err := os.Rename(f.Name(), path); err != nil {
+		return err
+	}
+	db.path = path
+	return nil
 }
 
 // Open maps a database file read-only and checks its header: the magic,
@@ -213,6 +221,52 @@ func Open(path string, skipVerify bool) (*DB, error) {
 			db.Close()
 			return nil, err
 		}
+	}
+	return db, nil
+}
+
+// Load reads a database file into memory and checks it as Open does
+// (header and payload checksum). Its values live in transparent huge pages
+// where the system has them, so a search probing them at random misses the
+// TLB far less than over Open's mapping of the file: Kalah(6,4) with the
+// 20-seed database on one thread solves about a tenth faster
+// (docs/PERFORMANCE.md). The memory is the process's own: processes that
+// load one file each hold a copy, where mappings share the page cache.
+func Load(path string) (*DB, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	size := st.Size()
+	if size < fixedHeader+8+4 {
+		return nil, fmt.Errorf("%w: %s: %d bytes is too short for a header", ErrCorrupt, path, size)
+	}
+	if size > fixedHeader+8*(MaxSeeds+2)+4+maxEntries {
+		return nil, fmt.Errorf("%w: %s: %d bytes is larger than any database", ErrCorrupt, path, size)
+	}
+	mem, release := hugemem.Alloc(int(size))
+	if release == nil {
+		release = func() {}
+	}
+	if _, err := io.ReadFull(f, mem); err != nil {
+		release()
+		return nil, fmt.Errorf("egdb: reading %s: %w", path, err)
+	}
+	db, err := parse(mem, path)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	db.path = path
+	db.own(release)
+	if err := db.Verify(); err != nil {
+		db.Close()
+		return nil, err
 	}
 	return db, nil
 }
@@ -301,8 +355,13 @@ func (db *DB) pathOr() string {
 	return db.path
 }
 
-// Close unmaps a database opened from a file. The DB must not be used after.
+// Close unmaps a database opened from a file, or frees one loaded or built
+// outside the Go heap. The DB must not be used after.
 func (db *DB) Close() error {
+	if db.release != nil {
+		db.release()
+		db.release, db.vals = nil, nil
+	}
 	if db.mmap == nil {
 		return nil
 	}

@@ -42,7 +42,8 @@ type searcher struct {
 	dbKids    bool       // value the children in the database first (dbChildren)
 }
 
-// debug prints each MTD(f) pass to stderr (KALAH_ENGINE_DEBUG=1).
+// debug prints each MTD(f) pass of every thread to stderr
+// (KALAH_ENGINE_DEBUG=1).
 var (
 	debug      = os.Getenv("KALAH_ENGINE_DEBUG") != ""
 	debugStart = time.Now()
@@ -442,8 +443,8 @@ func (s *searcher) mtd(b *board, guess, depth int) (int, int) {
 		if s.aborted {
 			return 0, move
 		}
-		if debug && s.id == 0 {
-			fmt.Fprintf(os.Stderr, "mtd depth %d beta %d: %d (nodes %d, %v)\n", depth, beta, r, s.nodes, time.Since(debugStart).Round(time.Millisecond))
+		if debug {
+			fmt.Fprintf(os.Stderr, "thread %d: mtd depth %d beta %d: %d (nodes %d, %v)\n", s.id, depth, beta, r, s.nodes, time.Since(debugStart).Round(time.Millisecond))
 		}
 		if r >= beta {
 			lo, move = r, s.rootMove

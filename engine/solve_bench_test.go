@@ -87,8 +87,9 @@ func BenchmarkSolveFromNothing(b *testing.B) {
 // principal variation (KALAH_BENCH_PLIES, default 6) on one thread, probing
 // the endgame database file named by KALAH_BENCH_EGDB (skipped if unset).
 // KALAH_BENCH_THREADS and KALAH_BENCH_TT (MiB) change the threads (1) and
-// the table (512). TT_MARGIN and ETC_MARGIN override the seeds above the database's K at
-// which the table and the enhanced transposition cut-off start.
+// the table (512). benchToggles lists the switches of the engine's
+// features, to compare; EGDB_MAP=1 maps the database file rather than
+// loading it.
 func BenchmarkSolve64DB(b *testing.B) {
 	path := os.Getenv("KALAH_BENCH_EGDB")
 	if path == "" {
@@ -99,7 +100,13 @@ func BenchmarkSolve64DB(b *testing.B) {
 	if v := os.Getenv("KALAH_BENCH_PLIES"); v != "" {
 		plies, _ = strconv.Atoi(v)
 	}
-	db, err := egdb.Open(path, false)
+	// Loaded into memory as kalah solve does; EGDB_MAP=1 maps the file
+	// instead, to compare.
+	load := egdb.Load
+	if os.Getenv("EGDB_MAP") == "1" {
+		load = func(path string) (*egdb.DB, error) { return egdb.Open(path, false) }
+	}
+	db, err := load(path)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -105,7 +105,7 @@ func runEgdbBuild(ctx context.Context, e *env, args []string) error {
 }
 
 // buildDB builds a database with a progress bar (or log lines), writes it to
-// path and returns it opened from the file.
+// path and returns it.
 func buildDB(ctx context.Context, e *env, r kalah.Rules, k, workers int, path string) (*egdb.DB, error) {
 	start := time.Now()
 	total := egdb.Size(r.Houses, k)
@@ -121,14 +121,16 @@ func buildDB(ctx context.Context, e *env, r kalah.Rules, k, workers int, path st
 		return nil, fmt.Errorf("writing %s: %w", path, err)
 	}
 	e.log.Info("endgame database written", "file", path, "entries", total, "build", built.Round(time.Millisecond), "total", time.Since(start).Round(time.Millisecond))
-	return egdb.Open(path, false)
+	// The database just built is the one written: the search uses it as it
+	// is, in memory, rather than reading the file back.
+	return db, nil
 }
 
 // loadDB returns the database a command asked for: a file, or the default
 // one for K seeds, built if missing. It returns nil if neither was asked.
 func loadDB(ctx context.Context, e *env, r kalah.Rules, file string, seeds int) (*egdb.DB, error) {
 	if file != "" {
-		db, err := egdb.Open(file, false)
+		db, err := egdb.Load(file)
 		if err != nil {
 			return nil, err
 		}
@@ -149,7 +151,7 @@ func loadDB(ctx context.Context, e *env, r kalah.Rules, file string, seeds int) 
 		return nil, err
 	}
 	path := filepath.Join(dir, egdb.FileName(r, seeds))
-	db, err := egdb.Open(path, false)
+	db, err := egdb.Load(path)
 	switch {
 	case err == nil:
 		if err := db.Check(r); err != nil {
