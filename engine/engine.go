@@ -175,7 +175,7 @@ func (r *run) searcher(id int, stop *atomic.Bool, total int) *searcher {
 	if s.db != nil {
 		s.busyMin = max(s.busyMin, s.dbK+dbBusyMargin)
 	}
-	s.prefetch, s.lazy, s.dbKids = prefetchChildren, lazyChildren, dbChildren
+	s.prefetch, s.lazy, s.dbKids, s.allAhead = prefetchChildren, lazyChildren, dbChildren, allAhead
 	return s
 }
 

@@ -40,6 +40,7 @@ type searcher struct {
 	prefetch  bool       // prefetch the children's table buckets and database entries
 	lazy      bool       // sow children only when searched
 	dbKids    bool       // value the children in the database first (dbChildren)
+	allAhead  bool       // once the first child fails to cut, sow and prefetch the rest (allAhead)
 }
 
 // debug prints each MTD(f) pass of every thread to stderr
@@ -79,6 +80,12 @@ var lazyChildren = true
 // window spares the search of the rest (DBKIDS=0 in the benchmarks turns
 // it off, to compare).
 var dbChildren = true
+
+// allAhead turns on, at a node whose first child did not refute the window
+// (so most likely one where every child is searched), sowing the other
+// children at once and prefetching their table buckets together
+// (ALLAHEAD=0 in the benchmarks turns it off, to compare).
+var allAhead = true
 
 // busyMinSeeds is the least seeds (and at least the table's) at which a
 // thread marks the node it searches, so that the others defer it. Below it
@@ -330,6 +337,27 @@ children:
 			k := &kids[order[j]]
 			if pass == 1 && deferred&(1<<j) == 0 {
 				continue
+			}
+			if j == 1 && pass == 0 && lazy && s.allAhead {
+				// The first child did not refute the window: this is most
+				// likely a node where every child is searched, so sow the
+				// rest now and start their table misses together.
+				for l := 1; l < cnt; l++ {
+					kk := &kids[order[l]]
+					if kk.played {
+						continue
+					}
+					kk.b = *b
+					kk.d, kk.extra, kk.over = g.Play(&kk.b, kk.i)
+					kk.played = true
+					if !kk.over {
+						if cs := g.Seeds(&kk.b); cs >= s.ttMin {
+							s.tt.prefetch(s.key(&kk.b))
+						} else if cs <= s.dbK {
+							s.db.Prefetch(kk.b.H[:g.M], cs)
+						}
+					}
+				}
 			}
 			if !k.played {
 				k.b = *b

@@ -189,6 +189,9 @@ func benchToggles() {
 	if os.Getenv("DBKIDS") == "0" {
 		dbChildren = false
 	}
+	if os.Getenv("ALLAHEAD") == "0" {
+		allAhead = false
+	}
 	if v := os.Getenv("BUSY_MARGIN"); v != "" {
 		dbBusyMargin, _ = strconv.Atoi(v)
 	}
