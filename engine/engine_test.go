@@ -340,3 +340,33 @@ func TestSearchAnytime(t *testing.T) {
 	}
 	t.Logf("100ms: %s", fmt.Sprint(res))
 }
+
+// TestClear: a second solve finds the first one's proofs in the table; after
+// Clear it searches as on a fresh engine, node for node (one thread).
+func TestClear(t *testing.T) {
+	r := kalah.Rules{Houses: 5, Seeds: 3}
+	e, err := New(r, Options{TableMB: 4, Threads: 1, NoBook: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	first, err := e.Solve(ctx, r.Start())
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := e.Solve(ctx, r.Start())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Nodes >= first.Nodes/2 || again.Value != first.Value {
+		t.Fatalf("second solve: %d nodes, value %d; first: %d nodes, value %d", again.Nodes, again.Value, first.Nodes, first.Value)
+	}
+	e.Clear()
+	cleared, err := e.Solve(ctx, r.Start())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cleared.Nodes != first.Nodes || cleared.Value != first.Value {
+		t.Errorf("after Clear: %d nodes, value %d; fresh: %d nodes, value %d", cleared.Nodes, cleared.Value, first.Nodes, first.Value)
+	}
+}
