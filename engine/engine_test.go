@@ -370,3 +370,28 @@ func TestClear(t *testing.T) {
 		t.Errorf("after Clear: %d nodes, value %d; fresh: %d nodes, value %d", cleared.Nodes, cleared.Value, first.Nodes, first.Value)
 	}
 }
+
+// TestAllAheadSameSearch: sowing the rest of a node's children once the
+// first fails to cut only starts their memory reads early; the search, node
+// for node, is the same (one thread).
+func TestAllAheadSameSearch(t *testing.T) {
+	defer func(v bool) { allAhead = v }(allAhead)
+	r := kalah.Rules{Houses: 5, Seeds: 3}
+	var nodes [2]uint64
+	var values [2]int
+	for i, on := range []bool{false, true} {
+		allAhead = on
+		e, err := New(r, Options{TableMB: 4, Threads: 1, NoBook: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := e.Solve(context.Background(), r.Start())
+		if err != nil {
+			t.Fatal(err)
+		}
+		nodes[i], values[i] = res.Nodes, res.Value
+	}
+	if nodes[0] != nodes[1] || values[0] != values[1] {
+		t.Errorf("without allAhead %d nodes, value %+d; with it %d nodes, value %+d", nodes[0], values[0], nodes[1], values[1])
+	}
+}
