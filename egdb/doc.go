@@ -35,7 +35,7 @@
 //
 // Open maps the file read-only (syscall.Mmap), shared with every process
 // that maps it; Load reads it into the process's own memory, in transparent
-// huge pages, for a solve that probes it at random (a tenth faster). Both
+// huge pages, for a solve that probes it at random (7% faster). Both
 // refuse a file, with an error wrapping ErrCorrupt, if the magic, version,
 // header checksum, offsets or size are wrong, and (unless asked not to) if
 // the payload checksum is wrong; DB.Check refuses rules that the database
