@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"kalah"
@@ -166,9 +167,16 @@ func (p *Process) start(g *kalah.Game, side kalah.Side) error {
 	}()
 	p.side = side
 	p.seen = g.Len()
-	return errors.Join(p.send(line.Greeting()),
-		p.send(line.Start{Game: "-", Side: side, Opponent: g.Player(side.Other()), Rules: g.Rules()}.Msg()),
-		p.send(line.State(g.Position())))
+	// The first failure is the reason: a program that died at once would
+	// otherwise be reported once a message.
+	for _, m := range []line.Msg{line.Greeting(),
+		line.Start{Game: "-", Side: side, Opponent: g.Player(side.Other()), Rules: g.Rules()}.Msg(),
+		line.State(g.Position())} {
+		if err := p.send(m); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (p *Process) send(m line.Msg) error {
@@ -182,12 +190,19 @@ func (p *Process) send(m line.Msg) error {
 // has exited, and the last lines of its stderr.
 func (p *Process) crashed(err error) error {
 	msg := err.Error()
+	closed := errors.Is(err, syscall.EPIPE) || errors.Is(err, os.ErrClosed)
+	if closed {
+		msg = "the program closed its input"
+	}
 	if p.exited != nil {
 		select {
 		case <-p.exited:
 		case <-time.After(500 * time.Millisecond):
 		}
 		if st := p.cmd.ProcessState; st != nil {
+			if closed {
+				msg = "the program exited"
+			}
 			msg += " (" + st.String() + ")"
 		}
 	}

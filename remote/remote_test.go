@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -244,4 +245,26 @@ func TestExampleBotsWaitForTournamentGames(t *testing.T) {
 		}
 	}
 	b.finish(t) // each bot leaves after its two games
+}
+
+// TestProcessDeadAtOnce: a program that dies at once is reported once, with
+// its exit status and the end of its stderr, whether its death shows first
+// as a failed write or as the end of its output (the two race; CI saw a
+// reason repeated once a message of the greeting).
+func TestProcessDeadAtOnce(t *testing.T) {
+	r := kalah.Standard()
+	for range 10 {
+		g, _ := kalah.NewGame(r)
+		p := &remote.Process{Command: "echo gone >&2; exec 0<&-; exit 3"}
+		_, err := p.Move(context.Background(), g, player.Clock{})
+		p.Close()
+		if err == nil {
+			t.Fatal("no error from a program that exited")
+		}
+		msg := err.Error()
+		if !errors.Is(err, player.ErrCrashed) || strings.Count(msg, "player crashed") != 1 || strings.Contains(msg, "\n") ||
+			!strings.Contains(msg, "(exit status 3)") || !strings.HasSuffix(msg, "stderr: gone") {
+			t.Fatalf("error %q", msg)
+		}
+	}
 }
