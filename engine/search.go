@@ -224,9 +224,7 @@ func (s *searcher) search(b *board, alpha, beta, depth, ply int) int {
 			// Predict's gain is what the sowing takes from the houses
 			// (at least, when seeds go to the opponent's store too).
 			if s.dbKids && ply > 0 && seeds-k.d <= s.dbK {
-				k.b = *b
-				k.d, k.extra, k.over = g.Play(&k.b, i)
-				k.played = true
+				s.sow(k, b)
 				if cs := g.Seeds(&k.b); !k.over && cs <= s.dbK {
 					k.known, k.cs = true, cs
 					s.db.Prefetch(k.b.H[:g.M], cs)
@@ -235,17 +233,11 @@ func (s *searcher) search(b *board, alpha, beta, depth, ply int) int {
 			}
 		} else {
 			k.known = false
-			k.b = *b
-			k.d, k.extra, k.over = g.Play(&k.b, i)
-			k.played = true
-			if !k.over && s.prefetch {
+			s.sow(k, b)
+			if s.prefetch {
 				// Start the child's table or database miss now, so that the
 				// misses of the children searched after the first overlap.
-				if cs := g.Seeds(&k.b); cs <= s.dbK {
-					s.db.Prefetch(k.b.H[:g.M], cs)
-				} else if cs >= s.ttMin {
-					s.tt.prefetch(s.key(&k.b))
-				}
+				s.prefetchKid(k)
 			}
 		}
 		switch {
@@ -343,26 +335,14 @@ children:
 				// likely a node where every child is searched, so sow the
 				// rest now and start their table misses together.
 				for l := 1; l < cnt; l++ {
-					kk := &kids[order[l]]
-					if kk.played {
-						continue
-					}
-					kk.b = *b
-					kk.d, kk.extra, kk.over = g.Play(&kk.b, kk.i)
-					kk.played = true
-					if !kk.over {
-						if cs := g.Seeds(&kk.b); cs >= s.ttMin {
-							s.tt.prefetch(s.key(&kk.b))
-						} else if cs <= s.dbK {
-							s.db.Prefetch(kk.b.H[:g.M], cs)
-						}
+					if kk := &kids[order[l]]; !kk.played {
+						s.sow(kk, b)
+						s.prefetchKid(kk)
 					}
 				}
 			}
 			if !k.played {
-				k.b = *b
-				k.d, k.extra, k.over = g.Play(&k.b, k.i)
-				k.played = true
+				s.sow(k, b)
 			}
 			if pass == 0 && share && j > 0 && !k.over && !k.known && s.busy.busy(s.key(&k.b)) {
 				deferred |= 1 << j
@@ -402,6 +382,26 @@ children:
 	}
 	s.save(key, prior, found, best, seeds, alpha, beta, depth, h0, bestMove, nodes0)
 	return best
+}
+
+// sow plays child k of b.
+func (s *searcher) sow(k *kid, b *board) {
+	k.b = *b
+	k.d, k.extra, k.over = s.g.Play(&k.b, k.i)
+	k.played = true
+}
+
+// prefetchKid starts the memory read of sown child k's database entry or
+// table bucket, so that it overlaps other work.
+func (s *searcher) prefetchKid(k *kid) {
+	if k.over {
+		return
+	}
+	if cs := s.g.Seeds(&k.b); cs <= s.dbK {
+		s.db.Prefetch(k.b.H[:s.g.M], cs)
+	} else if cs >= s.ttMin {
+		s.tt.prefetch(s.key(&k.b))
+	}
 }
 
 // save stores the result of a search of the window (alpha, beta) in the

@@ -171,8 +171,8 @@ func TestPublished(t *testing.T) {
 }
 
 // benchToggles sets the engine's tuning from the environment, to compare
-// with and without a change: TT_MARGIN, ETC_MARGIN, BUSY_MARGIN, and PREFETCH=0,
-// LAZY=0 or DBKIDS=0 to turn those off.
+// with and without a change: TT_MARGIN, ETC_MARGIN, BUSY_MARGIN, and
+// PREFETCH=0, LAZY=0, DBKIDS=0 or ALLAHEAD=0 to turn those off.
 func benchToggles() {
 	if v := os.Getenv("TT_MARGIN"); v != "" {
 		dbTTMargin, _ = strconv.Atoi(v)
