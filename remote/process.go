@@ -167,21 +167,19 @@ func (p *Process) start(g *kalah.Game, side kalah.Side) error {
 	}()
 	p.side = side
 	p.seen = g.Len()
-	// The first failure is the reason: a program that died at once would
-	// otherwise be reported once a message.
-	for _, m := range []line.Msg{line.Greeting(),
+	return p.send(line.Greeting(),
 		line.Start{Game: "-", Side: side, Opponent: g.Player(side.Other()), Rules: g.Rules()}.Msg(),
-		line.State(g.Position())} {
-		if err := p.send(m); err != nil {
-			return err
-		}
-	}
-	return nil
+		line.State(g.Position()))
 }
 
-func (p *Process) send(m line.Msg) error {
-	if _, err := io.WriteString(p.stdin, m.String()+"\n"); err != nil {
-		return p.crashed(err)
+// send writes messages to the program, stopping at the first that fails:
+// that failure is the reason, where a program that died at once would
+// otherwise be reported once a message.
+func (p *Process) send(ms ...line.Msg) error {
+	for _, m := range ms {
+		if _, err := io.WriteString(p.stdin, m.String()+"\n"); err != nil {
+			return p.crashed(err)
+		}
 	}
 	return nil
 }

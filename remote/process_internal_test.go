@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"kalah/player"
+	"kalah/protocol/line"
 )
 
 // TestCrashedWording: a write that fails because the program is gone reads
@@ -33,5 +34,21 @@ func TestCrashedWording(t *testing.T) {
 		if !errors.Is(err, player.ErrCrashed) || err.Error() != tt.want {
 			t.Errorf("crashed(%v) = %q, want %q", tt.err, err, tt.want)
 		}
+	}
+}
+
+// TestSendStopsAtFirstFailure: messages to a program that no longer reads
+// give one error, the first write's, not one a message.
+func TestSendStopsAtFirstFailure(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	defer w.Close()
+	p := &Process{stdin: w}
+	err = p.send(line.Greeting(), line.Greeting(), line.Greeting())
+	if !errors.Is(err, player.ErrCrashed) || err.Error() != "player crashed: the program closed its input" {
+		t.Errorf("send to a closed pipe: %q", err)
 	}
 }
