@@ -132,6 +132,7 @@ func (b *builder) level(k, pot, workers int, done *atomic.Uint64) {
 	for range workers {
 		wg.Go(func() {
 			var h [32]uint8
+			w := &worker{b: b, k: k}
 			count := uint64(0)
 			for {
 				t := int(next.Add(1) - 1)
@@ -142,13 +143,14 @@ func (b *builder) level(k, pot, workers int, done *atomic.Uint64) {
 				h[0] = uint8(c0)
 				r := binom[c0][1] // bar 0 sits after the seeds of house 0
 				if !two {
-					count += b.fill(&h, 1, k-c0, pot-c0*b.weight(0), c0, r, k)
+					count += w.fill(&h, 1, k-c0, pot-c0*b.weight(0), c0, r)
 					continue
 				}
 				h[1] = uint8(c1)
 				r += binom[c0+c1+1][2]
-				count += b.fill(&h, 2, k-c0-c1, pot-c0*b.weight(0)-c1*b.weight(1), c0+c1, r, k)
+				count += w.fill(&h, 2, k-c0-c1, pot-c0*b.weight(0)-c1*b.weight(1), c0+c1, r)
 			}
+			w.drain()
 			done.Add(count)
 		})
 	}
@@ -158,14 +160,15 @@ func (b *builder) level(k, pot, workers int, done *atomic.Uint64) {
 // fill enumerates houses j.. with seeds left to place and potential pot
 // left to reach; prefix is the seeds in houses before j and r the rank so
 // far. It returns the number of configurations computed.
-func (b *builder) fill(h *[32]uint8, j, seeds, pot, prefix int, r uint64, k int) uint64 {
+func (w *worker) fill(h *[32]uint8, j, seeds, pot, prefix int, r uint64) uint64 {
+	b := w.b
 	m, n := b.m, b.v.n
 	if j == m-1 {
 		if seeds*b.weight(j) != pot {
 			return 0
 		}
 		h[j] = uint8(seeds)
-		b.db.vals[b.db.off[k]+r] = int8(b.eval(h, k))
+		w.add(h, b.db.off[w.k]+r)
 		return 1
 	}
 	if j == m-2 && n >= 2 {
@@ -176,14 +179,14 @@ func (b *builder) fill(h *[32]uint8, j, seeds, pot, prefix int, r uint64, k int)
 			return 0
 		}
 		h[j] = uint8(c)
-		return b.fill(h, j+1, seeds-c, pot-2*c, prefix+c, r+binom[prefix+c+j][j+1], k)
+		return w.fill(h, j+1, seeds-c, pot-2*c, prefix+c, r+binom[prefix+c+j][j+1])
 	}
-	w := b.weight(j)
+	wt := b.weight(j)
 	// The houses after j weigh between 1 and maxW.
 	maxW := n - max(0, j+1-n)
 	var count uint64
 	for c := 0; c <= seeds; c++ {
-		left, lp := seeds-c, pot-c*w
+		left, lp := seeds-c, pot-c*wt
 		if lp < left {
 			break // lp falls faster than left (w >= 1)
 		}
@@ -191,22 +194,56 @@ func (b *builder) fill(h *[32]uint8, j, seeds, pot, prefix int, r uint64, k int)
 			continue
 		}
 		h[j] = uint8(c)
-		count += b.fill(h, j+1, left, lp, prefix+c, r+binom[prefix+c+j][j+1], k)
+		count += w.fill(h, j+1, left, lp, prefix+c, r+binom[prefix+c+j][j+1])
 	}
 	return count
 }
 
-// eval computes the value of configuration h of k seeds from the values
-// already known. It sows every move first and prefetches the entries of
-// their results, then reads them: the cache misses overlap.
-func (b *builder) eval(h *[32]uint8, k int) int {
+// ahead is how many configurations a worker has sown, their children's
+// entries prefetched, before it reads those entries: the cache misses of
+// several configurations overlap, not only those of one configuration's
+// moves.
+const ahead = 8
+
+// worker computes configurations of one level (all independent of each
+// other) through a ring of pending ones.
+type worker struct {
+	b       *builder
+	k       int // seeds of the level
+	n, head int // pending configurations, the oldest's slot
+	ring    [ahead]pending
+}
+
+// pending is a configuration sown but not yet valued: its moves' gains,
+// and the entries they lead to.
+type pending struct {
+	dst   uint64 // where its value goes
+	n     int    // moves
+	over  bool   // terminal: its value is val[0]
+	val   [16]int
+	sign  [16]int8 // +1 extra turn, -1 the opponent's turn, 0 over
+	child [16]uint64
+}
+
+// add sows every move of configuration h and prefetches their entries;
+// its value is computed ahead configurations later.
+func (w *worker) add(h *[32]uint8, dst uint64) {
+	if w.n == ahead {
+		w.finish()
+	}
+	b := w.b
+	p := &w.ring[(w.head+w.n)%ahead]
+	w.n++
+	p.dst = dst
+	// The value's line too: a store that misses holds back the stores
+	// after it, and the loads of h wait on those.
+	prefetch.Line(unsafe.Pointer(&b.db.vals[dst]))
 	start := kboard.Board{H: *h}
 	if v, ok := b.g.Terminal(&start); ok {
-		return v
+		p.over, p.val[0] = true, v
+		return
 	}
-	var idx [16]uint64
-	var val [16]int
-	var sign [16]int8 // +1 extra turn, -1 the opponent's turn, 0 over
+	p.over = false
 	n := 0
 	for i := 0; i < b.g.N; i++ {
 		if h[i] == 0 {
@@ -214,31 +251,53 @@ func (b *builder) eval(h *[32]uint8, k int) int {
 		}
 		c := start
 		d, extra, over := b.g.Play(&c, i)
-		val[n] = d
+		p.val[n] = d
 		switch {
 		case over:
-			sign[n] = 0
+			p.sign[n] = 0
 		default:
 			// The stores started empty: what they hold left the houses.
-			kk := k - int(c.Store[0]+c.Store[1])
-			idx[n] = b.db.off[kk] + Rank(c.H[:b.m])
-			prefetch.Line(unsafe.Pointer(&b.db.vals[idx[n]]))
-			sign[n] = -1
+			kk := w.k - int(c.Store[0]+c.Store[1])
+			idx := b.db.off[kk] + Rank(c.H[:b.m])
+			p.child[n] = idx
+			prefetch.Line(unsafe.Pointer(&b.db.vals[idx]))
+			p.sign[n] = -1
 			if extra {
-				sign[n] = 1
+				p.sign[n] = 1
 			}
 		}
 		n++
 	}
+	p.n = n
+}
+
+// finish values the oldest pending configuration from its children's
+// entries: the best of its moves.
+func (w *worker) finish() {
+	p := &w.ring[w.head]
+	w.head = (w.head + 1) % ahead
+	w.n--
+	vals := w.b.db.vals
+	if p.over {
+		vals[p.dst] = int8(p.val[0])
+		return
+	}
 	best := -1 << 30
-	for j := 0; j < n; j++ {
-		v := val[j]
-		if sign[j] != 0 {
-			v += int(sign[j]) * int(b.db.vals[idx[j]])
+	for j := 0; j < p.n; j++ {
+		v := p.val[j]
+		if p.sign[j] != 0 {
+			v += int(p.sign[j]) * int(vals[p.child[j]])
 		}
 		best = max(best, v)
 	}
-	return best
+	vals[p.dst] = int8(best)
+}
+
+// drain values every pending configuration.
+func (w *worker) drain() {
+	for w.n > 0 {
+		w.finish()
+	}
 }
 
 // setVals allocates the values of n configurations, in huge pages when
