@@ -1,6 +1,10 @@
 package egdb
 
-import "math"
+import (
+	"math"
+
+	kboard "kalah/internal/board"
+)
 
 // maxBinom bounds the binomial table: seeds plus houses.
 const maxBinom = 128
@@ -33,15 +37,13 @@ func Count(k, m int) uint64 {
 
 // Rank returns the index of a configuration of k seeds (the sum of h) among
 // all configurations of k seeds in len(h) houses: the colex rank of the
-// stars-and-bars bar positions, in [0, Count(k, len(h))).
+// stars-and-bars bar positions, in [0, Count(k, len(h))). The last house
+// follows from the others and k (package board's ColexRank).
 func Rank(h []uint8) uint64 {
-	var r uint64
-	p := 0
-	for j := 0; j < len(h)-1; j++ {
-		p += int(h[j])
-		r += binom[p+j][j+1]
+	if len(h) == 0 {
+		return 0
 	}
-	return r
+	return kboard.ColexRank(h[:len(h)-1])
 }
 
 // unrank fills h (of m houses) with the configuration of k seeds of rank r.

@@ -39,15 +39,7 @@ func exactKeys(m, total int) bool {
 
 // rankKey numbers the houses by the colex rank of their stars-and-bars bar
 // positions: distinct houses get distinct keys, whatever their seed count.
-func rankKey(b *board, m int) uint64 {
-	var r uint64
-	p := 0
-	for j := 0; j < m; j++ {
-		p += int(b.H[j])
-		r += binom[p+j][j+1]
-	}
-	return r
-}
+func rankKey(b *board, m int) uint64 { return kboard.ColexRank(b.H[:m]) }
 
 // hashKey mixes the houses (and the stores, which matter under the early
 // end) into 64 bits, for boards too large for rankKey. Distinct boards may
