@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"kalah"
+	kboard "kalah/internal/board"
 )
 
 const (
@@ -97,7 +98,7 @@ func Parse(data []byte) (*Book, error) {
 	if count > len(pay)/(n+1) {
 		return nil, bad("%d entries cannot fit in %d bytes", count, len(pay))
 	}
-	limit := binom[total+2*n][2*n] // keys of boards of up to total seeds
+	limit := kboard.Choose(total+2*n, 2*n) // keys of boards of up to total seeds
 	b := &Book{v: v, plies: plies, keys: make([]uint64, count)}
 	var last uint64
 	for i := range count {

@@ -141,13 +141,13 @@ func (b *builder) level(k, pot, workers int, done *atomic.Uint64) {
 				}
 				c0, c1 := tasks[t].c0, tasks[t].c1
 				h[0] = uint8(c0)
-				r := binom[c0][1] // bar 0 sits after the seeds of house 0
+				r := kboard.Choose(c0, 1) // bar 0 sits after the seeds of house 0
 				if !two {
 					count += w.fill(&h, 1, k-c0, pot-c0*b.weight(0), c0, r)
 					continue
 				}
 				h[1] = uint8(c1)
-				r += binom[c0+c1+1][2]
+				r += kboard.Choose(c0+c1+1, 2)
 				count += w.fill(&h, 2, k-c0-c1, pot-c0*b.weight(0)-c1*b.weight(1), c0+c1, r)
 			}
 			w.drain()
@@ -179,7 +179,7 @@ func (w *worker) fill(h *[32]uint8, j, seeds, pot, prefix int, r uint64) uint64 
 			return 0
 		}
 		h[j] = uint8(c)
-		return w.fill(h, j+1, seeds-c, pot-2*c, prefix+c, r+binom[prefix+c+j][j+1])
+		return w.fill(h, j+1, seeds-c, pot-2*c, prefix+c, r+kboard.Choose(prefix+c+j, j+1))
 	}
 	wt := b.weight(j)
 	// The houses after j weigh between 1 and maxW.
@@ -194,7 +194,7 @@ func (w *worker) fill(h *[32]uint8, j, seeds, pot, prefix int, r uint64) uint64 
 			continue
 		}
 		h[j] = uint8(c)
-		count += w.fill(h, j+1, left, lp, prefix+c, r+binom[prefix+c+j][j+1])
+		count += w.fill(h, j+1, left, lp, prefix+c, r+kboard.Choose(prefix+c+j, j+1))
 	}
 	return count
 }

@@ -6,33 +6,16 @@ import (
 	kboard "kalah/internal/board"
 )
 
-// maxBinom bounds the binomial table: seeds plus houses.
+// maxBinom bounds seeds plus houses (below kboard.ChooseRows).
 const maxBinom = 128
-
-// binom[a][b] is C(a, b), saturated at math.MaxUint64.
-var binom [maxBinom + 1][maxBinom + 1]uint64
-
-func init() {
-	for a := 0; a <= maxBinom; a++ {
-		binom[a][0] = 1
-		for b := 1; b <= a; b++ {
-			x, y := binom[a-1][b-1], binom[a-1][b]
-			if x > math.MaxUint64-y {
-				binom[a][b] = math.MaxUint64
-			} else {
-				binom[a][b] = x + y
-			}
-		}
-	}
-}
 
 // Count returns the number of configurations of exactly k seeds in m houses:
 // C(k+m-1, m-1).
 func Count(k, m int) uint64 {
-	if m < 1 || k < 0 || k+m-1 > maxBinom {
+	if m < 1 || m > 34 || k < 0 || k+m-1 > maxBinom {
 		return math.MaxUint64
 	}
-	return binom[k+m-1][m-1]
+	return kboard.Choose(k+m-1, m-1)
 }
 
 // Rank returns the index of a configuration of k seeds (the sum of h) among
@@ -54,10 +37,10 @@ func unrank(h []uint8, k int, r uint64) {
 	prefix := make([]int, m)
 	for j := m - 2; j >= 0; j-- {
 		b := next - 1
-		for binom[b][j+1] > r {
+		for kboard.Choose(b, j+1) > r {
 			b--
 		}
-		r -= binom[b][j+1]
+		r -= kboard.Choose(b, j+1)
 		prefix[j] = b - j
 		next = b
 	}

@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"math"
-
 	"kalah"
 	kboard "kalah/internal/board"
 )
@@ -14,27 +12,10 @@ type board = kboard.Board
 // game is what of the rules the search needs: the shared sowing.
 type game = kboard.Game
 
-// binom[a][b] is C(a, b), saturated at math.MaxUint64.
-var binom [300][33]uint64
-
-func init() {
-	for a := range binom {
-		binom[a][0] = 1
-		for c := 1; c <= min(a, 32); c++ {
-			x, y := binom[a-1][c-1], binom[a-1][c]
-			if x > math.MaxUint64-y {
-				binom[a][c] = math.MaxUint64
-			} else {
-				binom[a][c] = x + y
-			}
-		}
-	}
-}
-
 // exactKeys reports whether every board of up to total seeds in m houses
 // has a distinct 64-bit key (rankKey).
 func exactKeys(m, total int) bool {
-	return total+m < len(binom) && binom[total+m][m] < 1<<63
+	return total+m < kboard.ChooseRows && kboard.Choose(total+m, m) < 1<<63
 }
 
 // rankKey numbers the houses by the colex rank of their stars-and-bars bar

@@ -5,12 +5,17 @@ import "math"
 // MaxRankSeeds is the most seeds ColexRank takes.
 const MaxRankSeeds = 255
 
-// colex[j][p] is C(p+j, j+1), saturated at math.MaxUint64: the term of
-// house j when houses 0..j hold p seeds.
+// ChooseRows bounds Choose's first argument.
+const ChooseRows = 300
+
+// binom[a][b] is C(a, b), saturated at math.MaxUint64.
+var binom [ChooseRows][34]uint64
+
+// colex[j][p] is C(p+j, j+1): the term of house j when houses 0..j hold p
+// seeds.
 var colex [32][MaxRankSeeds + 1]uint64
 
 func init() {
-	var binom [MaxRankSeeds + 33][34]uint64
 	for a := range binom {
 		binom[a][0] = 1
 		for c := 1; c <= min(a, 33); c++ {
@@ -28,6 +33,11 @@ func init() {
 		}
 	}
 }
+
+// Choose returns C(a, b), saturated at math.MaxUint64, for a < ChooseRows
+// and b <= 33: the one binomial table of the engine, the endgame databases
+// and the opening books.
+func Choose(a, b int) uint64 { return binom[a][b] }
 
 // ColexRank returns the sum over houses j of C(P_j+j, j+1), where P_j is
 // the seeds in houses 0..j: with every house but the last of a
