@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -318,6 +319,9 @@ func (e *Engine) Solve(ctx context.Context, p kalah.Position) (Result, error) {
 		if r.stop.Load() {
 			return Result{}, ctx.Err()
 		}
+		if debug {
+			fmt.Fprintf(os.Stderr, "solve: root moves checked (%v)\n", time.Since(debugStart).Round(time.Millisecond))
+		}
 		for j, i := range moves {
 			if good[j] {
 				res.Best = append(res.Best, kalah.Move(i+1))
@@ -326,6 +330,9 @@ func (e *Engine) Solve(ctx context.Context, p kalah.Position) (Result, error) {
 	}
 	if p.Phase() == kalah.PhasePlay {
 		res.PV = e.pv(r, p, res.Value, 60)
+		if debug {
+			fmt.Fprintf(os.Stderr, "solve: principal variation found (%v)\n", time.Since(debugStart).Round(time.Millisecond))
+		}
 	}
 	if r.stop.Load() {
 		return Result{}, ctx.Err()
@@ -417,8 +424,23 @@ func (e *Engine) pv(r *run, p kalah.Position, v, plies int) []kalah.Move {
 	b := e.g.FromPosition(&p)
 	for len(line) < plies {
 		next, nv, found := b, 0, false
-		for i := e.g.N - 1; i >= 0 && !found; i-- {
-			if b.H[i] == 0 {
+		// The table's move first: the search's proof went through it, so
+		// it is almost always the one, and a wrong guess costs a
+		// refutation search of its own.
+		first := -1
+		if e.g.Seeds(&b) >= s.ttMin {
+			if t, ok := s.tt.probe(s.key(&b)); ok && t.move >= 0 && b.H[t.move] != 0 {
+				first = t.move
+			}
+		}
+		for j := e.g.N; j >= 0 && !found; j-- {
+			i := j
+			if j == e.g.N {
+				i = first
+			} else if j == first {
+				continue
+			}
+			if i < 0 || b.H[i] == 0 {
 				continue
 			}
 			c := b

@@ -165,27 +165,51 @@ func TestSolveMatchesBrute(t *testing.T) {
 }
 
 // checkBest checks that each best move reaches the value and the others
-// fall short, by brute force.
+// fall short, and that each move of the principal variation is a best
+// move of its position, by brute force.
 func checkBest(t *testing.T, r *kalah.Rules, p kalah.Position, res Result, memo map[string]int) {
 	t.Helper()
-	me := p.ToMove()
 	for _, m := range p.Moves() {
-		q := p
-		eff := q.Play(r, int(m))
-		fin := diff(&q, me)
-		if eff&kalah.End == 0 {
-			v := bruteMemo(r, pitsOf(&q), int(q.ToMove()), memo) + diff(&q, q.ToMove())
-			if q.ToMove() == me {
-				fin = v
-			} else {
-				fin = -v
-			}
-		}
-		val := fin - diff(&p, me)
+		val := bruteMove(r, p, m, memo)
 		if slices.Contains(res.Best, m) != (val == res.Value) {
 			t.Errorf("%s %s: move %s has value %d; solve says best %v of value %d", r, p, m, val, res.Best, res.Value)
 		}
 	}
+	if len(res.PV) == 0 || !slices.Contains(res.Best, res.PV[0]) {
+		t.Errorf("%s %s: pv %v does not start with a best move %v", r, p, res.PV, res.Best)
+	}
+	q := p
+	for i, m := range res.PV {
+		if q.Over(r) {
+			t.Fatalf("%s %s: pv %v goes on after the game ends (move %d)", r, p, res.PV, i+1)
+		}
+		best := -1 << 20
+		for _, mm := range q.Moves() {
+			best = max(best, bruteMove(r, q, mm, memo))
+		}
+		if !slices.Contains(q.Moves(), m) || bruteMove(r, q, m, memo) != best {
+			t.Fatalf("%s %s: pv %v: move %d (%s) is not a best move of %s", r, p, res.PV, i+1, m, q)
+		}
+		q.Play(r, int(m))
+	}
+}
+
+// bruteMove is the value of move m in p for the side to move, by brute
+// force: the final store difference it leads to less the present one.
+func bruteMove(r *kalah.Rules, p kalah.Position, m kalah.Move, memo map[string]int) int {
+	me := p.ToMove()
+	q := p
+	eff := q.Play(r, int(m))
+	fin := diff(&q, me)
+	if eff&kalah.End == 0 {
+		v := bruteMemo(r, pitsOf(&q), int(q.ToMove()), memo) + diff(&q, q.ToMove())
+		if q.ToMove() == me {
+			fin = v
+		} else {
+			fin = -v
+		}
+	}
+	return fin - diff(&p, me)
 }
 
 // TestSolveRandomPositions solves positions from random games of bigger

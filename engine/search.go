@@ -362,6 +362,9 @@ children:
 			if s.aborted {
 				return 0
 			}
+			if debug && ply == 0 && depth == exactDepth {
+				fmt.Fprintf(os.Stderr, "thread %d:   root move %d (window %d..%d): %d (%v)\n", s.id, k.i+1, alpha, beta, v, time.Since(debugStart).Round(time.Millisecond))
+			}
 			if v > best {
 				best, bestMove = v, k.i
 				if ply == 0 {

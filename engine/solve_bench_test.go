@@ -65,7 +65,7 @@ func BenchmarkSolveFromNothing(b *testing.B) {
 			b.Fatal(err)
 		}
 		t1 := time.Now()
-		e, err := New(r, Options{TableMB: envInt("KALAH_BENCH_TT", 256), Threads: envInt("KALAH_BENCH_THREADS", 2), DB: db, NoBook: true})
+		e, err := New(r, Options{TableMB: envInt("KALAH_BENCH_TT", 256), Threads: envInt("KALAH_BENCH_THREADS", 2), DB: db, MaxDepth: envInt("MAXD", 0), NoBook: true})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -157,7 +157,7 @@ func TestPublished(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			e, _ := New(p.rules, Options{TableMB: 1024, DB: db, NoBook: true}) // the search under test
+			e, _ := New(p.rules, Options{TableMB: 1024, DB: db, MaxDepth: envInt("MAXD", 0), NoBook: true}) // the search under test
 			res, err := e.Solve(context.Background(), p.rules.Start())
 			if err != nil {
 				t.Fatal(err)
