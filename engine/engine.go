@@ -31,10 +31,9 @@ type Options struct {
 	// the houses are at most its K. It must match the rules (egdb.DB.Check).
 	DB *egdb.DB
 	// MaxDepth is the deepest iteration of the depth-limited search before
-	// an exact search (default 1: its value is the first guess of MTD(f)).
-	// Deeper iterations cost more than they save: their table moves, found
-	// with a leaf value of zero, mislead the exact search's ordering near
-	// the root.
+	// an exact search. Its value is the first guess of MTD(f), and the moves
+	// it leaves in the table order the exact search. The default (0)
+	// depends on the position (idDepth).
 	MaxDepth int
 	// Progress, if not nil, is called by the main search thread after each
 	// null-window search of MTD(f), so a long search can show how it goes.
@@ -81,8 +80,8 @@ func New(r kalah.Rules, o Options) (*Engine, error) {
 	if o.Threads <= 0 {
 		o.Threads = min(runtime.GOMAXPROCS(0), 2)
 	}
-	if o.MaxDepth <= 0 {
-		o.MaxDepth = 1
+	if o.MaxDepth < 0 {
+		o.MaxDepth = 0
 	}
 	if o.DB != nil {
 		if err := o.DB.Check(r); err != nil {
@@ -348,12 +347,39 @@ func (e *Engine) exact(r *run, q kalah.Position) (int, bool) {
 	b := e.g.FromPosition(&q)
 	var v int
 	r.parallel(q.Total(), func(s *searcher) {
-		vv, _, _ := s.deepen(&b, e.o.MaxDepth, true, nil)
+		vv, _, _ := s.deepen(&b, e.idDepth(&b), true, nil)
 		if s.id == 0 {
 			v = vv
 		}
 	})
 	return v, !r.stop.Load()
+}
+
+// Iterative deepening before an exact search: deepIDSeeds is the least
+// seeds in the houses for which it goes to deepIDDepth plies; below, one
+// ply. Measured on two cores from the start: Kalah(6,4) (48 seeds) with the
+// 20-seed database took 49.7 M nodes on one thread with 1 to 3 plies, 56-84 M
+// with 4 to 24 (the depth-limited moves, found with a leaf value of zero,
+// mislead the exact search near the root: with 16 plies and then the
+// exact search started from the depth-1 guess, 72 M); Kalah(6,5) (60 seeds)
+// with the 24-seed database took 846 s of search with 1 ply, its first
+// exact pass alone 383 s with an unordered table, and 7m41s in all with 16
+// plies, whose first exact pass took 10 s (docs/PERFORMANCE.md).
+const (
+	deepIDSeeds = 49
+	deepIDDepth = 16
+)
+
+// idDepth is the deepest depth-limited iteration before the exact search
+// of b: Options.MaxDepth, or by default by the seeds in b's houses.
+func (e *Engine) idDepth(b *board) int {
+	switch {
+	case e.o.MaxDepth > 0:
+		return e.o.MaxDepth
+	case e.g.Seeds(b) >= deepIDSeeds:
+		return deepIDDepth
+	}
+	return 1
 }
 
 // moveValues returns the value of every legal move of p (not over), given
@@ -597,7 +623,7 @@ func (e *Engine) search(ctx context.Context, p kalah.Position, limit time.Durati
 	r.parallel(p.Total(), func(s *searcher) {
 		maxDepth := 200
 		if exact {
-			maxDepth = e.o.MaxDepth
+			maxDepth = e.idDepth(&b)
 		}
 		s.deepen(&b, maxDepth, exact, func(v, move, depth int, proven bool) {
 			if s.id != 0 {

@@ -57,7 +57,7 @@ func (e *Engine) Test(ctx context.Context, p kalah.Position, gamma int) (Bound, 
 	seeds := e.g.Seeds(&b)
 	var res Bound
 	r.parallel(p.Total(), func(s *searcher) {
-		v, _, proven := s.deepen(&b, e.o.MaxDepth, false, nil)
+		v, _, proven := s.deepen(&b, e.idDepth(&b), false, nil)
 		if s.aborted {
 			return
 		}
