@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -275,22 +276,28 @@ func (e *Engine) Solve(ctx context.Context, p kalah.Position) (Result, error) {
 			}
 		}
 	} else {
-		v, ok := e.exact(r, p)
+		v, rm, ok := e.exactRoot(r, p)
 		if !ok {
 			return Result{}, ctx.Err()
 		}
 		res.Value = v
-		// A move is optimal if a null-window test shows it reaches v. The
-		// helpers test the moves in the other order, so that the main
-		// thread finds their proofs in the table.
+		// A move is optimal if a null-window test shows it reaches v, unless
+		// the search's last pass sorted it already. The helpers test the
+		// moves in the other order, so that the main thread finds their
+		// proofs in the table.
 		b := e.g.FromPosition(&p)
 		var moves []int
+		var good []bool
 		for i := 0; i < e.g.N; i++ {
-			if b.H[i] != 0 {
+			switch {
+			case b.H[i] == 0 || rm.below&(1<<i) != 0:
+			case rm.tied&(1<<i) != 0:
+				res.Best = append(res.Best, kalah.Move(i+1))
+			default:
 				moves = append(moves, i)
+				good = append(good, false)
 			}
 		}
-		good := make([]bool, len(moves))
 		r.parallel(p.Total(), func(s *searcher) {
 			for j := range moves {
 				if s.id%2 == 1 {
@@ -326,6 +333,7 @@ func (e *Engine) Solve(ctx context.Context, p kalah.Position) (Result, error) {
 				res.Best = append(res.Best, kalah.Move(i+1))
 			}
 		}
+		slices.Sort(res.Best)
 	}
 	if p.Phase() == kalah.PhasePlay {
 		res.PV = e.pv(r, p, res.Value, 60)
@@ -344,15 +352,31 @@ func (e *Engine) Solve(ctx context.Context, p kalah.Position) (Result, error) {
 // exact returns the exact value of q (in play, not over); ok is false if
 // the run was stopped.
 func (e *Engine) exact(r *run, q kalah.Position) (int, bool) {
+	v, _, ok := e.exactRoot(r, q)
+	return v, ok
+}
+
+// rootMoves is what the last pass of an exact search learned about the
+// root moves, by house bit: those worth less than the value and those worth
+// it. A move in neither is unknown.
+type rootMoves struct{ below, tied uint32 }
+
+// exactRoot is exact, and reports which root moves reach the value where
+// its last pass found out (searcher.floor).
+func (e *Engine) exactRoot(r *run, q kalah.Position) (int, rootMoves, bool) {
 	b := e.g.FromPosition(&q)
 	var v int
+	var rm rootMoves
 	r.parallel(q.Total(), func(s *searcher) {
 		vv, _, _ := s.deepen(&b, e.idDepth(&b), true, nil)
 		if s.id == 0 {
 			v = vv
+			if s.floorPass && s.floor == vv {
+				rm = rootMoves{s.below, s.tied}
+			}
 		}
 	})
-	return v, !r.stop.Load()
+	return v, rm, !r.stop.Load()
 }
 
 // Iterative deepening before an exact search: deepIDSeeds is the least

@@ -16,31 +16,40 @@ const etcDepth = 3
 
 // searcher is one thread's search state over the shared table.
 type searcher struct {
-	g         *game
-	tt        *table
-	db        *egdb.DB
-	dbK       int // seeds the database covers, or -1
-	rankKeys  bool
-	stop      *atomic.Bool // this thread's stop signal
-	runStop   *atomic.Bool // the whole run's, set when the deadline passes
-	deadline  time.Time    // zero for none
-	aborted   bool
-	id        int // 0 for the main thread
-	nodes     uint64
-	horizon   uint64 // depth-limited leaves and estimated table bounds used
-	rootMove  int
-	leafValue func(b *board, seeds int) int
-	stack     [][16]kid // children by ply, reused to avoid clearing
-	ttMin     int       // least seeds for a table probe
-	etcMin    int       // least seeds for the enhanced transposition cut-off
-	progress  func(Progress)
-	started   time.Time
-	busy      *busyTable // nil on one thread
-	busyMin   int        // least seeds to mark a node busy
-	prefetch  bool       // prefetch the children's table buckets and database entries
-	lazy      bool       // sow children only when searched
-	dbKids    bool       // value the children in the database first (dbChildren)
-	allAhead  bool       // once the first child fails to cut, sow and prefetch the rest (allAhead)
+	g        *game
+	tt       *table
+	db       *egdb.DB
+	dbK      int // seeds the database covers, or -1
+	rankKeys bool
+	stop     *atomic.Bool // this thread's stop signal
+	runStop  *atomic.Bool // the whole run's, set when the deadline passes
+	deadline time.Time    // zero for none
+	aborted  bool
+	id       int // 0 for the main thread
+	nodes    uint64
+	horizon  uint64 // depth-limited leaves and estimated table bounds used
+	rootMove int
+	// In an exact pass that can prove the value is floor (its window is
+	// just above the proven lower bound floor), each root move is first
+	// tested against floor: one below it needs no search at the pass's
+	// window, and the moves are sorted for Solve as they go: below floor,
+	// or (if the pass fails low) equal to it.
+	floorOn     bool
+	floorPass   bool // the last pass of mtd was such a pass
+	floor       int
+	below, tied uint32 // root moves, by house bit
+	leafValue   func(b *board, seeds int) int
+	stack       [][16]kid // children by ply, reused to avoid clearing
+	ttMin       int       // least seeds for a table probe
+	etcMin      int       // least seeds for the enhanced transposition cut-off
+	progress    func(Progress)
+	started     time.Time
+	busy        *busyTable // nil on one thread
+	busyMin     int        // least seeds to mark a node busy
+	prefetch    bool       // prefetch the children's table buckets and database entries
+	lazy        bool       // sow children only when searched
+	dbKids      bool       // value the children in the database first (dbChildren)
+	allAhead    bool       // once the first child fails to cut, sow and prefetch the rest (allAhead)
 }
 
 // debug prints each MTD(f) pass of every thread to stderr
@@ -354,6 +363,8 @@ children:
 				v = k.d
 			case k.known:
 				v = k.v // read from the database above
+			case ply == 0 && s.floorOn && s.rootBelow(k):
+				v = s.floor - 1 // below the floor, so below the window
 			case k.extra:
 				v = k.d + s.search(&k.b, a-k.d, beta-k.d, next, ply+1)
 			default:
@@ -361,6 +372,13 @@ children:
 			}
 			if s.aborted {
 				return 0
+			}
+			if ply == 0 && s.floorOn {
+				if v < s.floor {
+					s.below |= 1 << k.i
+				} else if v < beta {
+					s.tied |= 1 << k.i
+				}
 			}
 			if debug && ply == 0 && depth == exactDepth {
 				fmt.Fprintf(os.Stderr, "thread %d:   root move %d (window %d..%d): %d (%v)\n", s.id, k.i+1, alpha, beta, v, time.Since(debugStart).Round(time.Millisecond))
@@ -385,6 +403,15 @@ children:
 	}
 	s.save(key, prior, found, best, seeds, alpha, beta, depth, h0, bestMove, nodes0)
 	return best
+}
+
+// rootBelow tests whether root move k (searched, not over) is worth less
+// than s.floor, by a null-window search.
+func (s *searcher) rootBelow(k *kid) bool {
+	if k.extra {
+		return k.d+s.search(&k.b, s.floor-1-k.d, s.floor-k.d, exactDepth, 1) < s.floor
+	}
+	return k.d-s.search(&k.b, k.d-s.floor, k.d-s.floor+1, exactDepth, 1) < s.floor
 }
 
 // sow plays child k of b.
@@ -470,7 +497,9 @@ func (s *searcher) mtd(b *board, guess, depth int) (int, int) {
 			beta++
 		}
 		s.rootMove = -1
+		s.floorOn, s.floor, s.below, s.tied = exact && lo > -seeds && beta == lo+2, lo, 0, 0
 		r := s.search(b, beta-1, beta, depth, 0)
+		s.floorPass, s.floorOn = s.floorOn, false
 		if s.aborted {
 			return 0, move
 		}
