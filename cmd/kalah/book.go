@@ -118,7 +118,7 @@ func runBookBuild(ctx context.Context, e *env, args []string) error {
 	}
 	seeds := *egdbSeeds
 	if seeds < 0 && *egdbFile == "" {
-		seeds = autoSeeds(r)
+		seeds = autoSeeds(r, 2*r.Houses*r.Seeds)
 	}
 	db, err := loadDB(ctx, e, r, *egdbFile, max(seeds, 0))
 	if err != nil {

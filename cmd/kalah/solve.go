@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -79,7 +80,7 @@ func (f *engineFlags) setup(ctx context.Context, e *env, r kalah.Rules, st *stat
 	start := time.Now()
 	seeds := *f.egdbSeeds
 	if seeds < 0 && *f.egdbFile == "" {
-		seeds = autoSeeds(r)
+		seeds = autoSeeds(r, inHouses(p))
 		if !*f.noBook && engine.BookAnswers(r, &p, f.analyze) {
 			seeds = 0 // the book answers: no database to build or map
 		}
@@ -93,7 +94,7 @@ func (f *engineFlags) setup(ctx context.Context, e *env, r kalah.Rules, st *stat
 		closeDB = func() { db.Close() }
 		e.log.Info("endgame database ready", "seeds", db.Seeds(), "entries", db.Entries(), "time", time.Since(start).Round(time.Millisecond))
 	}
-	o := engine.Options{TableMB: autoTableMB(*f.ttMB, p.Total()), Threads: *f.threads, DB: db, MaxDepth: *f.idDepth, NoBook: *f.noBook}
+	o := engine.Options{TableMB: autoTableMB(*f.ttMB, inHouses(p)), Threads: *f.threads, DB: db, MaxDepth: *f.idDepth, NoBook: *f.noBook}
 	if st != nil {
 		o.Progress = searchProgress(st)
 	}
@@ -212,27 +213,59 @@ func moves(ms []kalah.Move) string {
 	return strings.Join(s, " ")
 }
 
-// autoTableMB is the table a solve uses: mb if given, else 256 MiB up to 48
-// seeds (Kalah(6,4) with a 20-seed database took 5.9-7.3 s on two threads
-// with 256 MiB, 7.0-7.3 s with 64, 9.2-10.2 s with 1024) and 2048 MiB above.
+// autoTableMB is the table a solve of a position of the given seeds uses:
+// mb if given, else 256 MiB up to 48 seeds (Kalah(6,4) with a 20-seed
+// database took 5.9-7.3 s on two threads with 256 MiB, 7.0-7.3 s with 64,
+// 9.2-10.2 s with 1024) and above that half the memory available, at
+// least 2 GiB and at most 8 GiB (Kalah(6,5) takes under 10 minutes with
+// 8 GiB and a 24-seed database: docs/PERFORMANCE.md).
 func autoTableMB(mb, seeds int) int {
 	switch {
 	case mb > 0:
 		return mb
 	case seeds <= 48:
 		return 256
-	default:
+	}
+	avail, ok := availableMB()
+	if !ok {
 		return 2048
 	}
+	return min(max(avail/2, 2048), 8192)
 }
 
-// autoSeeds picks the endgame database a solve uses when none is named:
-// the largest already built for these rules, else one of min(17, a third of
-// the seeds + 1) seeds, or none where the rules have no databases. Kalah(6,4)
-// gets 17, built in 6 s: from nothing on two cores, three runs each
+// inHouses is the seeds in p's houses.
+func inHouses(p kalah.Position) int { return p.Seeds(kalah.South) + p.Seeds(kalah.North) }
+
+// availableMB reads the memory available to new work (Linux's
+// MemAvailable), in MiB.
+func availableMB() (int, bool) {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0, false
+	}
+	for line := range strings.Lines(string(b)) {
+		if rest, ok := strings.CutPrefix(line, "MemAvailable:"); ok {
+			f := strings.Fields(rest)
+			if len(f) != 2 || f[1] != "kB" {
+				return 0, false
+			}
+			kb, err := strconv.Atoi(f[0])
+			return kb >> 10, err == nil
+		}
+	}
+	return 0, false
+}
+
+// autoSeeds picks the endgame database a solve of a position of the given
+// seeds (in all) uses when none is named: the largest already built for
+// these rules, else one of min(17, a third of the seeds + 1) seeds, or 24
+// from 56 seeds, or none where the rules have no databases. Kalah(6,4) gets
+// 17, built in 4-5 s: from nothing on two cores, three runs each
 // (BenchmarkSolveFromNothing, docs/PERFORMANCE.md), 22.0-24.5 s in all
 // against 23.5-28.0 s with 16 seeds (3 s to build, more to search).
-func autoSeeds(r kalah.Rules) int {
+// Kalah(6,5) gets 24 (1.25 GB, built in about 2 minutes), with which it is
+// solved in under 10 minutes.
+func autoSeeds(r kalah.Rules, seeds int) int {
 	if egdb.Supported(r) != nil {
 		return 0
 	}
@@ -243,5 +276,8 @@ func autoSeeds(r kalah.Rules) int {
 			}
 		}
 	}
-	return min(17, 2*r.Houses*r.Seeds/3+1)
+	if seeds >= 56 {
+		return 24
+	}
+	return min(17, seeds/3+1)
 }

@@ -120,7 +120,7 @@ func solveDistributed(ctx context.Context, e *env, r kalah.Rules, ef *engineFlag
 	if slots > 0 {
 		seeds := *ef.egdbSeeds
 		if seeds < 0 && *ef.egdbFile == "" {
-			seeds = autoSeeds(r)
+			seeds = autoSeeds(r, inHouses(p))
 		}
 		db, err := loadDB(ctx, e, r, *ef.egdbFile, max(seeds, 0))
 		if err != nil {
