@@ -52,8 +52,12 @@ type Options struct {
 // the side to move at the root, relative to the current stores), and the
 // main thread's nodes and time.
 type Progress struct {
-	Depth   int // 0: the exact search
-	Lo, Hi  int // the value lies in [Lo, Hi]
+	Depth  int // 0: the exact search
+	Lo, Hi int // the value lies in [Lo, Hi]
+	// Running says a null-window pass is under way, testing whether the
+	// value is at least Testing; otherwise one has just ended.
+	Running bool
+	Testing int
 	Nodes   uint64
 	Elapsed time.Duration
 }

@@ -419,3 +419,38 @@ func TestAllAheadSameSearch(t *testing.T) {
 		t.Errorf("without allAhead %d nodes, value %+d; with it %d nodes, value %+d", nodes[0], values[0], nodes[1], values[1])
 	}
 }
+
+// TestProgress checks the reports of a solve: within its passes (each
+// testing a bound inside the known range) and after them, the range
+// narrowing to the value.
+func TestProgress(t *testing.T) {
+	defer func(m uint64) { progressMask = m }(progressMask)
+	progressMask = 1<<10 - 1
+	r := kalah.Standard()
+	r.Houses, r.Seeds = 4, 3
+	var got []Progress
+	e, err := New(r, Options{TableMB: 1, Threads: 2, NoBook: true, Progress: func(p Progress) { got = append(got, p) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.Solve(context.Background(), r.Start())
+	if err != nil {
+		t.Fatal(err)
+	}
+	running := 0
+	for i, p := range got {
+		if p.Lo > p.Hi || (p.Running && (p.Testing <= p.Lo || p.Testing > p.Hi)) {
+			t.Errorf("report %d: %+v", i, p)
+		}
+		if i > 0 && p.Nodes < got[i-1].Nodes {
+			t.Errorf("report %d: nodes went back: %+v after %+v", i, p, got[i-1])
+		}
+		if p.Running {
+			running++
+		}
+	}
+	last := got[len(got)-1]
+	if running == 0 || last.Running || last.Depth != 0 || last.Lo != res.Value || last.Hi != res.Value {
+		t.Errorf("%d reports within passes; last %+v; value %d", running, last, res.Value)
+	}
+}

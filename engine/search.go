@@ -43,6 +43,7 @@ type searcher struct {
 	ttMin       int       // least seeds for a table probe
 	etcMin      int       // least seeds for the enhanced transposition cut-off
 	progress    func(Progress)
+	pass        Progress // the running pass of mtd, for progress
 	started     time.Time
 	busy        *busyTable // nil on one thread
 	busyMin     int        // least seeds to mark a node busy
@@ -73,6 +74,11 @@ var (
 	dbTTMargin  = 3
 	dbETCMargin = 16
 )
+
+// progressMask sets how often a long pass reports its progress: when the
+// main thread's nodes & progressMask is zero (every 4 M nodes, about a
+// second).
+var progressMask uint64 = 1<<22 - 1
 
 // prefetchChildren turns on the prefetch of each child's table bucket or
 // database entry when the children are generated (PREFETCH=0 in the
@@ -145,6 +151,11 @@ func (s *searcher) eval(b *board, seeds int) int {
 func (s *searcher) search(b *board, alpha, beta, depth, ply int) int {
 	s.nodes++
 	if s.nodes&1023 == 0 {
+		if s.progress != nil && s.pass.Running && s.nodes&progressMask == 0 {
+			// Within a long pass, too: about once a second.
+			s.pass.Nodes, s.pass.Elapsed = s.nodes, time.Since(s.started)
+			s.progress(s.pass)
+		}
 		if s.stop.Load() {
 			s.aborted = true
 		} else if !s.deadline.IsZero() && time.Now().After(s.deadline) {
@@ -497,9 +508,13 @@ func (s *searcher) mtd(b *board, guess, depth int) (int, int) {
 			beta++
 		}
 		s.rootMove = -1
+		s.pass = Progress{Depth: depth, Lo: lo, Hi: hi, Testing: beta, Running: true}
+		if exact {
+			s.pass.Depth = 0
+		}
 		s.floorOn, s.floor, s.below, s.tied = exact && lo > -seeds && beta == lo+2, lo, 0, 0
 		r := s.search(b, beta-1, beta, depth, 0)
-		s.floorPass, s.floorOn = s.floorOn, false
+		s.floorPass, s.floorOn, s.pass.Running = s.floorOn, false, false
 		if s.aborted {
 			return 0, move
 		}

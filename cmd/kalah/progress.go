@@ -70,6 +70,8 @@ func searchProgress(p *status) func(engine.Progress) {
 			bound = fmt.Sprintf(", value in [%+d, %+d]", s.Lo, s.Hi)
 			if s.Lo == s.Hi {
 				bound = fmt.Sprintf(", value %+d", s.Lo)
+			} else if s.Running {
+				bound += fmt.Sprintf(", testing %+d", s.Testing)
 			}
 		}
 		nps := 0.0
