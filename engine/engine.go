@@ -390,8 +390,8 @@ func (e *Engine) exactRoot(r *run, q kalah.Position) (int, rootMoves, bool) {
 // with 4 to 24 (the depth-limited moves, found with a leaf value of zero,
 // mislead the exact search near the root: with 16 plies and then the
 // exact search started from the depth-1 guess, 72 M); Kalah(6,5) (60 seeds)
-// with the 24-seed database took 846 s of search with 1 ply, its first
-// exact pass alone 383 s with an unordered table, and 7m41s in all with 16
+// with the 24-seed database took 846 s of search with 1 ply (its first
+// exact pass alone 383 s, with an unordered table) and 455 s with 16
 // plies, whose first exact pass took 10 s (docs/PERFORMANCE.md).
 const (
 	deepIDSeeds = 49
