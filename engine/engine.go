@@ -50,7 +50,7 @@ type Options struct {
 // Progress is where a search stands: the iteration (a depth, or 0 for the
 // exact search), the bounds on the value found so far (from the view of
 // the side to move at the root, relative to the current stores), and the
-// main thread's nodes and time.
+// nodes of every thread so far (to within a thousand a thread) and the time.
 type Progress struct {
 	Depth  int // 0: the exact search
 	Lo, Hi int // the value lies in [Lo, Hi]
@@ -143,6 +143,7 @@ type run struct {
 	deadline time.Time
 	stop     atomic.Bool
 	nodes    atomic.Uint64
+	live     atomic.Uint64 // every thread's nodes so far, added every thousand or so, for progress
 	threads  int
 	started  time.Time
 	busy     *busyTable // nil on one thread
@@ -167,7 +168,7 @@ func (e *Engine) newRun(ctx context.Context) (*run, func()) {
 
 func (r *run) searcher(id int, stop *atomic.Bool, total int) *searcher {
 	e := r.e
-	s := &searcher{g: &e.g, tt: e.tt, dbK: -1, stop: stop, runStop: &r.stop, deadline: r.deadline, id: id, rankKeys: !e.g.EarlyEnd() && exactKeys(e.g.M, total)}
+	s := &searcher{g: &e.g, tt: e.tt, dbK: -1, stop: stop, runStop: &r.stop, live: &r.live, deadline: r.deadline, id: id, rankKeys: !e.g.EarlyEnd() && exactKeys(e.g.M, total)}
 	s.ttMin, s.etcMin = ttMinSeeds, etcMinSeeds
 	if id == 0 && e.o.Progress != nil {
 		s.progress, s.started = e.o.Progress, r.started

@@ -453,4 +453,8 @@ func TestProgress(t *testing.T) {
 	if running == 0 || last.Running || last.Depth != 0 || last.Lo != res.Value || last.Hi != res.Value {
 		t.Errorf("%d reports within passes; last %+v; value %d", running, last, res.Value)
 	}
+	// Every thread's nodes, up to the last pass: most of the solve's.
+	if last.Nodes > res.Nodes || last.Nodes < res.Nodes/2 {
+		t.Errorf("last report %d nodes; the solve %d", last.Nodes, res.Nodes)
+	}
 }

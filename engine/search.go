@@ -21,9 +21,11 @@ type searcher struct {
 	db       *egdb.DB
 	dbK      int // seeds the database covers, or -1
 	rankKeys bool
-	stop     *atomic.Bool // this thread's stop signal
-	runStop  *atomic.Bool // the whole run's, set when the deadline passes
-	deadline time.Time    // zero for none
+	stop     *atomic.Bool   // this thread's stop signal
+	runStop  *atomic.Bool   // the whole run's, set when the deadline passes
+	live     *atomic.Uint64 // the run's nodes so far, for progress
+	counted  uint64         // the nodes added to live
+	deadline time.Time      // zero for none
 	aborted  bool
 	id       int // 0 for the main thread
 	nodes    uint64
@@ -151,9 +153,11 @@ func (s *searcher) eval(b *board, seeds int) int {
 func (s *searcher) search(b *board, alpha, beta, depth, ply int) int {
 	s.nodes++
 	if s.nodes&1023 == 0 {
+		s.live.Add(s.nodes - s.counted)
+		s.counted = s.nodes
 		if s.progress != nil && s.pass.Running && s.nodes&progressMask == 0 {
 			// Within a long pass, too: about once a second.
-			s.pass.Nodes, s.pass.Elapsed = s.nodes, time.Since(s.started)
+			s.pass.Nodes, s.pass.Elapsed = s.live.Load(), time.Since(s.started)
 			s.progress(s.pass)
 		}
 		if s.stop.Load() {
@@ -537,7 +541,9 @@ func (s *searcher) mtd(b *board, guess, depth int) (int, int) {
 			if exact {
 				d = 0
 			}
-			s.progress(Progress{Depth: d, Lo: lo, Hi: hi, Nodes: s.nodes, Elapsed: time.Since(s.started)})
+			s.live.Add(s.nodes - s.counted)
+			s.counted = s.nodes
+			s.progress(Progress{Depth: d, Lo: lo, Hi: hi, Nodes: s.live.Load(), Elapsed: time.Since(s.started)})
 		}
 		f = r
 	}
