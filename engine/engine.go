@@ -303,30 +303,27 @@ func (e *Engine) Solve(ctx context.Context, p kalah.Position) (Result, error) {
 				good = append(good, false)
 			}
 		}
-		r.parallel(p.Total(), func(s *searcher) {
-			for j := range moves {
-				if s.id%2 == 1 {
-					j = len(moves) - 1 - j
+		if len(moves) > 0 {
+			r.parallel(p.Total(), func(s *searcher) {
+				for j := range moves {
+					if s.id%2 == 1 {
+						j = len(moves) - 1 - j
+					}
+					c := b
+					d, extra, over := e.g.Play(&c, moves[j])
+					ok := d >= v
+					if !over {
+						ok = s.reaches(&c, d, extra, v)
+					}
+					if s.aborted {
+						return
+					}
+					if s.id == 0 {
+						good[j] = ok
+					}
 				}
-				c := b
-				d, extra, over := e.g.Play(&c, moves[j])
-				var ok bool
-				switch {
-				case over:
-					ok = d >= v
-				case extra:
-					ok = s.search(&c, v-d-1, v-d, exactDepth, 1) >= v-d
-				default:
-					ok = s.search(&c, d-v, d-v+1, exactDepth, 1) <= d-v
-				}
-				if s.aborted {
-					return
-				}
-				if s.id == 0 {
-					good[j] = ok
-				}
-			}
-		})
+			})
+		}
 		if r.stop.Load() {
 			return Result{}, ctx.Err()
 		}

@@ -46,6 +46,7 @@ type searcher struct {
 	etcMin      int       // least seeds for the enhanced transposition cut-off
 	progress    func(Progress)
 	pass        Progress // the running pass of mtd, for progress
+	nextReport  uint64   // the main thread's nodes at the next report within a pass
 	started     time.Time
 	busy        *busyTable // nil on one thread
 	busyMin     int        // least seeds to mark a node busy
@@ -77,10 +78,9 @@ var (
 	dbETCMargin = 16
 )
 
-// progressMask sets how often a long pass reports its progress: when the
-// main thread's nodes & progressMask is zero (every 4 M nodes, about a
-// second).
-var progressMask uint64 = 1<<22 - 1
+// progressEvery sets how often a long pass reports its progress: every
+// 4 M nodes of the main thread, about a second.
+var progressEvery uint64 = 1 << 22
 
 // prefetchChildren turns on the prefetch of each child's table bucket or
 // database entry when the children are generated (PREFETCH=0 in the
@@ -155,8 +155,9 @@ func (s *searcher) search(b *board, alpha, beta, depth, ply int) int {
 	if s.nodes&1023 == 0 {
 		s.live.Add(s.nodes - s.counted)
 		s.counted = s.nodes
-		if s.progress != nil && s.pass.Running && s.nodes&progressMask == 0 {
+		if s.progress != nil && s.pass.Running && s.nodes >= s.nextReport {
 			// Within a long pass, too: about once a second.
+			s.nextReport = s.nodes + progressEvery
 			s.pass.Nodes, s.pass.Elapsed = s.live.Load(), time.Since(s.started)
 			s.progress(s.pass)
 		}
@@ -378,7 +379,7 @@ children:
 				v = k.d
 			case k.known:
 				v = k.v // read from the database above
-			case ply == 0 && s.floorOn && s.rootBelow(k):
+			case ply == 0 && s.floorOn && !s.reaches(&k.b, k.d, k.extra, s.floor):
 				v = s.floor - 1 // below the floor, so below the window
 			case k.extra:
 				v = k.d + s.search(&k.b, a-k.d, beta-k.d, next, ply+1)
@@ -420,13 +421,14 @@ children:
 	return best
 }
 
-// rootBelow tests whether root move k (searched, not over) is worth less
-// than s.floor, by a null-window search.
-func (s *searcher) rootBelow(k *kid) bool {
-	if k.extra {
-		return k.d+s.search(&k.b, s.floor-1-k.d, s.floor-k.d, exactDepth, 1) < s.floor
+// reaches tests by an exact null-window search whether a move worth d
+// now, leading to c (not over; the mover's again if extra), is worth at
+// least v to its mover.
+func (s *searcher) reaches(c *board, d int, extra bool, v int) bool {
+	if extra {
+		return s.search(c, v-d-1, v-d, exactDepth, 1) >= v-d
 	}
-	return k.d-s.search(&k.b, k.d-s.floor, k.d-s.floor+1, exactDepth, 1) < s.floor
+	return s.search(c, d-v, d-v+1, exactDepth, 1) <= d-v
 }
 
 // sow plays child k of b.
