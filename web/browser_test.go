@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -198,8 +199,27 @@ func open(t testing.TB, ctx context.Context, url string) {
 	waitJS(t, ctx, "document.body.dataset.ready")
 }
 
+// click presses the element with the mouse, at its centre. The page may
+// still be laying out (a board arriving over the socket pushes the controls
+// below it down), and a click by coordinates taken before such a shift lands
+// on whatever moved there; so it first waits until the element has kept its
+// place for a few polls.
 func click(t testing.TB, ctx context.Context, css string) {
 	t.Helper()
+	rect := `(r => r && JSON.stringify(r.getBoundingClientRect()))(document.querySelector(` + strconv.Quote(css) + `))`
+	for last, same, deadline := "", 0, time.Now().Add(10*time.Second); same < 3; time.Sleep(40 * time.Millisecond) {
+		r, err := chromedp.Run(ctx, chromedp.Evaluate[string](rect))
+		switch {
+		case err == nil && r != "" && r == last:
+			same++
+		default:
+			same = 0
+		}
+		last = r
+		if time.Now().After(deadline) {
+			t.Fatalf("click %s: the element does not keep still (%q, %v)", css, r, err)
+		}
+	}
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if err := chromedp.Do(cctx, chromedp.Click(chromedp.CSS(css))); err != nil {

@@ -74,8 +74,8 @@ func TestBrowserServerRestart(t *testing.T) {
 	open(t, ctx, first.http.URL+"/#/play")
 	eval[bool](t, ctx, `(localStorage.setItem("kalah.seat.`+id+`", JSON.stringify({seat: 0, token: "`+g.Tokens[0]+`"})), true)`)
 	open(t, ctx, first.http.URL+"/#/game/"+id)
-	click(t, ctx, "#animate")
 	waitJS(t, ctx, `document.querySelector('button.pit[data-side="S"][data-house="1"]:not(:disabled)')`)
+	click(t, ctx, "#animate")
 	// Clicked by script: a click by coordinates may land on another house
 	// if the page moves under it on a busy machine.
 	eval[bool](t, ctx, `(document.querySelector('button.pit[data-side="S"][data-house="1"]').click(), true)`)
