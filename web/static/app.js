@@ -227,6 +227,22 @@ function viewPlay() {
 // ---- the board ----
 // pits are in sowing order: South houses 0..n-1, South store n, North
 // houses n+1..2n, North store 2n+1.
+// ghostBoard is a board's outline with nothing to press: the same grid as
+// boardView's, of plain boxes, hidden from screen readers.
+function ghostBoard(n) {
+  const el = h("div", {class: "board ghost", "aria-hidden": "true", style: "--n:" + n});
+  el.append(h("div", {class: "store stop"}));
+  for (let r = 1; r <= 2; r++) {
+    for (let c = 0; c < n; c++) {
+      const p = h("div", {class: "pit"});
+      p.style.setProperty("--r", String(r)); p.style.setProperty("--c", String(c));
+      el.append(p);
+    }
+  }
+  el.append(h("div", {class: "store sbottom"}));
+  return el;
+}
+
 function boardView(n, opts) {
   const el = h("div", {class: "board", role: "group", "aria-label": "Board", style: "--n:" + n});
   const bottom = opts.bottom; // "S" or "N"
@@ -338,7 +354,10 @@ function viewGame(id) {
   let board = null, myBottom = "S";
   const status = h("div", {class: "status", id: "status", "aria-live": "off"});
   const callout = h("div", {class: "callout", id: "callout"});
-  const boardBox = h("div", {id: "boardbox"});
+  // Until the game arrives, an empty board of the usual six houses holds
+  // its place, so that the controls below do not jump down under a click
+  // (a click meant for them would land on a house).
+  const boardBox = h("div", {id: "boardbox"}, ghostBoard(6));
   const labels = [h("p", {class: "label", id: "toplabel"}), h("p", {class: "label", id: "bottomlabel"})];
   const movesEl = h("div", {class: "moves", id: "moves", "aria-label": "Moves", tabindex: "0"});
   const err = h("p", {class: "err", role: "alert", id: "gameerr"});
@@ -366,6 +385,8 @@ function viewGame(id) {
   const bSwap = btn("swap", "Swap sides (s)", () => play("swap"), "s");
   const clock = h("span", {id: "clock", class: "muted", "aria-live": "off"});
   const controls = h("div", {class: "row", id: "controls"}, bSwap, bHint, bAuto, bUndo, bResign, bClaim, clock);
+  // As the game will most likely show them, so nothing moves when it comes.
+  controls.hidden = !mine; bSwap.hidden = true; bClaim.hidden = true;
   // The game's clocks (a game on a clock): the top player's and the
   // bottom one's, both shown to players and spectators, the one to move
   // running from the server's reading.
