@@ -225,8 +225,6 @@ function viewPlay() {
 }
 
 // ---- the board ----
-// pits are in sowing order: South houses 0..n-1, South store n, North
-// houses n+1..2n, North store 2n+1.
 // ghostBoard is a board's outline with nothing to press: the same grid as
 // boardView's, of plain boxes, hidden from screen readers.
 function ghostBoard(n) {
@@ -243,6 +241,8 @@ function ghostBoard(n) {
   return el;
 }
 
+// pits are in sowing order: South houses 0..n-1, South store n, North
+// houses n+1..2n, North store 2n+1.
 function boardView(n, opts) {
   const el = h("div", {class: "board", role: "group", "aria-label": "Board", style: "--n:" + n});
   const bottom = opts.bottom; // "S" or "N"
