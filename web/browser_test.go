@@ -199,6 +199,14 @@ func open(t testing.TB, ctx context.Context, url string) {
 	waitJS(t, ctx, "document.body.dataset.ready")
 }
 
+// takeSeat gives the open page the seat of game id, as the page keeps it
+// after starting or joining a game itself.
+func takeSeat(t testing.TB, ctx context.Context, id string, seat int, token string) {
+	t.Helper()
+	js := fmt.Sprintf(`(localStorage.setItem("kalah.seat.%s", JSON.stringify({seat: %d, token: %s})), true)`, id, seat, strconv.Quote(token))
+	eval[bool](t, ctx, js)
+}
+
 // click presses the element with the mouse, at its centre. The page may
 // still be laying out (a board arriving over the socket pushes the controls
 // below it down), and a click by coordinates taken before such a shift lands

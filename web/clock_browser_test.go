@@ -21,7 +21,7 @@ func TestBrowserLostOnTime(t *testing.T) {
 	}
 	ctx := browser(t, 900, 800)
 	open(t, ctx, srv.URL+"/#/play")
-	eval[bool](t, ctx, `(localStorage.setItem("kalah.seat.`+c.ID+`", JSON.stringify({seat: 0, token: "`+c.Tokens[0]+`"})), true)`)
+	takeSeat(t, ctx, c.ID, 0, c.Tokens[0])
 	open(t, ctx, srv.URL+"/#/game/"+c.ID)
 	waitJS(t, ctx, `!document.querySelector("#clockbottom").hidden && document.querySelector("#clockbottom").classList.contains("running")`)
 	if top := eval[string](t, ctx, `document.querySelector("#clocktop").textContent`); top != "8.0" {

@@ -40,7 +40,7 @@ func TestBrowserNoJumpOnLoad(t *testing.T) {
 	for _, size := range [][2]int{{900, 800}, {390, 800}} {
 		bctx := browser(t, size[0], size[1])
 		open(t, bctx, slow.URL+"/#/play")
-		eval[bool](t, bctx, `(localStorage.setItem("kalah.seat.`+id+`", JSON.stringify({seat: 0, token: "`+g.Tokens[0]+`"})), true)`)
+		takeSeat(t, bctx, id, 0, g.Tokens[0])
 		open(t, bctx, slow.URL+"/#/game/"+id)
 		const where = `["#controls", "#animate", "#moves"].map(s => Math.round(document.querySelector(s).getBoundingClientRect().top))`
 		if eval[bool](t, bctx, `!!document.querySelector('button.pit')`) {

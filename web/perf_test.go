@@ -55,7 +55,7 @@ func BenchmarkTimeToInteractive(b *testing.B) {
 		if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/web/static/favicon.svg")); err != nil {
 			b.Fatal(err)
 		}
-		eval[bool](b, ctx, `(localStorage.setItem("kalah.seat.`+c.ID+`", JSON.stringify({seat: 0, token: "`+c.Tokens[0]+`"})), true)`)
+		takeSeat(b, ctx, c.ID, 0, c.Tokens[0])
 		if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/#/game/"+c.ID)); err != nil {
 			b.Fatal(err)
 		}

@@ -53,7 +53,7 @@ func TestBrowserPhoneWidths(t *testing.T) {
 		}
 		// The person's seat in the live game is this browser's.
 		open(t, ctx, srv.URL+"/#/play")
-		eval[bool](t, ctx, `(localStorage.setItem("kalah.seat.`+live.ID+`", JSON.stringify({seat: 0, token: "`+live.Tokens[0]+`"})), true)`)
+		takeSeat(t, ctx, live.ID, 0, live.Tokens[0])
 		for _, page := range pages {
 			open(t, ctx, srv.URL+"/"+page)
 			time.Sleep(150 * time.Millisecond) // let the view draw

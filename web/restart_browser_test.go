@@ -72,7 +72,7 @@ func TestBrowserServerRestart(t *testing.T) {
 	id := itoa(g.ID)
 	ctx := browser(t, 900, 800)
 	open(t, ctx, first.http.URL+"/#/play")
-	eval[bool](t, ctx, `(localStorage.setItem("kalah.seat.`+id+`", JSON.stringify({seat: 0, token: "`+g.Tokens[0]+`"})), true)`)
+	takeSeat(t, ctx, id, 0, g.Tokens[0])
 	open(t, ctx, first.http.URL+"/#/game/"+id)
 	waitJS(t, ctx, `document.querySelector('button.pit[data-side="S"][data-house="1"]:not(:disabled)')`)
 	click(t, ctx, "#animate")
