@@ -551,12 +551,16 @@ func TestBrowserReplay(t *testing.T) {
 	waitJS(t, ctx, fmt.Sprintf(`document.querySelector("#status").textContent === "Move %d of %d"`, len(final.Moves)-1, len(final.Moves)))
 }
 
-// TestBrowserUnknownGame shows why a game link does not work.
+// TestBrowserUnknownGame shows why a game link does not work, and drops
+// the board outline and the loading line shown meanwhile.
 func TestBrowserUnknownGame(t *testing.T) {
 	srv, _ := browserServer(t)
 	ctx := browser(t, 600, 400)
 	open(t, ctx, srv.URL+"/#/game/nope")
 	waitJS(t, ctx, `document.querySelector("#gameerr").textContent.includes("no such game")`)
+	if eval[bool](t, ctx, `!!document.querySelector(".board") || document.querySelector("#status").textContent !== ""`) {
+		t.Errorf("after the error the page still shows the outline or %q", eval[string](t, ctx, `document.querySelector("#status").textContent`))
+	}
 }
 
 // TestBrowserWatchServerGame watches a game of the match server (not one

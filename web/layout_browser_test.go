@@ -47,6 +47,10 @@ func TestBrowserNoJumpOnLoad(t *testing.T) {
 			t.Fatalf("%dpx: the game arrived before the page was measured; hold it back longer", size[0])
 		}
 		before := eval[[]int](t, bctx, where)
+		shot(t, bctx, "game-loading-"+itoa(int64(size[0])))
+		if st := eval[string](t, bctx, `document.querySelector("#status").textContent`); st != "Loading the game…" {
+			t.Errorf("%dpx: while the game loads the status says %q", size[0], st)
+		}
 		waitJS(t, bctx, `document.querySelector('button.pit[data-side="S"]:not(:disabled)')`)
 		after := eval[[]int](t, bctx, where)
 		for i := range before {

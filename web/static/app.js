@@ -352,7 +352,7 @@ function viewGame(id) {
   let st = null, mine = seatOf(id), shown = -1, cursor = null, busy = false, animating = false, queue = Promise.resolve();
   let frame = null; // the sowing frame on the board while animating
   let board = null, myBottom = "S";
-  const status = h("div", {class: "status", id: "status", "aria-live": "off"});
+  const status = h("div", {class: "status", id: "status", "aria-live": "off"}, "Loading the game…");
   const callout = h("div", {class: "callout", id: "callout"});
   // Until the game arrives, an empty board of the usual six houses holds
   // its place, so that the controls below do not jump down under a click
@@ -737,7 +737,10 @@ function viewGame(id) {
       return;
     }
     es.close();
-    api("games/" + id + "/board").catch(ex => { err.textContent = `Cannot load game ${id}: ${ex.message}.`; });
+    api("games/" + id + "/board").catch(ex => {
+      err.textContent = `Cannot load game ${id}: ${ex.message}.`;
+      status.textContent = ""; boardBox.replaceChildren(); // no game to hold a place for
+    });
   };
   cleanup.push(() => es.close());
 }
