@@ -55,7 +55,8 @@ type Progress struct {
 	Depth  int // 0: the exact search
 	Lo, Hi int // the value lies in [Lo, Hi]
 	// Running says a null-window pass is under way, testing whether the
-	// value is at least Testing; otherwise one has just ended.
+	// value is at least Testing; otherwise the pass that tested it has just
+	// ended.
 	Running bool
 	Testing int
 	Nodes   uint64

@@ -153,13 +153,11 @@ func (s *searcher) eval(b *board, seeds int) int {
 func (s *searcher) search(b *board, alpha, beta, depth, ply int) int {
 	s.nodes++
 	if s.nodes&1023 == 0 {
-		s.live.Add(s.nodes - s.counted)
-		s.counted = s.nodes
+		s.flush()
 		if s.progress != nil && s.pass.Running && s.nodes >= s.nextReport {
 			// Within a long pass, too: about once a second.
 			s.nextReport = s.nodes + progressEvery
-			s.pass.Nodes, s.pass.Elapsed = s.live.Load(), time.Since(s.started)
-			s.progress(s.pass)
+			s.report()
 		}
 		if s.stop.Load() {
 			s.aborted = true
@@ -421,6 +419,19 @@ children:
 	return best
 }
 
+// flush adds this thread's nodes since the last flush to the run's count.
+func (s *searcher) flush() {
+	s.live.Add(s.nodes - s.counted)
+	s.counted = s.nodes
+}
+
+// report calls progress with the pass as it stands and every thread's
+// nodes so far.
+func (s *searcher) report() {
+	s.pass.Nodes, s.pass.Elapsed = s.live.Load(), time.Since(s.started)
+	s.progress(s.pass)
+}
+
 // reaches tests by an exact null-window search whether a move worth d
 // now, leading to c (not over; the mover's again if extra), is worth at
 // least v to its mover.
@@ -539,13 +550,9 @@ func (s *searcher) mtd(b *board, guess, depth int) (int, int) {
 			}
 		}
 		if s.progress != nil {
-			d := depth
-			if exact {
-				d = 0
-			}
-			s.live.Add(s.nodes - s.counted)
-			s.counted = s.nodes
-			s.progress(Progress{Depth: d, Lo: lo, Hi: hi, Nodes: s.live.Load(), Elapsed: time.Since(s.started)})
+			s.pass.Lo, s.pass.Hi = lo, hi // the pass just ended (not Running)
+			s.flush()
+			s.report()
 		}
 		f = r
 	}
