@@ -27,7 +27,7 @@ func TestBrowserNoJumpOnLoad(t *testing.T) {
 	}
 	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.Contains(r.URL.Path, "/games/") {
-			time.Sleep(700 * time.Millisecond)
+			time.Sleep(1500 * time.Millisecond)
 		}
 		h.ServeHTTP(w, r)
 	}))
