@@ -279,10 +279,12 @@ func (s *Store) writer() {
 	}
 }
 
-// commit runs a batch in one transaction. Moves go in with multi-row
-// inserts; if one fails (a duplicate), its rows are retried one by one so
-// only the bad row fails. A failing statement does not undo the others:
-// SQLite aborts only that statement.
+// commit runs a batch in one transaction. Each write runs inside a
+// savepoint of its own, so a write that fails halfway leaves nothing
+// behind while the rest of the batch commits: one store operation is
+// all or nothing, batched or not. Moves go in with multi-row inserts; if
+// one fails (a duplicate), its rows are retried one by one, each in its
+// own savepoint, so only the bad row fails.
 func (s *Store) commit(batch []writeReq) {
 	tx, err := s.wdb.Begin()
 	if err != nil {
@@ -298,7 +300,7 @@ func (s *Store) commit(batch []writeReq) {
 			moves = append(moves, i)
 			continue
 		}
-		errs[i] = r.fn(tx)
+		errs[i] = atomically(tx, r.fn)
 	}
 	for len(moves) > 0 {
 		chunk := moves[:min(len(moves), 150)]
@@ -314,10 +316,13 @@ func (s *Store) commit(batch []writeReq) {
 			m := batch[i].move
 			args = append(args, m.game, m.ply, m.side, m.house, m.swap, m.ms)
 		}
-		if _, err := tx.Exec(q.String(), args...); err != nil {
+		if err := atomically(tx, func(tx *sql.Tx) error { _, err := tx.Exec(q.String(), args...); return err }); err != nil {
 			for _, i := range chunk {
 				m := batch[i].move
-				_, errs[i] = tx.Exec(`INSERT INTO moves(game, ply, side, house, swap, ms) VALUES(?,?,?,?,?,?)`, m.game, m.ply, m.side, m.house, m.swap, m.ms)
+				errs[i] = atomically(tx, func(tx *sql.Tx) error {
+					_, err := tx.Exec(`INSERT INTO moves(game, ply, side, house, swap, ms) VALUES(?,?,?,?,?,?)`, m.game, m.ply, m.side, m.house, m.swap, m.ms)
+					return err
+				})
 			}
 		}
 	}
@@ -334,6 +339,28 @@ func (s *Store) commit(batch []writeReq) {
 		}
 		r.reply <- errs[i]
 	}
+}
+
+// atomically runs fn inside a savepoint of tx: if fn fails, everything it
+// wrote is rolled back and the transaction goes on without it.
+func atomically(tx *sql.Tx, fn func(tx *sql.Tx) error) (err error) {
+	if _, err := tx.Exec(`SAVEPOINT op`); err != nil {
+		return err
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("store: write panicked: %v", v)
+		}
+		if err != nil {
+			if _, rerr := tx.Exec(`ROLLBACK TO op`); rerr != nil {
+				err = errors.Join(err, rerr)
+			}
+		}
+		if _, rerr := tx.Exec(`RELEASE op`); rerr != nil && err == nil {
+			err = rerr
+		}
+	}()
+	return fn(tx)
 }
 
 // write queues fn and waits until it is committed.
