@@ -14,6 +14,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/crypto/argon2"
+
+	"kalah/internal/identity"
 )
 
 // Errors of accounts, matched with errors.Is.
@@ -36,19 +38,61 @@ func hashPassword(password string, salt []byte) []byte {
 	return argon2.IDKey([]byte(password), salt, argonTime, argonMemory, 1, argonKey)
 }
 
-// ValidUserName reports whether name may name an account: 2 to 32
-// letters, digits, '-', '_' or '.', starting with a letter or digit.
+// ValidUserName reports whether name may name a new account or bot:
+// identity.CheckName (2 to 32 letters, digits, '-', '_' or '.', starting
+// with a letter or digit, not reserved).
 func ValidUserName(name string) error {
-	if len(name) < 2 || len(name) > 32 {
-		return fmt.Errorf("%w: a name has 2 to 32 characters", ErrBadAccount)
-	}
-	for i, c := range name {
-		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-		if !ok && (i == 0 || c != '-' && c != '_' && c != '.') {
-			return fmt.Errorf("%w: a name is letters, digits, '-', '_' or '.', and starts with a letter or digit", ErrBadAccount)
-		}
+	if err := identity.CheckName(name); err != nil {
+		return fmt.Errorf("%w: %w", ErrBadAccount, err)
 	}
 	return nil
+}
+
+// claimName takes name for a new person or bot in the one name space of
+// both, or fails with ErrNameTaken if it, or a name a reader could take
+// for it (identity.Skeleton), belongs to someone.
+func claimName(tx *sql.Tx, name string, kind identity.Kind) error {
+	var owner string
+	err := tx.QueryRow(`SELECT name FROM names WHERE skeleton=?`, identity.Skeleton(name)).Scan(&owner)
+	switch {
+	case err == nil:
+		if strings.EqualFold(owner, name) {
+			return fmt.Errorf("%w: %s", ErrNameTaken, name)
+		}
+		return fmt.Errorf("%w: %s is too like %s, which is taken", ErrNameTaken, name, owner)
+	case !errors.Is(err, sql.ErrNoRows):
+		return err
+	}
+	_, err = tx.Exec(`INSERT INTO names(skeleton, kind, name) VALUES(?,?,?)`, identity.Skeleton(name), string(kind), name)
+	return err
+}
+
+// Identity returns the person or bot whose name this is, whatever its
+// case, or ErrNotFound.
+func (s *Store) Identity(ctx context.Context, name string) (identity.ID, error) {
+	var kind, canon string
+	err := s.db.QueryRowContext(ctx, `SELECT kind, name FROM names WHERE skeleton=? AND name=? COLLATE NOCASE`, identity.Skeleton(name), name).Scan(&kind, &canon)
+	if errors.Is(err, sql.ErrNoRows) {
+		return identity.ID{}, fmt.Errorf("%w: no player %q", ErrNotFound, name)
+	}
+	if err != nil {
+		return identity.ID{}, fmt.Errorf("store: player %q: %w", name, err)
+	}
+	return identity.Of(identity.Kind(kind), canon), nil
+}
+
+// BotOwner returns the account that owns bot name, or "" for a bot that
+// registered itself by its first login.
+func (s *Store) BotOwner(ctx context.Context, name string) (string, error) {
+	var owner sql.NullString
+	err := s.db.QueryRowContext(ctx, `SELECT owner FROM bots WHERE name=? COLLATE NOCASE`, name).Scan(&owner)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", fmt.Errorf("%w: no bot %q", ErrNotFound, name)
+	}
+	if err != nil {
+		return "", fmt.Errorf("store: bot %q: %w", name, err)
+	}
+	return owner.String, nil
 }
 
 // ValidPassword reports whether a password is acceptable: 8 to 256 bytes
@@ -65,8 +109,8 @@ func ValidPassword(password string) error {
 	return nil
 }
 
-// CreateUser makes an account. Names are unique whatever their case, and
-// cannot be a bot's name either (people and bots share one name space).
+// CreateUser makes an account. People and bots share one name space:
+// a name is refused if it, or one a reader could take for it, is taken.
 func (s *Store) CreateUser(ctx context.Context, name, password string) error {
 	if err := ValidUserName(name); err != nil {
 		return err
@@ -78,12 +122,8 @@ func (s *Store) CreateUser(ctx context.Context, name, password string) error {
 	rand.Read(salt)
 	hash := hashPassword(password, salt)
 	return s.write(ctx, func(tx *sql.Tx) error {
-		var n int
-		if err := tx.QueryRow(`SELECT (SELECT count(*) FROM users WHERE name=?) + (SELECT count(*) FROM bots WHERE name=? COLLATE NOCASE)`, name, name).Scan(&n); err != nil {
+		if err := claimName(tx, name, identity.Person); err != nil {
 			return err
-		}
-		if n > 0 {
-			return fmt.Errorf("%w: %s", ErrNameTaken, name)
 		}
 		_, err := tx.Exec(`INSERT INTO users(name, salt, hash, created) VALUES(?,?,?,?)`, name, salt, hash, time.Now().UnixMilli())
 		return err
@@ -169,12 +209,8 @@ func (s *Store) CreateBot(ctx context.Context, owner, name string) (string, erro
 	rand.Read(salt)
 	hash := hashToken(token, salt)
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		var n int
-		if err := tx.QueryRow(`SELECT (SELECT count(*) FROM bots WHERE name=? COLLATE NOCASE) + (SELECT count(*) FROM users WHERE name=?)`, name, name).Scan(&n); err != nil {
+		if err := claimName(tx, name, identity.Bot); err != nil {
 			return err
-		}
-		if n > 0 {
-			return fmt.Errorf("%w: %s", ErrNameTaken, name)
 		}
 		_, err := tx.Exec(`INSERT INTO bots(name, salt, hash, created, lookup, owner) VALUES(?,?,?,?,?,?)`, name, salt, hash, time.Now().UnixMilli(), tokenLookup(token), owner)
 		return err

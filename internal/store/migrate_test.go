@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -13,7 +14,14 @@ import (
 // migration never touches the fixture itself.
 func copyFixture(t *testing.T, name string) string {
 	t.Helper()
-	src, err := os.Open(filepath.Join("testdata", "release-3ea50f4", name))
+	return copyFixtureOf(t, "release-3ea50f4", name)
+}
+
+// copyFixtureOf copies file name of testdata/release into a temporary
+// directory.
+func copyFixtureOf(t *testing.T, release, name string) string {
+	t.Helper()
+	src, err := os.Open(filepath.Join("testdata", release, name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,4 +107,19 @@ func TestRefuseNewerSchema(t *testing.T) {
 	if _, err := Open(path); err == nil {
 		t.Fatal("a database of schema 99 opened")
 	}
+}
+
+// readToken returns the owned bot's token a fixture's README gives.
+func readToken(t *testing.T, release string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", release, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(b), "(token ")
+	tok, _, ok2 := strings.Cut(after, ")")
+	if !ok || !ok2 {
+		t.Fatal("no token in the fixture's README")
+	}
+	return tok
 }

@@ -27,6 +27,7 @@ import (
 
 	"kalah"
 	"kalah/internal/datadir"
+	"kalah/internal/identity"
 )
 
 // Errors returned by the store, matched with errors.Is.
@@ -48,21 +49,29 @@ const (
 // Seat describes who plays one side of a stored game, so a restarted
 // server can resume it.
 type Seat struct {
+	// Name is the name shown for the seat: its identity's display name,
+	// or for a seat without one (an anonymous KGP client, a game of an
+	// older release) a label.
 	Name string `json:"name"`
-	// Kind is "bot" (a bot logged in over the network, which must come
-	// back), "spec" (a server-side player built from Spec), "human" (a
-	// person moving through the API) or another transport's name ("kgp").
+	// Kind says how the seat is played: "bot" (a bot logged in over the
+	// network, which must come back), "spec" (a server-side player built
+	// from Spec), "human" (a person moving through the API or the page)
+	// or another transport's name ("kgp").
 	Kind string `json:"kind"`
 	Spec string `json:"spec,omitempty"`
+	// ID is who plays the seat: an account, a bot, a guest or a program;
+	// zero for nobody known. An open seat with an ID is kept for that
+	// identity (a rematch's).
+	ID identity.ID `json:"id,omitzero"`
 	// TokenHash, for a "human" seat, is the SHA-256 (hex) of the secret
-	// that moves it, so a person's seat survives a restart; empty while
-	// the seat waits for someone to take it by the game's link.
+	// that moves it too (for API clients without a session), so a
+	// person's seat survives a restart; empty while the seat is open.
 	TokenHash string `json:"token_hash,omitempty"`
 	// Open marks a human seat nobody has taken yet.
 	Open bool `json:"open,omitempty"`
-	// Account is who plays the seat on the rating ladder: a signed-in
-	// person or a bot with its token; empty for guests and programs.
-	Account string `json:"account,omitempty"`
+	// InviteHash, for an open seat, is the SHA-256 (hex) of the invite's
+	// secret, which whoever takes the seat must give.
+	InviteHash string `json:"invite_hash,omitempty"`
 }
 
 // Game is a stored game.
@@ -413,8 +422,8 @@ func (s *Store) CreateGame(ctx context.Context, ng NewGame) (int64, error) {
 	tags, _ := json.Marshal(ng.Tags)
 	var id int64
 	err = s.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.Exec(`INSERT INTO games(rules, seats, south, north, start, tags, status, created) VALUES(?,?,?,?,?,?,?,?)`,
-			string(rules), string(seats), ng.Seats[0].Name, ng.Seats[1].Name, ng.Start, string(tags), string(Live), time.Now().UnixMilli())
+		res, err := tx.Exec(`INSERT INTO games(rules, seats, south, north, south_id, north_id, start, tags, status, created) VALUES(?,?,?,?,?,?,?,?,?,?)`,
+			string(rules), string(seats), ng.Seats[0].Name, ng.Seats[1].Name, ng.Seats[0].ID.Key(), ng.Seats[1].ID.Key(), ng.Start, string(tags), string(Live), time.Now().UnixMilli())
 		if err != nil {
 			return err
 		}
@@ -592,8 +601,8 @@ func Replay(rec kalah.Record) (*kalah.Game, error) {
 
 // Filter selects games for Games.
 type Filter struct {
-	Status Status // "" for any
-	Player string // a name playing either side; "" for any
+	Status Status      // "" for any
+	Player identity.ID // an identity playing either side; zero for any
 	Limit  int    // at most this many, newest first; 0 means 100
 	Before int64  // only ids below this; 0 for no bound (paging)
 }
@@ -606,9 +615,9 @@ func (s *Store) Games(ctx context.Context, f Filter) ([]Game, error) {
 		where = append(where, "status=?")
 		args = append(args, string(f.Status))
 	}
-	if f.Player != "" {
-		where = append(where, "(south=? OR north=?)")
-		args = append(args, f.Player, f.Player)
+	if !f.Player.IsZero() {
+		where = append(where, "(south_id=? OR north_id=?)")
+		args = append(args, f.Player.Key(), f.Player.Key())
 	}
 	if f.Before > 0 {
 		where = append(where, "id<?")
@@ -678,7 +687,7 @@ func hashToken(token string, salt []byte) []byte {
 
 // schemaVersion is the PRAGMA user_version of a database this release
 // writes; migrate brings older ones up to it, one step at a time.
-const schemaVersion = 3
+const schemaVersion = 4
 
 // migrations[v] takes a database from user_version v to v+1.
 var migrations = []func(tx *sql.Tx) error{
@@ -748,6 +757,9 @@ CREATE TABLE IF NOT EXISTS rating_history (
 CREATE INDEX IF NOT EXISTS rating_history_name ON rating_history(name, pool, at);`)
 		return err
 	},
+	// 3 -> 4: one identity for every seat, one name space for people and
+	// bots, ratings by identity (identity_migrate.go).
+	migrateIdentities,
 }
 
 func hasColumn(tx *sql.Tx, table, column string) (bool, error) {
@@ -837,48 +849,82 @@ func (s *Store) setLookup(ctx context.Context, name, token string) error {
 	})
 }
 
-// Authenticate checks a bot's token. The first login of a name registers
-// it with the token (created is true); later logins must give the same
-// token or get ErrBadToken.
+// Authenticate checks a bot's token as BotLogin does, for callers that
+// need not know the name's registered case.
 func (s *Store) Authenticate(ctx context.Context, name, token string) (created bool, err error) {
+	_, created, err = s.BotLogin(ctx, name, token)
+	return created, err
+}
+
+// BotLogin checks a bot's token and returns the bot's name as registered
+// (names compare without case: "BobBot" logs in as "bobbot"). The first
+// login of a free name registers it with the token (created is true); a
+// name that is not free (a person's, another bot's, or one a reader
+// could take for one of them: identity.Skeleton) is refused with
+// ErrNameTaken, and a wrong token for an existing bot with ErrBadToken.
+func (s *Store) BotLogin(ctx context.Context, name, token string) (canon string, created bool, err error) {
+	return s.botLogin(ctx, name, token, true)
+}
+
+// BotLoginMade is BotLogin for a name the server made (a bot known only
+// by its token gets "kgp-" and part of the token's hash): the reserved
+// prefixes are not checked.
+func (s *Store) BotLoginMade(ctx context.Context, name, token string) (canon string, created bool, err error) {
+	return s.botLogin(ctx, name, token, false)
+}
+
+func (s *Store) botLogin(ctx context.Context, name, token string, check bool) (string, bool, error) {
+	var canon string
 	var salt, hash []byte
-	err = s.db.QueryRowContext(ctx, `SELECT salt, hash FROM bots WHERE name=?`, name).Scan(&salt, &hash)
+	err := s.db.QueryRowContext(ctx, `SELECT name, salt, hash FROM bots WHERE name=? COLLATE NOCASE`, name).Scan(&canon, &salt, &hash)
 	switch {
 	case err == nil:
 		if subtle.ConstantTimeCompare(hashToken(token, salt), hash) != 1 {
-			return false, fmt.Errorf("bot %q: %w", name, ErrBadToken)
+			return "", false, fmt.Errorf("bot %q: %w", canon, ErrBadToken)
 		}
-		return false, s.setLookup(ctx, name, token)
+		return canon, false, s.setLookup(ctx, canon, token)
 	case !errors.Is(err, sql.ErrNoRows):
-		return false, fmt.Errorf("store: bot %q: %w", name, err)
+		return "", false, fmt.Errorf("store: bot %q: %w", name, err)
+	}
+	if check {
+		if err := identity.CheckName(name); err != nil {
+			return "", false, fmt.Errorf("%w: %w", ErrBadAccount, err)
+		}
 	}
 	salt = make([]byte, 16)
 	rand.Read(salt)
 	hash = hashToken(token, salt)
 	err = s.write(ctx, func(tx *sql.Tx) error {
+		if err := claimName(tx, name, identity.Bot); err != nil {
+			return err
+		}
 		_, err := tx.Exec(`INSERT INTO bots(name, salt, hash, created, lookup) VALUES(?,?,?,?,(SELECT ? WHERE NOT EXISTS (SELECT 1 FROM bots WHERE lookup=?)))`, name, salt, hash, time.Now().UnixMilli(), tokenLookup(token), tokenLookup(token))
 		return err
 	})
-	if err != nil {
-		// Someone registered the name meanwhile: check against theirs.
+	if errors.Is(err, ErrNameTaken) {
+		// Someone has it, or took it meanwhile: a bot of that very name
+		// logs in with its own token.
 		var salt2, hash2 []byte
-		if qerr := s.db.QueryRowContext(ctx, `SELECT salt, hash FROM bots WHERE name=?`, name).Scan(&salt2, &hash2); qerr == nil {
+		if qerr := s.db.QueryRowContext(ctx, `SELECT name, salt, hash FROM bots WHERE name=? COLLATE NOCASE`, name).Scan(&canon, &salt2, &hash2); qerr == nil {
 			if subtle.ConstantTimeCompare(hashToken(token, salt2), hash2) == 1 {
-				return false, nil
+				return canon, false, nil
 			}
-			return false, fmt.Errorf("bot %q: %w", name, ErrBadToken)
+			return "", false, fmt.Errorf("bot %q: %w", canon, ErrBadToken)
 		}
-		return false, fmt.Errorf("store: register bot %q: %w", name, err)
+		return "", false, err
 	}
-	return true, nil
+	if err != nil {
+		return "", false, fmt.Errorf("store: register bot %q: %w", name, err)
+	}
+	return name, true, nil
 }
 
-// SetSeats replaces the seats of game id (a person taking an open seat),
-// keeping the names of the players as they were.
+// SetSeats replaces the seats of game id (a person taking an open seat).
 func (s *Store) SetSeats(ctx context.Context, id int64, seats [2]Seat) error {
 	b, _ := json.Marshal(seats)
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.Exec(`UPDATE games SET seats=? WHERE id=?`, string(b), id)
+		res, err := tx.Exec(`UPDATE games SET seats=?, south=?, north=?, south_id=?, north_id=? WHERE id=?`, string(b),
+			seats[0].Name, seats[1].Name, seats[0].ID.Key(), seats[1].ID.Key(), id)
 		if err != nil {
 			return err
 		}

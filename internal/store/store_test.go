@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"kalah"
+	"kalah/internal/identity"
 )
 
 func TestGameLifecycle(t *testing.T) {
@@ -19,7 +20,7 @@ func TestGameLifecycle(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer s.Close()
-			seats := [2]Seat{{Name: "alice", Kind: "bot"}, {Name: "greedy", Kind: "spec", Spec: "greedy"}}
+			seats := [2]Seat{{Name: "alice", Kind: "bot", ID: identity.Of(identity.Bot, "alice")}, {Name: "greedy", Kind: "spec", Spec: "greedy", ID: identity.Of(identity.Program, "greedy")}}
 			id, err := s.CreateGame(ctx, NewGame{Rules: kalah.Standard(), Seats: seats})
 			if err != nil {
 				t.Fatal(err)
@@ -67,11 +68,11 @@ func TestGameLifecycle(t *testing.T) {
 			if got.Record.Moves[2].Millis != 20 {
 				t.Errorf("move time %d", got.Record.Moves[2].Millis)
 			}
-			list, err := s.Games(ctx, Filter{Status: Finished, Player: "alice"})
+			list, err := s.Games(ctx, Filter{Status: Finished, Player: identity.Of(identity.Bot, "ALICE")})
 			if err != nil || len(list) != 1 || list[0].ID != id {
 				t.Errorf("Games = %+v, %v", list, err)
 			}
-			if list, _ := s.Games(ctx, Filter{Player: "bob"}); len(list) != 0 {
+			if list, _ := s.Games(ctx, Filter{Player: identity.Of(identity.Bot, "bob")}); len(list) != 0 {
 				t.Errorf("Games for bob = %+v", list)
 			}
 			if _, err := s.Game(ctx, 999); !errors.Is(err, ErrNotFound) {
