@@ -204,10 +204,22 @@ func (g *Game) Adjudicate(r Result) error {
 	return nil
 }
 
-// Undo takes back the last move, or the forfeit or adjudication that ended
-// the game.
+// Abort calls an unfinished game off: it ends with no result (Ongoing)
+// and the board as it is.
+func (g *Game) Abort() error {
+	if g.Over() {
+		return ErrGameOver
+	}
+	g.beforeForfeit = g.pos
+	g.term = Aborted
+	g.result = Ongoing
+	return nil
+}
+
+// Undo takes back the last move, or the forfeit, adjudication or abort
+// that ended the game.
 func (g *Game) Undo() error {
-	if g.term.IsForfeit() || g.term == Adjudicated {
+	if g.term.IsForfeit() || g.term == Adjudicated || g.term == Aborted {
 		g.pos = g.beforeForfeit
 		g.term, g.result = NotOver, Ongoing
 		return nil

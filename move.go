@@ -112,8 +112,8 @@ func (r *Result) UnmarshalText(b []byte) error {
 // Termination says why a game ended.
 type Termination uint8
 
-// The terminations. Every one but Normal (and Adjudicated) is a forfeit by
-// the loser: every seed left on the board goes to the winner.
+// The terminations. Every one but Normal, Adjudicated and Aborted is a
+// forfeit by the loser: every seed left on the board goes to the winner.
 const (
 	NotOver       Termination = iota // the game goes on
 	Normal                           // the rules ended it
@@ -124,9 +124,10 @@ const (
 	Resign                           // the loser resigned
 	ProtocolError                    // the loser broke its protocol
 	Adjudicated                      // decided by the referee without play, e.g. after a server restart
+	Aborted                          // called off before it was properly begun: no result, no rating
 )
 
-var terminationNames = [...]string{"", "normal", "illegal-move", "timeout", "crash", "disconnect", "resign", "protocol-error", "adjudicated"}
+var terminationNames = [...]string{"", "normal", "illegal-move", "timeout", "crash", "disconnect", "resign", "protocol-error", "adjudicated", "aborted"}
 
 // String returns the name used in records, such as "timeout".
 func (t Termination) String() string {

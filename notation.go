@@ -188,6 +188,13 @@ func (g *Game) finish(result, term, final string) error {
 		if err := g.Adjudicate(res); err != nil {
 			return fmt.Errorf("%w: %v", ErrSyntax, err)
 		}
+	case t == Aborted:
+		if res != Ongoing {
+			return fmt.Errorf("%w: an aborted game has no result, the record says %s", ErrSyntax, res)
+		}
+		if err := g.Abort(); err != nil {
+			return fmt.Errorf("%w: %v", ErrSyntax, err)
+		}
 	}
 	if final != "" {
 		s, n := g.Score()

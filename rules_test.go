@@ -629,7 +629,7 @@ func TestSideAndResultText(t *testing.T) {
 			}
 		}
 	}
-	for tm := NotOver; tm <= Adjudicated; tm++ {
+	for tm := NotOver; tm <= Aborted; tm++ {
 		if got, err := ParseTermination(tm.String()); err != nil || got != tm {
 			t.Errorf("ParseTermination(%q) = %v, %v", tm, got, err)
 		}
@@ -644,5 +644,39 @@ func TestSideAndResultText(t *testing.T) {
 		if _, err := ParseMove(s); !errors.Is(err, ErrSyntax) {
 			t.Errorf("ParseMove(%q): %v", s, err)
 		}
+	}
+}
+
+// TestAbort: an aborted game is over with no result, the board as it was,
+// and its record reads back the same, in text and as a Record.
+func TestAbort(t *testing.T) {
+	g, _ := NewGame(Standard())
+	g.Play(3)
+	g.Play(1)
+	before := g.Position()
+	if err := g.Abort(); err != nil {
+		t.Fatal(err)
+	}
+	if !g.Over() || g.Result() != Ongoing || g.Termination() != Aborted || g.Position() != before {
+		t.Fatalf("aborted game: over %v result %v termination %v", g.Over(), g.Result(), g.Termination())
+	}
+	if err := g.Abort(); !errors.Is(err, ErrGameOver) {
+		t.Errorf("aborting twice: %v", err)
+	}
+	back, err := ParseGame(g.String())
+	if err != nil || back.Termination() != Aborted || back.Result() != Ongoing || back.Position() != before {
+		t.Fatalf("text round trip of %q: %v", g.String(), err)
+	}
+	rec := g.Record()
+	rg, err := rec.Game()
+	if err != nil || rg.Termination() != Aborted {
+		t.Fatalf("record round trip: %v", err)
+	}
+	rec.Result = SouthWins
+	if _, err := rec.Game(); !errors.Is(err, ErrSyntax) {
+		t.Errorf("an aborted game with a winner: %v", err)
+	}
+	if err := g.Undo(); err != nil || g.Over() || g.Len() != 2 {
+		t.Errorf("undoing the abort: %v", err)
 	}
 }

@@ -86,8 +86,8 @@ func (r *Referee) now() time.Time {
 // leaves the game unfinished, to be resumed or adjudicated.
 func (r *Referee) Play(ctx context.Context, g *kalah.Game, players [2]player.Player) (*Outcome, error) {
 	out := &Outcome{Game: g}
-	remaining := [2]time.Duration{r.Budget - r.Spent[0], r.Budget - r.Spent[1]}
-	defer func() { out.Remaining = remaining }()
+	clocks := r.Clocks()
+	defer func() { out.Remaining = [2]time.Duration{clocks.left[0], clocks.left[1]} }()
 	for !g.Over() {
 		if err := ctx.Err(); err != nil {
 			return out, err
@@ -99,23 +99,12 @@ func (r *Referee) Play(ctx context.Context, g *kalah.Game, players [2]player.Pla
 		}
 		side := g.ToMove()
 		seat := g.Seat(side)
-		clock := player.Clock{PerMove: r.PerMove, Increment: r.Increment}
-		if r.Budget > 0 {
-			clock.Remaining = remaining[seat]
-		}
-		m, elapsed, err := r.ask(ctx, players[seat], g, clock)
+		m, elapsed, err := r.ask(ctx, players[seat], g, clocks.For(seat))
 		if ctx.Err() != nil {
 			return out, ctx.Err()
 		}
-		if limit := clock.Limit(); err == nil && limit > 0 && elapsed > limit+r.Grace {
-			err = fmt.Errorf("%w: took %v, limit %v", context.DeadlineExceeded, elapsed.Round(time.Millisecond), limit)
-		}
-		if r.Budget > 0 {
-			remaining[seat] -= elapsed
-			if remaining[seat] <= 0 && err == nil {
-				err = fmt.Errorf("%w: budget of %v used up", context.DeadlineExceeded, r.Budget)
-			}
-			remaining[seat] += r.Increment
+		if late := clocks.Charge(seat, elapsed); err == nil {
+			err = late
 		}
 		if err == nil && !g.IsLegal(m) {
 			err = fmt.Errorf("%w: %s by %s in %s", kalah.ErrIllegalMove, m, side, g.Position())
