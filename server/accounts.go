@@ -3,10 +3,13 @@ package server
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
+	"kalah/internal/identity"
 	"kalah/internal/store"
 )
 
@@ -50,6 +53,43 @@ func (s *Server) sessionUser(r *http.Request) string {
 		return ""
 	}
 	return u
+}
+
+// GuestCookie is the cookie that holds a guest's secret: a browser or
+// client without an account is a guest (identity.GuestOf) as long as it
+// keeps it.
+const GuestCookie = "kalah_guest"
+
+// guestTTL is how long a guest's cookie lasts.
+const guestTTL = 365 * 24 * time.Hour
+
+// actor returns who makes r: the signed-in person; else a bot by its
+// token (Authorization: Bearer); else the guest whose cookie r carries,
+// or, if create, a new guest (the cookie set on w). token is the seat's
+// token the request gives, if any.
+func (s *Server) actor(w http.ResponseWriter, r *http.Request, token string, create bool) Actor {
+	a := Actor{Token: token}
+	if u := s.sessionUser(r); u != "" {
+		a.ID = identity.Of(identity.Person, u)
+		return a
+	}
+	if h := r.Header.Get("Authorization"); strings.HasPrefix(h, "Bearer ") {
+		if bot, err := s.st.BearerBot(r.Context(), h); err == nil {
+			a.ID = identity.Of(identity.Bot, bot)
+			return a
+		}
+	}
+	if c, err := r.Cookie(GuestCookie); err == nil && len(c.Value) == 32 {
+		a.ID = identity.GuestOf(c.Value)
+		return a
+	}
+	if create {
+		secret, _ := newToken()
+		http.SetCookie(w, &http.Cookie{Name: GuestCookie, Value: secret, Path: "/", MaxAge: int(guestTTL / time.Second),
+			HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil})
+		a.ID = identity.GuestOf(secret)
+	}
+	return a
 }
 
 // rateOK applies the per-address login limit to sign-ups and sign-ins.
@@ -140,8 +180,18 @@ func (s *Server) apiAccount(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	user := s.sessionUser(r)
+	if user == "" && r.Header.Get("Authorization") != "" {
+		accountErr(w, fmt.Errorf("%w: the token of no bot", store.ErrNoSession))
+		return
+	}
 	if user == "" {
-		accountErr(w, store.ErrNoSession)
+		// A visitor: who they are here, if anyone (200, so a page asks
+		// without a failed request).
+		out := map[string]any{}
+		if a := s.actor(w, r, "", false); !a.ID.IsZero() {
+			out["id"], out["guest"] = a.ID, a.ID.Display()
+		}
+		writeJSON(w, http.StatusOK, out)
 		return
 	}
 	bots, err := s.st.BotsOf(r.Context(), user)
@@ -152,7 +202,7 @@ func (s *Server) apiAccount(w http.ResponseWriter, r *http.Request) {
 	if bots == nil {
 		bots = []string{}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"name": user, "bots": bots})
+	writeJSON(w, http.StatusOK, map[string]any{"name": user, "id": identity.Of(identity.Person, user), "bots": bots})
 }
 
 // POST /api/account/bots {"name"}: a new bot of the signed-in person; its

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	"github.com/coder/websocket"
 
 	"kalah"
+	"kalah/internal/identity"
 	"kalah/internal/netx"
 	"kalah/internal/store"
 	"kalah/protocol/line"
@@ -22,11 +24,17 @@ import (
 
 // GameInfo sums up a game for lists.
 type GameInfo struct {
-	ID          int64             `json:"id"`
-	Status      store.Status      `json:"status"`
-	Rules       kalah.Rules       `json:"rules"`
-	South       string            `json:"south"` // the player who started as South
+	ID     int64        `json:"id"`
+	Status store.Status `json:"status"`
+	Rules  kalah.Rules  `json:"rules"`
+	// South and North name the players (the one who started as South
+	// first); SouthID and NorthID are who they are ("user:alice",
+	// "guest:guest-...", "program:expert"; empty for a player of an older
+	// release known by no identity), for a page to say "you".
+	South       string            `json:"south"`
 	North       string            `json:"north"`
+	SouthID     identity.ID       `json:"south_id"`
+	NorthID     identity.ID       `json:"north_id"`
 	Plies       int               `json:"plies"`
 	Position    string            `json:"position"` // kalah notation; live games only
 	Result      kalah.Result      `json:"result"`
@@ -51,8 +59,8 @@ type GameView struct {
 	ToMove    kalah.Side `json:"to_move"`
 	Swapped   bool       `json:"swapped"`
 	Legal     []int      `json:"legal"` // houses the side to move may sow; -1 for swap
-	Away      [2]bool    `json:"away"`  // by seat: a bot whose connection dropped
-	Human     [2]bool    `json:"human"` // by seat: moves through Move
+	Away      [2]bool    `json:"away"`  // by seat: a bot whose connection dropped, a person gone
+	Human     [2]bool    `json:"human"` // by seat: a person's seat
 	Open      [2]bool    `json:"open"`  // by seat: a person's seat nobody has taken yet (Join)
 	Casual    bool       `json:"casual"`
 	DelayMS   int64      `json:"delay_ms"`
@@ -61,56 +69,68 @@ type GameView struct {
 	// TurnStarted for the seat to move.
 	RemainingMS [2]int64  `json:"remaining_ms"`
 	TurnStarted time.Time `json:"turn_started,omitzero"`
-	// Reason says in words why the game was forfeited, if it was.
+	// Reason says in words why the game ended, if it was forfeited,
+	// aborted or adjudicated.
 	Reason string `json:"reason,omitempty"`
+	// Trouble says in words why a live game waits (the server cannot
+	// store it now and keeps trying).
+	Trouble string `json:"trouble,omitempty"`
 	// Specs are the computer players' specs, by seat ("" for others).
 	Specs [2]string `json:"specs"`
-	// Accounts are who plays each seat on the rating ladders ("" for
-	// guests and programs).
-	Accounts [2]string `json:"accounts"`
+	// IDs are who plays each seat (as SouthID and NorthID).
+	IDs [2]identity.ID `json:"ids"`
+	// TakebackAsk is the seat asking the other person to take back a move
+	// (-1: none).
+	TakebackAsk int `json:"takeback_ask"`
+	// live: the view is a round's, not the store's; game is its game.
+	live bool
+	game *kalah.Game
+	// running is the seat whose clock runs (-1: none).
+	running int
 }
 
 // LiveGames returns the games being played, oldest first.
 func (s *Server) LiveGames() []GameInfo {
 	s.mu.Lock()
-	games := make([]*liveGame, 0, len(s.live))
-	for _, lg := range s.live {
-		games = append(games, lg)
+	rounds := make([]*round, 0, len(s.live))
+	for _, r := range s.live {
+		rounds = append(rounds, r)
 	}
 	s.mu.Unlock()
-	out := make([]GameInfo, 0, len(games))
-	for _, lg := range games {
-		out = append(out, lg.info())
+	out := make([]GameInfo, 0, len(rounds))
+	for _, r := range rounds {
+		if v := r.view.Load(); v != nil {
+			out = append(out, v.info(r.id))
+		}
 	}
 	slices.SortFunc(out, func(a, b GameInfo) int { return int(a.ID - b.ID) })
 	return out
 }
 
-func (lg *liveGame) info() GameInfo {
-	lg.mu.Lock()
-	defer lg.mu.Unlock()
-	g := lg.snap
+func (v *view) info(id int64) GameInfo {
+	g := v.g
 	s, n := g.Score()
 	st := store.Live
-	if lg.over {
+	if v.over {
 		st = store.Finished
 	}
-	return GameInfo{ID: lg.id, Status: st, Rules: lg.rules, South: lg.seats[0].Name, North: lg.seats[1].Name,
+	return GameInfo{ID: id, Status: st, Rules: g.Rules(), South: v.seats[0].Name, North: v.seats[1].Name,
+		SouthID: v.seats[0].ID, NorthID: v.seats[1].ID,
 		Plies: g.Len(), Position: g.Position().String(), Result: g.Result(), Termination: g.Termination(),
-		Score: kalah.Score{South: s, North: n}, Tags: lg.tags, Created: lg.created, Watchers: len(lg.subs) + len(lg.watchers)}
+		Score: kalah.Score{South: s, North: n}, Tags: v.tags, Created: v.created, Watchers: v.watchers}
 }
 
 func infoOf(sg store.Game) GameInfo {
 	return GameInfo{ID: sg.ID, Status: sg.Status, Rules: sg.Record.Rules, South: sg.Seats[0].Name, North: sg.Seats[1].Name,
-		Plies: sg.Plies, Result: sg.Record.Result, Termination: sg.Record.Termination,
+		SouthID: sg.Seats[0].ID, NorthID: sg.Seats[1].ID, Plies: sg.Plies, Result: sg.Record.Result, Termination: sg.Record.Termination,
 		Score: sg.Record.Final, Created: sg.Created, Finished: sg.Finished, Tags: sg.Record.Tags}
 }
 
 // FinishedGames returns up to limit finished games from the store, newest
-// first, with ids below before (0: from the newest); player, if set, keeps
-// only that player's games.
-func (s *Server) FinishedGames(ctx context.Context, limit int, before int64, playerName string) ([]GameInfo, error) {
-	games, err := s.st.Games(ctx, store.Filter{Status: store.Finished, Limit: limit, Before: before, Player: playerName})
+// first, with ids below before (0: from the newest); who, if set, keeps
+// only that identity's games.
+func (s *Server) FinishedGames(ctx context.Context, limit int, before int64, who identity.ID) ([]GameInfo, error) {
+	games, err := s.st.Games(ctx, store.Filter{Status: store.Finished, Limit: limit, Before: before, Player: who})
 	if err != nil {
 		return nil, err
 	}
@@ -125,8 +145,15 @@ func (s *Server) FinishedGames(ctx context.Context, limit int, before int64, pla
 // live state.
 func (s *Server) Game(ctx context.Context, id int64) (GameView, error) {
 	s.mu.Lock()
-	lg := s.live[id]
+	rd := s.live[id]
 	s.mu.Unlock()
+	var lv *view
+	if rd != nil {
+		lv = rd.view.Load()
+	}
+	if lv != nil && !lv.ended {
+		return s.liveView(id, lv), nil
+	}
 	sg, err := s.st.Game(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return GameView{}, fmt.Errorf("game %d: %w", id, ErrNotFound)
@@ -134,145 +161,99 @@ func (s *Server) Game(ctx context.Context, id int64) (GameView, error) {
 	if err != nil {
 		return GameView{}, err
 	}
-	v := GameView{GameInfo: infoOf(sg), Record: sg.Record, Reason: sg.Record.Tags[ReasonTag]}
+	v := GameView{GameInfo: infoOf(sg), Record: sg.Record, Reason: sg.Record.Tags[ReasonTag], TakebackAsk: -1, running: -1}
 	for i, seat := range sg.Seats {
 		if seat.Kind == "spec" {
 			v.Specs[i] = seat.Spec
 		}
-		v.Accounts[i] = seat.Account
+		v.IDs[i] = seat.ID
+		v.Human[i] = seat.Kind == "human"
+		v.Open[i] = seat.Open
 	}
-	if lg == nil {
-		return v, nil
+	su := s.setupOf(sg.Record.Tags)
+	v.Casual = su.casual
+	if su.ref != nil {
+		v.PerMoveMS, v.DelayMS = su.ref.PerMove.Milliseconds(), su.ref.Delay.Milliseconds()
 	}
-	lg.mu.Lock()
-	defer lg.mu.Unlock()
-	g := lg.snap
+	return v, nil
+}
+
+// liveView returns a live game as GameView shows it, from its round's view.
+func (s *Server) liveView(id int64, lv *view) GameView {
+	g := lv.g
 	rec := g.Record()
-	// The stored tags (settings, takebacks) with the live game's own.
-	for k, v := range sg.Record.Tags {
-		if _, ok := rec.Tags[k]; !ok {
-			if rec.Tags == nil {
-				rec.Tags = map[string]string{}
-			}
-			rec.Tags[k] = v
-		}
-	}
+	rec.Tags = maps.Clone(lv.tags)
 	for i := range rec.Moves {
-		if i < len(lg.millis) {
-			rec.Moves[i].Millis = lg.millis[i]
+		if i < len(lv.millis) {
+			rec.Moves[i].Millis = lv.millis[i]
 		}
 	}
-	v.Record = rec
-	v.Plies = g.Len()
-	v.Position = g.Position().String()
+	v := GameView{GameInfo: lv.info(id), Record: rec, Reason: lv.reason, Trouble: lv.trouble, TakebackAsk: lv.takebackAsk,
+		live: true, running: lv.running, game: g}
 	v.Score = rec.Final
 	v.ToMove = g.ToMove()
 	v.Swapped = g.Swapped()
 	for _, m := range g.Legal() {
 		v.Legal = append(v.Legal, int(m))
 	}
-	for i := range 2 {
-		if b := lg.bots[i]; b != nil {
-			b.mu.Lock()
-			v.Away[i] = b.conn == nil
-			b.mu.Unlock()
+	for i, st := range lv.seats {
+		if st.Kind == "spec" {
+			v.Specs[i] = st.Spec
 		}
-		if h := lg.humans[i]; h != nil {
-			v.Human[i] = true
-			h.mu.Lock()
-			v.Open[i] = h.open
-			h.mu.Unlock()
-		}
-	}
-	v.Casual = lg.casual
-	clock := s.clockOf(lg)
-	v.PerMoveMS = clock.PerMove.Milliseconds()
-	v.DelayMS = clock.Delay.Milliseconds()
-	if clock.Budget > 0 {
-		for i := range 2 {
-			v.RemainingMS[i] = clock.Budget.Milliseconds()
-		}
-		for i, m := range rec.Moves {
-			seat := seatOf(g, i, m.Side)
-			v.RemainingMS[seat] += clock.Increment.Milliseconds() - m.Millis
+		v.IDs[i] = st.ID
+		v.Human[i] = st.Kind == "human"
+		v.Open[i] = st.Open
+		v.Away[i] = lv.away[i]
+		if lv.ref.Budget > 0 {
+			v.RemainingMS[i] = lv.left[i].Milliseconds()
 		}
 	}
-	v.TurnStarted = lg.turnAt
-	return v, nil
-}
-
-// seatOf returns which seat made move i: the swap exchanges seats after it.
-func seatOf(g *kalah.Game, i int, side kalah.Side) int {
-	swapped := false
-	for _, p := range g.Moves()[:i] {
-		if p.Move == kalah.Swap {
-			swapped = !swapped
-		}
-	}
-	if swapped {
-		return int(side.Other())
-	}
-	return int(side)
+	v.Casual = lv.casual
+	v.PerMoveMS = lv.ref.PerMove.Milliseconds()
+	v.DelayMS = lv.ref.Delay.Milliseconds()
+	v.TurnStarted = lv.turnAt
+	return v
 }
 
 // Subscribe returns the events of live game id as they happen, and a
 // function to stop. The channel is closed when the game ends (after its
 // "end" event), when the server stops, or when the subscriber falls more
-// than 64 events behind.
-func (s *Server) Subscribe(id int64) (<-chan Event, func(), error) {
-	s.mu.Lock()
-	lg := s.live[id]
-	s.mu.Unlock()
-	if lg == nil {
+// than 64 events behind. who, if it plays a seat of the game, is there
+// while it follows (a person with the game open is not "gone").
+func (s *Server) Subscribe(id int64, who Actor) (<-chan Event, func(), error) {
+	rd, err := s.round(id)
+	if err != nil {
 		return nil, nil, fmt.Errorf("live game %d: %w", id, ErrNotFound)
 	}
 	ch := make(chan Event, 64)
-	lg.mu.Lock()
-	if lg.over || lg.subs == nil {
-		lg.mu.Unlock()
+	ctx, cancel := context.WithTimeout(s.ctx, 10*time.Second)
+	defer cancel()
+	err = rd.send(ctx, func(l *loop) error {
+		if l.g.Over() {
+			return kalah.ErrGameOver
+		}
+		seat := -1
+		if who.ID.IsZero() && who.Token == "" {
+			// a spectator
+		} else if i, err := l.seatOf(who); err == nil {
+			seat = i
+		}
+		l.subscribe(ch, seat)
+		return nil
+	})
+	if err != nil {
 		return nil, nil, fmt.Errorf("live game %d: %w", id, ErrNotFound)
 	}
-	lg.subs[ch] = struct{}{}
-	lg.mu.Unlock()
-	cancel := func() {
-		lg.mu.Lock()
-		if _, ok := lg.subs[ch]; ok {
-			delete(lg.subs, ch)
-			close(ch)
+	stop := func() {
+		if !rd.post(func(l *loop) error { l.unsubscribe(ch); return nil }) {
+			// The loop ended and closed every channel.
 		}
-		lg.mu.Unlock()
 	}
-	return ch, cancel, nil
-}
-
-// Move plays a human seat's move in game id; token says which seat. A
-// NoMove resigns.
-func (s *Server) Move(id int64, token string, m kalah.Move) error {
-	lg, err := s.liveGame(id)
-	if err != nil {
-		return err
-	}
-	h, _, err := lg.humanOf(token)
-	if err != nil {
-		return err
-	}
-	ack, err := h.give(m)
-	if err != nil {
-		return err
-	}
-	return played(s.ctx, ack)
+	return ch, stop, nil
 }
 
 // Handler returns the server's HTTP routes: the bot protocol over
-// WebSocket at /ws/bot, and JSON under /api/:
-//
-//	GET  /api/games?status=live|finished&player=NAME&before=ID&limit=N
-//	GET  /api/games/{id}
-//	GET  /api/games/{id}/events   (Server-Sent Events: one Event a message)
-//	POST /api/games               {"rules":..., "south":"greedy", "north":"human"}
-//	POST /api/games/{id}/move     {"token":"...", "move":"3"}
-//	POST /api/arranged            {"south":"bot:alice", "north":"greedy", ...} (ArrangedRequest; answers when the game is over)
-//	GET  /api/bots                names of the bots that take arranged games
+// WebSocket at /ws/bot, and JSON under /api/ (docs/API.md).
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
@@ -285,12 +266,14 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /api/games", s.apiStart)
 	mux.HandleFunc("POST /api/games/{id}/move", s.apiMove)
 	mux.HandleFunc("POST /api/games/{id}/join", s.apiJoin)
-	mux.HandleFunc("POST /api/games/{id}/takeback", s.apiTakeBack)
+	mux.HandleFunc("POST /api/games/{id}/takeback", s.seatAction(s.TakeBack))
+	mux.HandleFunc("POST /api/games/{id}/takeback/decline", s.seatAction(s.DeclineTakeBack))
+	mux.HandleFunc("POST /api/games/{id}/resign", s.seatAction(s.Resign))
+	mux.HandleFunc("POST /api/games/{id}/abort", s.seatAction(s.Abort))
+	mux.HandleFunc("POST /api/games/{id}/claim", s.seatAction(s.Claim))
+	mux.HandleFunc("POST /api/games/{id}/moretime", s.seatAction(s.GiveTime))
 	mux.HandleFunc("POST /api/games/{id}/hint", s.apiHint)
 	mux.HandleFunc("POST /api/games/{id}/rematch", s.apiRematch)
-	mux.HandleFunc("POST /api/games/{id}/resign", s.apiResign)
-	mux.HandleFunc("POST /api/games/{id}/claim", s.apiClaim)
-	mux.HandleFunc("POST /api/games/{id}/takeback/decline", s.apiDeclineTakeBack)
 	mux.HandleFunc("GET /api/games/{id}/board", s.apiBoard)
 	mux.HandleFunc("GET /api/games/{id}/record", s.apiRecord)
 	mux.HandleFunc("GET /api/games/{id}/board/events", s.apiBoardEvents)
@@ -371,14 +354,24 @@ func (s *Server) apiGames(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, fmt.Errorf("%w: status %q: want live or finished (or none: both)", ErrBadRequest, status))
 		return
 	}
+	var who identity.ID
+	if name := q.Get("player"); name != "" {
+		var err error
+		if who, err = s.st.Identity(r.Context(), name); errors.Is(err, store.ErrNotFound) {
+			writeJSON(w, http.StatusOK, []GameInfo{}) // nobody of that name: no games
+			return
+		} else if err != nil {
+			writeErr(w, err)
+			return
+		}
+	}
 	// Every game, the people's on the page, the bots' and the KGP
 	// clients', in one list: the live ones first, then the finished ones,
 	// newest first (paged with limit and before).
 	games := []GameInfo{}
 	if status != "finished" {
-		player := q.Get("player")
 		for _, g := range s.LiveGames() {
-			if player == "" || g.South == player || g.North == player {
+			if who.IsZero() || who.Is(g.SouthID) || who.Is(g.NorthID) {
 				games = append(games, g)
 			}
 		}
@@ -389,7 +382,7 @@ func (s *Server) apiGames(w http.ResponseWriter, r *http.Request) {
 	}
 	limit, _ := strconv.Atoi(q.Get("limit"))
 	before, _ := strconv.ParseInt(q.Get("before"), 10, 64)
-	done, err := s.FinishedGames(r.Context(), min(max(limit, 0), 1000), before, q.Get("player"))
+	done, err := s.FinishedGames(r.Context(), min(max(limit, 0), 1000), before, who)
 	if err != nil {
 		writeErr(w, err)
 		return
@@ -420,7 +413,7 @@ func (s *Server) apiEvents(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, err)
 		return
 	}
-	ch, cancel, err := s.Subscribe(id)
+	ch, cancel, err := s.Subscribe(id, s.actor(w, r, "", false))
 	if err != nil {
 		writeErr(w, err)
 		return
@@ -459,26 +452,17 @@ func (s *Server) apiStart(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, err)
 		return
 	}
-	// A guest may play the computer; any other game (two computers, the
-	// server's work; two people) needs an account or the admin token.
+	// A guest may play the computer or invite a friend; a game with no
+	// person in it (the server's work) needs an account or the admin
+	// token.
 	isHuman := func(spec string) bool {
 		spec = strings.TrimSpace(spec)
 		return spec == "" || strings.EqualFold(spec, "human")
 	}
-	if isHuman(req.South) != isHuman(req.North) {
-		// a guest against the computer
-	} else if s.sessionUser(r) == "" && !s.admitted(w, r, "a game between two computers or two people (or an account: sign in)") {
+	if !isHuman(req.South) && !isHuman(req.North) && s.sessionUser(r) == "" && !s.admitted(w, r, "a game between two computers (or an account: sign in)") {
 		return
 	}
-	// A signed-in person plays the first person's seat as their account.
-	if u := s.sessionUser(r); u != "" {
-		for i, spec := range []string{req.South, req.North} {
-			if isHuman(spec) {
-				req.accounts[i] = u
-				break
-			}
-		}
-	}
+	req.by = s.actor(w, r, "", true).ID
 	st, err := s.StartGameFor(r.Context(), s.Requester(r), req)
 	if err != nil {
 		writeErr(w, err)
@@ -488,12 +472,12 @@ func (s *Server) apiStart(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) apiMove(w http.ResponseWriter, r *http.Request) {
-	id, req, ok := s.seatRequest(w, r)
+	id, a, req, ok := s.seatRequest(w, r)
 	if !ok {
 		return
 	}
 	if req.Move == "resign" {
-		s.answerBoard(w, r, id, s.Resign(r.Context(), id, req.Token))
+		s.answerBoard(w, r, id, s.Resign(r.Context(), id, a))
 		return
 	}
 	m, err := kalah.ParseMove(req.Move)
@@ -501,22 +485,7 @@ func (s *Server) apiMove(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, fmt.Errorf("%w: %w", ErrBadRequest, err))
 		return
 	}
-	// The server asks a person for a move only after the game's pause
-	// between moves, so a move sent as soon as the page shows the turn
-	// may come early: it waits for its turn a little.
-	deadline := time.Now().Add(3 * time.Second)
-	for {
-		err = s.Move(id, req.Token, m)
-		if !errors.Is(err, ErrNotYourTurn) || errors.Is(err, errInterrupted) || time.Now().After(deadline) {
-			break
-		}
-		select {
-		case <-r.Context().Done():
-			return
-		case <-time.After(25 * time.Millisecond):
-		}
-	}
-	s.answerBoard(w, r, id, err)
+	s.answerBoard(w, r, id, s.Move(r.Context(), id, a, m))
 }
 
 // answerBoard answers a seat's request with the game's Board, or err.
@@ -562,37 +531,47 @@ func (s *Server) releaseOpen(who string) {
 	}
 }
 
-// seatBody is the body of a seat's request.
+// seatBody is the body of a seat's request: the seat's token, for API
+// clients without a session (a page's session is enough), and a move.
 type seatBody struct {
-	Token string `json:"token"`
-	Move  string `json:"move,omitempty"`
+	Token  string `json:"token,omitempty"`
+	Move   string `json:"move,omitempty"`
+	Invite string `json:"invite,omitempty"`
 }
 
-// seatRequest reads the route's game and the {"token", "move"} body of a
-// seat's request; a request without a token is refused.
-func (s *Server) seatRequest(w http.ResponseWriter, r *http.Request) (int64, seatBody, bool) {
+// seatRequest reads the route's game, who asks, and the body of a seat's
+// request (which may be empty).
+func (s *Server) seatRequest(w http.ResponseWriter, r *http.Request) (int64, Actor, seatBody, bool) {
 	var req seatBody
 	id, err := s.pathID(r)
-	if err == nil {
+	if err == nil && r.ContentLength != 0 {
 		err = decodeJSON(w, r, &req)
-	}
-	if err == nil && req.Token == "" {
-		err = fmt.Errorf("%w: no token", ErrForbidden)
 	}
 	if err != nil {
 		writeErr(w, err)
-		return 0, req, false
+		return 0, Actor{}, req, false
 	}
-	return id, req, true
+	return id, s.actor(w, r, req.Token, false), req, true
+}
+
+// seatAction serves a request a player makes on their game (resign,
+// abort, takeback, ...), answered with the game's Board.
+func (s *Server) seatAction(do func(ctx context.Context, id int64, a Actor) error) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		id, a, _, ok := s.seatRequest(w, r)
+		if !ok {
+			return
+		}
+		s.answerBoard(w, r, id, do(r.Context(), id, a))
+	}
 }
 
 func (s *Server) apiJoin(w http.ResponseWriter, r *http.Request) {
-	id, err := s.pathID(r)
-	if err != nil {
-		writeErr(w, err)
+	id, _, req, ok := s.seatRequest(w, r)
+	if !ok {
 		return
 	}
-	seat, token, err := s.Join(r.Context(), id)
+	seat, token, err := s.Join(r.Context(), id, s.actor(w, r, "", true), req.Invite)
 	if err != nil {
 		writeErr(w, err)
 		return
@@ -600,46 +579,14 @@ func (s *Server) apiJoin(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"seat": seat, "token": token})
 }
 
-func (s *Server) apiTakeBack(w http.ResponseWriter, r *http.Request) {
-	id, req, ok := s.seatRequest(w, r)
-	if !ok {
-		return
-	}
-	s.answerBoard(w, r, id, s.TakeBack(r.Context(), id, req.Token))
-}
-
-func (s *Server) apiDeclineTakeBack(w http.ResponseWriter, r *http.Request) {
-	id, req, ok := s.seatRequest(w, r)
-	if !ok {
-		return
-	}
-	s.answerBoard(w, r, id, s.DeclineTakeBack(r.Context(), id, req.Token))
-}
-
-func (s *Server) apiClaim(w http.ResponseWriter, r *http.Request) {
-	id, req, ok := s.seatRequest(w, r)
-	if !ok {
-		return
-	}
-	s.answerBoard(w, r, id, s.Claim(r.Context(), id, req.Token))
-}
-
-func (s *Server) apiResign(w http.ResponseWriter, r *http.Request) {
-	id, req, ok := s.seatRequest(w, r)
-	if !ok {
-		return
-	}
-	s.answerBoard(w, r, id, s.Resign(r.Context(), id, req.Token))
-}
-
 func (s *Server) apiHint(w http.ResponseWriter, r *http.Request) {
-	id, req, ok := s.seatRequest(w, r)
+	id, a, _, ok := s.seatRequest(w, r)
 	if !ok {
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
 	defer cancel()
-	m, err := s.Hint(ctx, id, req.Token)
+	m, err := s.Hint(ctx, id, a)
 	if err != nil {
 		writeErr(w, err)
 		return
@@ -651,7 +598,7 @@ func (s *Server) apiHint(w http.ResponseWriter, r *http.Request) {
 // "user:NAME" for a signed-in person, else "addr:HOST" for a guest.
 func (s *Server) Requester(r *http.Request) string {
 	if u := s.sessionUser(r); u != "" {
-		return "user:" + u
+		return "user:" + strings.ToLower(u)
 	}
 	return "addr:" + hostOf(r)
 }
@@ -669,13 +616,13 @@ func (s *Server) StartGameFor(ctx context.Context, who string, req GameRequest) 
 		return Started{}, err
 	}
 	s.mu.Lock()
-	lg := s.live[st.ID]
+	rd := s.live[st.ID]
 	s.mu.Unlock()
-	if lg == nil {
+	if rd == nil {
 		s.releaseOpen(who) // over already
 	} else {
 		go func() {
-			<-lg.finished
+			<-rd.done
 			s.releaseOpen(who)
 		}()
 	}
@@ -683,11 +630,11 @@ func (s *Server) StartGameFor(ctx context.Context, who string, req GameRequest) 
 }
 
 func (s *Server) apiRematch(w http.ResponseWriter, r *http.Request) {
-	id, req, ok := s.seatRequest(w, r)
+	id, a, _, ok := s.seatRequest(w, r)
 	if !ok {
 		return
 	}
-	st, err := s.Rematch(r.Context(), id, req.Token)
+	st, err := s.Rematch(r.Context(), id, a)
 	if err != nil {
 		writeErr(w, err)
 		return

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"kalah"
+	"kalah/internal/identity"
 	"kalah/internal/store"
 	"kalah/player"
 	"kalah/protocol/line"
@@ -159,22 +160,21 @@ func (s *Server) PlayArranged(ctx context.Context, a Arranged) (ArrangedResult, 
 			names[i] = name
 		}
 	}
-	if names[0] != "" && names[0] == names[1] {
+	if names[0] != "" && strings.EqualFold(names[0], names[1]) {
 		return ArrangedResult{}, fmt.Errorf("%w: bot %s cannot play itself", ErrForbidden, names[0])
 	}
-	var players [2]player.Player
-	var seats [2]store.Seat
+	var seats [2]*seat
 	for i, spec := range specs {
 		if names[i] != "" {
-			seats[i] = store.Seat{Name: names[i], Kind: "bot"}
+			seats[i] = botSeatOf(identity.Of(identity.Bot, names[i]))
 			continue
 		}
-		seats[i] = store.Seat{Name: spec, Kind: "spec", Spec: spec}
-		players[i], err = s.serverPlayer(spec, r, a.Seeds[i])
+		p, err := s.serverPlayer(spec, r, a.Seeds[i])
 		if err != nil {
 			// A player that cannot start loses, as in tournament.Play.
-			players[i] = absent{fmt.Errorf("%w: %w", player.ErrCrashed, err)}
+			p = absent{fmt.Errorf("%w: %w", player.ErrCrashed, err)}
 		}
+		seats[i] = &seat{p: p, st: store.Seat{Name: spec, Kind: "spec", Spec: spec, ID: identity.Of(identity.Program, spec)}}
 	}
 	wait := a.Wait
 	if wait <= 0 {
@@ -184,34 +184,37 @@ func (s *Server) PlayArranged(ctx context.Context, a Arranged) (ArrangedResult, 
 	if ref.Grace == 0 {
 		ref.Grace = s.cfg.Grace
 	}
-	// Until it is stored and registered the game counts as over, so a bot
-	// logging in meanwhile is not attached to it too early.
-	g.Players = [2]string{seats[0].Name, seats[1].Name}
-	lg := &liveGame{seats: seats, rules: g.Rules(), snap: g.Clone(), millis: make([]int64, g.Len()), over: true, ref: &ref,
-		watchers: map[*conn]struct{}{}, subs: map[chan Event]struct{}{}, finished: make(chan struct{})}
-	taken, err := s.takeBots(ctx, lg, names, wait)
+	rd := s.newRound()
+	taken, err := s.takeBots(ctx, rd, seats, wait)
 	if err != nil {
-		closePlayers(players)
+		closeSeats(seats)
 		return ArrangedResult{}, err
 	}
 	var missing []string
-	for i, name := range names {
-		if name == "" {
-			continue
+	for i, st := range seats {
+		if st.bot && !taken[i] {
+			missing = append(missing, st.st.Name)
+			// It loses when asked to move.
+			seats[i] = &seat{p: absent{fmt.Errorf("%w: bot %s was not free for its game within %v (it must be logged in and have sent wait)", player.ErrDisconnected, st.st.Name, wait)}, st: st.st}
 		}
-		if taken[i] != nil {
-			players[i] = taken[i]
-			continue
+	}
+	release := func() {
+		s.mu.Lock()
+		for _, st := range seats {
+			if s.seats[st.st.ID.Key()] == rd {
+				delete(s.seats, st.st.ID.Key())
+			}
 		}
-		missing = append(missing, name)
-		players[i] = absent{fmt.Errorf("%w: bot %s was not free for its game within %v (it must be logged in and have sent wait)", player.ErrDisconnected, name, wait)}
+		s.freeLocked()
+		s.mu.Unlock()
 	}
 	tags := maps.Clone(a.Tags)
 	if tags == nil {
 		tags = map[string]string{}
 	}
 	tags[arrangedTag] = "1"
-	id, err := s.st.CreateGame(s.ctx, store.NewGame{Rules: r, Seats: seats, Tags: tags})
+	stored := [2]store.Seat{seats[0].st, seats[1].st}
+	id, err := s.st.CreateGame(s.ctx, store.NewGame{Rules: r, Seats: stored, Tags: tags})
 	if err == nil {
 		for i, m := range g.Record().Moves {
 			if err = s.st.AddMove(s.ctx, id, i, m); err != nil {
@@ -220,81 +223,53 @@ func (s *Server) PlayArranged(ctx context.Context, a Arranged) (ArrangedResult, 
 		}
 	}
 	if err != nil {
-		s.dropSeats(lg)
-		closePlayers(players)
+		release()
+		closeSeats(seats)
 		return ArrangedResult{}, err
 	}
 	if len(missing) == 2 {
 		// Neither bot came: nobody to blame more than the other.
-		closePlayers(players)
-		s.dropSeats(lg)
+		release()
+		closeSeats(seats)
 		reason := fmt.Sprintf("neither %s nor %s was free for the game within %v", missing[0], missing[1], wait)
 		if !g.Over() {
 			if err := g.Adjudicate(kalah.Draw); err != nil {
 				return ArrangedResult{}, err
 			}
 		}
-		if err := s.st.FinishGame(s.ctx, id, g.Record()); err != nil {
+		rec := g.Record()
+		rec.Tags = map[string]string{ReasonTag: reason}
+		if err := s.st.FinishGame(s.ctx, id, rec); err != nil {
 			return ArrangedResult{}, err
 		}
 		s.log.Info("arranged game adjudicated", "game", id, "reason", reason)
 		if a.OnStart != nil {
 			a.OnStart(id)
 		}
-		rec := g.Record()
 		rec.Players = kalah.Players{South: specs[0], North: specs[1]}
 		return ArrangedResult{ID: id, Record: rec, Reason: reason}, nil
 	}
-	lg.mu.Lock()
-	lg.id = id
-	lg.over = false
-	lg.mu.Unlock()
-	s.mu.Lock()
-	s.live[id] = lg
-	s.mu.Unlock()
-	for i, b := range taken {
-		if b == nil {
-			continue
-		}
-		s.mu.Lock()
-		c := s.sessions[b.name]
-		s.mu.Unlock()
-		if c != nil {
-			b.attach(c)
-			select {
-			case <-c.done:
-				// It left while being seated: it is away, as after a drop.
-				b.detach(c)
-			default:
-			}
-		} else {
-			b.mu.Lock()
-			b.away = true
-			b.mu.Unlock()
-			lg.presence(i, false)
-		}
+	g.Players = [2]string{stored[0].Name, stored[1].Name}
+	rd.id = id
+	if s.runRound(rd, roundSetup{id: id, g: g, seats: seats, ref: ref, tags: tags, opening: g.Len()}) == nil {
+		release()
+		return ArrangedResult{ID: id}, ErrClosed
 	}
-	s.log.Info("arranged game started", "game", id, "south", seats[0].Name, "north", seats[1].Name, "rules", r.String())
-	s.runGame(lg, g, players)
+	s.log.Info("arranged game started", "game", id, "south", stored[0].Name, "north", stored[1].Name, "rules", r.String())
 	if a.OnStart != nil {
 		a.OnStart(id)
 	}
 	select {
-	case <-lg.finished:
+	case <-rd.done:
 	case <-ctx.Done():
 		return ArrangedResult{ID: id}, ctx.Err()
 	}
-	lg.mu.Lock()
-	o := lg.outcome
-	lg.mu.Unlock()
+	o := rd.outcome
 	if o == nil {
 		return ArrangedResult{ID: id}, fmt.Errorf("game %d stopped unfinished: %w", id, ErrClosed)
 	}
-	res := ArrangedResult{ID: id, Record: o.Record()}
+	res := ArrangedResult{ID: id, Record: o.record, Reason: o.reason}
 	res.Record.Players = kalah.Players{South: specs[0], North: specs[1]}
-	if o.Reason != nil {
-		res.Reason = o.Reason.Error()
-	}
 	return res, nil
 }
 
@@ -336,12 +311,12 @@ func (s *Server) serverPlayer(spec string, r kalah.Rules, seed uint64) (player.P
 	return player.New(spec, player.Options{Rules: r, Seed: seed})
 }
 
-// takeBots waits until every named bot (by seat; "" for none) is free,
-// or until wait has passed, and then seats in lg those that are free,
-// all under one lock so nothing else takes them in between. It returns
-// ErrBusy when the server plays as many games as it may.
-func (s *Server) takeBots(ctx context.Context, lg *liveGame, names [2]string, wait time.Duration) ([2]*botSeat, error) {
-	var taken [2]*botSeat
+// takeBots waits until every bot seat's bot is free, or until wait has
+// passed, and then reserves for rd those that are free, all under one
+// lock so nothing else takes them in between. It reports which seats it
+// took, and ErrBusy when the server plays as many games as it may.
+func (s *Server) takeBots(ctx context.Context, rd *round, seats [2]*seat, wait time.Duration) ([2]bool, error) {
+	var taken [2]bool
 	deadline := time.NewTimer(wait)
 	defer deadline.Stop()
 	late := false
@@ -355,23 +330,20 @@ func (s *Server) takeBots(ctx context.Context, lg *liveGame, names [2]string, wa
 			s.mu.Unlock()
 			return taken, fmt.Errorf("%w: %d games are being played, the most this server allows", ErrBusy, s.cfg.MaxGames)
 		}
-		free := 0
-		want := 0
-		for _, name := range names {
-			if name != "" {
+		free, want := 0, 0
+		for _, st := range seats {
+			if st.bot {
 				want++
-				if s.freeBotLocked(name) {
+				if s.freeBotLocked(st.st.ID.Key()) {
 					free++
 				}
 			}
 		}
 		if free == want || late {
-			for i, name := range names {
-				if name != "" && s.freeBotLocked(name) {
-					b := &botSeat{name: name, srv: s, lg: lg, seat: i, changed: make(chan struct{})}
-					s.seats[name] = b
-					lg.bots[i] = b
-					taken[i] = b
+			for i, st := range seats {
+				if st.bot && s.freeBotLocked(st.st.ID.Key()) {
+					s.seats[st.st.ID.Key()] = rd
+					taken[i] = true
 				}
 			}
 			s.mu.Unlock()
@@ -391,22 +363,23 @@ func (s *Server) takeBots(ctx context.Context, lg *liveGame, names [2]string, wa
 	}
 }
 
-// freeBotLocked reports whether bot name is logged in, waiting for
-// arranged games and neither playing nor queued; s.mu is held.
-func (s *Server) freeBotLocked(name string) bool {
-	c := s.sessions[name]
+// freeBotLocked reports whether the bot of identity key is logged in,
+// waiting for arranged games and neither playing nor queued; s.mu is
+// held.
+func (s *Server) freeBotLocked(key string) bool {
+	c := s.sessions[key]
 	if c == nil {
 		return false
 	}
-	if _, busy := s.seats[name]; busy {
+	if _, busy := s.seats[key]; busy {
 		return false
 	}
-	if slices.ContainsFunc(s.queue, func(e *entrant) bool { return e.seat.Name == name }) {
+	if slices.ContainsFunc(s.queue, func(e *entrant) bool { return e.key == key }) {
 		return false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.waiting && c.seat == nil && c.queued == nil
+	return c.waiting && c.game == nil && c.queued == nil
 }
 
 // freedLocked returns a channel closed the next time a bot may have
@@ -432,10 +405,10 @@ func (s *Server) WaitingBots() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []string
-	for name, c := range s.sessions {
+	for _, c := range s.sessions {
 		c.mu.Lock()
 		if c.waiting {
-			out = append(out, name)
+			out = append(out, c.name)
 		}
 		c.mu.Unlock()
 	}
@@ -461,18 +434,3 @@ func (c *conn) waitForGames() {
 	c.srv.mu.Unlock()
 }
 
-// clockOf returns the referee for lg's clock: its own or the server's.
-func (s *Server) clockOf(lg *liveGame) referee.Referee {
-	if lg.ref != nil {
-		return *lg.ref
-	}
-	return s.referee()
-}
-
-// absent is a seat whose player is not there: asked to move, it fails
-// with its error, which the referee turns into a forfeit.
-type absent struct{ err error }
-
-func (a absent) Move(ctx context.Context, g *kalah.Game, c player.Clock) (kalah.Move, error) {
-	return kalah.NoMove, a.err
-}

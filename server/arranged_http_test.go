@@ -74,7 +74,7 @@ func TestArrangedHTTPErrors(t *testing.T) {
 	if _, err := r.PlayArranged(context.Background(), Arranged{South: "exec:true", North: "first"}); !errors.Is(err, ErrForbidden) {
 		t.Errorf("remote exec: %v", err)
 	}
-	ts.srv.Move(st.ID, st.Tokens[1], kalah.NoMove) // resign, freeing the place
+	ts.srv.Move(context.Background(), st.ID, Actor{Token: st.Tokens[1]}, kalah.NoMove) // resign, freeing the place
 }
 
 func TestArrangedHTTPGame(t *testing.T) {

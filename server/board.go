@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"kalah"
+	"kalah/internal/identity"
 	"kalah/internal/netx"
 	"kalah/internal/store"
 )
@@ -40,8 +41,10 @@ type Board struct {
 	Over        bool         `json:"over"`
 	Result      kalah.Result `json:"result"`
 	Termination string       `json:"termination,omitempty"`
-	// Reason says in words why the game was forfeited, if it was.
+	// Reason says in words why the game was forfeited, aborted or
+	// adjudicated, if it was; Trouble why a live game waits.
 	Reason     string    `json:"reason,omitempty"`
+	Trouble    string    `json:"trouble,omitempty"`
 	Score      [2]int    `json:"score"`
 	Casual     bool      `json:"casual"`
 	PerMove    int       `json:"per_move_ms,omitempty"`
@@ -58,21 +61,32 @@ type Board struct {
 	IncrementMS int64    `json:"increment_ms,omitempty"`
 	RemainingMS [2]int64 `json:"remaining_ms"`
 	Running     int      `json:"running"`
-	// Rated games: each seat's rating (after the game, with its change,
-	// once it is over); Accounts are the seats' accounts.
+	// Watchers counts who follows the game.
 	Watchers int `json:"watchers"`
 	// TakebackAsk is the seat asking the other person to take back a move
 	// (-1: none).
-	TakebackAsk int            `json:"takeback_ask"`
-	Rated       bool           `json:"rated"`
-	Ratings     [2]*SeatRating `json:"ratings"`
-	Accounts    [2]string      `json:"accounts"`
+	TakebackAsk int `json:"takeback_ask"`
+	// Rated games: each seat's rating (after the game, with its change,
+	// once it is over). RatedAsked: rated if the seat still open is taken
+	// by someone who may be rated against the other.
+	Rated      bool           `json:"rated"`
+	RatedAsked bool           `json:"rated_asked,omitempty"`
+	Ratings    [2]*SeatRating `json:"ratings"`
+	// Abortable: a side has not moved yet, so either player may abort.
+	Abortable bool `json:"abortable"`
+	// GiveTimeMS is what a player adds to their opponent's clock
+	// (moretime); zero where it is not offered.
+	GiveTimeMS int64 `json:"give_time_ms,omitempty"`
 }
 
 // Seat is one seat of a Board.
 type Seat struct {
-	Name   string `json:"name"`
-	Human  bool   `json:"human"`
+	Name string `json:"name"`
+	// ID is who plays it ("user:alice", "guest:guest-...",
+	// "program:expert", "bot:deep"; empty for nobody known): a page says
+	// "you" where it is the viewer's own.
+	ID     identity.ID `json:"id"`
+	Human  bool        `json:"human"`
 	Joined bool   `json:"joined"` // false: a person's seat waiting for someone (Join)
 	Spec   string `json:"spec,omitempty"`
 	Away   bool   `json:"away,omitempty"` // a bot whose connection dropped
@@ -120,10 +134,12 @@ func (s *Server) BoardOf(ctx context.Context, id int64) (Board, error) {
 	if err != nil {
 		return Board{}, err
 	}
-	var g *kalah.Game
-	if v.Status == store.Finished {
+	g := v.game
+	switch {
+	case g != nil:
+	case v.Status == store.Finished:
 		g, err = v.Record.Game()
-	} else {
+	default:
 		g, err = store.Replay(v.Record)
 	}
 	if err != nil {
@@ -159,7 +175,7 @@ func (s *Server) BoardOf(ctx context.Context, id int64) (Board, error) {
 	}
 	joined := 0
 	for i, name := range [2]string{v.South, v.North} {
-		b.Seats[i] = Seat{Name: name, Human: v.Human[i], Joined: !v.Open[i], Spec: v.Specs[i], Away: v.Away[i]}
+		b.Seats[i] = Seat{Name: name, ID: v.IDs[i], Human: v.Human[i], Joined: !v.Open[i], Spec: v.Specs[i], Away: v.Away[i]}
 		if !v.Open[i] {
 			joined++
 		}
@@ -168,27 +184,32 @@ func (s *Server) BoardOf(ctx context.Context, id int64) (Board, error) {
 		b.Rematch = next
 	}
 	b.Rated = v.Record.Tags[tagRated] == "yes"
-	b.TakebackAsk = -1
-	if lg, err := s.liveGame(id); err == nil {
-		b.Watchers = lg.info().Watchers
-		lg.mu.Lock()
-		b.TakebackAsk = lg.takebackAsk
-		lg.mu.Unlock()
-	}
-	b.Accounts = v.Accounts
-	b.Ratings = s.seatRatings(ctx, v, [2]store.Seat{{Account: v.Accounts[0]}, {Account: v.Accounts[1]}})
+	b.RatedAsked = v.Record.Tags[tagRatedAsked] == "yes" && !b.Rated && !g.Over()
+	b.TakebackAsk = v.TakebackAsk
+	b.Watchers = v.Watchers
+	b.Trouble = v.Trouble
+	b.Ratings = s.seatRatings(ctx, v, [2]store.Seat{{ID: v.IDs[0]}, {ID: v.IDs[1]}})
+	opening, _ := strconv.Atoi(v.Record.Tags[tagOpening])
+	b.Abortable = !g.Over() && (v.Human[0] || v.Human[1]) && !(movedBy(g, opening, 0) && movedBy(g, opening, 1))
 	b.Running = -1
+	given := given(v.Record.Tags)
 	if cl, _ := strconv.ParseInt(v.Record.Tags[tagClock], 10, 64); cl > 0 {
 		inc, _ := strconv.ParseInt(v.Record.Tags[tagInc], 10, 64)
 		b.ClockMS, b.IncrementMS = cl, inc
-		b.RemainingMS = [2]int64{cl, cl}
-		for i, m := range v.Record.Moves {
-			seat := seatOf(g, i, m.Side)
-			b.RemainingMS[seat] += inc - m.Millis
+		if v.Human[0] && v.Human[1] && !g.Over() {
+			b.GiveTimeMS = GiveTime.Milliseconds()
 		}
-		if v.Status == store.Live && !g.Over() && !v.TurnStarted.IsZero() {
-			b.Running = g.Seat(g.ToMove())
-			b.RemainingMS[b.Running] -= time.Since(v.TurnStarted).Milliseconds()
+		if v.live {
+			b.RemainingMS = v.RemainingMS
+			if v.running >= 0 {
+				b.Running = v.running
+				b.RemainingMS[b.Running] -= time.Since(v.TurnStarted).Milliseconds()
+			}
+		} else {
+			b.RemainingMS = [2]int64{cl + given[0].Milliseconds(), cl + given[1].Milliseconds()}
+			for i, m := range v.Record.Moves {
+				b.RemainingMS[seatOf(g, i, m.Side)] += inc - m.Millis
+			}
 		}
 		if g.Termination() == kalah.Timeout {
 			// The last turn's time, spent to the end, is in no move.
@@ -217,8 +238,23 @@ func (s *Server) BoardOf(ctx context.Context, id int64) (Board, error) {
 	if v.Status == store.Finished && (!b.Rated || b.Ratings[0] != nil && b.Ratings[0].Change != nil) {
 		over = 2
 	}
-	b.Version = ((takebacks*10_000+g.Len())*3+joined)*3 + over
+	gifts := int((given[0] + given[1]) / GiveTime)
+	b.Version = (((takebacks*10_000+g.Len())*3+joined)*3+over)*64 + gifts%64
 	return b, nil
+}
+
+// seatOf returns which seat made move i: the swap exchanges seats after it.
+func seatOf(g *kalah.Game, i int, side kalah.Side) int {
+	swapped := false
+	for _, p := range g.Moves()[:i] {
+		if p.Move == kalah.Swap {
+			swapped = !swapped
+		}
+	}
+	if swapped {
+		return int(side.Other())
+	}
+	return int(side)
 }
 
 // boardID reads {id} of a board route.
@@ -296,7 +332,7 @@ func (s *Server) apiBoardEvents(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// Subscribe before reading, so no change falls between the two.
-	events, stop, serr := s.Subscribe(id)
+	events, stop, serr := s.Subscribe(id, s.actor(w, r, "", false))
 	if serr == nil {
 		defer stop()
 	}
@@ -312,10 +348,11 @@ func (s *Server) apiBoardEvents(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 	ping := time.NewTicker(15 * time.Second)
 	defer ping.Stop()
-	last, lastAsk := -1, -2
+	last, lastAsk, lastAway, lastTrouble := -1, -2, [2]bool{}, ""
 	for {
-		if b.Version != last || b.TakebackAsk != lastAsk {
-			lastAsk = b.TakebackAsk
+		away := [2]bool{b.Seats[0].Away, b.Seats[1].Away}
+		if b.Version != last || b.TakebackAsk != lastAsk || away != lastAway || b.Trouble != lastTrouble {
+			lastAsk, lastAway, lastTrouble = b.TakebackAsk, away, b.Trouble
 			data, _ := json.Marshal(b)
 			if _, err := fmt.Fprintf(w, "event: state\ndata: %s\n\n", data); err != nil {
 				return

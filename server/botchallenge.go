@@ -5,9 +5,11 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"kalah"
+	"kalah/internal/identity"
 	"kalah/internal/store"
 	"kalah/protocol/line"
 	"kalah/referee"
@@ -18,7 +20,7 @@ import (
 // it accepts. The person plays South, as a challenger does.
 
 type personChallenge struct {
-	name       string // the person's account
+	who        identity.ID // the person
 	clock, inc time.Duration
 	rated      bool
 	reply      chan personReply
@@ -39,11 +41,12 @@ func (s *Server) OnlineBots() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []string
-	for name, c := range s.sessions {
+	for key, c := range s.sessions {
 		c.mu.Lock()
-		free := c.seat == nil && c.queued == nil && !c.waiting
+		free := c.game == nil && c.queued == nil && !c.waiting
+		name := c.name
 		c.mu.Unlock()
-		if _, playing := s.seats[name]; free && !playing {
+		if _, playing := s.seats[key]; free && !playing {
 			out = append(out, name)
 		}
 	}
@@ -68,6 +71,7 @@ func (s *Server) apiChallengeBot(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, fmt.Errorf("%w: sign in to challenge a bot", ErrSignIn))
 		return
 	}
+	who := identity.Of(identity.Person, user)
 	var req struct {
 		Rules       kalah.Rules `json:"rules"`
 		ClockMS     int64       `json:"clock_ms"`
@@ -90,14 +94,14 @@ func (s *Server) apiChallengeBot(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name := r.PathValue("name")
-	if !slices.Contains(s.OnlineBots(), name) {
+	if !slices.ContainsFunc(s.OnlineBots(), func(b string) bool { return strings.EqualFold(b, name) }) {
 		writeErr(w, fmt.Errorf("bot %s is not online and free: %w", name, ErrNotFound))
 		return
 	}
-	pc := &personChallenge{name: user, clock: time.Duration(req.ClockMS) * time.Millisecond, inc: time.Duration(req.IncrementMS) * time.Millisecond,
+	pc := &personChallenge{who: who, clock: time.Duration(req.ClockMS) * time.Millisecond, inc: time.Duration(req.IncrementMS) * time.Millisecond,
 		rated: req.Rated, reply: make(chan personReply, 1)}
 	s.mu.Lock()
-	to := s.sessions[name]
+	to := s.sessions[identity.Of(identity.Bot, name).Key()]
 	if to == nil {
 		s.mu.Unlock()
 		writeErr(w, fmt.Errorf("bot %s is not online: %w", name, ErrNotFound))
@@ -137,20 +141,19 @@ func (s *Server) answerPerson(c *conn, name string, ch *challenge, accept bool) 
 		pc.reply <- personReply{err: fmt.Errorf("%w: %s declined the challenge", ErrNoSeat, name)}
 		return
 	}
-	c.mu.Lock()
-	busy := c.seat != nil || c.queued != nil
-	c.mu.Unlock()
-	if busy {
+	if c.busy() {
 		c.sendMsg(line.Errorf(line.CodeBusy, "already playing or queued"))
 		pc.reply <- personReply{err: fmt.Errorf("%w: %s is busy", ErrBusy, name)}
 		return
 	}
 	c.sendMsg(line.Msg{Cmd: "ok", Args: []string{"accept", ch.id}})
 	token, hash := newToken()
-	h := &humanSeat{hash: hash}
-	es := [2]*entrant{
-		{seat: store.Seat{Name: pc.name, Kind: "human", TokenHash: hash, Account: pc.name}, p: h, result: make(chan error, 1)},
-		{seat: store.Seat{Name: name, Kind: "bot"}, conn: c, result: make(chan error, 1)},
+	c.mu.Lock()
+	botID := c.id
+	c.mu.Unlock()
+	seats := [2]*seat{
+		{human: true, st: store.Seat{Name: pc.who.Display(), Kind: "human", TokenHash: hash, ID: pc.who}},
+		botSeatOf(botID),
 	}
 	g, err := kalah.NewGame(ch.rules)
 	if err != nil {
@@ -165,13 +168,12 @@ func (s *Server) answerPerson(c *conn, name string, ch *challenge, accept bool) 
 		su.tags[tagClock] = strconv.FormatInt(pc.clock.Milliseconds(), 10)
 		su.tags[tagInc] = strconv.FormatInt(pc.inc.Milliseconds(), 10)
 	}
-	id, err := s.begin(g, es, su)
+	rd, err := s.begin(s.ctx, g, seats, su)
 	if err != nil {
 		pc.reply <- personReply{err: err}
 		return
 	}
-	out := Started{ID: id}
+	out := Started{ID: rd.id}
 	out.Tokens[0] = token
 	pc.reply <- personReply{st: out}
-	s.abortIfIdle(id, 0)
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"kalah"
+	"kalah/internal/identity"
 	"kalah/internal/store"
 	"kalah/player"
 	"kalah/protocol/line"
@@ -24,11 +25,13 @@ type conn struct {
 	done chan struct{}
 	once sync.Once
 
-	mu       sync.Mutex
-	name     string
-	seat     *botSeat
+	mu   sync.Mutex
+	name string      // the bot's name as registered, once logged in
+	id   identity.ID // the bot
+	// game is the round the bot plays in now, if any.
+	game     *round
 	queued   *entrant
-	watching map[int64]*liveGame
+	watching map[int64]*round
 	// waiting: the bot sent wait and takes the games the server arranges
 	// (tournaments) until it sends leave.
 	waiting bool
@@ -40,7 +43,7 @@ func (s *Server) startConn(t line.Transport) {
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		host = h
 	}
-	c := &conn{srv: s, t: t, host: host, out: make(chan string, 256), done: make(chan struct{}), watching: map[int64]*liveGame{}}
+	c := &conn{srv: s, t: t, host: host, out: make(chan string, 256), done: make(chan struct{}), watching: map[int64]*round{}}
 	s.mu.Lock()
 	if s.closed || len(s.allConns) >= s.cfg.MaxConns {
 		closed := s.closed
@@ -175,47 +178,61 @@ func (c *conn) cleanup() {
 	c.close()
 	s := c.srv
 	c.mu.Lock()
-	name, seat, queued := c.name, c.seat, c.queued
+	id, game, queued := c.id, c.game, c.queued
 	watching := c.watching
 	c.watching = nil
 	c.mu.Unlock()
 	if queued != nil {
 		s.dequeue(queued)
 	}
-	for _, lg := range watching {
-		lg.mu.Lock()
-		delete(lg.watchers, c)
-		lg.mu.Unlock()
+	for _, r := range watching {
+		r.post(func(l *loop) error { delete(l.watchers, c); return nil })
 	}
-	if seat != nil {
-		seat.detach(c)
+	if game != nil {
+		game.post(func(l *loop) error {
+			for i, st := range l.seats {
+				if st.conn == c {
+					l.detach(i, c)
+				}
+			}
+			return nil
+		})
 	}
 	s.mu.Lock()
-	if name != "" && s.sessions[name] == c {
-		delete(s.sessions, name)
+	if !id.IsZero() && s.sessions[id.Key()] == c {
+		delete(s.sessions, id.Key())
 	}
-	for id, ch := range s.chals {
+	for cid, ch := range s.chals {
 		if ch.from == c || ch.to == c {
-			delete(s.chals, id)
+			delete(s.chals, cid)
 		}
 	}
 	delete(s.allConns, c)
 	s.mu.Unlock()
 }
 
-func (c *conn) setSeat(b *botSeat) {
+// setGame notes the round the bot now plays in; it is no longer queued.
+func (c *conn) setGame(r *round) {
 	c.mu.Lock()
-	c.seat = b
+	c.game = r
 	c.queued = nil
 	c.mu.Unlock()
 }
 
-func (c *conn) clearSeat(b *botSeat) {
+// clearGame forgets round r, which has ended.
+func (c *conn) clearGame(r *round) {
 	c.mu.Lock()
-	if c.seat == b {
-		c.seat = nil
+	if c.game == r {
+		c.game = nil
 	}
 	c.mu.Unlock()
+}
+
+// busy reports whether the bot plays or waits in the queue.
+func (c *conn) busy() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.game != nil || c.queued != nil
 }
 
 // challenge is an invitation from one bot to another.
@@ -270,8 +287,9 @@ func (c *conn) handle(m line.Msg) bool {
 			rules = &r
 		}
 		c.mu.Lock()
-		busy := c.seat != nil || c.queued != nil
+		busy := c.game != nil || c.queued != nil
 		waiting := c.waiting
+		id := c.id
 		c.mu.Unlock()
 		if busy {
 			errf(line.CodeBusy, "already in a game or the queue")
@@ -281,7 +299,7 @@ func (c *conn) handle(m line.Msg) bool {
 			errf(line.CodeBusy, "waiting for the server's games; send leave first")
 			return false
 		}
-		e := &entrant{seat: store.Seat{Name: name, Kind: "bot"}, rules: rules, conn: c, result: make(chan error, 1)}
+		e := &entrant{seat: botSeatOf(id), rules: rules, conn: c, key: id.Key(), result: make(chan error, 1)}
 		c.mu.Lock()
 		c.queued = e
 		c.mu.Unlock()
@@ -328,22 +346,24 @@ func (c *conn) handle(m line.Msg) bool {
 			return false
 		}
 		c.mu.Lock()
-		seat := c.seat
+		game := c.game
 		c.mu.Unlock()
-		if seat == nil {
+		if game == nil {
 			errf(line.CodeState, "not in a game")
 			return false
 		}
-		r := reply{err: fmt.Errorf("%w: %s resigned", player.ErrResigned, name)}
+		var mv kalah.Move
 		if m.Cmd == "move" {
-			mv, err := line.ParseMove(m)
-			if err != nil {
+			var err error
+			if mv, err = line.ParseMove(m); err != nil {
 				errf(line.CodeSyntax, "%v", err)
 				return false
 			}
-			r = reply{m: mv}
 		}
-		if err := seat.answer(c, r); err != nil {
+		ctx, cancel := context.WithTimeout(s.ctx, 10*time.Second)
+		err := game.send(ctx, func(l *loop) error { return l.botMove(c, m.Cmd == "resign", mv) })
+		cancel()
+		if err != nil {
 			errf(line.CodeState, "%v", err)
 		}
 	case "watch":
@@ -356,16 +376,14 @@ func (c *conn) handle(m line.Msg) bool {
 	case "unwatch":
 		id, _ := strconv.ParseInt(m.Arg(0), 10, 64)
 		c.mu.Lock()
-		lg := c.watching[id]
+		r := c.watching[id]
 		delete(c.watching, id)
 		c.mu.Unlock()
-		if lg == nil {
+		if r == nil {
 			errf(line.CodeNotFound, "not watching game %s", m.Arg(0))
 			return false
 		}
-		lg.mu.Lock()
-		delete(lg.watchers, c)
-		lg.mu.Unlock()
+		r.post(func(l *loop) error { delete(l.watchers, c); return nil })
 		c.sendMsg(line.Msg{Cmd: "ok", Args: []string{"unwatch", m.Arg(0)}})
 	case "games":
 		games := s.LiveGames()
@@ -391,8 +409,11 @@ func codeFor(err error) string {
 	return line.CodeState
 }
 
-// login checks the name and token and takes over the name's session and
-// seat. It reports whether to close the connection.
+// login checks the name and token and takes over the bot's session and
+// seat. Names compare without case ("BobBot" logs in as "bobbot"), and a
+// name that is someone else's, or a reader could take for it, is refused
+// (identity.Skeleton). It reports whether to close the connection: after
+// a refusal it does, with the reason in an error line first.
 func (c *conn) login(m line.Msg) bool {
 	s := c.srv
 	if len(m.Args) != 2 {
@@ -401,7 +422,7 @@ func (c *conn) login(m line.Msg) bool {
 	}
 	name, token := m.Args[0], m.Args[1]
 	c.mu.Lock()
-	already := c.name != ""
+	already := !c.id.IsZero()
 	c.mu.Unlock()
 	if already {
 		c.sendMsg(line.Errorf(line.CodeState, "already logged in"))
@@ -412,51 +433,95 @@ func (c *conn) login(m line.Msg) bool {
 	// bucket of its own, by name, so that a crowd of bots behind one
 	// address can all come back before their clocks run out. Guessing its
 	// token that way is still slow (one try a second).
+	key := identity.Of(identity.Bot, name).Key()
 	s.mu.Lock()
-	_, playing := s.seats[name]
+	_, playing := s.seats[key]
 	s.mu.Unlock()
 	now := time.Now()
-	if !s.limiter.allow(c.host, now) && !(playing && s.returning.allow(name, now)) {
+	if !s.limiter.allow(c.host, now) && !(playing && s.returning.allow(key, now)) {
 		c.sendMsg(line.Errorf(line.CodeRate, "too many logins from %s; wait a little", c.host))
 		return true
 	}
 	if !line.ValidName(name) || len(token) > 128 {
-		c.sendMsg(line.Errorf(line.CodeSyntax, "a name is 1 to 32 letters, digits, '-', '_' or '.'; a token at most 128 bytes"))
+		c.sendMsg(line.Errorf(line.CodeSyntax, "a name is 2 to 32 letters, digits, '-', '_' or '.'; a token at most 128 bytes"))
 		return false
 	}
 	ctx, cancel := context.WithTimeout(s.ctx, 10*time.Second)
-	created, err := s.st.Authenticate(ctx, name, token)
+	canon, created, err := s.st.BotLogin(ctx, name, token)
 	cancel()
-	if err != nil {
-		if errors.Is(err, store.ErrBadToken) {
-			c.sendMsg(line.Errorf(line.CodeAuth, "wrong token for %s", name))
-			return true
-		}
-		c.sendMsg(line.Errorf(line.CodeShutdown, "cannot log in now"))
+	switch {
+	case errors.Is(err, store.ErrBadToken):
+		c.sendMsg(line.Errorf(line.CodeAuth, "wrong token for %s", canon))
+		return true
+	case errors.Is(err, store.ErrNameTaken), errors.Is(err, store.ErrBadAccount):
+		c.sendMsg(line.Errorf(line.CodeAuth, "%v: log in with a name of your own", err))
+		return true
+	case err != nil:
+		s.log.Error("bot login failed", "name", name, "err", err)
+		c.sendMsg(line.Errorf(line.CodeShutdown, "cannot log in now, try again later"))
 		return true
 	}
+	id := identity.Of(identity.Bot, canon)
 	s.mu.Lock()
-	old := s.sessions[name]
-	s.sessions[name] = c
-	seat := s.seats[name]
+	old := s.sessions[id.Key()]
+	s.sessions[id.Key()] = c
+	game := s.seats[id.Key()]
 	s.mu.Unlock()
 	c.mu.Lock()
-	c.name = name
+	c.name, c.id = canon, id
 	c.mu.Unlock()
 	if old != nil {
-		old.sendMsg(line.Errorf(line.CodeReplaced, "%s logged in elsewhere", name))
+		old.sendMsg(line.Errorf(line.CodeReplaced, "%s logged in elsewhere", canon))
 		old.close()
 	}
-	ok := line.Msg{Cmd: "ok", Args: []string{"login", name}}
+	ok := line.Msg{Cmd: "ok", Args: []string{"login", canon}}
 	if created {
 		ok.Args = append(ok.Args, "new")
 	}
 	c.sendMsg(ok)
-	s.log.Info("login", "name", name, "addr", c.host, "new", created)
-	if seat != nil {
-		seat.attach(c)
+	s.log.Info("login", "name", canon, "addr", c.host, "new", created)
+	if game != nil {
+		game.post(func(l *loop) error {
+			for i, st := range l.seats {
+				if st.bot && st.st.ID.Is(id) {
+					l.attach(i, c)
+				}
+			}
+			return nil
+		})
 	}
 	return false
+}
+
+// botSeatOf returns a new seat for bot id, which plays over our protocol.
+func botSeatOf(id identity.ID) *seat {
+	return &seat{bot: true, returns: true, st: store.Seat{Name: id.Name, Kind: "bot", ID: id}}
+}
+
+// botMove plays the move (or the resignation) of the bot connected by c.
+// A bot's illegal move loses the game at once.
+func (l *loop) botMove(c *conn, resign bool, m kalah.Move) error {
+	seat := -1
+	for i, st := range l.seats {
+		if st.bot && st.conn == c {
+			seat = i
+		}
+	}
+	switch {
+	case seat < 0:
+		return ErrForbidden
+	case l.g.Over():
+		return kalah.ErrGameOver
+	case resign:
+		l.forfeit(seat, fmt.Errorf("%w: %s resigned", player.ErrResigned, l.seats[seat].st.Name))
+		return nil
+	case l.mover() != seat || !l.asked:
+		return ErrNotYourTurn
+	case !l.g.IsLegal(m):
+		l.forfeit(seat, fmt.Errorf("%w: %s by %s in %s", kalah.ErrIllegalMove, m, l.g.ToMove(), l.g.Position()))
+		return nil
+	}
+	return l.play(seat, m)
 }
 
 func (c *conn) challenge(name string, m line.Msg) {
@@ -474,7 +539,7 @@ func (c *conn) challenge(name string, m line.Msg) {
 		}
 	}
 	s.mu.Lock()
-	to := s.sessions[m.Args[0]]
+	to := s.sessions[identity.Of(identity.Bot, m.Args[0]).Key()]
 	if to == nil || to == c {
 		s.mu.Unlock()
 		c.sendMsg(line.Errorf(line.CodeNotFound, "%s is not online", m.Args[0]))
@@ -508,30 +573,30 @@ func (c *conn) answerChallenge(name string, m line.Msg) {
 		c.sendMsg(line.Msg{Cmd: "ok", Args: []string{"decline", ch.id}})
 		return
 	}
-	ch.from.mu.Lock()
-	fromName, fromBusy := ch.from.name, ch.from.seat != nil || ch.from.queued != nil
-	ch.from.mu.Unlock()
-	c.mu.Lock()
-	busy := c.seat != nil || c.queued != nil
-	c.mu.Unlock()
-	if busy || fromBusy {
+	if c.busy() || ch.from.busy() {
 		c.sendMsg(line.Errorf(line.CodeBusy, "one of you is already playing or queued"))
 		return
 	}
-	c.sendMsg(line.Msg{Cmd: "ok", Args: []string{"accept", ch.id}})
-	es := [2]*entrant{
-		{seat: store.Seat{Name: fromName, Kind: "bot"}, conn: ch.from, result: make(chan error, 1)},
-		{seat: store.Seat{Name: name, Kind: "bot"}, conn: c, result: make(chan error, 1)},
-	}
+	ch.from.mu.Lock()
+	fromID := ch.from.id
+	ch.from.mu.Unlock()
+	c.mu.Lock()
+	myID := c.id
+	c.mu.Unlock()
 	s.mu.Lock()
-	_, b1 := s.seats[fromName]
-	_, b2 := s.seats[name]
+	_, b1 := s.seats[fromID.Key()]
+	_, b2 := s.seats[myID.Key()]
 	s.mu.Unlock()
 	if b1 || b2 {
 		c.sendMsg(line.Errorf(line.CodeBusy, "one of you is already playing"))
 		return
 	}
-	if _, err := s.start(ch.rules, es); err != nil {
+	c.sendMsg(line.Msg{Cmd: "ok", Args: []string{"accept", ch.id}})
+	es := [2]*entrant{
+		{seat: botSeatOf(fromID), conn: ch.from, key: fromID.Key(), result: make(chan error, 1)},
+		{seat: botSeatOf(myID), conn: c, key: myID.Key(), result: make(chan error, 1)},
+	}
+	if err := s.start(ch.rules, es); err != nil {
 		c.sendMsg(line.Errorf(codeFor(err), "%v", err))
 		ch.from.sendMsg(line.Errorf(codeFor(err), "%v", err))
 	}
@@ -542,16 +607,10 @@ func (c *conn) answerChallenge(name string, m line.Msg) {
 func (c *conn) watch(id int64) {
 	s := c.srv
 	s.mu.Lock()
-	lg := s.live[id]
+	r := s.live[id]
 	s.mu.Unlock()
-	if lg == nil {
+	if r == nil {
 		c.sendMsg(line.Errorf(line.CodeNotFound, "no live game %d", id))
-		return
-	}
-	lg.mu.Lock()
-	defer lg.mu.Unlock()
-	if lg.over {
-		c.sendMsg(line.Errorf(line.CodeNotFound, "game %d is over", id))
 		return
 	}
 	c.mu.Lock()
@@ -560,12 +619,14 @@ func (c *conn) watch(id int64) {
 		c.sendMsg(line.Errorf(line.CodeBusy, "watching too many games"))
 		return
 	}
-	c.watching[id] = lg
+	c.watching[id] = r
 	c.mu.Unlock()
-	lg.watchers[c] = struct{}{}
-	c.sendMsg(line.Msg{Cmd: "watching", Args: []string{fmt.Sprint(id), lg.seats[0].Name, lg.seats[1].Name, line.RulesToken(lg.rules)}})
-	for _, p := range lg.snap.Moves() {
-		c.sendMsg(line.Moved(p))
+	ctx, cancel := context.WithTimeout(s.ctx, 10*time.Second)
+	defer cancel()
+	if err := r.send(ctx, func(l *loop) error { return l.watch(c) }); err != nil {
+		c.mu.Lock()
+		delete(c.watching, id)
+		c.mu.Unlock()
+		c.sendMsg(line.Errorf(line.CodeNotFound, "game %d: %v", id, err))
 	}
-	c.sendMsg(line.State(lg.snap.Position()))
 }

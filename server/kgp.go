@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"sync/atomic"
 
+	"kalah/internal/identity"
 	"kalah/internal/store"
 	"kalah/protocol/kgp"
 	"kalah/protocol/line"
@@ -22,14 +23,29 @@ var kgpSerial atomic.Uint64
 // A client logged in by its token plays as its bot; an anonymous client's
 // name is only a label ("kgp-NAME"), which any number of clients may share.
 func (s *Server) KGPJoin(ctx context.Context, c *kgp.Client) {
-	name, key, account := c.Identity(), "", c.Identity()
+	name, key, bot := c.Identity(), "", c.Identity()
 	if name == "" {
-		name = "kgp-" + c.Name()
+		name = "kgp-" + label(c.Name())
 		key = fmt.Sprintf("kgp#%d", kgpSerial.Add(1))
 	}
-	if err := s.Play(ctx, Entrant{Name: name, Kind: "kgp", Player: c, Done: c.Done(), Key: key, Seated: c.Seated, Account: account}); err != nil {
+	if err := s.Play(ctx, Entrant{Name: name, Kind: "kgp", Player: c, Done: c.Done(), Key: key, Seated: c.Seated, Bot: bot}); err != nil {
 		s.log.Info("kgp client left", "name", name, "err", err)
 	}
+}
+
+// label makes a name a client chose (only a label) safe to show and to
+// send on, as one word: letters, digits, '-', '_' and '.', at most 24.
+func label(name string) string {
+	b := []byte(identity.CleanText(name, 24))
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			b[i] = '_'
+		}
+	}
+	if len(b) == 0 {
+		return "anonymous"
+	}
+	return string(b)
 }
 
 // TokenLogin logs in a bot that gives a token, as KGP's auth:token does
@@ -59,15 +75,22 @@ func (s *Server) TokenLogin(ctx context.Context, name, token string, forget bool
 		sum := sha256.Sum256([]byte(token))
 		name = "kgp-" + hex.EncodeToString(sum[:4])
 	}
-	created, err := s.st.Authenticate(ctx, name, token)
-	if errors.Is(err, store.ErrBadToken) {
-		return "", fmt.Errorf("the name %s belongs to a bot with another token: set another info:name, or the token of %s", name, name)
+	login := s.st.BotLogin
+	if !line.ValidName(name) {
+		login = s.st.BotLoginMade // the name made from the token
 	}
-	if err != nil {
+	canon, created, err := login(ctx, name, token)
+	switch {
+	case errors.Is(err, store.ErrBadToken):
+		return "", fmt.Errorf("the name %s belongs to a bot with another token: set another info:name, or the token of %s", canon, canon)
+	case errors.Is(err, store.ErrNameTaken), errors.Is(err, store.ErrBadAccount):
+		return "", fmt.Errorf("%v: set info:name to a name of your own", err)
+	case err != nil:
+		s.log.Error("bot login by token failed", "name", name, "err", err)
 		return "", fmt.Errorf("cannot log in now, try again later")
 	}
 	if created {
-		s.log.Info("bot registered by token", "name", name)
+		s.log.Info("bot registered by token", "name", canon)
 	}
-	return name, nil
+	return canon, nil
 }

@@ -519,7 +519,7 @@ func TestKGP041SameName(t *testing.T) {
 		if g.Record.Termination != kalah.Normal {
 			t.Fatalf("termination %v", g.Record.Termination)
 		}
-		if g.Seats[0].Name != "kgp-template bot" || g.Seats[1].Name != "kgp-template bot" {
+		if g.Seats[0].Name != "kgp-template_bot" || g.Seats[1].Name != "kgp-template_bot" {
 			t.Errorf("seats %q and %q", g.Seats[0].Name, g.Seats[1].Name)
 		}
 		if oa.result == "" || ob.result == "" {
@@ -578,11 +578,11 @@ func TestKGP043Auth(t *testing.T) {
 			e.ts.srv.mu.Lock()
 			seat := e.ts.srv.queue[0].seat
 			e.ts.srv.mu.Unlock()
-			if seat.Name == "liner-"+strings.ReplaceAll(how, "-", "") {
+			if seat.st.Name == "liner-"+strings.ReplaceAll(how, "-", "") {
 				break
 			}
 			if time.Now().After(deadline) {
-				t.Fatalf("line bot's token seated %q", seat.Name)
+				t.Fatalf("line bot's token seated %q", seat.st.Name)
 			}
 		}
 		c.close()

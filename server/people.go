@@ -11,27 +11,30 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"kalah"
+	"kalah/internal/identity"
 	"kalah/internal/store"
 	"kalah/player"
+	"kalah/protocol/line"
 	"kalah/referee"
 )
 
 // Errors of people's games, matched with errors.Is.
 var (
 	// ErrNotCasual refuses a takeback or a hint in a game that is not
-	// casual (or, for takebacks, not one person against the computer).
-	ErrNotCasual = errors.New("only in casual games against the computer")
-	// ErrNoSeat refuses to join a game with no open seat.
+	// casual (or, for hints, not against the computer).
+	ErrNotCasual = errors.New("only in casual games")
+	// ErrNoSeat refuses to join a game with no open seat for the caller.
 	ErrNoSeat = errors.New("no open seat")
 	// ErrTooMany refuses a game to someone with as many unfinished games
 	// as the server allows (Config.MaxOpenGames).
 	ErrTooMany = errors.New("too many unfinished games")
 	// ErrNoHints is returned when the server has no analyser for hints.
 	ErrNoHints = errors.New("hints are not available on this server")
+	// ErrTooLate refuses an abort once both sides have moved.
+	ErrTooLate = errors.New("too late")
 )
 
 // Tags under which a game started by StartGame keeps its settings, so a
@@ -42,6 +45,12 @@ const (
 	tagCasual  = "Casual"  // "yes": takebacks and hints
 	tagClock   = "Clock"   // milliseconds each player has for the game
 	tagInc     = "Increment"
+	// tagOpening is how many moves the game started with (an opening or a
+	// set-up's): a side has moved only after them.
+	tagOpening = "OpeningPlies"
+	// tagRatedAsked marks a game asked to be rated whose second seat is
+	// not taken yet: it is rated if whoever takes it may be.
+	tagRatedAsked = "RatedAsked"
 	// ImportTag holds the id a game had where it was imported from (the
 	// web page's own games of older releases), so old links still find it.
 	ImportTag = "WebID"
@@ -64,11 +73,14 @@ const (
 	maxDelay   = time.Minute
 )
 
+// GiveTime is what GiveTime adds to the opponent's clock.
+const GiveTime = 15 * time.Second
+
 // GameRequest asks StartGame for a game.
 type GameRequest struct {
 	Rules kalah.Rules `json:"rules"`
 	// South and North are player specs (see kalah players) or "human" for
-	// a person who moves through Move.
+	// a person, who moves through the API or the page.
 	South string `json:"south"`
 	North string `json:"north"`
 	// Start is a set-up position in kalah notation; empty means the rules'
@@ -76,7 +88,8 @@ type GameRequest struct {
 	Start string `json:"start,omitempty"`
 	// Opening holds moves played before the players take over.
 	Opening []kalah.Move `json:"opening,omitempty"`
-	// Names label the seats (0: South); empty means the spec, or "human".
+	// Names is refused: a seat shows its player's identity (an account,
+	// a guest, a program's spec), never a name the request chose.
 	Names [2]string `json:"names,omitzero"`
 	// PerMoveMS limits each move, DelayMS pauses before each so people can
 	// follow; zero means the server's clock, or for a game with a person
@@ -88,11 +101,12 @@ type GameRequest struct {
 	// player whose time runs out loses.
 	ClockMS     int64 `json:"clock_ms,omitempty"`
 	IncrementMS int64 `json:"increment_ms,omitempty"`
-	// Casual games of one person against the computer allow takebacks
-	// and hints.
+	// Casual games allow takebacks (at once against the computer, by
+	// request between people) and, against the computer, hints; they are
+	// never rated.
 	Casual bool `json:"casual,omitempty"`
-	// Invite leaves the second human seat open, for someone to take with
-	// Join (by the game's link), instead of giving both tokens.
+	// Invite leaves the second person's seat open for someone to take by
+	// the invitation's link (Started.Invite): the first who joins owns it.
 	Invite bool `json:"invite,omitempty"`
 	// Seeds, if not zero, seed each computer seat's player.
 	Seeds [2]uint64 `json:"seeds,omitzero"`
@@ -100,26 +114,42 @@ type GameRequest struct {
 	Event string `json:"event,omitempty"`
 	// Tags are stored with the game (its record's tags).
 	Tags map[string]string `json:"-"`
-	// Rated games count on the rating ladders, when both seats have an
-	// account (people signed in, bots with their token) and the game is
-	// not casual.
+	// Rated games count on the rating ladders when their players may be
+	// rated against each other (both accounts or bots, not one person and
+	// their own bot, not two bots of one owner) and the game is not
+	// casual.
 	Rated bool `json:"rated,omitempty"`
-	// openSeat, if 0 or 1, is the human seat left open (a rematch's).
-	openSeat int
-	// accounts are the seats' accounts, by seat, as the server knows them
-	// (the person signed in who starts the game, the two of a seek).
-	accounts [2]string
+	// by is who asks: the person seated in the game's first human seat
+	// (and the second too, unless Invite).
+	by identity.ID
+	// seated, if set, gives the human seats by seat (a seek's two people,
+	// a rematch's); a zero ID leaves that seat to by.
+	seated [2]identity.ID
+	// reserve, if set, leaves human seat reserve-1 open for the identity
+	// seated there (a rematch's other player).
+	reserve int
 }
 
 // Started is a game StartGame began.
 type Started struct {
 	ID int64 `json:"id"`
-	// Tokens holds, for each human seat (0: South), the secret that Move
-	// requires; empty for computer seats and open seats.
+	// Tokens holds, for each human seat (0: South) the caller took, a
+	// secret that moves it (for API clients; a page moves its seats by its
+	// session); empty for computer seats and open seats.
 	Tokens [2]string `json:"tokens"`
+	// Invite, for a game started with Invite, is the secret of the open
+	// seat's link: whoever gives it first takes the seat (Join).
+	Invite string `json:"invite,omitempty"`
 }
 
-// newToken returns a fresh seat secret and its stored hash.
+// Actor is who makes a request on a game: an identity (a signed-in person,
+// a guest, a bot) and, for API clients without a session, a seat's token.
+type Actor struct {
+	ID    identity.ID
+	Token string
+}
+
+// newToken returns a fresh secret (128 bits) and its stored hash.
 func newToken() (token, hash string) {
 	b := make([]byte, 16)
 	rand.Read(b)
@@ -132,7 +162,12 @@ func tokenHash(token string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// StartGame starts a game between two server-side players or people.
+// hashIs reports whether secret hashes to hash, in constant time.
+func hashIs(hash, secret string) bool {
+	return secret != "" && hash != "" && subtle.ConstantTimeCompare([]byte(hash), []byte(tokenHash(secret))) == 1
+}
+
+// StartGame starts a game between server-side players and people.
 func (s *Server) StartGame(ctx context.Context, req GameRequest) (Started, error) {
 	r := req.Rules
 	if r.Houses == 0 && r.Seeds == 0 {
@@ -140,6 +175,9 @@ func (s *Server) StartGame(ctx context.Context, req GameRequest) (Started, error
 	}
 	if err := r.Validate(); err != nil {
 		return Started{}, fmt.Errorf("%w: %w", ErrBadRequest, err)
+	}
+	if req.Names != [2]string{} {
+		return Started{}, fmt.Errorf("%w: names are not taken any more: a seat shows its player (your account when signed in, else a guest name)", ErrBadRequest)
 	}
 	g, err := kalah.NewGame(r)
 	if req.Start != "" {
@@ -160,8 +198,11 @@ func (s *Server) StartGame(ctx context.Context, req GameRequest) (Started, error
 	if g.Over() {
 		return Started{}, fmt.Errorf("%w: the game is over before it starts", ErrBadRequest)
 	}
+	if len(req.Tags) > 8 {
+		return Started{}, fmt.Errorf("%w: tags too long or too many", ErrBadRequest)
+	}
 	for k, v := range req.Tags {
-		if len(k) > 40 || len(v) > 200 || len(req.Tags) > 8 {
+		if len(k) > 40 || len(v) > 200 {
 			return Started{}, fmt.Errorf("%w: tags too long or too many", ErrBadRequest)
 		}
 	}
@@ -175,53 +216,41 @@ func (s *Server) StartGame(ctx context.Context, req GameRequest) (Started, error
 	if clock < 0 || clock > 3*time.Hour || inc < 0 || inc > time.Minute || (inc > 0 && clock == 0) {
 		return Started{}, fmt.Errorf("%w: a clock of %v with %v a move: want at most 3 hours and a minute a move", ErrBadRequest, clock, inc)
 	}
-	var es [2]*entrant
+	var seats [2]*seat
 	var out Started
 	humans := 0
 	for i, spec := range []string{req.South, req.North} {
 		spec = strings.TrimSpace(spec)
-		e := &entrant{result: make(chan error, 1)}
-		name := strings.TrimSpace(req.Names[i])
-		if len(name) > 40 {
-			return Started{}, fmt.Errorf("%w: name longer than 40 bytes", ErrBadRequest)
-		}
 		if strings.EqualFold(spec, "human") || spec == "" {
 			humans++
-			h := &humanSeat{}
-			if (humans == 2 && req.Invite && req.openSeat == 0) || req.openSeat == i+1 {
-				h.open = true
-			} else {
-				out.Tokens[i], h.hash = newToken()
+			st := &seat{human: true, st: store.Seat{Kind: "human"}}
+			who := req.seated[i]
+			if who.IsZero() {
+				who = req.by
 			}
-			if name == "" {
-				name = "human"
+			switch {
+			case req.reserve == i+1:
+				st.st.Open, st.st.ID = true, who // kept for them
+			case humans == 2 && req.Invite && req.reserve == 0:
+				st.st.Open = true
+				out.Invite, st.st.InviteHash = newToken()
+			default:
+				out.Tokens[i], st.st.TokenHash = newToken()
+				st.st.ID = who
 			}
-			e.p, e.seat = h, store.Seat{Name: name, Kind: "human", TokenHash: h.hash, Open: h.open, Account: req.accounts[i]}
-		} else {
-			info, _, err := player.Lookup(spec)
-			if err != nil {
-				return Started{}, fmt.Errorf("%w: %w", ErrBadRequest, err)
-			}
-			if info.Raw && !s.cfg.AllowExec {
-				return Started{}, fmt.Errorf("%w: %s players run programs on the server; start the server with exec allowed", ErrForbidden, info.Name)
-			}
-			if err := player.CheckLimits(spec, s.limits()); err != nil {
-				return Started{}, fmt.Errorf("%w: %w", ErrForbidden, err)
-			}
-			seed := req.Seeds[i]
-			if seed == 0 {
-				seed = uint64(time.Now().UnixNano()) + uint64(i)
-			}
-			p, err := player.New(spec, player.Options{Rules: r, Seed: seed})
-			if err != nil {
-				return Started{}, fmt.Errorf("%w: %w", ErrBadRequest, err)
-			}
-			if name == "" {
-				name = spec
-			}
-			e.p, e.seat = p, store.Seat{Name: name, Kind: "spec", Spec: spec}
+			st.st.Name = displayName(st.st)
+			seats[i] = st
+			continue
 		}
-		es[i] = e
+		p, err := s.serverPlayer(spec, r, seedFor(req.Seeds[i], i))
+		if err != nil {
+			if !errors.Is(err, ErrForbidden) {
+				err = fmt.Errorf("%w: %w", ErrBadRequest, err)
+			}
+			closeSeats(seats)
+			return Started{}, err
+		}
+		seats[i] = &seat{p: p, st: store.Seat{Name: spec, Kind: "spec", Spec: spec, ID: identity.Of(identity.Program, spec)}}
 	}
 	su := setup{start: req.Start, casual: req.Casual && humans > 0, tags: map[string]string{}, rated: req.Rated && !req.Casual}
 	for k, v := range req.Tags {
@@ -245,71 +274,33 @@ func (s *Server) StartGame(ctx context.Context, req GameRequest) (Started, error
 			su.tags[tagInc] = strconv.FormatInt(inc.Milliseconds(), 10)
 		}
 	}
-	id, err := s.begin(g, es, su)
+	rd, err := s.begin(ctx, g, seats, su)
 	if err != nil {
 		return Started{}, err
 	}
-	out.ID = id
-	if humans > 0 {
-		s.abortIfIdle(id, g.Len())
-	}
+	out.ID = rd.id
 	return out, nil
 }
 
-// abortIfIdle aborts live game id if, AbortAfter from now, it still has
-// only the plies it started with.
-func (s *Server) abortIfIdle(id int64, plies int) {
-	time.AfterFunc(s.cfg.AbortAfter, func() {
-		lg, err := s.liveGame(id)
-		if err != nil {
-			return
-		}
-		lg.mu.Lock()
-		idle := lg.snap.Len() == plies && !lg.over
-		lg.mu.Unlock()
-		if idle {
-			ctx, cancel := context.WithTimeout(s.ctx, 10*time.Second)
-			defer cancel()
-			lg.interrupt(ctx, func(g *kalah.Game) error {
-				if g.Len() != plies {
-					return nil // a move came meanwhile
-				}
-				lg.reason = fmt.Sprintf("Aborted: no move in the first %v", s.cfg.AbortAfter.Round(time.Second))
-				return g.Adjudicate(kalah.Draw)
-			})
-		}
-	})
+// seedFor returns a computer seat's seed: the one asked for, or one of
+// the moment.
+func seedFor(seed uint64, seat int) uint64 {
+	if seed == 0 {
+		seed = uint64(time.Now().UnixNano()) + uint64(seat)
+	}
+	return seed
 }
 
-// Claim ends a game between people without a clock in favour of the
-// person whose token is given, when the opponent, to move, has not moved
-// for Config.ClaimAfter.
-func (s *Server) Claim(ctx context.Context, id int64, token string) error {
-	lg, err := s.liveGame(id)
-	if err != nil {
-		return err
-	}
-	_, seat, err := lg.humanOf(token)
-	if err != nil {
-		return err
-	}
-	lg.mu.Lock()
-	g, turnAt, opp := lg.snap, lg.turnAt, lg.humans[1-seat]
-	clocked := lg.ref != nil && lg.ref.Budget > 0
-	name := lg.seats[1-seat].Name
-	lg.mu.Unlock()
+// displayName is the name a person's seat shows: its identity's, or
+// "Anonymous" for a seat taken without one; "" while open for anyone.
+func displayName(st store.Seat) string {
 	switch {
-	case opp == nil || clocked:
-		return fmt.Errorf("%w: a win is claimed only from a person in a game without a clock (a clock ends it by itself)", ErrNotCasual)
-	case g.Seat(g.ToMove()) == seat:
-		return fmt.Errorf("%w: it is your turn", ErrNotYourTurn)
-	case time.Since(turnAt) < s.cfg.ClaimAfter:
-		return fmt.Errorf("%w: %s has had %v to move; a win may be claimed after %v", ErrNotYourTurn, name, time.Since(turnAt).Round(time.Second), s.cfg.ClaimAfter)
+	case !st.ID.IsZero():
+		return st.ID.Display()
+	case st.Open:
+		return ""
 	}
-	return lg.interrupt(ctx, func(g *kalah.Game) error {
-		lg.reason = fmt.Sprintf("%s did not move for %v; the win was claimed", name, s.cfg.ClaimAfter)
-		return g.Forfeit(g.PlayerSide(1-seat), kalah.Timeout)
-	})
+	return "Anonymous"
 }
 
 // setupOf rebuilds a stored game's clock and casualness from its tags.
@@ -326,392 +317,453 @@ func (s *Server) setupOf(tags map[string]string) setup {
 	return su
 }
 
-// humanSeat is a person moving through the API with a token.
-type humanSeat struct {
-	mu    sync.Mutex
-	hash  string          // of the token that moves the seat
-	open  bool            // nobody has taken the seat yet
-	moves chan kalah.Move // non-nil while it is this seat's turn
-	game  *kalah.Game     // the position to move in
-	// ack, while a move given is on its way, receives nil once the move
-	// is stored, or why it was not played.
-	ack chan error
-}
-
-// settle tells the move on its way, if any, how it went.
-func (h *humanSeat) settle(err error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.ack != nil {
-		h.ack <- err
-		h.ack = nil
-	}
-}
-
-// settleHumans settles the moves on their way in lg; lg.mu is held.
-func (lg *liveGame) settleHumansLocked(err error) {
-	for _, h := range lg.humans {
-		if h != nil {
-			h.settle(err)
-		}
-	}
-}
-
-func (h *humanSeat) holds(token string) bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return token != "" && !h.open && subtle.ConstantTimeCompare([]byte(h.hash), []byte(tokenHash(token))) == 1
-}
-
-func (h *humanSeat) Move(ctx context.Context, g *kalah.Game, c player.Clock) (kalah.Move, error) {
-	ch := make(chan kalah.Move, 1)
-	h.mu.Lock()
-	h.moves, h.game = ch, g
-	h.mu.Unlock()
-	defer func() {
-		h.mu.Lock()
-		h.moves, h.game = nil, nil
-		h.mu.Unlock()
-	}()
-	select {
-	case m := <-ch:
-		if m == kalah.NoMove {
-			return m, player.ErrResigned
-		}
-		return m, nil
-	case <-ctx.Done():
-		return kalah.NoMove, ctx.Err()
-	}
-}
-
-// give hands the referee the seat's move (NoMove resigns) and returns a
-// channel that says once it is stored, or why it was not played.
-func (h *humanSeat) give(m kalah.Move) (<-chan error, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.moves == nil {
-		return nil, ErrNotYourTurn
-	}
-	// A person's slip is refused, not forfeited.
-	if m != kalah.NoMove && !h.game.IsLegal(m) {
-		return nil, fmt.Errorf("%w: %s in %s", kalah.ErrIllegalMove, m, h.game.Position())
-	}
-	h.ack = make(chan error, 1)
-	h.moves <- m
-	h.moves = nil
-	return h.ack, nil
-}
-
-// errInterrupted is a person's move that a takeback or a resignation
-// overtook.
-var errInterrupted = fmt.Errorf("%w: the game changed before the move was played", ErrNotYourTurn)
-
-// played waits until a move given is stored.
-func played(ctx context.Context, ack <-chan error) error {
-	select {
-	case err := <-ack:
-		return err
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-// humanOf returns the human seat a token moves, and its seat number.
-func (lg *liveGame) humanOf(token string) (*humanSeat, int, error) {
-	lg.mu.Lock()
-	defer lg.mu.Unlock()
-	for i, h := range lg.humans {
-		if h != nil && h.holds(token) {
-			return h, i, nil
-		}
-	}
-	return nil, 0, fmt.Errorf("%w: no seat with that token in game %d", ErrForbidden, lg.id)
-}
-
-// liveGame returns live game id; for a game that is over, the error says
-// so (kalah.ErrGameOver).
-func (s *Server) liveGame(id int64) (*liveGame, error) {
+// round returns live game id's round; for a game that is over, the error
+// says so (kalah.ErrGameOver).
+func (s *Server) round(id int64) (*round, error) {
 	s.mu.Lock()
-	lg := s.live[id]
+	r := s.live[id]
 	s.mu.Unlock()
-	if lg == nil {
+	if r == nil {
 		ctx, cancel := context.WithTimeout(s.ctx, 5*time.Second)
 		defer cancel()
-		if sg, err := s.st.Game(ctx, id); err == nil && sg.Status == store.Finished {
+		sg, err := s.st.Game(ctx, id)
+		switch {
+		case err == nil && sg.Status == store.Finished:
 			return nil, fmt.Errorf("game %d: %w", id, kalah.ErrGameOver)
+		case err != nil && !errors.Is(err, store.ErrNotFound):
+			return nil, err
 		}
 		return nil, fmt.Errorf("live game %d: %w", id, ErrNotFound)
 	}
-	return lg, nil
+	return r, nil
 }
 
-// Join takes the open human seat of game id (a game started with Invite)
-// and returns the seat and the token that moves it.
-func (s *Server) Join(ctx context.Context, id int64) (int, string, error) {
-	lg, err := s.liveGame(id)
+// command runs do on live game id's loop with the seat a (a person) plays
+// there.
+func (s *Server) command(ctx context.Context, id int64, a Actor, do func(l *loop, seat int) error) error {
+	r, err := s.round(id)
 	if err != nil {
-		return 0, "", err
-	}
-	lg.mu.Lock()
-	defer lg.mu.Unlock()
-	for i, h := range lg.humans {
-		if h == nil {
-			continue
-		}
-		h.mu.Lock()
-		if !h.open {
-			h.mu.Unlock()
-			continue
-		}
-		token, hash := newToken()
-		seats := lg.seats
-		seats[i].TokenHash, seats[i].Open = hash, false
-		if err := s.st.SetSeats(ctx, id, seats); err != nil {
-			h.mu.Unlock()
-			return 0, "", err
-		}
-		h.hash, h.open = hash, false
-		h.mu.Unlock()
-		lg.seats = seats
-		lg.publishLocked(Event{Game: id, Kind: "join", Seat: i, Ply: lg.snap.Len(), Position: lg.snap.Position().String()})
-		return i, token, nil
-	}
-	return 0, "", fmt.Errorf("game %d: %w", id, ErrNoSeat)
-}
-
-// request is something done to a game between two runs of its referee.
-type request struct {
-	do   func(g *kalah.Game) error
-	done chan error
-}
-
-// interrupt stops the referee of lg, has do carried out on the game by the
-// game's own goroutine, and waits for it.
-func (lg *liveGame) interrupt(ctx context.Context, do func(g *kalah.Game) error) error {
-	lg.mu.Lock()
-	if lg.over || lg.snap.Over() {
-		lg.mu.Unlock()
-		return kalah.ErrGameOver
-	}
-	if lg.request != nil {
-		lg.mu.Unlock()
-		return fmt.Errorf("%w: the game is busy; try again", ErrNotYourTurn)
-	}
-	r := &request{do: do, done: make(chan error, 1)}
-	lg.request = r
-	if lg.stopPlay != nil {
-		lg.stopPlay()
-	} // else the referee has not started yet: the game's goroutine sees it first
-	lg.mu.Unlock()
-	select {
-	case err := <-r.done:
 		return err
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-lg.finished:
-		select {
-		case err := <-r.done:
+	}
+	return r.send(ctx, func(l *loop) error {
+		seat, err := l.seatOf(a)
+		if err != nil {
 			return err
-		default:
+		}
+		l.acted(seat)
+		return do(l, seat)
+	})
+}
+
+// seatOf returns the person's seat a plays: the one its token moves, or
+// the one its identity holds (the seat to move, if it holds both).
+func (l *loop) seatOf(a Actor) (int, error) {
+	found := -1
+	for i, st := range l.seats {
+		if !st.human || st.st.Open {
+			continue
+		}
+		if hashIs(st.st.TokenHash, a.Token) {
+			return i, nil
+		}
+		if a.ID.Is(st.st.ID) && (found < 0 || i == l.mover()) {
+			found = i
+		}
+	}
+	if found < 0 {
+		return 0, fmt.Errorf("%w: you have no seat in game %d", ErrForbidden, l.r.id)
+	}
+	return found, nil
+}
+
+// Move plays a person's move in game id. An illegal move is refused, not
+// forfeited.
+func (s *Server) Move(ctx context.Context, id int64, a Actor, m kalah.Move) error {
+	return s.command(ctx, id, a, func(l *loop, seat int) error {
+		if l.g.Over() {
 			return kalah.ErrGameOver
 		}
-	}
+		if l.mover() != seat {
+			return fmt.Errorf("%w: %s is to move", ErrNotYourTurn, l.seats[l.mover()].st.Name)
+		}
+		return l.play(seat, m)
+	})
 }
 
-// play runs the referee on g until the game ends or ctx does, carrying out
-// the requests (takebacks, resignations) that interrupt it.
-func (s *Server) play(ctx context.Context, lg *liveGame, ref *referee.Referee, g *kalah.Game, players [2]player.Player) error {
-	for {
-		lg.mu.Lock()
-		r := lg.request
-		lg.request = nil
-		var pctx context.Context
-		var stop context.CancelFunc
-		if r == nil {
-			pctx, stop = context.WithCancel(ctx)
-			lg.stopPlay = stop
+// Resign ends game id with a loss for the person's seat, whether or not it
+// is their turn; before both sides have moved it aborts the game instead.
+func (s *Server) Resign(ctx context.Context, id int64, a Actor) error {
+	return s.command(ctx, id, a, func(l *loop, seat int) error {
+		if l.g.Over() {
+			return kalah.ErrGameOver
 		}
-		lg.mu.Unlock()
-		if r == nil {
-			_, err := ref.Play(pctx, g, players)
-			stop()
-			lg.mu.Lock()
-			lg.stopPlay = nil
-			r = lg.request
-			lg.request = nil
-			if g.Over() {
-				lg.settleHumansLocked(nil)
-			} else {
-				lg.settleHumansLocked(errInterrupted)
-			}
-			lg.mu.Unlock()
-			if r == nil {
-				return err
-			}
-			if err == nil || ctx.Err() != nil {
-				// The game ended, or the server stops, before the request.
-				r.done <- kalah.ErrGameOver
-				return err
-			}
-		}
-		if g.Over() {
-			r.done <- kalah.ErrGameOver
-			return nil
-		}
-		rerr := r.do(g)
-		if rerr == nil && g.Over() {
-			// A resignation: stored and told as the referee would, before
-			// its requester hears that it is done.
-			err := ref.OnEnd(g, &referee.Outcome{Game: g, Reason: requestReason(lg.reason)})
-			r.done <- err
-			return err
-		}
-		r.done <- rerr
-		if ref.Budget > 0 && !g.Over() {
-			// A takeback: the clocks stand as the moves left say.
-			lg.mu.Lock()
-			ref.Spent = spent(g, lg.millis, ref.Budget, ref.Increment)
-			lg.mu.Unlock()
-		}
-	}
-}
-
-// TakeBack takes back moves in a casual game of one person against the
-// computer: the person's last move at least, and everything after it, so
-// it is the person's turn again. The moves taken back stay in the record,
-// under its Takebacks tag.
-func (s *Server) TakeBack(ctx context.Context, id int64, token string) error {
-	lg, err := s.liveGame(id)
-	if err != nil {
-		return err
-	}
-	_, seat, err := lg.humanOf(token)
-	if err != nil {
-		return err
-	}
-	lg.mu.Lock()
-	casual, people := lg.casual, 0
-	for _, h := range lg.humans {
-		if h != nil {
-			people++
-		}
-	}
-	if casual && people == 2 {
-		// Between people a takeback is asked for, and the opponent's
-		// takeback (or accept) grants it.
-		asked := lg.takebackAsk
-		if asked != 1-seat {
-			if !slices.ContainsFunc(lg.snap.Moves(), func(p kalah.Played) bool { return lg.snap.Seat(p.Side) == seat }) {
-				lg.mu.Unlock()
-				return kalah.ErrNoUndo
-			}
-			lg.takebackAsk = seat
-			lg.publishLocked(Event{Game: id, Kind: "takeback-ask", Seat: seat, Ply: lg.snap.Len(), Position: lg.snap.Position().String()})
-			lg.mu.Unlock()
-			return nil
-		}
-		seat = asked // granted: the asker's moves go back
-		lg.takebackAsk = -1
-	}
-	lg.mu.Unlock()
-	if !casual || people == 0 {
-		return fmt.Errorf("takeback: %w", ErrNotCasual)
-	}
-	return lg.interrupt(ctx, func(g *kalah.Game) error {
-		if !slices.ContainsFunc(g.Moves(), func(p kalah.Played) bool { return g.Seat(p.Side) == seat || p.Move == kalah.Swap }) {
-			return kalah.ErrNoUndo
-		}
-		// Undo on a copy first: the game changes only once the store has.
-		c := g.Clone()
-		var taken []string
-		poppedMine := false
-		for {
-			last, ok := c.Last()
-			if !ok {
-				break
-			}
-			if poppedMine && c.Seat(c.ToMove()) == seat && c.Seat(last.Side) != seat {
-				break
-			}
-			if c.Seat(last.Side) == seat {
-				poppedMine = true
-			}
-			if c.Undo() != nil {
-				break
-			}
-			taken = append(taken, last.Move.String())
-		}
-		slices.Reverse(taken)
-		if err := s.st.TakeBack(context.WithoutCancel(ctx), id, c.Len(), strings.Join(taken, " ")); err != nil {
-			return err
-		}
-		for g.Len() > c.Len() {
-			if err := g.Undo(); err != nil {
-				return err
-			}
-		}
-		lg.mu.Lock()
-		lg.snap = g.Clone()
-		if len(lg.millis) > g.Len() {
-			lg.millis = lg.millis[:g.Len()]
-		}
-		lg.publishLocked(Event{Game: id, Kind: "takeback", Ply: g.Len(), Position: g.Position().String()})
-		lg.mu.Unlock()
+		l.forfeit(seat, player.ErrResigned)
 		return nil
 	})
 }
 
-// Resign ends game id with a loss for the seat the token moves, whether or
-// not it is that seat's turn.
-func (s *Server) Resign(ctx context.Context, id int64, token string) error {
-	lg, err := s.liveGame(id)
-	if err != nil {
-		return err
-	}
-	h, seat, err := lg.humanOf(token)
-	if err != nil {
-		return err
-	}
-	if ack, err := h.give(kalah.NoMove); err == nil {
-		return played(ctx, ack) // it was the seat's turn: the referee records it
-	}
-	return lg.interrupt(ctx, func(g *kalah.Game) error {
-		lg.mu.Lock()
-		name := lg.seats[seat].Name
-		lg.mu.Unlock()
-		lg.reason = name + " resigned"
-		return g.Forfeit(g.PlayerSide(seat), kalah.Resign)
+// Abort calls game id off, with no result and no rating, as long as one
+// side has not moved yet; either player may.
+func (s *Server) Abort(ctx context.Context, id int64, a Actor) error {
+	return s.command(ctx, id, a, func(l *loop, seat int) error {
+		if l.g.Over() {
+			return kalah.ErrGameOver
+		}
+		if l.bothMoved() {
+			return fmt.Errorf("%w: both sides have moved; resign instead", ErrTooLate)
+		}
+		l.end(func(g *kalah.Game) error { return g.Abort() }, "Aborted by "+l.seats[seat].st.Name)
+		return nil
 	})
 }
 
-// Hint returns the move the server's analyser (Config.Hint) suggests to
-// the seat the token moves, in a casual game, when it is that seat's turn.
-func (s *Server) Hint(ctx context.Context, id int64, token string) (kalah.Move, error) {
-	lg, err := s.liveGame(id)
+// TakeBack takes back moves in a casual game. Against the computer it
+// takes back the person's last move and everything after it, so it is
+// their turn again. Between people it asks the opponent, and the
+// opponent's own takeback grants what was asked. The moves taken back
+// stay in the record, under its Takebacks tag.
+func (s *Server) TakeBack(ctx context.Context, id int64, a Actor) error {
+	return s.command(ctx, id, a, func(l *loop, seat int) error {
+		if l.g.Over() {
+			return kalah.ErrGameOver
+		}
+		if !l.casual {
+			return fmt.Errorf("takeback: %w", ErrNotCasual)
+		}
+		if l.seats[1-seat].human {
+			if l.takebackAsk != 1-seat {
+				if !movedBy(l.g, l.opening, seat) {
+					return kalah.ErrNoUndo
+				}
+				l.takebackAsk = seat
+				l.publishEvent(Event{Kind: "takeback-ask", Seat: seat, Ply: l.g.Len(), Position: l.g.Position().String()})
+				return nil
+			}
+			seat, l.takebackAsk = 1-seat, -1 // granted: the asker's moves go back
+		}
+		return l.takeBack(seat)
+	})
+}
+
+// takeBack takes back seat's last move and all after it.
+func (l *loop) takeBack(seat int) error {
+	if !movedBy(l.g, l.opening, seat) {
+		return kalah.ErrNoUndo
+	}
+	// Undo on a copy first: the game changes only once the store has.
+	c := l.g.Clone()
+	var taken []string
+	poppedMine := false
+	for c.Len() > l.opening {
+		last, _ := c.Last()
+		if poppedMine && c.Seat(c.ToMove()) == seat && c.Seat(last.Side) != seat {
+			break
+		}
+		if c.Seat(last.Side) == seat {
+			poppedMine = true
+		}
+		if c.Undo() != nil {
+			break
+		}
+		taken = append(taken, last.Move.String())
+	}
+	slices.Reverse(taken)
+	ply, what := c.Len(), strings.Join(taken, " ")
+	write := func() error { return l.s.st.TakeBack(context.WithoutCancel(l.ctx), l.r.id, ply, what) }
+	if err := l.retry(write(), write); err != nil {
+		return err
+	}
+	for l.g.Len() > c.Len() {
+		if err := l.g.Undo(); err != nil {
+			return err
+		}
+	}
+	l.millis = l.millis[:l.g.Len()]
+	tb := fmt.Sprintf("%d: %s", ply, what)
+	if l.tags[store.TakebackTag] != "" {
+		tb = l.tags[store.TakebackTag] + "; " + tb
+	}
+	l.tags[store.TakebackTag] = tb
+	// The clocks stand as the moves left say.
+	if l.ref.Budget > 0 {
+		l.ref.Spent = spent(l.g, l.millis, l.ref.Budget, l.ref.Increment)
+		l.clocks = l.ref.Clocks()
+		for i, d := range given(l.tags) {
+			l.clocks.Give(i, d)
+		}
+	}
+	l.nextTurn()
+	l.askAt = time.Now() // no pause after a takeback
+	l.broadcast(line.State(l.g.Position()))
+	l.publishEvent(Event{Kind: "takeback", Ply: l.g.Len(), Position: l.g.Position().String()})
+	return nil
+}
+
+// DeclineTakeBack refuses the opponent's request to take back a move.
+func (s *Server) DeclineTakeBack(ctx context.Context, id int64, a Actor) error {
+	return s.command(ctx, id, a, func(l *loop, seat int) error {
+		if l.takebackAsk != 1-seat {
+			return fmt.Errorf("%w: no takeback asked of you", ErrNotYourTurn)
+		}
+		l.takebackAsk = -1
+		l.publishEvent(Event{Kind: "takeback-declined", Seat: seat, Ply: l.g.Len(), Position: l.g.Position().String()})
+		return nil
+	})
+}
+
+// Claim ends a game between people without a clock in the person's
+// favour when the opponent, to move, has not moved for Config.ClaimAfter.
+func (s *Server) Claim(ctx context.Context, id int64, a Actor) error {
+	return s.command(ctx, id, a, func(l *loop, seat int) error {
+		opp := l.seats[1-seat]
+		switch {
+		case l.g.Over():
+			return kalah.ErrGameOver
+		case !opp.human || l.clocks.Deadline(1-seat) > 0:
+			return fmt.Errorf("%w: a win is claimed only from a person in a game without a clock (a clock ends it by itself)", ErrNotCasual)
+		case l.mover() == seat:
+			return fmt.Errorf("%w: it is your turn", ErrNotYourTurn)
+		case !l.asked || time.Since(l.turnAt) < s.cfg.ClaimAfter:
+			return fmt.Errorf("%w: %s has had %v to move; a win may be claimed after %v", ErrNotYourTurn, opp.st.Name, time.Since(l.turnAt).Round(time.Second), s.cfg.ClaimAfter)
+		}
+		l.forfeit(1-seat, fmt.Errorf("%w: %w", context.DeadlineExceeded, requestReason(fmt.Sprintf("%s did not move for %v; the win was claimed", opp.st.Name, s.cfg.ClaimAfter))))
+		return nil
+	})
+}
+
+// GiveTime adds GiveTime to the opponent's clock, in a game with a clock
+// between people.
+func (s *Server) GiveTime(ctx context.Context, id int64, a Actor) error {
+	return s.command(ctx, id, a, func(l *loop, seat int) error {
+		if l.g.Over() {
+			return kalah.ErrGameOver
+		}
+		if !l.clocks.Budgeted() || !l.seats[1-seat].human {
+			return fmt.Errorf("%w: time is given only to a person in a game with a clock", ErrBadRequest)
+		}
+		g := given(l.tags)
+		g[1-seat] += GiveTime
+		val := fmt.Sprintf("%d,%d", g[0].Milliseconds(), g[1].Milliseconds())
+		write := func() error { return l.s.st.SetTag(context.WithoutCancel(l.ctx), l.r.id, tagGiven, val) }
+		if err := l.retry(write(), write); err != nil {
+			return err
+		}
+		l.tags[tagGiven] = val
+		l.clocks.Give(1-seat, GiveTime)
+		l.publishEvent(Event{Kind: "time", Seat: 1 - seat, Ply: l.g.Len(), Position: l.g.Position().String()})
+		return nil
+	})
+}
+
+// Join takes an open seat of game id for a: a seat open to anyone who has
+// the invitation's secret (the first who joins owns it), or a seat kept
+// for a's identity (a rematch's). It returns the seat and a token that
+// moves it.
+func (s *Server) Join(ctx context.Context, id int64, a Actor, invite string) (int, string, error) {
+	r, err := s.round(id)
+	if err != nil {
+		return 0, "", err
+	}
+	var at int
+	var token string
+	err = r.send(ctx, func(l *loop) error {
+		at, token, err = l.join(a, invite)
+		return err
+	})
+	return at, token, err
+}
+
+func (l *loop) join(a Actor, invite string) (int, string, error) {
+	for i, st := range l.seats {
+		if !st.human || !st.st.Open {
+			continue
+		}
+		switch {
+		case st.st.InviteHash != "" && hashIs(st.st.InviteHash, invite):
+		case !st.st.ID.IsZero() && st.st.ID.Is(a.ID):
+		default:
+			continue
+		}
+		if other := l.seats[1-i].st.ID; other.Is(a.ID) && st.st.ID.IsZero() {
+			return 0, "", fmt.Errorf("%w: this is your own game: send the link to the person you invite", ErrForbidden)
+		}
+		return l.take(i, a.ID)
+	}
+	return 0, "", fmt.Errorf("game %d: %w for you (an invitation's link gives its seat to the first who opens it)", l.r.id, ErrNoSeat)
+}
+
+// take gives open seat i to who and returns a token that moves it too.
+// A game asked to be rated is rated from now if its players may be.
+func (l *loop) take(i int, who identity.ID) (int, string, error) {
+	st := l.seats[i]
+	token, hash := newToken()
+	seats := [2]store.Seat{l.seats[0].st, l.seats[1].st}
+	seats[i].ID, seats[i].TokenHash, seats[i].Open, seats[i].InviteHash = who, hash, false, ""
+	seats[i].Name = displayName(seats[i])
+	write := func() error { return l.s.st.SetSeats(context.WithoutCancel(l.ctx), l.r.id, seats) }
+	if err := l.retry(write(), write); err != nil {
+		return 0, "", err
+	}
+	st.st = seats[i]
+	st.since = time.Now()
+	if l.tags[tagRatedAsked] == "yes" && l.s.ratable(l.ctx, [2]identity.ID{seats[0].ID, seats[1].ID}) {
+		write := func() error { return l.s.st.SetTag(context.WithoutCancel(l.ctx), l.r.id, tagRated, "yes") }
+		if err := l.retry(write(), write); err != nil {
+			return 0, "", err
+		}
+		l.tags[tagRated] = "yes"
+	}
+	l.publishEvent(Event{Kind: "join", Seat: i, Ply: l.g.Len(), Position: l.g.Position().String()})
+	return i, token, nil
+}
+
+// Hint returns the move the server's analyser (Config.Hint) suggests to a
+// person in a casual game against the computer, on their turn.
+func (s *Server) Hint(ctx context.Context, id int64, a Actor) (kalah.Move, error) {
+	r, err := s.round(id)
 	if err != nil {
 		return kalah.NoMove, err
 	}
-	_, seat, err := lg.humanOf(token)
+	var g *kalah.Game
+	err = r.send(ctx, func(l *loop) error {
+		seat, err := l.seatOf(a)
+		switch {
+		case err != nil:
+			return err
+		case !l.casual || l.seats[1-seat].human:
+			return fmt.Errorf("hint: %w (against the computer)", ErrNotCasual)
+		case l.g.Over():
+			return kalah.ErrGameOver
+		case l.mover() != seat:
+			return ErrNotYourTurn
+		case s.cfg.Hint == nil:
+			return ErrNoHints
+		}
+		g = l.g.Clone()
+		return nil
+	})
 	if err != nil {
 		return kalah.NoMove, err
-	}
-	lg.mu.Lock()
-	casual, g := lg.casual, lg.snap.Clone()
-	casual = casual && (lg.humans[0] == nil || lg.humans[1] == nil) // no hints between people
-	lg.mu.Unlock()
-	switch {
-	case !casual:
-		return kalah.NoMove, fmt.Errorf("hint: %w", ErrNotCasual)
-	case g.Over():
-		return kalah.NoMove, kalah.ErrGameOver
-	case g.Seat(g.ToMove()) != seat:
-		return kalah.NoMove, ErrNotYourTurn
-	case s.cfg.Hint == nil:
-		return kalah.NoMove, ErrNoHints
 	}
 	return s.cfg.Hint(ctx, g)
 }
 
+// Abandon ends live game id as an adjudicated draw that counts for no one,
+// with reason given; a tournament that stops abandons the game it was
+// following, which it will play again.
+func (s *Server) Abandon(ctx context.Context, id int64, reason string) error {
+	r, err := s.round(id)
+	if err != nil {
+		return err
+	}
+	return r.send(ctx, func(l *loop) error {
+		if l.g.Over() {
+			return kalah.ErrGameOver
+		}
+		l.end(func(g *kalah.Game) error { return g.Adjudicate(kalah.Draw) }, reason)
+		return nil
+	})
+}
+
+// Rematch starts, for a person of finished game id, the game after it:
+// the same rules, start, clock and casualness, the sides exchanged. A
+// computer keeps its player; each person gets their own seat and no
+// other: the one who asks first starts the rematch and takes theirs, the
+// other's is kept open for them (they take it by asking for the rematch
+// too, or by opening it signed in). The finished game's RematchTag names
+// the new one, so the other's page finds it.
+func (s *Server) Rematch(ctx context.Context, id int64, a Actor) (Started, error) {
+	s.rematchMu.Lock()
+	defer s.rematchMu.Unlock()
+	sg, err := s.st.Game(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return Started{}, fmt.Errorf("game %d: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return Started{}, err
+	}
+	if sg.Status != store.Finished {
+		return Started{}, fmt.Errorf("%w: game %d is not over", ErrNotYourTurn, id)
+	}
+	seat := -1
+	for i, st := range sg.Seats {
+		if st.Kind == "human" && (hashIs(st.TokenHash, a.Token) || seat < 0 && a.ID.Is(st.ID)) {
+			seat = i
+		}
+	}
+	if seat < 0 {
+		return Started{}, fmt.Errorf("%w: you played no seat in game %d", ErrForbidden, id)
+	}
+	mine := 1 - seat // sides exchanged
+	if next := sg.Record.Tags[RematchTag]; next != "" {
+		n, _ := strconv.ParseInt(next, 10, 64)
+		ng, err := s.st.Game(ctx, n)
+		if err != nil {
+			return Started{}, fmt.Errorf("the rematch, game %d: %w", n, err)
+		}
+		if !ng.Seats[mine].Open {
+			return Started{ID: n}, nil // taken already, by them
+		}
+		r, err := s.round(n)
+		if err != nil {
+			return Started{}, fmt.Errorf("the rematch, game %d: %w", n, err)
+		}
+		out := Started{ID: n}
+		err = r.send(ctx, func(l *loop) error {
+			if !l.seats[mine].st.Open {
+				return nil
+			}
+			who := l.seats[mine].st.ID
+			if who.IsZero() {
+				who = a.ID // a seat of an older release, kept for its token
+			}
+			_, tok, err := l.take(mine, who)
+			out.Tokens[mine] = tok
+			return err
+		})
+		if err != nil {
+			return Started{}, fmt.Errorf("the rematch, game %d: %w", n, err)
+		}
+		return out, nil
+	}
+	req := GameRequest{Rules: sg.Record.Rules, Start: sg.Record.Start, Tags: map[string]string{RematchOfTag: strconv.FormatInt(id, 10)}}
+	su := s.setupOf(sg.Record.Tags)
+	req.Casual = su.casual
+	req.Rated = sg.Record.Tags[tagRated] == "yes" || sg.Record.Tags[tagRatedAsked] == "yes"
+	if su.ref != nil {
+		req.PerMoveMS, req.DelayMS = su.ref.PerMove.Milliseconds(), su.ref.Delay.Milliseconds()
+		req.ClockMS, req.IncrementMS = su.ref.Budget.Milliseconds(), su.ref.Increment.Milliseconds()
+	}
+	specs := [2]*string{&req.South, &req.North}
+	for i, st := range sg.Seats {
+		to := 1 - i
+		switch st.Kind {
+		case "human":
+			*specs[to] = "human"
+			req.seated[to] = st.ID
+			if i != seat {
+				req.reserve = to + 1
+			}
+		case "spec":
+			*specs[to] = st.Spec
+		default:
+			return Started{}, fmt.Errorf("%w: a rematch is for games on this server's page and API; bots ask for theirs by playing again", ErrBadRequest)
+		}
+	}
+	req.by = sg.Seats[seat].ID
+	if req.by.IsZero() {
+		req.by = a.ID
+	}
+	req.seated[mine] = req.by
+	out, err := s.StartGame(ctx, req)
+	if err != nil {
+		return Started{}, err
+	}
+	if err := s.st.SetTag(ctx, id, RematchTag, strconv.FormatInt(out.ID, 10)); err != nil {
+		return Started{}, err
+	}
+	return out, nil
+}
 // ImportedGame returns the id of the game imported under webID (ImportTag).
 func (s *Server) ImportedGame(ctx context.Context, webID string) (int64, error) {
 	id, err := s.st.GameByTag(ctx, ImportTag, webID)
@@ -753,6 +805,7 @@ func (s *Server) ImportGame(ctx context.Context, im Imported) (int64, error) {
 			if im.Tokens[i] != "" {
 				seats[i].TokenHash = tokenHash(im.Tokens[i])
 			}
+			seats[i].Name = displayName(seats[i])
 		}
 	}
 	tags := map[string]string{}
@@ -783,119 +836,4 @@ func (s *Server) ImportGame(ctx context.Context, im Imported) (int64, error) {
 		return 0, err
 	}
 	return id, s.resumeGame(sg)
-}
-
-// Abandon ends live game id as an adjudicated draw that counts for no one,
-// with reason given; a tournament that stops abandons the game it was
-// following, which it will play again.
-func (s *Server) Abandon(ctx context.Context, id int64, reason string) error {
-	lg, err := s.liveGame(id)
-	if err != nil {
-		return err
-	}
-	return lg.interrupt(ctx, func(g *kalah.Game) error {
-		lg.reason = reason
-		return g.Adjudicate(kalah.Draw)
-	})
-}
-
-// Rematch starts, for the person whose token moved a seat of finished game
-// id, the game after it: the same rules, start, clock and casualness, the
-// sides exchanged. A computer keeps its player; the other person's seat is
-// left open for them, and the finished game's RematchTag names the new
-// one, so their page finds it. When the rematch exists already, a person
-// of the old game takes its open seat instead (both may ask at once).
-func (s *Server) Rematch(ctx context.Context, id int64, token string) (Started, error) {
-	s.rematchMu.Lock()
-	defer s.rematchMu.Unlock()
-	sg, err := s.st.Game(ctx, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return Started{}, fmt.Errorf("game %d: %w", id, ErrNotFound)
-	}
-	if err != nil {
-		return Started{}, err
-	}
-	if sg.Status != store.Finished {
-		return Started{}, fmt.Errorf("%w: game %d is not over", ErrNotYourTurn, id)
-	}
-	seat := -1
-	for i, st := range sg.Seats {
-		if st.Kind == "human" && token != "" && st.TokenHash != "" &&
-			subtle.ConstantTimeCompare([]byte(st.TokenHash), []byte(tokenHash(token))) == 1 {
-			seat = i
-		}
-	}
-	if seat < 0 {
-		return Started{}, fmt.Errorf("%w: no seat with that token in game %d", ErrForbidden, id)
-	}
-	if next := sg.Record.Tags[RematchTag]; next != "" {
-		n, _ := strconv.ParseInt(next, 10, 64)
-		at, tok, err := s.Join(ctx, n)
-		if err != nil {
-			return Started{}, fmt.Errorf("the rematch, game %d: %w", n, err)
-		}
-		out := Started{ID: n}
-		out.Tokens[at] = tok
-		return out, nil
-	}
-	req := GameRequest{Rules: sg.Record.Rules, Start: sg.Record.Start, openSeat: -1, Tags: map[string]string{RematchOfTag: strconv.FormatInt(id, 10)}}
-	su := s.setupOf(sg.Record.Tags)
-	req.Casual = su.casual
-	if su.ref != nil {
-		req.PerMoveMS, req.DelayMS = su.ref.PerMove.Milliseconds(), su.ref.Delay.Milliseconds()
-		req.ClockMS, req.IncrementMS = su.ref.Budget.Milliseconds(), su.ref.Increment.Milliseconds()
-	}
-	specs := [2]*string{&req.South, &req.North}
-	for i, st := range sg.Seats {
-		to := 1 - i // sides exchanged
-		req.Names[to] = st.Name
-		switch st.Kind {
-		case "human":
-			*specs[to] = "human"
-			if i != seat {
-				req.openSeat = to + 1
-			}
-		case "spec":
-			*specs[to] = st.Spec
-		default:
-			return Started{}, fmt.Errorf("%w: a rematch is for games on this server's page and API; bots ask for theirs by playing again", ErrBadRequest)
-		}
-	}
-	if req.openSeat < 0 {
-		req.openSeat = 0
-	}
-	out, err := s.StartGame(ctx, req)
-	if err != nil {
-		return Started{}, err
-	}
-	if err := s.st.SetTag(ctx, id, RematchTag, strconv.FormatInt(out.ID, 10)); err != nil {
-		return Started{}, err
-	}
-	return out, nil
-}
-
-// requestReason is why a request (a resignation, a claim, an abort) ended
-// a game, already in words.
-type requestReason string
-
-func (r requestReason) Error() string { return string(r) }
-
-// DeclineTakeBack refuses the opponent's request to take back a move.
-func (s *Server) DeclineTakeBack(ctx context.Context, id int64, token string) error {
-	lg, err := s.liveGame(id)
-	if err != nil {
-		return err
-	}
-	_, seat, err := lg.humanOf(token)
-	if err != nil {
-		return err
-	}
-	lg.mu.Lock()
-	defer lg.mu.Unlock()
-	if lg.takebackAsk != 1-seat {
-		return fmt.Errorf("%w: no takeback asked of you", ErrNotYourTurn)
-	}
-	lg.takebackAsk = -1
-	lg.publishLocked(Event{Game: id, Kind: "takeback-declined", Seat: seat, Ply: lg.snap.Len(), Position: lg.snap.Position().String()})
-	return nil
 }

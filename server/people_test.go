@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"kalah"
+	"kalah/internal/identity"
 	"kalah/internal/store"
 	"kalah/protocol/line"
 )
@@ -22,7 +23,7 @@ func moveWhenAsked(t *testing.T, srv *Server, id int64, token string, m kalah.Mo
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		err := srv.Move(id, token, m)
+		err := srv.Move(context.Background(), id, Actor{Token: token}, m)
 		if err == nil {
 			return
 		}
@@ -52,6 +53,26 @@ func waitPlies(t *testing.T, srv *Server, id int64, n int) GameView {
 	}
 }
 
+// waitTurn waits until seat is to move in live game id, after the
+// computer's reply.
+func waitTurn(t *testing.T, srv *Server, id int64, seat int) GameView {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		v, err := srv.Game(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Plies > 1 && seatOf(v.game, v.Plies, v.ToMove) == seat {
+			return v
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("game %d: seat %d is not to move", id, seat)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 // TestCasualTakeBackAndHint: a person against the computer in a casual
 // game takes back a move (theirs and the computer's reply), which the
 // stored record keeps under its Takebacks tag; a hint is a legal move; the
@@ -61,23 +82,23 @@ func TestCasualTakeBackAndHint(t *testing.T) {
 	hint := func(ctx context.Context, g *kalah.Game) (kalah.Move, error) { return g.Legal()[0], nil }
 	ts := newTestServer(t, "", Config{Hint: hint})
 	ctx := context.Background()
-	st, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "first", Casual: true, Names: [2]string{"ann", ""}})
+	st, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "first", Casual: true, by: ann})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ts.srv.TakeBack(ctx, st.ID, st.Tokens[0]); !errors.Is(err, kalah.ErrNoUndo) {
+	if err := ts.srv.TakeBack(ctx, st.ID, Actor{Token: st.Tokens[0]}); !errors.Is(err, kalah.ErrNoUndo) {
 		t.Fatalf("a takeback before any move: %v", err)
 	}
-	m, err := ts.srv.Hint(ctx, st.ID, st.Tokens[0])
+	m, err := ts.srv.Hint(ctx, st.ID, Actor{Token: st.Tokens[0]})
 	if err != nil || m != 1 {
 		t.Fatalf("hint %v, %v", m, err)
 	}
 	moveWhenAsked(t, ts.srv, st.ID, st.Tokens[0], 1) // no extra turn: the computer replies
 	waitPlies(t, ts.srv, st.ID, 2)
-	if err := ts.srv.TakeBack(ctx, st.ID, "someone-else"); !errors.Is(err, ErrForbidden) {
+	if err := ts.srv.TakeBack(ctx, st.ID, Actor{Token: "someone-else"}); !errors.Is(err, ErrForbidden) {
 		t.Fatalf("a takeback by a stranger: %v", err)
 	}
-	if err := ts.srv.TakeBack(ctx, st.ID, st.Tokens[0]); err != nil {
+	if err := ts.srv.TakeBack(ctx, st.ID, Actor{Token: st.Tokens[0]}); err != nil {
 		t.Fatal(err)
 	}
 	v := waitPlies(t, ts.srv, st.ID, 0)
@@ -95,17 +116,18 @@ func TestCasualTakeBackAndHint(t *testing.T) {
 	if !v.Casual || !regexp.MustCompile(`^0: 1 [1-6]$`).MatchString(v.Record.Tags[store.TakebackTag]) || v.Record.Players.South != "ann" {
 		t.Fatalf("resumed: casual %v, tags %v, players %+v", v.Casual, v.Record.Tags, v.Record.Players)
 	}
-	if err := ts2.srv.TakeBack(ctx, st.ID, st.Tokens[0]); err != nil {
+	if err := ts2.srv.TakeBack(ctx, st.ID, Actor{Token: st.Tokens[0]}); err != nil {
 		t.Fatalf("a takeback after the restart: %v", err)
 	}
 	waitPlies(t, ts2.srv, st.ID, 0)
-	// The person resigns on their turn.
-	if err := ts2.srv.Resign(ctx, st.ID, st.Tokens[0]); err != nil {
+	// The person resigns on their turn, every move taken back: nobody has
+	// moved, so the game is aborted, with no result.
+	if err := ts2.srv.Resign(ctx, st.ID, Actor{Token: st.Tokens[0]}); err != nil {
 		t.Fatal(err)
 	}
 	waitFinished(t, ts2.srv)
 	rec := checkStored(t, ts2.st, st.ID, nil)
-	if rec.Termination != kalah.Resign || rec.Result != kalah.NorthWins || !regexp.MustCompile(`^0: 1 [1-6]; 0: 2 [1-6]$`).MatchString(rec.Tags[store.TakebackTag]) {
+	if rec.Termination != kalah.Aborted || rec.Result != kalah.Ongoing || rec.Tags[ReasonTag] != "Aborted: ann resigned" || !regexp.MustCompile(`^0: 1 [1-6]; 0: 2 [1-6]$`).MatchString(rec.Tags[store.TakebackTag]) {
 		t.Fatalf("ended %s %s, tags %v", rec.Result, rec.Termination, rec.Tags)
 	}
 }
@@ -119,10 +141,10 @@ func TestNotCasualRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ts.srv.TakeBack(ctx, st.ID, st.Tokens[0]); !errors.Is(err, ErrNotCasual) {
+	if err := ts.srv.TakeBack(ctx, st.ID, Actor{Token: st.Tokens[0]}); !errors.Is(err, ErrNotCasual) {
 		t.Fatalf("takeback: %v", err)
 	}
-	if _, err := ts.srv.Hint(ctx, st.ID, st.Tokens[0]); !errors.Is(err, ErrNotCasual) {
+	if _, err := ts.srv.Hint(ctx, st.ID, Actor{Token: st.Tokens[0]}); !errors.Is(err, ErrNotCasual) {
 		t.Fatalf("hint: %v", err)
 	}
 	two, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "human", Casual: true})
@@ -131,7 +153,7 @@ func TestNotCasualRefused(t *testing.T) {
 	}
 	// Between people a takeback is asked for, and there is none to ask
 	// before one's first move.
-	if err := ts.srv.TakeBack(ctx, two.ID, two.Tokens[0]); !errors.Is(err, kalah.ErrNoUndo) {
+	if err := ts.srv.TakeBack(ctx, two.ID, Actor{Token: two.Tokens[0]}); !errors.Is(err, kalah.ErrNoUndo) {
 		t.Fatalf("takeback between two people before a move: %v", err)
 	}
 }
@@ -145,22 +167,29 @@ func TestInviteJoin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Tokens[0] == "" || st.Tokens[1] != "" {
-		t.Fatalf("tokens %q", st.Tokens)
+	if st.Tokens[0] == "" || st.Tokens[1] != "" || len(st.Invite) != 32 {
+		t.Fatalf("tokens %q, invite %q", st.Tokens, st.Invite)
 	}
 	v, _ := ts.srv.Game(ctx, st.ID)
 	if !v.Open[1] || v.Open[0] {
 		t.Fatalf("open seats %v", v.Open)
 	}
-	seat, tok, err := ts.srv.Join(ctx, st.ID)
+	guest := Actor{ID: identity.GuestOf("a friend's secret")}
+	if _, _, err := ts.srv.Join(ctx, st.ID, guest, ""); !errors.Is(err, ErrNoSeat) {
+		t.Fatalf("a join without the invitation: %v", err)
+	}
+	if _, _, err := ts.srv.Join(ctx, st.ID, guest, st.Invite[:31]+"0"); !errors.Is(err, ErrNoSeat) {
+		t.Fatalf("a join with a wrong invitation: %v", err)
+	}
+	seat, tok, err := ts.srv.Join(ctx, st.ID, guest, st.Invite)
 	if err != nil || seat != 1 || tok == "" {
 		t.Fatalf("join: %d %q %v", seat, tok, err)
 	}
-	if _, _, err := ts.srv.Join(ctx, st.ID); !errors.Is(err, ErrNoSeat) {
+	if _, _, err := ts.srv.Join(ctx, st.ID, Actor{ID: identity.GuestOf("a stranger")}, st.Invite); !errors.Is(err, ErrNoSeat) {
 		t.Fatalf("a second join: %v", err)
 	}
 	// North is to move in the set-up position: the one who joined.
-	if err := ts.srv.Move(st.ID, st.Tokens[0], 1); !errors.Is(err, ErrNotYourTurn) {
+	if err := ts.srv.Move(context.Background(), st.ID, Actor{Token: st.Tokens[0]}, 1); !errors.Is(err, ErrNotYourTurn) {
 		t.Fatalf("south out of turn: %v", err)
 	}
 	moveWhenAsked(t, ts.srv, st.ID, tok, 1)
@@ -192,12 +221,22 @@ func TestStartGameRefusesBadSetups(t *testing.T) {
 func TestResignOutOfTurn(t *testing.T) {
 	ts := newTestServer(t, "", Config{})
 	ctx := context.Background()
-	st, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "greedy", DelayMS: 30_000, Opening: []kalah.Move{1}})
+	st, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "greedy", DelayMS: 300})
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Both sides move first (before, resigning aborts).
+	moveWhenAsked(t, ts.srv, st.ID, st.Tokens[0], 1)
+	for {
+		v, _ := ts.srv.Game(ctx, st.ID)
+		if v.Plies == 2 {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	moveWhenAsked(t, ts.srv, st.ID, st.Tokens[0], 2)
 	begin := time.Now()
-	if err := ts.srv.Resign(ctx, st.ID, st.Tokens[0]); err != nil {
+	if err := ts.srv.Resign(ctx, st.ID, Actor{Token: st.Tokens[0]}); err != nil {
 		t.Fatal(err)
 	}
 	waitFinished(t, ts.srv)
@@ -205,7 +244,7 @@ func TestResignOutOfTurn(t *testing.T) {
 		t.Fatal("the resignation waited for the computer's turn")
 	}
 	rec := checkStored(t, ts.st, st.ID, nil)
-	if rec.Termination != kalah.Resign || rec.Result != kalah.NorthWins || len(rec.Moves) != 1 {
+	if rec.Termination != kalah.Resign || rec.Result != kalah.NorthWins || len(rec.Moves) < 3 {
 		t.Fatalf("ended %s %s after %d moves", rec.Result, rec.Termination, len(rec.Moves))
 	}
 }
@@ -217,21 +256,21 @@ func TestResignOutOfTurn(t *testing.T) {
 func TestRematch(t *testing.T) {
 	ts := newTestServer(t, "", Config{})
 	ctx := context.Background()
-	st, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "first", Casual: true, DelayMS: 5, Names: [2]string{"ann", ""}})
+	st, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "first", Casual: true, DelayMS: 5, by: ann})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ts.srv.Rematch(ctx, st.ID, st.Tokens[0]); !errors.Is(err, ErrNotYourTurn) {
+	if _, err := ts.srv.Rematch(ctx, st.ID, Actor{Token: st.Tokens[0]}); !errors.Is(err, ErrNotYourTurn) {
 		t.Fatalf("a rematch of a game not over: %v", err)
 	}
-	if err := ts.srv.Resign(ctx, st.ID, st.Tokens[0]); err != nil {
+	if err := ts.srv.Resign(ctx, st.ID, Actor{Token: st.Tokens[0]}); err != nil {
 		t.Fatal(err)
 	}
 	waitFinished(t, ts.srv)
-	if _, err := ts.srv.Rematch(ctx, st.ID, "stranger"); !errors.Is(err, ErrForbidden) {
+	if _, err := ts.srv.Rematch(ctx, st.ID, Actor{Token: "stranger"}); !errors.Is(err, ErrForbidden) {
 		t.Fatalf("a stranger's rematch: %v", err)
 	}
-	re, err := ts.srv.Rematch(ctx, st.ID, st.Tokens[0])
+	re, err := ts.srv.Rematch(ctx, st.ID, Actor{Token: st.Tokens[0]})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,11 +287,11 @@ func TestRematch(t *testing.T) {
 	}
 
 	// Two people: the first to ask starts it, the second takes the seat.
-	two, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "human", Names: [2]string{"ann", "bob"}})
+	two, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "human", seated: annBob})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ts.srv.Resign(ctx, two.ID, two.Tokens[1]); err != nil {
+	if err := ts.srv.Resign(ctx, two.ID, Actor{Token: two.Tokens[1]}); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(10 * time.Second)
@@ -265,11 +304,11 @@ func TestRematch(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	bobs, err := ts.srv.Rematch(ctx, two.ID, two.Tokens[1])
+	bobs, err := ts.srv.Rematch(ctx, two.ID, Actor{Token: two.Tokens[1]})
 	if err != nil || bobs.Tokens[0] == "" || bobs.Tokens[1] != "" {
 		t.Fatalf("bob's rematch: %+v %v", bobs, err)
 	}
-	anns, err := ts.srv.Rematch(ctx, two.ID, two.Tokens[0])
+	anns, err := ts.srv.Rematch(ctx, two.ID, Actor{Token: two.Tokens[0]})
 	if err != nil || anns.ID != bobs.ID || anns.Tokens[1] == "" {
 		t.Fatalf("ann's rematch: %+v %v", anns, err)
 	}
@@ -277,8 +316,16 @@ func TestRematch(t *testing.T) {
 	if v.South != "bob" || v.North != "ann" || v.Open != [2]bool{} {
 		t.Fatalf("the people's rematch: %+v open %v", v.GameInfo, v.Open)
 	}
-	if _, err := ts.srv.Rematch(ctx, two.ID, two.Tokens[0]); !errors.Is(err, ErrNoSeat) {
-		t.Fatalf("a third ask: %v", err)
+	// Asking again gives each their own seat, which they have: never the
+	// other's (one token twice used to take both).
+	for _, tok := range two.Tokens {
+		again, err := ts.srv.Rematch(ctx, two.ID, Actor{Token: tok})
+		if err != nil || again.ID != bobs.ID || again.Tokens != [2]string{} {
+			t.Fatalf("asking again: %+v %v", again, err)
+		}
+	}
+	if g, _ := ts.st.Game(ctx, bobs.ID); !g.Seats[0].ID.Is(annBob[1]) || !g.Seats[1].ID.Is(annBob[0]) {
+		t.Fatalf("the rematch's seats: %+v", g.Seats)
 	}
 }
 
@@ -291,7 +338,7 @@ func TestFischerClock(t *testing.T) {
 	if _, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "first", IncrementMS: 1000}); !errors.Is(err, ErrBadRequest) {
 		t.Fatalf("an increment without a clock: %v", err)
 	}
-	st, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "first", ClockMS: 1500, IncrementMS: 200, Names: [2]string{"Ann", ""}})
+	st, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "first", ClockMS: 1500, IncrementMS: 200, by: capAnn})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -403,28 +450,32 @@ func get(t *testing.T, ts *testServer, path string, out any) {
 func TestAbortAndClaim(t *testing.T) {
 	ts := newTestServer(t, "", Config{AbortAfter: 200 * time.Millisecond, ClaimAfter: 300 * time.Millisecond})
 	ctx := context.Background()
-	idle, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "greedy", Names: [2]string{"Ann", ""}})
+	idle, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "greedy", by: capAnn})
 	if err != nil {
 		t.Fatal(err)
 	}
-	two, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "human", Names: [2]string{"Ann", "Bob"}})
+	two, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "human", seated: capAnnBob})
 	if err != nil {
 		t.Fatal(err)
 	}
-	moveWhenAsked(t, ts.srv, two.ID, two.Tokens[0], 1) // Ann moves; Bob does not
-	if err := ts.srv.Claim(ctx, two.ID, two.Tokens[0]); !errors.Is(err, ErrNotYourTurn) {
+	// Each moves once (before, an idle side is aborted); then Ann moves
+	// and Bob does not.
+	moveWhenAsked(t, ts.srv, two.ID, two.Tokens[0], 1)
+	moveWhenAsked(t, ts.srv, two.ID, two.Tokens[1], 1)
+	moveWhenAsked(t, ts.srv, two.ID, two.Tokens[0], 3)
+	if err := ts.srv.Claim(ctx, two.ID, Actor{Token: two.Tokens[0]}); !errors.Is(err, ErrNotYourTurn) {
 		t.Fatalf("a claim too soon: %v", err)
 	}
-	if err := ts.srv.Claim(ctx, two.ID, two.Tokens[1]); !errors.Is(err, ErrNotYourTurn) {
+	if err := ts.srv.Claim(ctx, two.ID, Actor{Token: two.Tokens[1]}); !errors.Is(err, ErrNotYourTurn) {
 		t.Fatalf("a claim on one's own turn: %v", err)
 	}
 	time.Sleep(400 * time.Millisecond)
-	if err := ts.srv.Claim(ctx, two.ID, two.Tokens[0]); err != nil {
+	if err := ts.srv.Claim(ctx, two.ID, Actor{Token: two.Tokens[0]}); err != nil {
 		t.Fatalf("the claim: %v", err)
 	}
 	waitFinished(t, ts.srv)
 	rec := checkStored(t, ts.st, idle.ID, nil)
-	if rec.Termination != kalah.Adjudicated || !strings.HasPrefix(rec.Tags[ReasonTag], "Aborted: no move in the first") {
+	if rec.Termination != kalah.Aborted || rec.Tags[ReasonTag] != "Aborted: Ann made no first move within 200ms" {
 		t.Fatalf("the idle game: %s %q", rec.Termination, rec.Tags[ReasonTag])
 	}
 	rec = checkStored(t, ts.st, two.ID, nil)
@@ -439,17 +490,17 @@ func TestAbortAndClaim(t *testing.T) {
 func TestTakebackBetweenPeople(t *testing.T) {
 	ts := newTestServer(t, "", Config{Hint: func(ctx context.Context, g *kalah.Game) (kalah.Move, error) { return 1, nil }})
 	ctx := context.Background()
-	st, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "human", Casual: true, Names: [2]string{"Ann", "Bob"}})
+	st, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "human", Casual: true, seated: capAnnBob})
 	if err != nil {
 		t.Fatal(err)
 	}
 	moveWhenAsked(t, ts.srv, st.ID, st.Tokens[0], 1)
-	if _, err := ts.srv.Hint(ctx, st.ID, st.Tokens[1]); !errors.Is(err, ErrNotCasual) {
+	if _, err := ts.srv.Hint(ctx, st.ID, Actor{Token: st.Tokens[1]}); !errors.Is(err, ErrNotCasual) {
 		t.Fatalf("a hint between people: %v", err)
 	}
 	ask := func(tok string) {
 		t.Helper()
-		if err := ts.srv.TakeBack(ctx, st.ID, tok); err != nil {
+		if err := ts.srv.TakeBack(ctx, st.ID, Actor{Token: tok}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -457,10 +508,10 @@ func TestTakebackBetweenPeople(t *testing.T) {
 	if b, _ := ts.srv.BoardOf(ctx, st.ID); b.TakebackAsk != 0 || len(b.Moves) != 1 {
 		t.Fatalf("asked: %d, %d moves", b.TakebackAsk, len(b.Moves))
 	}
-	if err := ts.srv.DeclineTakeBack(ctx, st.ID, st.Tokens[0]); !errors.Is(err, ErrNotYourTurn) {
+	if err := ts.srv.DeclineTakeBack(ctx, st.ID, Actor{Token: st.Tokens[0]}); !errors.Is(err, ErrNotYourTurn) {
 		t.Fatalf("Ann declines her own ask: %v", err)
 	}
-	if err := ts.srv.DeclineTakeBack(ctx, st.ID, st.Tokens[1]); err != nil {
+	if err := ts.srv.DeclineTakeBack(ctx, st.ID, Actor{Token: st.Tokens[1]}); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := ts.srv.BoardOf(ctx, st.ID); b.TakebackAsk != -1 || len(b.Moves) != 1 {
@@ -480,3 +531,11 @@ func TestTakebackBetweenPeople(t *testing.T) {
 		t.Fatalf("an ask outlived a move: %d", bd.TakebackAsk)
 	}
 }
+
+// Identities of the tests' people.
+var (
+	ann       = identity.Of(identity.Person, "ann")
+	capAnn    = identity.Of(identity.Person, "Ann")
+	annBob    = [2]identity.ID{ann, identity.Of(identity.Person, "bob")}
+	capAnnBob = [2]identity.ID{capAnn, identity.Of(identity.Person, "Bob")}
+)

@@ -2,12 +2,14 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
 	"time"
 
 	"kalah"
+	"kalah/internal/identity"
 	"kalah/internal/store"
 	"kalah/rating"
 	"kalah/referee"
@@ -29,28 +31,59 @@ func poolOf(r kalah.Rules, ref referee.Referee) string {
 	return preset + "/" + rating.Class(ref.Budget.Milliseconds(), ref.Increment.Milliseconds(), ref.PerMove.Milliseconds())
 }
 
-// rate rates a finished rated game between two accounts.
-func (s *Server) rate(ctx context.Context, lg *liveGame, g *kalah.Game, ref referee.Referee) {
-	lg.mu.Lock()
-	seats := lg.seats
-	rated := lg.tags[tagRated] == "yes"
-	lg.mu.Unlock()
-	if !rated || seats[0].Account == "" || seats[1].Account == "" || seats[0].Account == seats[1].Account || g.Termination() == kalah.Adjudicated {
-		return // an aborted or adjudicated game counts for no one
+// ratable reports whether ids may play a rated game against each other:
+// both are accounts or bots, and they are not one, nor one person and
+// their own bot, nor two bots of one owner (a person cannot feed their
+// own rating).
+func (s *Server) ratable(ctx context.Context, ids [2]identity.ID) bool {
+	if !ids[0].Rated() || !ids[1].Rated() || ids[0].Is(ids[1]) {
+		return false
 	}
-	// Scores by seat: the seat that started South is names[0].
+	a, errA := s.ownerOf(ctx, ids[0])
+	b, errB := s.ownerOf(ctx, ids[1])
+	return errA == nil && errB == nil && a != b
+}
+
+// ownerOf returns who answers for an identity: a person for themselves
+// and their bots; a bot that registered itself for itself.
+func (s *Server) ownerOf(ctx context.Context, id identity.ID) (string, error) {
+	if id.Kind != identity.Bot {
+		return id.Key(), nil
+	}
+	owner, err := s.st.BotOwner(ctx, id.Name)
+	if err != nil || owner == "" {
+		return id.Key(), err
+	}
+	return identity.Of(identity.Person, owner).Key(), nil
+}
+
+// rate rates a finished rated game: one both sides played (not aborted,
+// adjudicated or forfeited before both moved) between identities that may
+// be rated against each other.
+func (s *Server) rate(l *loop) {
+	seats := [2]identity.ID{l.seats[0].st.ID, l.seats[1].st.ID}
+	switch t := l.g.Termination(); {
+	case l.tags[tagRated] != "yes", t == kalah.Aborted, t == kalah.Adjudicated, !l.bothMoved():
+		return
+	}
+	// Scores by seat: the seat that started South is seats[0].
 	south := 0.5
-	switch g.Result() {
+	switch l.g.Result() {
 	case kalah.SouthWins:
 		south = 1
 	case kalah.NorthWins:
 		south = 0
 	}
-	if g.Swapped() {
+	if l.g.Swapped() {
 		south = 1 - south
 	}
-	if _, err := s.st.RateGame(ctx, lg.id, poolOf(g.Rules(), ref), [2]string{seats[0].Account, seats[1].Account}, south); err != nil {
-		s.log.Error("cannot rate game", "game", lg.id, "err", err)
+	pool := poolOf(l.g.Rules(), l.ref)
+	write := func() error {
+		_, err := s.st.RateGame(context.WithoutCancel(l.ctx), l.r.id, pool, seats, south)
+		return err
+	}
+	if err := l.retry(write(), write); err != nil {
+		s.log.Error("cannot rate game", "game", l.r.id, "err", err)
 	}
 }
 
@@ -62,8 +95,8 @@ type SeatRating struct {
 	Change      *int `json:"change,omitempty"`
 }
 
-// seatRatings returns the ratings of a game's seats (nil for seats with
-// no account, or a game that is not rated).
+// seatRatings returns the ratings of a game's seats (nil for seats that
+// hold none, or a game that is not rated).
 func (s *Server) seatRatings(ctx context.Context, v GameView, seats [2]store.Seat) [2]*SeatRating {
 	var out [2]*SeatRating
 	if v.Record.Tags[tagRated] != "yes" {
@@ -76,7 +109,7 @@ func (s *Server) seatRatings(ctx context.Context, v GameView, seats [2]store.Sea
 		}
 		for i, seat := range seats {
 			for _, c := range changes {
-				if seat.Account != "" && c.Name == seat.Account {
+				if seat.ID.Is(c.ID) {
 					d := int(c.After.Rating+0.5) - int(c.Before+0.5)
 					out[i] = &SeatRating{Rating: int(c.After.Rating + 0.5), Provisional: c.After.Provisional(), Change: &d}
 				}
@@ -90,20 +123,25 @@ func (s *Server) seatRatings(ctx context.Context, v GameView, seats [2]store.Sea
 	}
 	pool := poolOf(v.Record.Rules, ref)
 	for i, seat := range seats {
-		if seat.Account == "" {
+		if !seat.ID.Rated() {
 			continue
 		}
-		r := rating.New()
-		if rs, err := s.st.PlayerRatings(ctx, seat.Account); err == nil {
-			for _, x := range rs {
-				if x.Pool == pool {
-					r = x.Rating
-				}
-			}
-		}
-		out[i] = &SeatRating{Rating: int(r.Rating + 0.5), Provisional: r.Provisional()}
+		out[i] = s.ratingIn(ctx, seat.ID, pool)
 	}
 	return out
+}
+
+// ratingIn returns who's rating on a ladder (a new player's if none).
+func (s *Server) ratingIn(ctx context.Context, who identity.ID, pool string) *SeatRating {
+	r := rating.New()
+	if rs, err := s.st.PlayerRatings(ctx, who); err == nil {
+		for _, x := range rs {
+			if x.Pool == pool {
+				r = x.Rating
+			}
+		}
+	}
+	return &SeatRating{Rating: int(r.Rating + 0.5), Provisional: r.Provisional()}
 }
 
 // apiRatings answers the leaderboard of a pool (?pool=kalah/blitz; none:
@@ -125,30 +163,38 @@ func (s *Server) apiRatings(w http.ResponseWriter, r *http.Request) {
 // latest games.
 type Profile struct {
 	Name    string               `json:"name"`
+	ID      identity.ID          `json:"id"`
 	Ratings []store.Rated        `json:"ratings"`
 	History []store.HistoryPoint `json:"history"`
 	Games   []GameInfo           `json:"games"`
 }
 
 func (s *Server) apiPlayer(w http.ResponseWriter, r *http.Request) {
-	name := r.PathValue("name")
 	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
 	defer cancel()
-	p := Profile{Name: name, Ratings: []store.Rated{}, History: []store.HistoryPoint{}, Games: []GameInfo{}}
-	var err error
-	if rs, e := s.st.PlayerRatings(ctx, name); e == nil && rs != nil {
+	who, err := s.st.Identity(ctx, r.PathValue("name"))
+	if errors.Is(err, store.ErrNotFound) {
+		writeErr(w, fmt.Errorf("%w: no player %q", ErrNotFound, r.PathValue("name")))
+		return
+	}
+	if err != nil {
+		writeErr(w, err)
+		return
+	}
+	p := Profile{Name: who.Name, ID: who, Ratings: []store.Rated{}, History: []store.HistoryPoint{}, Games: []GameInfo{}}
+	if rs, e := s.st.PlayerRatings(ctx, who); e == nil && rs != nil {
 		p.Ratings = rs
 	} else {
 		err = e
 	}
-	if h, e := s.st.RatingHistory(ctx, name); e == nil && h != nil {
+	if h, e := s.st.RatingHistory(ctx, who); e == nil && h != nil {
 		p.History = h
 	} else if e != nil {
 		err = e
 	}
 	limit, _ := strconv.Atoi(r.URL.Query().Get("limit"))
 	before, _ := strconv.ParseInt(r.URL.Query().Get("before"), 10, 64)
-	if gs, e := s.FinishedGames(ctx, min(max(limit, 20), 100), before, name); e == nil && gs != nil {
+	if gs, e := s.FinishedGames(ctx, min(max(limit, 20), 100), before, who); e == nil && gs != nil {
 		p.Games = gs
 	} else if e != nil {
 		err = e
@@ -163,16 +209,24 @@ func (s *Server) apiPlayer(w http.ResponseWriter, r *http.Request) {
 // apiPlayerRecords answers a player's finished games as one text file of
 // records, newest first (at most 500), to download.
 func (s *Server) apiPlayerRecords(w http.ResponseWriter, r *http.Request) {
-	name := r.PathValue("name")
 	ctx, cancel := context.WithTimeout(r.Context(), 20*time.Second)
 	defer cancel()
-	games, err := s.st.Games(ctx, store.Filter{Status: store.Finished, Player: name, Limit: 500})
+	who, err := s.st.Identity(ctx, r.PathValue("name"))
+	if errors.Is(err, store.ErrNotFound) {
+		writeErr(w, fmt.Errorf("%w: no player %q", ErrNotFound, r.PathValue("name")))
+		return
+	}
+	if err != nil {
+		writeErr(w, err)
+		return
+	}
+	games, err := s.st.Games(ctx, store.Filter{Status: store.Finished, Player: who, Limit: 500})
 	if err != nil {
 		writeErr(w, err)
 		return
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", "kalah-"+name+".txt"))
+	w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", "kalah-"+who.Name+".txt"))
 	for _, sg := range games {
 		full, err := s.st.Game(ctx, sg.ID)
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -223,6 +224,8 @@ type loop struct {
 	pending     []<-chan error // moves being committed, with AsyncMoves
 	timer       *time.Timer
 	over        bool
+	// halted is why the game stopped unfinished (the store closed).
+	halted error
 	// lastAt is when the last move arrived (for the referee's own time).
 	lastAt time.Time
 }
@@ -256,10 +259,21 @@ type roundSetup struct {
 	resumed bool
 }
 
-// startRound registers a round and starts its loop; it returns nil if the
-// server is stopping (the game stays live in the store for the next).
+// newRound returns a round not yet started (runRound starts it).
+func (s *Server) newRound() *round {
+	return &round{srv: s, inbox: make(chan message, 64), done: make(chan struct{})}
+}
+
+// startRound registers a new round and starts its loop; it returns nil if
+// the server is stopping (the game stays live in the store for the next).
 func (s *Server) startRound(su roundSetup) *round {
-	r := &round{id: su.id, srv: s, inbox: make(chan message, 64), done: make(chan struct{})}
+	r := s.newRound()
+	r.id = su.id
+	return s.runRound(r, su)
+}
+
+// runRound registers r and starts its loop on su.
+func (s *Server) runRound(r *round, su roundSetup) *round {
 	ctx, cancel := context.WithCancel(s.ctx)
 	now := time.Now()
 	l := &loop{r: r, s: s, ctx: ctx, g: su.g, seats: su.seats, ref: su.ref, casual: su.casual, tags: su.tags,
@@ -300,6 +314,11 @@ func (s *Server) startRound(su roundSetup) *round {
 	l.timer.Stop()
 	s.mu.Lock()
 	if s.closed {
+		for _, st := range l.seats {
+			if st.bot && s.seats[st.st.ID.Key()] == r {
+				delete(s.seats, st.st.ID.Key())
+			}
+		}
 		s.mu.Unlock()
 		cancel()
 		l.closePlayers()
@@ -332,22 +351,23 @@ func (l *loop) run() {
 	defer func() {
 		l.timer.Stop()
 		l.closePlayers()
+		// The players that watch hear the end before the game is done with
+		// them (a KGP client's connection closes once Play returns).
+		bound := time.After(5 * time.Second)
+		for _, st := range l.seats {
+			if st.ask != nil {
+				select {
+				case <-st.ask.stopped:
+				case <-bound:
+				}
+			}
+		}
 		l.s.mu.Lock()
 		if l.s.live[r.id] == r {
 			delete(l.s.live, r.id)
 		}
-		for _, st := range l.seats {
-			if st.bot && l.s.seats[st.st.ID.Key()] == r {
-				delete(l.s.seats, st.st.ID.Key())
-			}
-		}
-		l.s.freeLocked()
 		l.s.mu.Unlock()
-		for _, st := range l.seats {
-			if st.conn != nil {
-				st.conn.clearGame(r)
-			}
-		}
+		l.release()
 		v := *r.view.Load()
 		v.ended = true
 		r.view.Store(&v)
@@ -367,26 +387,34 @@ func (l *loop) run() {
 			}
 		}
 	}()
-	for !l.over {
-		l.prompt()
+	for !l.over && l.halted == nil {
+		if l.prompt() {
+			l.publish()
+		}
 		l.arm()
+		// Each change is published before anyone hears it is done.
 		select {
 		case m := <-r.inbox:
 			err := m.do(l)
+			l.publish()
 			if m.reply != nil {
 				m.reply <- err
 			}
 		case a := <-l.answers:
 			l.answered(a)
+			l.publish()
 		case <-l.timer.C:
 			l.tick()
+			l.publish()
 		case <-l.ctx.Done():
 			l.s.log.Info("game stopped unfinished", "game", r.id, "moves", l.g.Len())
 			return
 		}
-		if l.ctx.Err() == nil {
-			l.publish()
-		}
+	}
+	if l.halted != nil {
+		// The store is gone: the game stays live in it for the next server.
+		l.s.log.Error("game stopped", "game", r.id, "err", l.halted)
+		l.broadcast(line.Errorf(line.CodeShutdown, "game %d stopped: %v", r.id, l.halted))
 	}
 }
 
@@ -394,10 +422,11 @@ func (l *loop) run() {
 func (l *loop) mover() int { return l.g.Seat(l.g.ToMove()) }
 
 // prompt starts the mover's turn once its time has come: its clock runs
-// from then, and a program or a bot is asked for its move.
-func (l *loop) prompt() {
+// from then, and a program or a bot is asked for its move. It reports
+// whether it started a turn.
+func (l *loop) prompt() bool {
 	if l.g.Over() || l.asked || l.trouble != "" {
-		return
+		return false
 	}
 	now := time.Now()
 	seat := l.mover()
@@ -406,13 +435,13 @@ func (l *loop) prompt() {
 		// A resumed game: the mover's clock starts when its player is back,
 		// or when the grace is over.
 		if !st.present && now.Before(l.graceTo) {
-			return
+			return false
 		}
 		l.graceTo = time.Time{}
 		l.askAt = now
 	}
 	if now.Before(l.askAt) {
-		return
+		return false
 	}
 	l.asked = true
 	l.turnAt = now
@@ -428,6 +457,7 @@ func (l *loop) prompt() {
 	case st.bot && st.conn != nil:
 		st.conn.sendMsg(line.Turn{PerMove: clock.PerMove, Remaining: clock.Remaining, Position: l.g.Position()}.Msg())
 	}
+	return true
 }
 
 // arm sets the timer for the next thing that happens by itself: a turn
@@ -466,6 +496,14 @@ func (l *loop) arm() {
 	}
 }
 
+// roundish rounds a duration for people: to the second from a second on.
+func roundish(d time.Duration) time.Duration {
+	if d >= time.Second {
+		return d.Round(time.Second)
+	}
+	return d.Round(time.Millisecond)
+}
+
 func later(a, b time.Time) time.Time {
 	if a.After(b) {
 		return a
@@ -496,7 +534,7 @@ func (l *loop) tick() {
 	seat := l.mover()
 	st := l.seats[seat]
 	if due := l.firstMoveDue(); !due.IsZero() && !now.Before(due) {
-		l.end(func(g *kalah.Game) error { return g.Abort() }, fmt.Sprintf("Aborted: %s made no first move within %v", st.st.Name, l.s.cfg.AbortAfter.Round(time.Second)))
+		l.end(func(g *kalah.Game) error { return g.Abort() }, fmt.Sprintf("Aborted: %s made no first move within %v", st.st.Name, roundish(l.s.cfg.AbortAfter)))
 		return
 	}
 	if !l.asked {
@@ -517,7 +555,7 @@ func (l *loop) tick() {
 		return
 	}
 	if ab := l.s.cfg.AbandonAfter; ab > 0 && st.human && !st.present && now.Sub(later(l.turnAt, st.since)) >= ab {
-		l.forfeit(seat, fmt.Errorf("%w: %s left the game (gone for %v)", player.ErrDisconnected, st.st.Name, ab.Round(time.Second)))
+		l.forfeit(seat, fmt.Errorf("%w: %s left the game (gone for %v)", player.ErrDisconnected, st.st.Name, roundish(ab)))
 	}
 }
 
@@ -626,7 +664,11 @@ func (l *loop) retry(first error, write func() error) error {
 	err := first
 	wait := 100 * time.Millisecond
 	for attempt := 1; err != nil; attempt++ {
-		if errors.Is(err, store.ErrClosed) || l.ctx.Err() != nil {
+		if errors.Is(err, store.ErrClosed) {
+			l.halted = err // no store to wait for: the game stops
+			return err
+		}
+		if l.ctx.Err() != nil {
 			return err
 		}
 		if l.trouble == "" {
@@ -769,6 +811,17 @@ func (l *loop) finish(why error) {
 	}
 	l.s.rate(l)
 	l.over = true
+	// The bots are free for their next game before they hear this one
+	// ended.
+	l.release()
+	// Players that watch (KGP clients) hear how it ended.
+	for i, st := range l.seats {
+		if st.ask != nil && st.ask.observer {
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(l.ctx), 5*time.Second)
+			st.ask.watch(ctx, l.g.Clone(), i, l.gen)
+			time.AfterFunc(5*time.Second, cancel)
+		}
+	}
 	e := line.EndOf(l.g)
 	l.broadcast(e.Msg())
 	l.publishEvent(Event{Kind: "end", Ply: l.g.Len(), Position: l.g.Position().String(),
@@ -778,6 +831,23 @@ func (l *loop) finish(why error) {
 	l.s.log.Info("game over", "game", l.r.id, "south", l.seats[0].st.Name, "north", l.seats[1].st.Name,
 		"result", l.g.Result(), "termination", l.g.Termination())
 	l.publish()
+}
+
+// release frees the round's bots for other games.
+func (l *loop) release() {
+	l.s.mu.Lock()
+	for _, st := range l.seats {
+		if st.bot && l.s.seats[st.st.ID.Key()] == l.r {
+			delete(l.s.seats, st.st.ID.Key())
+		}
+	}
+	l.s.freeLocked()
+	l.s.mu.Unlock()
+	for _, st := range l.seats {
+		if st.conn != nil {
+			st.conn.clearGame(l.r)
+		}
+	}
 }
 
 // reasonFor says in words why seat lost by term: who ran out of time,
@@ -798,6 +868,10 @@ func (l *loop) reasonFor(seat int, term kalah.Termination, cause error) string {
 	case kalah.Resign:
 		return name + " resigned"
 	case kalah.Disconnect:
+		// The cause says how, where it says more than the sentinel.
+		if why, ok := strings.CutPrefix(cause.Error(), player.ErrDisconnected.Error()+": "); ok && why != "" {
+			return why
+		}
 		return name + " left the game"
 	case kalah.IllegalMove:
 		return fmt.Sprintf("%s made an illegal move (%v)", name, cause)

@@ -12,7 +12,8 @@ import (
 	"time"
 
 	"kalah"
-	"kalah/internal/store"
+	"kalah/internal/identity"
+	"kalah/referee"
 )
 
 // Seeks: a signed-in person asks for a game against anyone (rules, clock,
@@ -133,9 +134,8 @@ func (s *Server) apiSeeks(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) ratingOn(ctx context.Context, name string, r kalah.Rules, clock, inc int64) *SeatRating {
-	v := GameView{GameInfo: GameInfo{Status: "live"}, Record: kalah.Record{Rules: r, Tags: map[string]string{tagRated: "yes",
-		tagPerMove: "0", tagClock: strconv.FormatInt(clock, 10), tagInc: strconv.FormatInt(inc, 10)}}}
-	return s.seatRatings(ctx, v, [2]store.Seat{{Account: name}, {}})[0]
+	ref := referee.Referee{Budget: time.Duration(clock) * time.Millisecond, Increment: time.Duration(inc) * time.Millisecond}
+	return s.ratingIn(ctx, identity.Of(identity.Person, name), poolOf(r, ref))
 }
 
 // apiSeekState answers one seek; to the person who sought it, once
@@ -208,8 +208,9 @@ func (s *Server) apiSeekAccept(w http.ResponseWriter, r *http.Request) {
 	if rand.IntN(2) == 1 {
 		names = [2]string{user, seek.By}
 	}
-	req := GameRequest{Rules: seek.Rules, South: "human", North: "human", Names: names, ClockMS: seek.ClockMS,
-		IncrementMS: seek.IncrementMS, Rated: seek.Rated, accounts: names}
+	ids := [2]identity.ID{identity.Of(identity.Person, names[0]), identity.Of(identity.Person, names[1])}
+	req := GameRequest{Rules: seek.Rules, South: "human", North: "human", ClockMS: seek.ClockMS,
+		IncrementMS: seek.IncrementMS, Rated: seek.Rated, seated: ids, by: ids[0]}
 	st, err := s.StartGame(r.Context(), req)
 	s.seeks.mu.Lock()
 	if err != nil {

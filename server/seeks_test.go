@@ -9,6 +9,8 @@ import (
 	"net/http/cookiejar"
 	"strings"
 	"testing"
+
+	"kalah/internal/identity"
 )
 
 // TestSeekAccept: Ann seeks a rated game with a clock; a guest cannot
@@ -85,14 +87,14 @@ func TestSeekAccept(t *testing.T) {
 	if bobs.Tokens[1] != "" {
 		bobSeat = 1
 	}
-	if !b.Rated || b.ClockMS != 180000 || b.Accounts[bobSeat] != "bob" || b.Accounts[1-bobSeat] != "ann" || b.Seats[bobSeat].Name != "bob" {
-		t.Fatalf("the game: rated %v clock %d accounts %v seats %+v", b.Rated, b.ClockMS, b.Accounts, b.Seats)
+	if !b.Rated || b.ClockMS != 180000 || b.Seats[bobSeat].ID != identity.Of(identity.Person, "bob") || b.Seats[1-bobSeat].ID != identity.Of(identity.Person, "ann") || b.Seats[bobSeat].Name != "bob" {
+		t.Fatalf("the game: rated %v clock %d seats %+v", b.Rated, b.ClockMS, b.Seats)
 	}
 	// Each moves their own seat, by the token they were given.
-	if err := ts.srv.Move(bobs.ID, bobs.Tokens[bobSeat], 1); bobSeat == 0 && err != nil {
+	if err := ts.srv.Move(context.Background(), bobs.ID, Actor{Token: bobs.Tokens[bobSeat]}, 1); bobSeat == 0 && err != nil {
 		t.Fatalf("bob moves: %v", err)
 	}
-	if err := ts.srv.Move(bobs.ID, anns.Token, 1); bobSeat == 1 && err != nil {
+	if err := ts.srv.Move(context.Background(), bobs.ID, Actor{Token: anns.Token}, 1); bobSeat == 1 && err != nil {
 		t.Fatalf("ann moves: %v", err)
 	}
 	open = nil
@@ -168,8 +170,8 @@ func TestPersonChallengesBot(t *testing.T) {
 		moveWhenAsked(t, ts.srv, r.st.ID, r.st.Tokens[0], 1)
 		bot.expect("go")
 		b, _ := ts.srv.BoardOf(context.Background(), r.st.ID)
-		if b.Seats[0].Name != "ann" || b.Seats[1].Name != "robo" || b.Accounts != [2]string{"ann", "robo"} {
-			t.Fatalf("the game: %+v %v", b.Seats, b.Accounts)
+		if b.Seats[0].Name != "ann" || b.Seats[1].Name != "robo" || b.Seats[0].ID != identity.Of(identity.Person, "ann") || b.Seats[1].ID != identity.Of(identity.Bot, "robo") {
+			t.Fatalf("the game: %+v", b.Seats)
 		}
 	}
 	get(t, ts, "/api/bots/online", &online)

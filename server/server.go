@@ -8,11 +8,13 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"kalah"
+	"kalah/internal/identity"
 	"kalah/internal/store"
 	"kalah/player"
 	"kalah/protocol/line"
@@ -99,6 +101,12 @@ type Config struct {
 	// without a clock when the opponent has not moved for this long
 	// (default 2m).
 	ClaimAfter time.Duration
+	// AbandonAfter ends a game without a clock whose person, to move, has
+	// been gone (no page of the game open, nothing done in it) this long:
+	// they lose by leaving, or the game is aborted if they never moved
+	// (default 10m; negative: never). Nobody is locked out of new games by
+	// games they left.
+	AbandonAfter time.Duration
 	// Hint, if set, suggests a move to a person in a casual game (Hint);
 	// nil refuses hints.
 	Hint func(ctx context.Context, g *kalah.Game) (kalah.Move, error)
@@ -112,6 +120,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.ClaimAfter <= 0 {
 		c.ClaimAfter = 2 * time.Minute
+	}
+	if c.AbandonAfter == 0 {
+		c.AbandonAfter = 10 * time.Minute
 	}
 	if c.Rules.Houses == 0 {
 		c.Rules = kalah.Standard()
@@ -186,9 +197,9 @@ type Server struct {
 	conns sync.WaitGroup // connection goroutines
 
 	mu        sync.Mutex
-	live      map[int64]*liveGame
-	seats     map[string]*botSeat // bots in a game, by name
-	sessions  map[string]*conn    // logged-in connections, by name
+	live      map[int64]*round
+	seats     map[string]*round // the game each bot plays (or is kept for), by identity key
+	sessions  map[string]*conn  // logged-in bots' connections, by identity key
 	allConns  map[*conn]struct{}
 	listeners map[net.Listener]struct{}
 	queue     []*entrant
@@ -219,7 +230,7 @@ func New(cfg Config) (*Server, error) {
 	ctx, stop := context.WithCancel(context.Background())
 	s := &Server{
 		cfg: cfg, st: cfg.Store, log: cfg.Log, ctx: ctx, stop: stop,
-		live: map[int64]*liveGame{}, seats: map[string]*botSeat{}, sessions: map[string]*conn{},
+		live: map[int64]*round{}, seats: map[string]*round{}, sessions: map[string]*conn{},
 		allConns: map[*conn]struct{}{}, listeners: map[net.Listener]struct{}{}, chals: map[string]*challenge{},
 		limiter:   newLimiter(cfg.LoginRate, cfg.LoginBurst),
 		openBy:    map[string]int{},
@@ -335,39 +346,36 @@ func (s *Server) resumeGame(sg store.Game) error {
 	if err != nil {
 		return s.adjudicateBroken(sg, err)
 	}
-	lg := s.newLiveGame(sg.ID, g, sg.Seats)
-	su := s.setupOf(sg.Record.Tags)
-	lg.ref, lg.casual, lg.tags, lg.created = su.ref, su.casual, sg.Record.Tags, sg.Created
-	for i, m := range sg.Record.Moves {
-		if i < len(lg.millis) {
-			lg.millis[i] = m.Millis
-		}
-	}
-	var players [2]player.Player
+	var seats [2]*seat
 	var lost [2]bool
-	for i, seat := range sg.Seats {
-		switch seat.Kind {
+	for i, st := range sg.Seats {
+		switch st.Kind {
 		case "bot":
-			players[i] = s.newBotSeat(seat.Name, lg, i)
+			seats[i] = &seat{bot: true, returns: true, st: st}
+			if st.ID.IsZero() {
+				seats[i].st.ID = identity.Of(identity.Bot, st.Name)
+			}
 		case "human":
-			if seat.TokenHash == "" && !seat.Open {
+			if st.TokenHash == "" && !st.Open && st.ID.IsZero() {
 				lost[i] = true // a person of an older release: no way back in
-				break
 			}
-			h := &humanSeat{hash: seat.TokenHash, open: seat.Open}
-			players[i], lg.humans[i] = h, h
+			seats[i] = &seat{human: true, st: st}
 		case "spec":
-			p, err := player.New(seat.Spec, player.Options{Rules: g.Rules(), Seed: uint64(sg.ID)*2 + uint64(i)})
+			p, err := player.New(st.Spec, player.Options{Rules: g.Rules(), Seed: uint64(sg.ID)*2 + uint64(i)})
 			if err != nil {
-				s.log.Warn("cannot rebuild player", "game", sg.ID, "spec", seat.Spec, "err", err)
+				s.log.Warn("cannot rebuild player", "game", sg.ID, "spec", st.Spec, "err", err)
 				lost[i] = true
+				p = absent{err}
 			}
-			players[i] = p
+			seats[i] = &seat{p: p, st: st}
 		default:
-			lost[i] = true
+			// A KGP client cannot come back to a game: it loses when its
+			// turn comes, after the resume's grace.
+			seats[i] = &seat{p: absent{fmt.Errorf("%w: %s cannot come back after the server restarted", player.ErrDisconnected, st.Name)}, st: st}
 		}
 	}
 	if lost[0] || lost[1] {
+		closeSeats(seats)
 		switch {
 		case lost[0] && lost[1]:
 			err = g.Adjudicate(kalah.Draw)
@@ -380,16 +388,26 @@ func (s *Server) resumeGame(sg store.Game) error {
 			err = s.st.FinishGame(s.ctx, sg.ID, g.Record())
 		}
 		s.log.Info("adjudicated unfinished game", "game", sg.ID, "result", g.Result(), "termination", g.Termination())
-		s.dropSeats(lg)
-		s.mu.Lock()
-		delete(s.live, lg.id)
-		s.mu.Unlock()
-		closePlayers(players)
 		return err
 	}
+	millis := make([]int64, g.Len())
+	for i, m := range sg.Record.Moves {
+		if i < len(millis) {
+			millis[i] = m.Millis
+		}
+	}
+	su := s.setupOf(sg.Record.Tags)
+	ref := s.referee()
+	if su.ref != nil {
+		ref = *su.ref
+	}
+	opening := 0
+	if n, err := strconv.Atoi(sg.Record.Tags[tagOpening]); err == nil {
+		opening = n
+	}
 	s.log.Info("resuming game", "game", sg.ID, "moves", g.Len())
-	lg.resumed = true
-	s.runGame(lg, g, players)
+	s.startRound(roundSetup{id: sg.ID, g: g, seats: seats, ref: ref, casual: su.casual, tags: sg.Record.Tags,
+		millis: millis, created: sg.Created, opening: opening, resumed: true})
 	return nil
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"kalah"
 	_ "kalah/heuristic"
+	"kalah/internal/identity"
 	"kalah/internal/store"
 	"kalah/player"
 	"kalah/protocol/line"
@@ -283,7 +284,7 @@ func TestSpectatorAndAPIGame(t *testing.T) {
 	if st.Tokens[0] != "" || st.Tokens[1] == "" {
 		t.Fatalf("tokens %+v", st.Tokens)
 	}
-	events, cancel, err := ts.srv.Subscribe(st.ID)
+	events, cancel, err := ts.srv.Subscribe(st.ID, Actor{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,10 +317,10 @@ func TestSpectatorAndAPIGame(t *testing.T) {
 			seat = 1
 		}
 		if seat == 1 && len(v.Legal) > 0 {
-			if err := ts.srv.Move(st.ID, "guess", kalah.Move(v.Legal[0])); !errors.Is(err, ErrForbidden) {
+			if err := ts.srv.Move(context.Background(), st.ID, Actor{Token: "guess"}, kalah.Move(v.Legal[0])); !errors.Is(err, ErrForbidden) {
 				t.Fatalf("move with a wrong token: %v", err)
 			}
-			err := ts.srv.Move(st.ID, st.Tokens[1], kalah.Move(v.Legal[0]))
+			err := ts.srv.Move(context.Background(), st.ID, Actor{Token: st.Tokens[1]}, kalah.Move(v.Legal[0]))
 			if err != nil && !errors.Is(err, ErrNotYourTurn) && !errors.Is(err, ErrNotFound) {
 				t.Fatalf("human move: %v", err)
 			}
@@ -336,7 +337,7 @@ func TestSpectatorAndAPIGame(t *testing.T) {
 		t.Fatalf("last event %+v, spectator saw %s", last, m)
 	}
 	checkStored(t, ts.st, st.ID, &e)
-	list, err := ts.srv.FinishedGames(ctx, 10, 0, "")
+	list, err := ts.srv.FinishedGames(ctx, 10, 0, identity.ID{})
 	if err != nil || len(list) != 1 || list[0].ID != st.ID {
 		t.Fatalf("finished games %+v %v", list, err)
 	}
@@ -482,7 +483,7 @@ func TestRestartResumesAndAdjudicates(t *testing.T) {
 	ts2 := newTestServer(t, path, Config{NoClock: true, Reconnect: 5 * time.Second})
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		err := ts2.srv.Move(hg.ID, hg.Tokens[0], 1)
+		err := ts2.srv.Move(context.Background(), hg.ID, Actor{Token: hg.Tokens[0]}, 1)
 		if err == nil {
 			break
 		}
@@ -491,10 +492,11 @@ func TestRestartResumesAndAdjudicates(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	if err := ts2.srv.Move(hg.ID, "not-the-token", 2); !errors.Is(err, ErrForbidden) {
+	if err := ts2.srv.Move(context.Background(), hg.ID, Actor{Token: "not-the-token"}, 2); !errors.Is(err, ErrForbidden) {
 		t.Fatalf("a wrong token: %v", err)
 	}
-	if err := ts2.srv.Resign(context.Background(), hg.ID, hg.Tokens[0]); err != nil {
+	waitTurn(t, ts2.srv, hg.ID, 0) // the computer's reply: both have moved
+	if err := ts2.srv.Resign(context.Background(), hg.ID, Actor{Token: hg.Tokens[0]}); err != nil {
 		t.Fatal(err)
 	}
 	for time.Now().Before(deadline) && len(ts2.srv.LiveGames()) > 1 {

@@ -10,6 +10,8 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"kalah"
+
+	"kalah/server"
 )
 
 // TestBrowserBlunderMarked: a finished game whose one move (played as its
@@ -30,7 +32,7 @@ func TestBrowserBlunderMarked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := h.opts.Server.Resign(context.Background(), id, c.Tokens[0]); err != nil {
+	if err := h.opts.Server.Resign(context.Background(), id, server.Actor{Token: c.Tokens[0]}); err != nil {
 		t.Fatal(err)
 	}
 	ctx := browser(t, 900, 1000)

@@ -60,7 +60,7 @@ func TestServerGames(t *testing.T) {
 	if code := call(t, web, "POST", Prefix+"games/"+id+"/move", seatRequest{Token: "bad", Move: s.Legal[0]}, nil); code != 403 {
 		t.Errorf("bad token: %d", code)
 	}
-	changed, stop, err := srv.Subscribe(started.ID)
+	changed, stop, err := srv.Subscribe(started.ID, server.Actor{})
 	if err != nil {
 		t.Fatal(err)
 	}

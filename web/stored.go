@@ -203,7 +203,7 @@ func (x gameExecutor) play(ctx context.Context, job tournament.Job) (tournament.
 	x.t.gameIDs[g.ID] = strconv.FormatInt(c.ID, 10)
 	x.t.mu.Unlock()
 	// Follow the game until it is over (its events end).
-	if events, stop, err := srv.Subscribe(c.ID); err == nil {
+	if events, stop, err := srv.Subscribe(c.ID, server.Actor{}); err == nil {
 	follow:
 		for {
 			select {

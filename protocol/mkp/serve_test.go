@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"kalah"
+	"kalah/internal/identity"
 	"kalah/internal/store"
 	"kalah/player"
 	"kalah/protocol/kgp"
@@ -94,7 +95,7 @@ func throughServer(t *testing.T, agentFirst bool) {
 		t.Fatalf("kgp client: %v", err)
 	}
 	agent.(*mkp.Agent).Close()
-	games, err := srv.FinishedGames(ctx, 10, 0, "")
+	games, err := srv.FinishedGames(ctx, 10, 0, identity.ID{})
 	if err != nil {
 		t.Fatal(err)
 	}
