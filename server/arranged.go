@@ -433,4 +433,3 @@ func (c *conn) waitForGames() {
 	c.srv.freeLocked()
 	c.srv.mu.Unlock()
 }
-

@@ -87,9 +87,9 @@ type Seat struct {
 	// "you" where it is the viewer's own.
 	ID     identity.ID `json:"id"`
 	Human  bool        `json:"human"`
-	Joined bool   `json:"joined"` // false: a person's seat waiting for someone (Join)
-	Spec   string `json:"spec,omitempty"`
-	Away   bool   `json:"away,omitempty"` // a bot whose connection dropped
+	Joined bool        `json:"joined"` // false: a person's seat waiting for someone (Join)
+	Spec   string      `json:"spec,omitempty"`
+	Away   bool        `json:"away,omitempty"` // a bot whose connection dropped
 }
 
 // BoardMove is one move of a Board, with the board after it.

@@ -764,6 +764,7 @@ func (s *Server) Rematch(ctx context.Context, id int64, a Actor) (Started, error
 	}
 	return out, nil
 }
+
 // ImportedGame returns the id of the game imported under webID (ImportTag).
 func (s *Server) ImportedGame(ctx context.Context, webID string) (int64, error) {
 	id, err := s.st.GameByTag(ctx, ImportTag, webID)

@@ -76,9 +76,9 @@ func TestIDs(t *testing.T) {
 func TestCleanText(t *testing.T) {
 	for in, want := range map[string]string{
 		"a\nend 1-0 normal 48-0": "a end 1-0 normal 48-0",
-		"  hello \t  world ":      "hello world",
-		"x\u202Ey\u200Bz\x00":     "xyz",
-		"bad\xffutf8":             "bad\uFFFDutf8",
+		"  hello \t  world ":     "hello world",
+		"x\u202Ey\u200Bz\x00":    "xyz",
+		"bad\xffutf8":            "bad\uFFFDutf8",
 	} {
 		if got := CleanText(in, 0); got != want {
 			t.Errorf("CleanText(%q) = %q, want %q", in, got, want)

@@ -107,7 +107,7 @@ func idOfKey(key, name string) identity.ID {
 type Rated struct {
 	ID   identity.ID `json:"id"`
 	Name string      `json:"name"`
-	Pool string `json:"pool"`
+	Pool string      `json:"pool"`
 	rating.Rating
 	Provisional bool      `json:"provisional"`
 	Updated     time.Time `json:"updated"`

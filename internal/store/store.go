@@ -603,8 +603,8 @@ func Replay(rec kalah.Record) (*kalah.Game, error) {
 type Filter struct {
 	Status Status      // "" for any
 	Player identity.ID // an identity playing either side; zero for any
-	Limit  int    // at most this many, newest first; 0 means 100
-	Before int64  // only ids below this; 0 for no bound (paging)
+	Limit  int         // at most this many, newest first; 0 means 100
+	Before int64       // only ids below this; 0 for no bound (paging)
 }
 
 // Games returns games matching f, newest first, without their moves.
