@@ -101,7 +101,7 @@ func TestServeMountsWeb(t *testing.T) {
 		}
 		return s
 	}
-	if s := get(ts.URL, "0a1b2c3d4e"); len(s.Moves) != 2 || !s.Live || s.Seats[0].Name != "Ann" || !s.Casual {
+	if s := get(ts.URL, "0a1b2c3d4e"); len(s.Moves) != 2 || !s.Live || s.Seats[0].Name != "Anonymous" || !s.Casual {
 		t.Fatalf("the imported game: %+v", s)
 	}
 	if s := get(ts.URL, "ffff000011"); !s.Over || s.Termination != "resign" || s.Reason != "Bo resigned" {

@@ -133,15 +133,13 @@ func (id ID) Display() string {
 }
 
 // reservedWords are names nobody may register: the words the page and the
-// protocols use for roles, and the server's own players and levels (so no
-// account can pass for the computer).
+// protocols use for roles and for the server itself. (A bot may carry the
+// name of the strategy it plays, such as "greedy": its seat says it is a
+// bot, not the server's program.)
 var reservedWords = []string{
 	"admin", "administrator", "root", "system", "server", "kalah", "house", "moderator", "mod", "support",
 	"you", "me", "guest", "guests", "anonymous", "anon", "nobody", "somebody", "someone", "human", "person", "people",
-	"player", "opponent", "computer", "engine", "bot", "bots", "program", "spec", "south", "north", "null", "none", "undefined",
-	// The players kalah runs (kalah players) and the difficulty levels.
-	"random", "first", "greedy", "pekar", "pekar-tree", "minimax", "alphabeta", "kbab", "perfect", "exec", "mk", "remote", "kgp",
-	"beginner", "easy", "medium", "hard", "expert", "master",
+	"player", "opponent", "computer", "null", "none", "undefined",
 }
 
 // reservedPrefixes start names that belong to kinds of player, not to
