@@ -453,13 +453,19 @@ func (s *Server) apiStart(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// A guest may play the computer or invite a friend; a game with no
-	// person in it (the server's work) needs an account or the admin
-	// token.
+	// person in it (the server's work), or one person on both sides, needs
+	// an account or the admin token.
 	isHuman := func(spec string) bool {
 		spec = strings.TrimSpace(spec)
 		return spec == "" || strings.EqualFold(spec, "human")
 	}
-	if !isHuman(req.South) && !isHuman(req.North) && s.sessionUser(r) == "" && !s.admitted(w, r, "a game between two computers (or an account: sign in)") {
+	people := 0
+	for _, spec := range []string{req.South, req.North} {
+		if isHuman(spec) {
+			people++
+		}
+	}
+	if (people == 0 || people == 2 && !req.Invite) && s.sessionUser(r) == "" && !s.admitted(w, r, "a game between two computers, or for one person on both sides (or an account: sign in)") {
 		return
 	}
 	req.by = s.actor(w, r, "", true).ID

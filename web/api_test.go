@@ -206,7 +206,6 @@ func TestCreateGameBadInput(t *testing.T) {
 		{"wrong houses", NewGame{Rules: standard(), Start: "1,1/1,1 0-0 S", South: Human, North: "greedy"}, 400},
 		{"negative clock", NewGame{Rules: standard(), South: Human, North: "greedy", PerMoveMS: -1}, 400},
 		{"tournament by hand", `{"rules":{"houses":6,"seeds":4},"south":"human","north":"greedy","tournament":"t1"}`, 400},
-		{"long name", NewGame{Rules: standard(), South: Human, North: "greedy", Names: [2]string{strings.Repeat("n", 41), ""}}, 400},
 		{"huge body", `{"south":"` + strings.Repeat("x", 70<<10) + `"}`, 400},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -350,10 +349,17 @@ func TestTwoHumansByLink(t *testing.T) {
 		Seat  int    `json:"seat"`
 		Token string `json:"token"`
 	}
-	if code := call(t, srv, "POST", Prefix+"games/"+c.ID+"/join", "{}", &j); code != 200 || j.Seat != 1 || j.Token == "" {
+	if len(c.Invite) != 32 {
+		t.Fatalf("invitation %q: want 128 bits", c.Invite)
+	}
+	// The game's number is not enough: the seat is the invitation's.
+	if code := call(t, srv, "POST", Prefix+"games/"+c.ID+"/join", "{}", nil); code != 409 {
+		t.Fatalf("a join without the invitation: %d", code)
+	}
+	if code := call(t, srv, "POST", Prefix+"games/"+c.ID+"/join", seatRequest{Invite: c.Invite}, &j); code != 200 || j.Seat != 1 || j.Token == "" {
 		t.Fatalf("join: %d %+v", code, j)
 	}
-	if code := call(t, srv, "POST", Prefix+"games/"+c.ID+"/join", "{}", nil); code != 409 {
+	if code := call(t, srv, "POST", Prefix+"games/"+c.ID+"/join", seatRequest{Invite: c.Invite}, nil); code != 409 {
 		t.Errorf("third join: %d", code)
 	}
 	if code := call(t, srv, "POST", Prefix+"games/nope/join", "{}", nil); code != 404 {
@@ -560,7 +566,7 @@ func TestOpenGamesPerGuest(t *testing.T) {
 func TestRematchRoute(t *testing.T) {
 	srv, _ := newServer(t)
 	var c Created
-	call(t, srv, "POST", Prefix+"games", NewGame{Rules: standard(), South: Human, North: "first", Names: [2]string{"Ann", ""}}, &c)
+	call(t, srv, "POST", Prefix+"games", NewGame{Rules: standard(), South: Human, North: "first"}, &c)
 	if code := call(t, srv, "POST", Prefix+"games/"+c.ID+"/rematch", seatRequest{Token: c.Tokens[0]}, nil); code != 409 {
 		t.Errorf("a rematch before the end: %d", code)
 	}
@@ -571,7 +577,8 @@ func TestRematchRoute(t *testing.T) {
 		t.Fatalf("rematch: %d %+v", code, re)
 	}
 	st := waitState(t, srv, re.ID, func(s State) bool { return true })
-	if st.Seats[1].Name != "Ann" || st.Seats[0].Spec != "first" {
+	was := waitState(t, srv, c.ID, func(s State) bool { return true })
+	if st.Seats[1].ID != was.Seats[0].ID || st.Seats[1].ID.IsZero() || st.Seats[0].Spec != "first" {
 		t.Fatalf("the rematch's seats: %+v", st.Seats)
 	}
 	if old := waitState(t, srv, c.ID, func(s State) bool { return true }); old.Rematch != re.ID {

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -329,7 +330,7 @@ func TestBrowserPlayFullGame(t *testing.T) {
 func TestBrowserWatchLive(t *testing.T) {
 	srv, h := browserServer(t)
 	ctx := browser(t, 900, 760)
-	c, err := startGame(h, NewGame{Rules: kalah.Standard(), South: "greedy", North: "first", DelayMS: 500, Names: [2]string{"Greedy", "First"}})
+	c, err := startGame(h, NewGame{Rules: kalah.Standard(), South: "greedy", North: "first", DelayMS: 500})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -411,49 +412,92 @@ func TestBrowserAnalysis(t *testing.T) {
 	}
 }
 
-// TestBrowserTwoPeopleByLink: one person starts a game against "another
-// person", the other opens the link in a browser of their own, and each
-// sees the other's move.
+// signUp makes an account in the browser of ctx, signed in there (its
+// cookie only), and reloads the page.
+func signUp(t testing.TB, ctx context.Context, base, name string) {
+	t.Helper()
+	open(t, ctx, base+"/#/account")
+	js := fmt.Sprintf(`fetch("/api/account/signup", {method: "POST", headers: {"Content-Type": "application/json"},
+		body: JSON.stringify({name: %q, password: "a long password"})}).then(r => r.status)`, name)
+	if code := evalAwait[float64](t, ctx, js); code != 201 {
+		t.Fatalf("sign-up of %s: %v", name, code)
+	}
+	open(t, ctx, base+"/?"+name+"#/lobby") // a new document: the page asks who it is
+	waitJS(t, ctx, fmt.Sprintf(`document.querySelector("#acct").textContent === %q`, name))
+}
+
+// signIn signs an account in in the browser of ctx (a second device).
+func signIn(t testing.TB, ctx context.Context, base, name string) {
+	t.Helper()
+	open(t, ctx, base+"/#/account")
+	js := fmt.Sprintf(`fetch("/api/account/login", {method: "POST", headers: {"Content-Type": "application/json"},
+		body: JSON.stringify({name: %q, password: "a long password"})}).then(r => r.status)`, name)
+	if code := evalAwait[float64](t, ctx, js); code != 200 {
+		t.Fatalf("sign-in of %s: %v", name, code)
+	}
+}
+
+// TestBrowserTwoPeopleByLink: alice starts a game against "another
+// person"; bob opens the invitation's link in his own browser and takes
+// the seat, which a stranger then cannot; alice, signed in on a second
+// device (her session's cookie only, nothing in its storage), plays her
+// game there; both see each other's moves; a casual takeback is asked and
+// granted; the lists, the record and the profiles name them by their
+// accounts; the rematch gives each their own seat.
 func TestBrowserTwoPeopleByLink(t *testing.T) {
 	srv := servedLikeServe(t)
 	alice := browser(t, 900, 760)
-	// A guest is asked to sign in first.
+	signUp(t, alice, srv.URL, "alice")
+	// Bob, a stranger and alice's second device have browser profiles of
+	// their own (no shared storage or cookies).
+	bob, cancel := chromedp.NewContext(alice, chromedp.WithNewBrowserContext())
+	defer cancel()
+	stranger, cancel2 := chromedp.NewContext(alice, chromedp.WithNewBrowserContext())
+	defer cancel2()
+	phone, cancel3 := chromedp.NewContext(alice, chromedp.WithNewBrowserContext())
+	defer cancel3()
+	signUp(t, bob, srv.URL, "bob")
+
 	open(t, alice, srv.URL+"/#/play")
-	eval[bool](t, alice, `(document.querySelector("#opponent").value = "human", document.querySelector("#name").value = "Alice", true)`)
-	click(t, alice, "#start")
-	waitJS(t, alice, `document.querySelector("main .err").textContent.includes("needs an account")`)
-	open(t, alice, srv.URL+"/#/account")
-	eval[bool](t, alice, `(document.querySelector("#acctname").value = "alice", document.querySelector("#acctpass").value = "alice's password", true)`)
-	click(t, alice, "#signup")
-	waitJS(t, alice, `document.querySelector("#acct").textContent === "alice"`)
-	open(t, alice, srv.URL+"/#/play")
-	eval[bool](t, alice, `(document.querySelector("#opponent").value = "human", document.querySelector("#name").value = "Alice", true)`)
+	eval[bool](t, alice, `(document.querySelector("#opponent").value = "human", true)`)
 	click(t, alice, "#start")
 	waitJS(t, alice, `document.querySelector("#joinlink")`)
 	link := eval[string](t, alice, `document.querySelector("#joinlink").href`)
-	if !strings.HasSuffix(link, "/join") {
-		t.Fatalf("link %q", link)
+	if !regexp.MustCompile(`#/game/\d+/join/[0-9a-f]{32}$`).MatchString(link) {
+		t.Fatalf("link %q: want the game and a 128-bit invitation", link)
 	}
-	// Bob has a browser profile of his own (no shared storage).
-	bob, cancel := chromedp.NewContext(alice, chromedp.WithNewBrowserContext())
-	defer cancel()
+	id := regexp.MustCompile(`#/game/(\d+)/`).FindStringSubmatch(link)[1]
+	// The game's number alone takes no seat.
+	open(t, stranger, srv.URL+"/#/game/"+id+"/join")
+	waitJS(t, stranger, `document.querySelector("main .err") && document.querySelector("main .err").textContent.includes("Could not join")`)
+
 	open(t, bob, link)
-	waitJS(t, bob, `location.hash.match(/^#\/game\/[0-9a-z]+$/) && document.querySelectorAll("button.pit").length === 12`)
-	// Bob plays North, drawn at the bottom of his board.
-	if got := eval[string](t, bob, `document.querySelector("#bottomlabel").textContent`); got != "You (North)" {
-		t.Errorf("Bob's bottom label %q", got)
+	waitJS(t, bob, `location.hash === "#/game/`+id+`" && document.querySelectorAll("button.pit").length === 12`)
+	// Bob plays North, drawn at the bottom of his board; alice by name.
+	waitJS(t, bob, `document.querySelector("#bottomlabel").textContent === "You (North)" && document.querySelector("#toplabel").textContent === "alice (South)"`)
+	// The link is spent: the first who opened it owns the seat.
+	open(t, stranger, link)
+	waitJS(t, stranger, `document.querySelector("main .err") && document.querySelector("main .err").textContent.includes("Could not join")`)
+
+	// alice's second device: signed in, nothing else; her game is hers.
+	signIn(t, phone, srv.URL, "alice")
+	open(t, phone, srv.URL+"/?phone#/game/"+id)
+	waitJS(t, phone, `document.querySelector("#bottomlabel").textContent === "You (South)" && !document.querySelector("#controls").hidden`)
+	waitJS(t, phone, `document.querySelector('button.pit[data-side="S"][data-house="1"]:not(:disabled)')`)
+	if got := eval[string](t, phone, `localStorage.length + ""`); got != "0" {
+		t.Errorf("the second device keeps %s items in its storage", got)
 	}
-	waitJS(t, alice, `!document.querySelector("#joinlink") && document.querySelector('button.pit[data-side="S"][data-house="1"]:not(:disabled)')`)
-	click(t, alice, `button.pit[data-side="S"][data-house="1"]`)
+	click(t, phone, `button.pit[data-side="S"][data-house="1"]`)
+	waitJS(t, alice, `document.querySelector("#moves").textContent.startsWith("1. 1")`)
 	waitJS(t, bob, `document.querySelector("#moves").textContent.startsWith("1. 1") && document.querySelector('button.pit[data-side="N"][data-house="1"]:not(:disabled)')`)
 	if n := eval[int](t, bob, `document.querySelectorAll('button.pit[data-side="S"]:not(:disabled)').length`); n != 0 {
-		t.Errorf("Bob may sow Alice's houses: %d", n)
+		t.Errorf("Bob may sow alice's houses: %d", n)
 	}
 	click(t, bob, `button.pit[data-side="N"][data-house="1"]`)
 	waitJS(t, alice, `document.querySelector("#moves").textContent.startsWith("1. 1 1")`)
-	waitJS(t, bob, `document.querySelector("#status").textContent === "Alice to move…"`)
+	waitJS(t, bob, `document.querySelector("#status").textContent === "alice to move…"`)
 	shot(t, bob, "two-people-north")
-	// A casual game: Alice asks to take back her move; Bob accepts, and
+	// A casual game: alice asks to take back her move; Bob accepts, and
 	// the takeback (her move and his reply) shows on both pages.
 	click(t, alice, "#undo")
 	waitJS(t, alice, `document.querySelector("#takebackwait")`)
@@ -461,6 +505,41 @@ func TestBrowserTwoPeopleByLink(t *testing.T) {
 	click(t, bob, "#tbaccept")
 	for _, ctx := range []context.Context{alice, bob} {
 		waitJS(t, ctx, `document.querySelector("#moves").textContent === "(no moves yet)" && !document.querySelector("#takebackask") && !document.querySelector("#takebackwait")`)
+	}
+	// Both move again, and alice resigns from her phone.
+	waitJS(t, phone, `document.querySelector('button.pit[data-side="S"][data-house="2"]:not(:disabled)')`)
+	click(t, phone, `button.pit[data-side="S"][data-house="2"]`)
+	waitJS(t, bob, `document.querySelector('button.pit[data-side="N"][data-house="2"]:not(:disabled)')`)
+	click(t, bob, `button.pit[data-side="N"][data-house="2"]`)
+	waitJS(t, phone, `document.querySelector("#moves").textContent.startsWith("1. 2 2") && !document.querySelector("#resign").hidden && !document.querySelector("#resign").disabled`)
+	eval[bool](t, phone, `(window.confirm = () => true, true)`)
+	click(t, phone, "#resign")
+	waitJS(t, bob, `document.querySelector("#status").textContent.startsWith("You won") && document.querySelector("#status").textContent.includes("alice resigned")`)
+	waitJS(t, alice, `document.querySelector("#status").textContent.startsWith("bob won") && document.querySelector("#status").textContent.includes("You resigned")`)
+
+	// The lists, the record and the profiles: accounts, not words.
+	open(t, stranger, srv.URL+"/#/watch")
+	waitJS(t, stranger, `[...document.querySelectorAll("#gamelist li")].some(li => li.textContent.includes("alice vs bob"))`)
+	rec := evalAwait[string](t, stranger, `fetch("/api/games/`+id+`/record").then(r => r.text())`)
+	if !strings.Contains(rec, `[South "alice"]`) || !strings.Contains(rec, `[North "bob"]`) || !strings.Contains(rec, "alice resigned") {
+		t.Errorf("the record:\n%s", rec)
+	}
+	for _, name := range []string{"alice", "bob"} {
+		open(t, stranger, srv.URL+"/#/player/"+name)
+		waitJS(t, stranger, `[...document.querySelectorAll("main a")].some(a => a.getAttribute("href") === "#/game/`+id+`")`)
+	}
+
+	// The rematch: bob asks; alice's page offers to join it; each has their
+	// own seat, sides exchanged.
+	click(t, bob, "#rematch")
+	waitJS(t, bob, `location.hash !== "#/game/`+id+`" && document.querySelector("#bottomlabel").textContent === "You (South)"`)
+	re := strings.TrimPrefix(eval[string](t, bob, `location.hash`), "#/game/")
+	waitJS(t, alice, `document.querySelector("#rematch") && document.querySelector("#rematch").textContent === "Join the rematch"`)
+	click(t, alice, "#rematch")
+	waitJS(t, alice, `location.hash === "#/game/`+re+`" && document.querySelector("#bottomlabel").textContent === "You (North)" && document.querySelector("#toplabel").textContent.startsWith("bob")`)
+	b := evalAwait[string](t, stranger, `fetch("/api/games/`+re+`/board").then(r => r.json()).then(b => b.seats.map(s => s.id).join(" "))`)
+	if b != "user:bob user:alice" {
+		t.Errorf("the rematch's seats: %q", b)
 	}
 }
 

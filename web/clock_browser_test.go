@@ -14,11 +14,8 @@ import (
 // player and to a spectator, the one to move running; the person who lets
 // theirs run out loses, told in words.
 func TestBrowserLostOnTime(t *testing.T) {
-	srv, h := browserServer(t)
-	c, err := startGame(h, NewGame{Rules: kalah.Standard(), South: Human, North: "first", ClockMS: 8000, IncrementMS: 1000, Names: [2]string{"Ann", ""}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, _ := browserServer(t)
+	c := startAs(t, srv.URL, "Ann", NewGame{Rules: kalah.Standard(), South: Human, North: "first", ClockMS: 8000, IncrementMS: 1000})
 	ctx := browser(t, 900, 800)
 	open(t, ctx, srv.URL+"/#/play")
 	takeSeat(t, ctx, c.ID, 0, c.Tokens[0])
@@ -34,7 +31,12 @@ func TestBrowserLostOnTime(t *testing.T) {
 	waitJS(t, watcher, `document.querySelector("#clockbottom").classList.contains("running") && !document.querySelector("#clocktop").classList.contains("running")`)
 	first := eval[float64](t, watcher, `parseFloat(document.querySelector("#clockbottom").textContent)`)
 	waitJS(t, watcher, fmt.Sprintf(`parseFloat(document.querySelector("#clockbottom").textContent) < %f`, first))
-	// Ann lets her time run out: low-time colours, then the loss, in words.
+	// Ann moves once and first replies (before both have moved, running
+	// out of time only aborts the game); then she lets her time run out:
+	// low-time colours, then the loss, in words.
+	waitJS(t, ctx, `document.querySelector('button.pit[data-side="S"][data-house="1"]:not(:disabled)')`)
+	click(t, ctx, `button.pit[data-side="S"][data-house="1"]`)
+	waitJS(t, ctx, `document.querySelector("#moves").textContent.startsWith("1. 1 ")`)
 	waitJS(t, ctx, `document.querySelector("#clockbottom").classList.contains("low")`)
 	waitJS(t, ctx, `document.querySelector("#status").textContent.includes("You ran out of time")`)
 	if got := eval[string](t, ctx, `document.querySelector("#status").textContent`); !strings.HasPrefix(got, "first won") || !strings.HasSuffix(got, "— You ran out of time") {

@@ -1,6 +1,11 @@
 package web
 
 import (
+	"testing"
+	"net/http/cookiejar"
+	"net/http"
+	"io"
+	"bytes"
 	"context"
 	"encoding/json"
 	"strconv"
@@ -19,6 +24,7 @@ type (
 type Created struct {
 	ID     string
 	Tokens [2]string
+	Invite string
 }
 
 func (c *Created) UnmarshalJSON(b []byte) error {
@@ -26,14 +32,15 @@ func (c *Created) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &s); err != nil {
 		return err
 	}
-	c.ID, c.Tokens = strconv.FormatInt(s.ID, 10), s.Tokens
+	c.ID, c.Tokens, c.Invite = strconv.FormatInt(s.ID, 10), s.Tokens, s.Invite
 	return nil
 }
 
 // seatRequest is the body of a seat's request.
 type seatRequest struct {
-	Token string `json:"token"`
-	Move  string `json:"move,omitempty"`
+	Token  string `json:"token,omitempty"`
+	Move   string `json:"move,omitempty"`
+	Invite string `json:"invite,omitempty"`
 }
 
 // startGame starts a game on the page's server, as the API would.
@@ -42,7 +49,7 @@ func startGame(h *Handler, req NewGame) (Created, error) {
 	if err != nil {
 		return Created{}, err
 	}
-	return Created{ID: strconv.FormatInt(s.ID, 10), Tokens: s.Tokens}, nil
+	return Created{ID: strconv.FormatInt(s.ID, 10), Tokens: s.Tokens, Invite: s.Invite}, nil
 }
 
 // boardOf reads a game as the page draws it.
@@ -52,4 +59,33 @@ func boardOf(h *Handler, id string) (State, error) {
 		return State{}, err
 	}
 	return h.opts.Server.BoardOf(context.Background(), n)
+}
+
+// startAs signs up an account name on the page's server at base (over
+// HTTP, as a page would) and starts req there as that person: the game's
+// human seat is the account's.
+func startAs(t testing.TB, base, name string, req NewGame) Created {
+	t.Helper()
+	jar, _ := cookiejar.New(nil)
+	client := &http.Client{Jar: jar}
+	post := func(path string, body any, out any) {
+		t.Helper()
+		b, _ := json.Marshal(body)
+		resp, err := client.Post(base+path, "application/json", bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode/100 != 2 {
+			msg, _ := io.ReadAll(resp.Body)
+			t.Fatalf("POST %s: %d %s", path, resp.StatusCode, msg)
+		}
+		if out != nil {
+			json.NewDecoder(resp.Body).Decode(out)
+		}
+	}
+	post("/api/account/signup", map[string]string{"name": name, "password": "a long password"}, nil)
+	var c Created
+	post("/api/games", req, &c)
+	return c
 }

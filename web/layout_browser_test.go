@@ -32,7 +32,7 @@ func TestBrowserNoJumpOnLoad(t *testing.T) {
 		h.ServeHTTP(w, r)
 	}))
 	t.Cleanup(slow.Close)
-	g, err := srv.StartGame(context.Background(), server.GameRequest{Rules: kalah.Standard(), South: "human", North: "first", Names: [2]string{"Ann", ""}})
+	g, err := srv.StartGame(context.Background(), server.GameRequest{Rules: kalah.Standard(), South: "human", North: "first"})
 	if err != nil {
 		t.Fatal(err)
 	}

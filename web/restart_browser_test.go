@@ -65,7 +65,7 @@ func TestBrowserServerRestart(t *testing.T) {
 	}
 	first := start("127.0.0.1:0")
 	addr := first.http.Listener.Addr().String()
-	g, err := first.srv.StartGame(context.Background(), server.GameRequest{Rules: kalah.Standard(), South: "human", North: "first", Names: [2]string{"Ann", ""}})
+	g, err := first.srv.StartGame(context.Background(), server.GameRequest{Rules: kalah.Standard(), South: "human", North: "first"})
 	if err != nil {
 		t.Fatal(err)
 	}

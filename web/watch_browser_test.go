@@ -14,7 +14,7 @@ import (
 // many watch it.
 func TestBrowserWatchFilters(t *testing.T) {
 	srv, h := browserServer(t)
-	done, err := startGame(h, NewGame{Rules: kalah.Rules{Houses: 3, Seeds: 2}, South: "first", North: "greedy", Names: [2]string{"Fast", "Greedy"}})
+	done, err := startGame(h, NewGame{Rules: kalah.Rules{Houses: 3, Seeds: 2}, South: "first", North: "greedy"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,10 +23,7 @@ func TestBrowserWatchFilters(t *testing.T) {
 			break
 		}
 	}
-	live, err := startGame(h, NewGame{Rules: kalah.Standard(), South: Human, North: "greedy", Names: [2]string{"Ann", ""}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	live := startAs(t, srv.URL, "Ann", NewGame{Rules: kalah.Standard(), South: Human, North: "greedy"})
 	// Someone watches Ann's game.
 	ctx := browser(t, 900, 800)
 	watcher, cancel := chromedp.NewContext(ctx, chromedp.WithNewBrowserContext())
@@ -39,7 +36,7 @@ func TestBrowserWatchFilters(t *testing.T) {
 		eval[bool](t, ctx, `(() => { const e = document.querySelector("`+sel+`"); e.value = "`+v+`"; e.dispatchEvent(new Event("change")); return true })()`)
 	}
 	set("#wstatus", "finished")
-	waitJS(t, ctx, `document.querySelectorAll("#gamelist li.gameline").length === 1 && document.querySelector("#gamelist li").textContent.includes("Fast vs Greedy")`)
+	waitJS(t, ctx, `document.querySelectorAll("#gamelist li.gameline").length === 1 && document.querySelector("#gamelist li").textContent.includes("first vs greedy")`)
 	set("#wstatus", "")
 	set("#wplayer", "Ann")
 	waitJS(t, ctx, `document.querySelectorAll("#gamelist li.gameline").length === 1 && document.querySelector("#gamelist li").textContent.includes("Ann vs greedy")`)

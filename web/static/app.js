@@ -36,7 +36,12 @@ async function api(path, body) {
 }
 
 // ---- the account: sign up, sign in and out, bots (the server's /api/account) ----
-let me = null; // {name, bots} while signed in
+let me = null; // {name, id, bots} while signed in
+// myId is who this browser is on the server: the account signed in, or
+// the guest its cookie names ("guest:guest-..."); "" before it is anyone.
+// A seat is this page's own when its id is myId: nothing about seats is
+// kept in the browser.
+let myId = "";
 async function account(path, body) {
   const opt = body === undefined ? {} : {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)};
   const r = await fetch("/api/account" + path, opt);
@@ -45,7 +50,7 @@ async function account(path, body) {
   return data;
 }
 async function loadMe() {
-  try { me = await account(""); if (!me.name) me = null; } catch (e) { me = null; }
+  try { me = await account(""); myId = me.id || ""; if (!me.name) me = null; } catch (e) { me = null; myId = ""; }
   const a = $("#acct");
   if (a) a.textContent = me ? me.name : "Sign in";
 }
@@ -137,8 +142,23 @@ const settings = {
   },
   set animate(v) { localStorage.setItem("kalah.animate", v ? "on" : "off"); },
 };
-function seatOf(id) { try { return JSON.parse(localStorage.getItem("kalah.seat." + id)); } catch (e) { return null; } }
-function setSeat(id, seat, token) { localStorage.setItem("kalah.seat." + id, JSON.stringify({seat, token})); }
+// legacySeat is a seat the release before kept in this browser (its
+// token); seats are the server's now, by identity.
+function legacySeat(id) { try { return JSON.parse(localStorage.getItem("kalah.seat." + id)); } catch (e) { return null; } }
+// mySeat returns this page's seat in a game's board ({seat, token?}), or
+// null: the seat whose player is myId (the one to move, if both are).
+function mySeat(st, id) {
+  const mineIdx = st.seats.map((s, i) => s.id && s.id === myId ? i : -1).filter(i => i >= 0);
+  if (mineIdx.length) return {seat: mineIdx.includes(st.to_move_seat) ? st.to_move_seat : mineIdx[0]};
+  return legacySeat(id);
+}
+// seatBody is what a request on one's own game carries: nothing, or a
+// seat's token of the release before.
+function seatBody(mine, more) { return Object.assign(mine && mine.token ? {token: mine.token} : {}, more || {}); }
+// invites: the secret of a game's open seat, kept by the page that made
+// it to show its link.
+function keepInvite(id, secret) { localStorage.setItem("kalah.invite." + id, secret); }
+function inviteOf(id) { return localStorage.getItem("kalah.invite." + id); }
 
 // ---- rules form, shared by play and tournaments ----
 function rulesForm(legend) {
@@ -195,28 +215,24 @@ function viewPlay() {
   const clock = h("select", {id: "clock"}, [["0", "No clock"], ["f:60000:0", "1+0 (a minute a game)"], ["f:180000:2000", "3+2"], ["f:300000:3000", "5+3"], ["f:600000:0", "10+0"],
     ["10000", "10 s a move"], ["30000", "30 s a move"], ["60000", "1 min a move"]].map(([v, t]) => h("option", {value: v, text: t})));
   const casual = h("input", {type: "checkbox", id: "casual", checked: true});
-  const name = h("input", {id: "name", value: localStorage.getItem("kalah.name") || "", placeholder: "You", maxlength: 40});
   const err = h("p", {class: "err", role: "alert"});
   const form = h("form", {onsubmit: async e => {
     e.preventDefault();
     err.textContent = "";
     const r = rules.get(first.value === "me" ? "S" : "N");
-    localStorage.setItem("kalah.name", name.value);
-    if (opp.value === "human" && !me) {
-      err.replaceChildren("Playing a friend by link needs an account: ", h("a", {href: "#/account", text: "sign in or create one"}), ". A guest may play the computer.");
-      return;
-    }
     try {
-      const c = await api("games", {rules: r, south: "human", north: opp.value, names: [name.value || "You", opp.value === "human" ? "Guest" : ""],
+      const c = await api("games", {rules: r, south: "human", north: opp.value,
         casual: casual.checked, invite: opp.value === "human",
         ...(clock.value.startsWith("f:") ? {clock_ms: +clock.value.split(":")[1], increment_ms: +clock.value.split(":")[2]} : {per_move_ms: +clock.value})});
-      setSeat(c.id, 0, c.tokens[0]);
+      if (c.invite) keepInvite(c.id, c.invite);
+      await loadMe(); // a guest is someone now
       location.hash = "#/game/" + c.id;
     } catch (ex) { err.textContent = ex.message; }
   }},
     h("h2", {text: "Play a game"}),
     h("fieldset", {}, h("legend", {text: "Players"}),
-      h("label", {}, "Your name", name), h("label", {}, "Opponent", opp), h("label", {}, "Who starts", first),
+      h("p", {class: "muted", id: "playingas", text: me ? `You play as ${me.name}.` : (myId ? `You play as ${myId.replace(/^guest:/, "").slice(0, 12)} (a guest): sign in to play under your name.` : "You play as a guest: sign in to play under your name.")}),
+      h("label", {}, "Opponent", opp), h("label", {}, "Who starts", first),
       h("label", {}, "Clock", clock), h("label", {}, casual, "Casual (undo and hints)")),
     rules.el,
     h("p", {class: "muted", text: "You play the bottom row (South). Keys in a game: 1–9 sow a house, space lets the computer choose your move, u undo, h hint, ← → step through the moves."}),
@@ -349,7 +365,7 @@ function describeMove(st, m, me) {
 
 // ---- a game: play, watch or replay ----
 function viewGame(id) {
-  let st = null, mine = seatOf(id), shown = -1, cursor = null, busy = false, animating = false, queue = Promise.resolve();
+  let st = null, mine = legacySeat(id), shown = -1, cursor = null, busy = false, animating = false, queue = Promise.resolve();
   let frame = null; // the sowing frame on the board while animating
   let board = null, myBottom = "S";
   const status = h("div", {class: "status", id: "status", "aria-live": "off"}, "Loading the game…");
@@ -370,6 +386,8 @@ function viewGame(id) {
   const bAuto = btn("auto", "Computer moves for me (space)", () => auto(), "Space");
   const bUndo = btn("undo", "Undo (u)", () => act("takeback"), "u");
   const bResign = btn("resign", "Resign", () => { if (confirm("Resign this game?")) act("resign"); });
+  // Until both sides have moved a game may be called off, by either.
+  const bAbort = btn("abort", "Abort", () => act("abort"));
   // In a game between people without a clock, the win may be claimed from
   // an opponent who sits on their move (the server says when).
   const bClaim = btn("claim", "Claim the win", () => act("claim"));
@@ -384,9 +402,9 @@ function viewGame(id) {
   });
   const bSwap = btn("swap", "Swap sides (s)", () => play("swap"), "s");
   const clock = h("span", {id: "clock", class: "muted", "aria-live": "off"});
-  const controls = h("div", {class: "row", id: "controls"}, bSwap, bHint, bAuto, bUndo, bResign, bClaim, clock);
+  const controls = h("div", {class: "row", id: "controls"}, bSwap, bHint, bAuto, bUndo, bAbort, bResign, bClaim, clock);
   // As the game will most likely show them, so nothing moves when it comes.
-  controls.hidden = !mine; bSwap.hidden = true; bClaim.hidden = true;
+  controls.hidden = !mine && !myId; bSwap.hidden = true; bClaim.hidden = true; bAbort.hidden = true;
   // The game's clocks (a game on a clock): the top player's and the
   // bottom one's, both shown to players and spectators, the one to move
   // running from the server's reading.
@@ -494,6 +512,8 @@ function viewGame(id) {
     else s = `${sideName(st, st.to_move, me())} to move…`;
     if (!animating) status.textContent = s;
     controls.hidden = !mine;
+    bAbort.hidden = !(mine && st.abortable && st.live);
+    bResign.hidden = !!(mine && st.abortable && st.live);
     bSwap.hidden = !(live && myTurn() && st.legal.includes("swap"));
     const key = st.moves.length + ":" + st.version;
     if (myTurn() && turnKey.split(":")[0] !== String(st.moves.length)) { turnSince = performance.now(); }
@@ -516,9 +536,11 @@ function viewGame(id) {
     bLive.disabled = cursor === null;
     bReplay.disabled = replaying || total === 0;
     const open = st.seats.findIndex(s => s.human && !s.joined);
-    if (open >= 0 && mine) {
-      const url = location.origin + location.pathname + "#/game/" + id + "/join";
-      share.replaceChildren(h("p", {class: "panel"}, "Send this link to your opponent: ", h("a", {href: url, id: "joinlink"}, url)));
+    if (open >= 0 && mine && inviteOf(id) && !st.seats[open].id) {
+      const url = location.origin + location.pathname + "#/game/" + id + "/join/" + inviteOf(id);
+      share.replaceChildren(h("p", {class: "panel"}, "Send this link to your opponent (the first who opens it takes the seat): ", h("a", {href: url, id: "joinlink"}, url)));
+    } else if (open >= 0 && mine && st.seats[open].id) {
+      share.replaceChildren(h("p", {class: "panel", id: "rematchwait", text: `Waiting for ${st.seats[open].name || "your opponent"} to take their seat.`}));
     } else share.replaceChildren();
     if (st.over && cursor === null && shown === total) showSummary(); else summary.hidden = true;
   }
@@ -534,6 +556,7 @@ function viewGame(id) {
   function resultText() {
     const [s, n] = st.score;
     let r;
+    if (st.termination === "aborted") return "Game aborted" + (st.reason ? ` — ${st.reason.replace(/^Aborted: /, "")}` : "");
     if (st.result === "draw") r = "A draw";
     else {
       const winSide = st.result === "south" ? "S" : "N";
@@ -572,9 +595,7 @@ function viewGame(id) {
   async function rematch() {
     err.textContent = "";
     try {
-      const c = await api(`games/${id}/rematch`, {token: mine.token});
-      const seat = c.tokens.findIndex(t => t);
-      setSeat(c.id, seat, c.tokens[seat]);
+      const c = await api(`games/${id}/rematch`, seatBody(mine));
       location.hash = "#/game/" + c.id;
     } catch (ex) { err.textContent = ex.message; }
   }
@@ -621,9 +642,14 @@ function viewGame(id) {
     const first = st === null;
     const prev = st;
     // The answer to a move and the event stream race: keep the newest.
-    // Keep the newest; a takeback asked or declined changes no version.
-    if (prev && (ns.version < prev.version || (ns.version === prev.version && ns.takeback_ask === prev.takeback_ask))) return;
+    // Keep the newest; what changes no version (a takeback asked, a player
+    // gone or back) is taken from a state of the same version.
+    if (prev && (ns.version < prev.version || (ns.version === prev.version && ns.takeback_ask === prev.takeback_ask &&
+      JSON.stringify(ns.seats) === JSON.stringify(prev.seats) && ns.trouble === prev.trouble))) return;
     st = ns;
+    const was = mine;
+    mine = mySeat(ns, id);
+    if (prev && (was === null) !== (mine === null)) setup();
     clockAt = performance.now();
     if (prev && ns.moves.length > prev.moves.length) sound(ns.moves[ns.moves.length - 1].capture ? "capture" : "move");
     if (prev && ns.over && !prev.over) sound("end");
@@ -644,7 +670,7 @@ function viewGame(id) {
     err.textContent = "";
     busy = true; render();
     try {
-      const ns = await api(`games/${id}/${what}`, Object.assign({token: mine.token}, body || {}));
+      const ns = await api(`games/${id}/${what}`, seatBody(mine, body));
       const before = st ? st.moves.length : 0;
       if (what === "takeback") { cursor = null; st = null; update(ns); }
       else update(ns);
@@ -660,7 +686,7 @@ function viewGame(id) {
   async function hint() {
     if (!myTurn()) return;
     try {
-      const r = await api(`games/${id}/hint`, {token: mine.token});
+      const r = await api(`games/${id}/hint`, seatBody(mine));
       callout.textContent = r.move === "swap" ? "Hint: swap" : `Hint: house ${r.move}`;
       announce(callout.textContent);
       const c = board.cells[board.idx(st.to_move, +r.move)];
@@ -672,7 +698,7 @@ function viewGame(id) {
     if (!myTurn() || busy || animating) return;
     busy = true;
     try {
-      const r = await api(`games/${id}/hint`, {token: mine.token});
+      const r = await api(`games/${id}/hint`, seatBody(mine));
       busy = false;
       play(r.move);
     } catch (ex) { err.textContent = ex.message; busy = false; }
@@ -724,6 +750,13 @@ function viewGame(id) {
     else if (e.key === "End") { step(st.moves.length); e.preventDefault(); }
   };
 
+  // Once the game is over, a player's page looks now and then for the
+  // rematch the opponent may ask for, to offer it.
+  const rematchWatch = setInterval(async () => {
+    if (!st || !st.over || !mine || st.rematch || offline) return;
+    try { const ns = await api("games/" + id + "/board"); if (ns.rematch) { st.rematch = ns.rematch; announce("Your opponent asks for a rematch"); render(); } } catch (ex) { /* try again */ }
+  }, 2000);
+  cleanup.push(() => clearInterval(rematchWatch));
   const es = new EventSource(API + "games/" + id + "/board/events");
   es.addEventListener("state", ev => {
     const ns = JSON.parse(ev.data);
@@ -745,16 +778,22 @@ function viewGame(id) {
   cleanup.push(() => es.close());
 }
 
-async function viewJoin(id) {
+async function viewJoin(id, invite) {
   main.replaceChildren(h("p", {text: "Joining the game…"}));
-  if (seatOf(id)) { location.replace("#/game/" + id); return; }
   try {
-    const r = await api(`games/${id}/join`, {});
-    setSeat(id, r.seat, r.token);
+    if (!invite) throw new Error("this link has no invitation in it: ask for the whole link");
+    await api(`games/${id}/join`, {invite});
+    await loadMe(); // a guest is someone now
     location.replace("#/game/" + id);
   } catch (ex) {
     main.replaceChildren(h("p", {class: "err", text: "Could not join: " + ex.message + ". "}), h("a", {href: "#/game/" + id}, "Watch the game instead"));
   }
+}
+
+// resultWord says how a listed game ended.
+function resultWord(g) {
+  if (g.termination === "aborted") return "aborted";
+  return g.result === "draw" ? "draw" : g.result + " won";
 }
 
 // ---- watch: every game on the server ----
@@ -798,7 +837,7 @@ function viewWatch() {
         h("span", {},
           h("a", {href: "#/game/" + g.id}, `${g.south} vs ${g.north}`),
           ` — ${rulesName(g.rules)}, ${g.plies} moves, ${g.score.south}–${g.score.north} `,
-          h("strong", {text: g.status === "live" ? "live" : (g.result === "draw" ? "draw" : g.result + " won")}),
+          h("strong", {text: g.status === "live" ? "live" : resultWord(g)}),
           g.watchers ? h("span", {class: "muted", text: ` · ${g.watchers} watching`}) : null,
           g.tags && g.tags.Tournament ? h("span", {class: "muted"}, " (", h("a", {href: "#/tournament/" + g.tags.Tournament}, "tournament"), ")") : null)))
         : [h("li", {text: "No games here. Start one from the lobby or Tournaments."})]));
@@ -819,8 +858,8 @@ function viewLobby() {
     onclick: async () => {
       err.textContent = "";
       try {
-        const c = await api("games", {south: "human", north: l.spec, names: [localStorage.getItem("kalah.name") || "You", l.name], casual: true});
-        setSeat(c.id, 0, c.tokens[0]); location.hash = "#/game/" + c.id;
+        const c = await api("games", {south: "human", north: l.spec, casual: true});
+        await loadMe(); location.hash = "#/game/" + c.id;
       } catch (ex) { err.textContent = ex.message; }
     }}, l.name)));
   const preset = h("select", {id: "seekpreset"}, meta.presets.filter(p => !p.rules.pie || true).map(p => h("option", {value: p.rules.name, text: p.rules.name})));
@@ -845,12 +884,7 @@ function viewLobby() {
       if (!mySeek) return;
       try {
         const sk = await api(`seeks/${mySeek.id}`);
-        if (sk.game > 0 && sk.token) {
-          const b = await api(`games/${sk.game}/board`);
-          const seat = b.accounts.indexOf(me.name);
-          setSeat(String(sk.game), seat, sk.token);
-          stopWaiting(); location.hash = "#/game/" + sk.game;
-        }
+        if (sk.game > 0) { stopWaiting(); location.hash = "#/game/" + sk.game; }
       } catch (ex) { stopWaiting(); err.textContent = ex.message; }
     }, 700);
     load();
@@ -872,8 +906,7 @@ function viewLobby() {
           if (!me) { err.replaceChildren("Accepting a game needs an account: ", h("a", {href: "#/account", text: "sign in or create one"}), "."); return; }
           try {
             const c = await api(`seeks/${sk.id}/accept`, {});
-            const seat = c.tokens.findIndex(t => t);
-            setSeat(String(c.id), seat, c.tokens[seat]); location.hash = "#/game/" + c.id;
+            location.hash = "#/game/" + c.id;
           } catch (ex) { err.textContent = ex.message; load(); }
         }}))) : [h("li", {class: "muted", text: "No one is waiting. Seek a game above."})]));
       liveEl.replaceChildren(...(live.length ? live.slice(0, 20).map(g => h("li", {class: "gameline"}, miniBoard(g.position),
@@ -889,7 +922,7 @@ function viewLobby() {
           e.target.disabled = true; e.target.textContent = "Asking…";
           try {
             const c = await api(`bots/${encodeURIComponent(b)}/challenge`, {rules, clock_ms: 180000, increment_ms: 2000, rated: rated.checked});
-            setSeat(String(c.id), 0, c.tokens[0]); location.hash = "#/game/" + c.id;
+            location.hash = "#/game/" + c.id;
           } catch (ex) { err.textContent = ex.message; e.target.disabled = false; e.target.textContent = "Challenge (3+2)"; }
         }}))),
         ...bots.map(b => h("li", {class: "muted", text: `${b.name || b}: waiting for tournament games`})));
@@ -935,7 +968,7 @@ async function viewPlayer(name, params) {
     const rulesFilter = h("select", {id: "prules"}, h("option", {value: "", text: "any"}), [...new Set(p.games.map(g => rulesName(g.rules)))].map(n => h("option", {value: n, text: n})));
     const list = h("ul", {class: "games", id: "playergames"});
     const drawList = () => list.replaceChildren(...p.games.filter(g => !rulesFilter.value || rulesName(g.rules) === rulesFilter.value).map(g => h("li", {}, h("a", {href: "#/game/" + g.id}, `${g.south} vs ${g.north}`),
-      ` — ${rulesName(g.rules)}, ${g.score.south}–${g.score.north}, ${g.result === "draw" ? "draw" : g.result + " won"}`)));
+      ` — ${rulesName(g.rules)}, ${g.score.south}–${g.score.north}, ${resultWord(g)}`)));
     rulesFilter.addEventListener("change", drawList);
     if (p.history.length > 1) {
       const w = 600, hgt = 160, xs = p.history.map((_, i) => i), ys = p.history.map(x => x.rating);
@@ -1219,10 +1252,10 @@ function route() {
   const [path, query] = (location.hash.slice(1) || "/lobby").split("?");
   const params = new URLSearchParams(query || "");
   const parts = path.split("/").filter(Boolean);
-  const section = parts[0] === "game" && seatOf(parts[1]) ? "play" : ({game: "watch", tournament: "tournaments", player: "ratings"}[parts[0]] || parts[0]);
+  const section = parts[0] === "game" && legacySeat(parts[1]) ? "play" : ({game: "watch", tournament: "tournaments", player: "ratings"}[parts[0]] || parts[0]);
   for (const a of document.querySelectorAll("nav a")) a.toggleAttribute("aria-current", a.dataset.nav === section) && a.setAttribute("aria-current", "page");
   switch (parts[0]) {
-    case "game": if (parts[2] === "join") viewJoin(parts[1]); else viewGame(parts[1]); break;
+    case "game": if (parts[2] === "join") viewJoin(parts[1], parts[3]); else viewGame(parts[1]); break;
     case "watch": viewWatch(); break;
     case "analyze": viewAnalyze(params); break;
     case "tournaments": viewTournaments(); break;
