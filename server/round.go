@@ -220,6 +220,7 @@ type loop struct {
 	trouble     string
 	answers     chan answer
 	subs        map[chan Event]*sub
+	outbox      []Event // events for subscribers, told once the view shows them
 	watchers    map[*conn]struct{}
 	pending     []<-chan error // moves being committed, with AsyncMoves
 	timer       *time.Timer
@@ -906,23 +907,37 @@ func (l *loop) broadcast(msgs ...line.Msg) {
 	}
 }
 
-// publishEvent hands an event to subscribers; one that does not keep up
-// is dropped (its channel closed).
+// publishEvent queues an event for subscribers: publish hands it on once
+// the view shows what it tells, so that a subscriber who looks at the
+// view on hearing of it sees the change.
 func (l *loop) publishEvent(e Event) {
 	e.Game = l.r.id
-	for ch, sb := range l.subs {
-		select {
-		case ch <- e:
-		default:
-			close(ch)
-			delete(l.subs, ch)
-			l.unview(sb)
-		}
-	}
+	l.outbox = append(l.outbox, e)
 }
 
-// publish replaces the round's view with the state as it is now.
+// deliver hands the queued events to subscribers; one that does not keep
+// up is dropped (its channel closed).
+func (l *loop) deliver() {
+	for len(l.outbox) > 0 {
+		e := l.outbox[0]
+		l.outbox = l.outbox[1:]
+		for ch, sb := range l.subs {
+			select {
+			case ch <- e:
+			default:
+				close(ch)
+				delete(l.subs, ch)
+				l.unview(sb) // may queue an event of its own
+			}
+		}
+	}
+	l.outbox = nil
+}
+
+// publish replaces the round's view with the state as it is now, then
+// delivers the events queued meanwhile.
 func (l *loop) publish() {
+	defer l.deliver()
 	v := &view{g: l.g.Clone(), millis: append([]int64(nil), l.millis...), tags: maps.Clone(l.tags), ref: l.ref,
 		casual: l.casual, running: -1, takebackAsk: l.takebackAsk, reason: l.reason, trouble: l.trouble,
 		watchers: len(l.subs) + len(l.watchers), over: l.over, openingPlies: l.opening}
