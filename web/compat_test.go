@@ -1,14 +1,14 @@
 package web
 
 import (
-	"testing"
-	"net/http/cookiejar"
-	"net/http"
-	"io"
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
 	"strconv"
+	"testing"
 
 	"kalah/server"
 )
