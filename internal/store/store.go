@@ -193,6 +193,10 @@ func Open(path string) (*Store, error) {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
 	wdb.SetMaxOpenConns(1)
+	if err := renameOldTournamentTables(wdb); err != nil {
+		wdb.Close()
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
 	if _, err := wdb.Exec(schema); err != nil {
 		wdb.Close()
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
@@ -651,7 +655,7 @@ func hashToken(token string, salt []byte) []byte {
 
 // schemaVersion is the PRAGMA user_version of a database this release
 // writes; migrate brings older ones up to it, one step at a time.
-const schemaVersion = 3
+const schemaVersion = 4
 
 // migrations[v] takes a database from user_version v to v+1.
 var migrations = []func(tx *sql.Tx) error{
@@ -721,6 +725,8 @@ CREATE TABLE IF NOT EXISTS rating_history (
 CREATE INDEX IF NOT EXISTS rating_history_name ON rating_history(name, pool, at);`)
 		return err
 	},
+	// 3 -> 4: package tournament's tables (tournaments.go).
+	migrateTournaments,
 }
 
 func hasColumn(tx *sql.Tx, table, column string) (bool, error) {
