@@ -45,7 +45,7 @@ func TestArrangedHTTPErrors(t *testing.T) {
 		{"unknown player", js, `{"south":"greedy","north":"nosuchplayer"}`, 400, "nosuchplayer"},
 		{"bad bot name", js, `{"south":"bot:a b","north":"greedy"}`, 400, "bot's name"},
 		{"bot plays itself", js, `{"south":"bot:alice","north":"bot:alice"}`, 403, "itself"},
-		{"exec refused", js, `{"south":"exec:true","north":"greedy"}`, 403, "exec"},
+		{"a stranger's bot", js, `{"south":"bot:alice","north":"greedy"}`, 403, "not yours"},
 		{"negative clock", js, `{"south":"greedy","north":"first","per_move_ms":-1}`, 400, "per_move_ms"},
 		{"bad rules", js, `{"south":"greedy","north":"first","rules":{"houses":99,"seeds":1}}`, 400, ""},
 		{"bad opening", js, `{"south":"greedy","north":"first","opening":[9]}`, 400, "opening"},
@@ -71,10 +71,19 @@ func TestArrangedHTTPErrors(t *testing.T) {
 	if _, err := r.PlayArranged(context.Background(), Arranged{South: "greedy", North: "first"}); !errors.Is(err, ErrBusy) {
 		t.Errorf("remote on a full server: %v", err)
 	}
-	if _, err := r.PlayArranged(context.Background(), Arranged{South: "exec:true", North: "first"}); !errors.Is(err, ErrForbidden) {
-		t.Errorf("remote exec: %v", err)
-	}
 	ts.srv.Move(st.ID, st.Tokens[1], kalah.NoMove) // resign, freeing the place
+	// A player the server does not start (a program, where programs are
+	// not allowed) is not refused: it loses its game, stored with the
+	// reason.
+	deadline := time.Now().Add(10 * time.Second)
+	for len(ts.srv.LiveGames()) > 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	res, err := r.PlayArranged(context.Background(), Arranged{South: "exec:true", North: "first"})
+	if err != nil || res.Record.Termination != kalah.Crash || res.Record.Result != kalah.NorthWins || !strings.Contains(res.Reason, "exec") {
+		t.Fatalf("remote exec: %+v, %v", res, err)
+	}
+	checkStored(t, ts.st, res.ID, nil)
 }
 
 func TestArrangedHTTPGame(t *testing.T) {

@@ -1,4 +1,4 @@
-package botexec
+package server
 
 import (
 	"context"
@@ -11,22 +11,15 @@ import (
 	"testing/synctest"
 	"time"
 
-	"go.uber.org/goleak"
-
 	"kalah"
 	"kalah/match"
-	"kalah/server"
 	"kalah/tournament"
 )
 
-func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
-}
-
-// fakeServer plays every game instantly after a pause, with each mover
+// fakeArranged plays every game instantly after a pause, with each mover
 // sowing its first legal house, and checks that no bot plays two games at
 // once.
-type fakeServer struct {
+type fakeArranged struct {
 	t       *testing.T
 	pause   time.Duration
 	fail    func(n int) error // n counts calls from 1; nil error: play
@@ -35,22 +28,20 @@ type fakeServer struct {
 	playing map[string]bool
 	running int
 	most    int // games in flight at once, at most
-	games   []server.Arranged
+	games   []Arranged
 }
 
-func (f *fakeServer) WaitingBots() []string { return nil }
-
-func (f *fakeServer) PlayArranged(ctx context.Context, a server.Arranged) (server.ArrangedResult, error) {
+func (f *fakeArranged) PlayArranged(ctx context.Context, a Arranged) (ArrangedResult, error) {
 	f.mu.Lock()
 	f.calls++
 	n := f.calls
 	f.mu.Unlock()
 	if f.fail != nil {
 		if err := f.fail(n); err != nil {
-			return server.ArrangedResult{}, err
+			return ArrangedResult{}, err
 		}
 	}
-	bots := Bots(tournament.Job{South: a.South, North: a.North})
+	bots := TournamentBots(tournament.Job{South: a.South, North: a.North})
 	f.mu.Lock()
 	for _, b := range bots {
 		if b == "" {
@@ -78,12 +69,12 @@ func (f *fakeServer) PlayArranged(ctx context.Context, a server.Arranged) (serve
 	}
 	f.mu.Unlock()
 	if err != nil {
-		return server.ArrangedResult{}, err
+		return ArrangedResult{}, err
 	}
 	r := a.Rules
 	g, err := kalah.NewGame(r)
 	if err != nil {
-		return server.ArrangedResult{}, err
+		return ArrangedResult{}, err
 	}
 	for _, m := range a.Opening {
 		g.Play(m)
@@ -96,18 +87,18 @@ func (f *fakeServer) PlayArranged(ctx context.Context, a server.Arranged) (serve
 	}
 	rec := g.Record()
 	rec.Players = kalah.Players{South: a.South, North: a.North}
-	return server.ArrangedResult{ID: int64(n), Record: rec}, nil
+	return ArrangedResult{ID: int64(n), Record: rec}, nil
 }
 
-// recorder is an executor for the jobs without bots: it records them and
+// recordingExec is an executor for the jobs without bots: it records them and
 // fails if told to.
-type recorder struct {
+type recordingExec struct {
 	mu   sync.Mutex
 	jobs []tournament.Job
 	err  error
 }
 
-func (r *recorder) Execute(ctx context.Context, jobs []tournament.Job, commit func([]tournament.Result) error) error {
+func (r *recordingExec) Execute(ctx context.Context, jobs []tournament.Job, commit func([]tournament.Result) error) error {
 	r.mu.Lock()
 	r.jobs = append(r.jobs, jobs...)
 	r.mu.Unlock()
@@ -122,7 +113,7 @@ func (r *recorder) Execute(ctx context.Context, jobs []tournament.Job, commit fu
 	return nil
 }
 
-func jobs(pairs ...string) []tournament.Job {
+func tjobs(pairs ...string) []tournament.Job {
 	var out []tournament.Job
 	for i := 0; i < len(pairs); i += 2 {
 		out = append(out, tournament.Job{Tournament: 3, Game: tournament.Scheduled{ID: int64(i/2 + 1), Round: 1, Seed: uint64(40 + i)},
@@ -131,12 +122,12 @@ func jobs(pairs ...string) []tournament.Job {
 	return out
 }
 
-func TestExecutorSplitsAndKeepsBotsToOneGame(t *testing.T) {
+func TestTournamentExecutorSplitsAndKeepsBotsToOneGame(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := &fakeServer{t: t, pause: time.Second, playing: map[string]bool{}}
-		rest := &recorder{}
-		x := &Executor{Server: f, Rest: rest}
-		js := jobs("bot:alice", "bot:bob", "bot:alice", "greedy", "bot:carol", "first", "random", "first", "bot:bob", "bot:carol", "greedy", "bot:bob")
+		f := &fakeArranged{t: t, pause: time.Second, playing: map[string]bool{}}
+		rest := &recordingExec{}
+		x := &TournamentExecutor{Server: f, Rest: rest}
+		js := tjobs("bot:alice", "bot:bob", "bot:alice", "greedy", "bot:carol", "first", "random", "first", "bot:bob", "bot:carol", "greedy", "bot:bob")
 		var got []tournament.Result
 		var mu sync.Mutex
 		inCommit := false
@@ -168,7 +159,7 @@ func TestExecutorSplitsAndKeepsBotsToOneGame(t *testing.T) {
 		}
 		for _, r := range got {
 			j := js[r.GameID-1]
-			if !OnServer(j) {
+			if !HasBot(j) {
 				continue
 			}
 			kg, err := r.Record.Game()
@@ -180,7 +171,7 @@ func TestExecutorSplitsAndKeepsBotsToOneGame(t *testing.T) {
 				t.Errorf("game %d seeds %d-%d, record %d-%d", r.GameID, r.SouthSeeds, r.NorthSeeds, s, n)
 			}
 		}
-		i := slices.IndexFunc(f.games, func(a server.Arranged) bool { return a.South == "bot:alice" && a.North == "bot:bob" })
+		i := slices.IndexFunc(f.games, func(a Arranged) bool { return a.South == "bot:alice" && a.North == "bot:bob" })
 		a := f.games[i]
 		if a.Seeds != [2]uint64{match.GameSeed(40, 0, 0), match.GameSeed(40, 0, 1)} || a.Tags["Tournament"] != "3" || a.Tags["Game"] != "1" || a.Tags["Event"] != "t" {
 			t.Errorf("arranged %+v", a)
@@ -188,71 +179,90 @@ func TestExecutorSplitsAndKeepsBotsToOneGame(t *testing.T) {
 	})
 }
 
-func TestPlayRetries(t *testing.T) {
+func TestTournamentExecutorRetries(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		// A full server is asked again until it has room.
-		f := &fakeServer{t: t, playing: map[string]bool{}, fail: func(n int) error {
+		f := &fakeArranged{t: t, playing: map[string]bool{}, fail: func(n int) error {
 			if n <= 3 {
-				return fmt.Errorf("%w: full", server.ErrBusy)
+				return fmt.Errorf("%w: full", ErrBusy)
 			}
 			return nil
 		}}
 		start := time.Now()
 		var started int64
-		r, err := Play(t.Context(), f, jobs("bot:alice", "greedy")[0], Options{Worker: "w", OnStart: func(id int64) { started = id }})
+		r, err := (&TournamentExecutor{Server: f, Worker: "w", OnStart: func(_ tournament.Job, id int64) { started = id }}).Play(t.Context(), tjobs("bot:alice", "greedy")[0])
 		if err != nil || r.Worker != "w" || started != 4 || time.Since(start) != 3*time.Second {
 			t.Fatalf("%+v %v after %v, started %d", r, err, time.Since(start), started)
 		}
 		// A server that cannot be reached is tried for a while, then not.
-		f = &fakeServer{t: t, fail: func(int) error { return fmt.Errorf("%w: refused", server.ErrUnavailable) }}
+		f = &fakeArranged{t: t, fail: func(int) error { return fmt.Errorf("%w: refused", ErrUnavailable) }}
 		start = time.Now()
-		_, err = Play(t.Context(), f, jobs("bot:alice", "greedy")[0], Options{Unavailable: time.Minute})
-		if !errors.Is(err, server.ErrUnavailable) || time.Since(start) < time.Minute || time.Since(start) > 2*time.Minute {
+		_, err = (&TournamentExecutor{Server: f, Unavailable: time.Minute}).Play(t.Context(), tjobs("bot:alice", "greedy")[0])
+		if !errors.Is(err, ErrUnavailable) || time.Since(start) < time.Minute || time.Since(start) > 2*time.Minute {
 			t.Fatalf("%v after %v", err, time.Since(start))
 		}
 		// Anything else is returned at once.
-		f = &fakeServer{t: t, fail: func(int) error { return fmt.Errorf("%w: exec", server.ErrForbidden) }}
-		if _, err := Play(t.Context(), f, jobs("bot:alice", "exec:x")[0], Options{}); !errors.Is(err, server.ErrForbidden) || f.calls != 1 {
+		f = &fakeArranged{t: t, fail: func(int) error { return fmt.Errorf("%w: exec", ErrForbidden) }}
+		if _, err := (&TournamentExecutor{Server: f}).Play(t.Context(), tjobs("bot:alice", "exec:x")[0]); !errors.Is(err, ErrForbidden) || f.calls != 1 {
 			t.Fatalf("%v after %d calls", err, f.calls)
 		}
 		// Ending ctx ends the wait for room.
 		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 		defer cancel()
-		f = &fakeServer{t: t, fail: func(int) error { return server.ErrBusy }}
-		if _, err := Play(ctx, f, jobs("bot:alice", "greedy")[0], Options{}); !errors.Is(err, context.DeadlineExceeded) {
+		f = &fakeArranged{t: t, fail: func(int) error { return ErrBusy }}
+		if _, err := (&TournamentExecutor{Server: f}).Play(ctx, tjobs("bot:alice", "greedy")[0]); !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatal(err)
 		}
 	})
 }
 
-func TestExecutorStopsAtAnError(t *testing.T) {
+func TestTournamentExecutorStopsAtAnError(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := &fakeServer{t: t, pause: time.Second, playing: map[string]bool{}, fail: func(n int) error {
+		f := &fakeArranged{t: t, pause: time.Second, playing: map[string]bool{}, fail: func(n int) error {
 			if n == 2 {
-				return server.ErrForbidden
+				return ErrForbidden
 			}
 			return nil
 		}}
-		x := &Executor{Server: f, Rest: &recorder{}}
+		x := &TournamentExecutor{Server: f, Rest: &recordingExec{}}
 		var got []int64
-		err := x.Execute(t.Context(), jobs("bot:a", "greedy", "bot:b", "exec:x", "bot:a", "first", "bot:c", "first"), func(rs []tournament.Result) error {
+		err := x.Execute(t.Context(), tjobs("bot:a", "greedy", "bot:b", "exec:x", "bot:a", "first", "bot:c", "first"), func(rs []tournament.Result) error {
 			for _, r := range rs {
 				got = append(got, r.GameID)
 			}
 			return nil
 		})
-		if !errors.Is(err, server.ErrForbidden) || strings.Contains(err.Error(), "canceled") {
+		if !errors.Is(err, ErrForbidden) || strings.Contains(err.Error(), "canceled") {
 			t.Fatalf("err %v", err)
 		}
 		if slices.Contains(got, 2) {
 			t.Errorf("results %v", got)
 		}
 		// The other executor's failure stops the server's games too.
-		rest := &recorder{err: errors.New("nats down")}
-		x = &Executor{Server: &fakeServer{t: t, pause: time.Hour, playing: map[string]bool{}}, Rest: rest}
-		err = x.Execute(t.Context(), jobs("bot:a", "greedy", "random", "first"), func([]tournament.Result) error { return nil })
+		rest := &recordingExec{err: errors.New("nats down")}
+		x = &TournamentExecutor{Server: &fakeArranged{t: t, pause: time.Hour, playing: map[string]bool{}}, Rest: rest}
+		err = x.Execute(t.Context(), tjobs("bot:a", "greedy", "random", "first"), func([]tournament.Result) error { return nil })
 		if err != rest.err {
 			t.Fatalf("err %v", err)
+		}
+	})
+}
+
+// TestTournamentExecutorAllOnServer: without Rest every job is played on
+// the server, games without bots too, Parallel at a time.
+func TestTournamentExecutorAllOnServer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		for _, parallel := range []int{1, 2} {
+			f := &fakeArranged{t: t, pause: time.Second, playing: map[string]bool{}}
+			x := &TournamentExecutor{Server: f, Parallel: parallel}
+			js := tjobs("greedy", "first", "first", "greedy", "random", "bot:a", "bot:b", "random")
+			n := 0
+			if err := x.Execute(t.Context(), js, func(rs []tournament.Result) error { n += len(rs); return nil }); err != nil {
+				t.Fatal(err)
+			}
+			if n != len(js) || len(f.games) != len(js) || f.most != parallel {
+				t.Errorf("parallel %d: %d results, %d games on the server, at most %d at once", parallel, n, len(f.games), f.most)
+			}
 		}
 	})
 }
