@@ -245,13 +245,14 @@ func (s *Server) StartGame(ctx context.Context, req GameRequest) (Started, error
 			su.tags[tagInc] = strconv.FormatInt(inc.Milliseconds(), 10)
 		}
 	}
+	plies := g.Len() // read before begin: then the game's goroutine owns g
 	id, err := s.begin(g, es, su)
 	if err != nil {
 		return Started{}, err
 	}
 	out.ID = id
 	if humans > 0 {
-		s.abortIfIdle(id, g.Len())
+		s.abortIfIdle(id, plies)
 	}
 	return out, nil
 }
