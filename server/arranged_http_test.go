@@ -15,6 +15,7 @@ import (
 
 	"kalah"
 	"kalah/internal/store"
+	"kalah/player"
 )
 
 // postArranged sends a body to POST /api/arranged.
@@ -72,18 +73,29 @@ func TestArrangedHTTPErrors(t *testing.T) {
 		t.Errorf("remote on a full server: %v", err)
 	}
 	ts.srv.Move(st.ID, st.Tokens[1], kalah.NoMove) // resign, freeing the place
-	// A player the server does not start (a program, where programs are
-	// not allowed) is not refused: it loses its game, stored with the
-	// reason.
-	deadline := time.Now().Add(10 * time.Second)
-	for len(ts.srv.LiveGames()) > 0 && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
+}
+
+// TestArrangedRefusedSeatForfeits: a player the server does not start (a
+// program, where programs are not allowed; one over its limits) is not
+// refused: it loses its game, stored with the reason.
+func TestArrangedRefusedSeatForfeits(t *testing.T) {
+	ts := newTestServer(t, "", Config{Limits: player.Limits{Time: 50 * time.Millisecond}})
+	r, err := Dial(context.Background(), ts.http.URL)
+	if err != nil {
+		t.Fatal(err)
 	}
-	res, err := r.PlayArranged(context.Background(), Arranged{South: "exec:true", North: "first"})
-	if err != nil || res.Record.Termination != kalah.Crash || res.Record.Result != kalah.NorthWins || !strings.Contains(res.Reason, "exec") {
-		t.Fatalf("remote exec: %+v, %v", res, err)
+	for _, c := range []struct{ south, reason string }{
+		{"exec:true", "exec"},
+		{"test-spy:time=1s", "over this server's limits"},
+	} {
+		res, err := r.PlayArranged(context.Background(), Arranged{South: c.south, North: "first"})
+		if err != nil || res.Record.Termination != kalah.Crash || res.Record.Result != kalah.NorthWins || !strings.Contains(res.Reason, c.reason) {
+			t.Fatalf("%s: %+v, %v", c.south, res, err)
+		}
+		if rec := checkStored(t, ts.st, res.ID, nil); len(rec.Moves) != 0 {
+			t.Errorf("%s: moves %v", c.south, rec.Moves)
+		}
 	}
-	checkStored(t, ts.st, res.ID, nil)
 }
 
 func TestArrangedHTTPGame(t *testing.T) {

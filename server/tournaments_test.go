@@ -320,7 +320,7 @@ func TestTournamentsOverHTTP(t *testing.T) {
 		{"human", NewTournament{Rules: small, Players: []string{"first", "human"}}},
 		{"unknown", NewTournament{Rules: small, Players: []string{"first", "nobody"}}},
 		{"program", NewTournament{Rules: small, Players: []string{"first", "exec:true"}}},
-		{"over the server's limits", NewTournament{Rules: small, Players: []string{"first", "alphabeta:time=2s"}}},
+		{"over the server's limits", NewTournament{Rules: small, Players: []string{"first", "test-spy:time=2s"}}},
 		{"a bot twice", NewTournament{Rules: small, Players: []string{"bot:alice", "bot:alice"}}},
 		{"bad rules", NewTournament{Rules: kalah.Rules{}, Players: []string{"first", "greedy"}}},
 		{"rounds", NewTournament{Rules: small, Players: []string{"first", "greedy"}, Rounds: 99}},
