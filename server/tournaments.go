@@ -32,10 +32,11 @@ type Tournaments struct {
 	log  *slog.Logger
 	runs sync.WaitGroup
 
-	mu      sync.Mutex
-	gameIDs map[int64]int64 // a tournament game's id to its server game
-	running map[int64]bool
-	errs    map[int64]string
+	mu       sync.Mutex
+	gameIDs  map[int64]int64 // a tournament game's id to its server game
+	running  map[int64]bool
+	errs     map[int64]string
+	stopping bool // Wait was called: no run starts any more
 }
 
 // TournamentOptions configure StartTournaments.
@@ -95,8 +96,14 @@ func (s *Server) StartTournaments(ctx context.Context, o TournamentOptions) (*To
 func (t *Tournaments) Store() *tournament.Store { return t.st }
 
 // Wait waits until every tournament run has stopped (after the context
-// StartTournaments was given ends).
-func (t *Tournaments) Wait() { t.runs.Wait() }
+// StartTournaments was given ends); no tournament starts after it is
+// called.
+func (t *Tournaments) Wait() {
+	t.mu.Lock()
+	t.stopping = true
+	t.mu.Unlock()
+	t.runs.Wait()
+}
 
 // NewTournament asks for a round robin (every pair of players meets
 // Rounds times on each side), a gauntlet or a Swiss tournament.
@@ -214,8 +221,11 @@ func (t *Tournaments) Create(ctx context.Context, org Organizer, req NewTourname
 		cfg.Name = "Web tournament"
 	}
 	t.mu.Lock()
-	busy := t.busyLocked()
+	busy, stopping := t.busyLocked(), t.stopping || t.ctx.Err() != nil
 	t.mu.Unlock()
+	if stopping {
+		return "", fmt.Errorf("%w: the server's tournaments are stopping", ErrClosed)
+	}
 	if busy {
 		return "", fmt.Errorf("%w: %d tournaments are running, the most this server runs at once", ErrBusy, t.max)
 	}
@@ -226,7 +236,9 @@ func (t *Tournaments) Create(ctx context.Context, org Organizer, req NewTourname
 		}
 		return "", err
 	}
-	t.start(id)
+	if !t.start(id) {
+		return "", fmt.Errorf("%w: the server's tournaments are stopping; tournament %d starts with them next time", ErrClosed, id)
+	}
 	t.log.Info("tournament created", "tournament", id, "by", org.Account, "admin", org.Admin, "players", len(cfg.Players))
 	return strconv.FormatInt(id, 10), nil
 }
@@ -272,13 +284,18 @@ func (s *Server) mayEnter(ctx context.Context, org Organizer, name string) error
 	return fmt.Errorf("%w: bot %s is not yours and does not take tournament games now: its owner may enter it, or the bot accepts them itself by logging in and sending wait (kalah bot --wait)", ErrForbidden, name)
 }
 
-// start runs tournament id in the background.
-func (t *Tournaments) start(id int64) {
+// start runs tournament id in the background, unless it runs already or
+// the tournaments are stopping.
+func (t *Tournaments) start(id int64) bool {
 	t.mu.Lock()
+	if t.stopping || t.ctx.Err() != nil || t.running[id] {
+		t.mu.Unlock()
+		return false
+	}
 	t.running[id] = true
 	delete(t.errs, id)
-	t.mu.Unlock()
 	t.runs.Add(1)
+	t.mu.Unlock()
 	go func() {
 		defer t.runs.Done()
 		x := &TournamentExecutor{Server: t.srv, Parallel: 1, Wait: t.wait, Log: t.log, OnStart: func(job tournament.Job, game int64) {
@@ -295,6 +312,7 @@ func (t *Tournaments) start(id int64) {
 			t.log.Error("tournament stopped", "tournament", id, "err", err)
 		}
 	}()
+	return true
 }
 
 // busyLocked reports whether as many tournaments as allowed are running;
@@ -331,8 +349,9 @@ func (t *Tournaments) Resume(ctx context.Context) ([]string, error) {
 		if skip {
 			continue
 		}
-		t.start(in.ID)
-		out = append(out, strconv.FormatInt(in.ID, 10))
+		if t.start(in.ID) {
+			out = append(out, strconv.FormatInt(in.ID, 10))
+		}
 	}
 	return out, nil
 }

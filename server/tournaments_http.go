@@ -102,7 +102,7 @@ func (t *Tournaments) fail(w http.ResponseWriter, r *http.Request, err error) {
 		code = http.StatusUnauthorized
 	case errors.Is(err, ErrForbidden):
 		code = http.StatusForbidden
-	case errors.Is(err, ErrBusy), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+	case errors.Is(err, ErrBusy), errors.Is(err, ErrClosed), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		w.Header().Set("Retry-After", "5")
 		code = http.StatusServiceUnavailable
 	}
