@@ -43,6 +43,10 @@ type TournamentExecutor struct {
 	// Wait bounds how long a game waits for a bot that is not free; zero
 	// means the server's Config.ArrangedWait.
 	Wait time.Duration
+	// Unlimited, if set, is the clock of a job whose own has neither a
+	// limit a move nor a budget: the server's own tournaments take the
+	// server's clock, so no game of theirs thinks without end.
+	Unlimited *tournament.Clock
 	// Worker names the results' worker; "server" when empty.
 	Worker string
 	// OnStart, if set, is called with a job and its game's id on the
@@ -201,8 +205,13 @@ func (x *TournamentExecutor) Play(ctx context.Context, job tournament.Job) (tour
 	if job.Name != "" {
 		tags["Event"] = job.Name
 	}
+	clock := job.Clock
+	if x.Unlimited != nil && clock.PerMove <= 0 && clock.Budget <= 0 {
+		u := *x.Unlimited
+		clock.PerMove, clock.Budget, clock.Increment = u.PerMove, u.Budget, u.Increment
+	}
 	a := Arranged{Rules: job.Rules, South: job.South, North: job.North, Opening: g.Opening,
-		PerMove: job.Clock.PerMove, Budget: job.Clock.Budget, Increment: job.Clock.Increment, Grace: job.Clock.Grace, Delay: job.Clock.Delay,
+		PerMove: clock.PerMove, Budget: clock.Budget, Increment: clock.Increment, Grace: clock.Grace, Delay: clock.Delay,
 		Seeds: [2]uint64{match.GameSeed(g.Seed, 0, 0), match.GameSeed(g.Seed, 0, 1)}, Tags: tags, Wait: x.Wait,
 		OnStart: func(id int64) {
 			if x.Log != nil {

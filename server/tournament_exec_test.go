@@ -266,3 +266,34 @@ func TestTournamentExecutorAllOnServer(t *testing.T) {
 		}
 	})
 }
+
+// TestTournamentExecutorUnlimitedClock: a job without a limit a move or a
+// budget takes the Unlimited clock (the server's, for its tournaments);
+// a job with a clock of its own keeps it.
+func TestTournamentExecutorUnlimitedClock(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := &fakeArranged{t: t, playing: map[string]bool{}}
+		x := &TournamentExecutor{Server: f, Unlimited: &tournament.Clock{PerMove: 10 * time.Second, Increment: time.Second}}
+		js := tjobs("greedy", "first", "first", "greedy")
+		js[0].Clock.Delay = 5 * time.Millisecond
+		js[1].Clock = tournament.Clock{Budget: time.Minute}
+		if err := x.Execute(t.Context(), js, func([]tournament.Result) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range f.games {
+			switch a.Tags["Game"] {
+			case "1":
+				if a.PerMove != 10*time.Second || a.Increment != time.Second || a.Budget != 0 || a.Delay != 5*time.Millisecond {
+					t.Errorf("a job without a clock played with %+v", a)
+				}
+			case "2":
+				if a.PerMove != 0 || a.Budget != time.Minute || a.Increment != 0 {
+					t.Errorf("a job with a budget played with %+v", a)
+				}
+			}
+		}
+		if len(f.games) != 2 {
+			t.Errorf("%d games", len(f.games))
+		}
+	})
+}

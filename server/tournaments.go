@@ -298,11 +298,13 @@ func (t *Tournaments) start(id int64) bool {
 	t.mu.Unlock()
 	go func() {
 		defer t.runs.Done()
-		x := &TournamentExecutor{Server: t.srv, Parallel: 1, Wait: t.wait, Log: t.log, OnStart: func(job tournament.Job, game int64) {
-			t.mu.Lock()
-			t.gameIDs[job.Game.ID] = game
-			t.mu.Unlock()
-		}}
+		c := t.srv.cfg
+		x := &TournamentExecutor{Server: t.srv, Parallel: 1, Wait: t.wait, Log: t.log,
+			Unlimited: &tournament.Clock{PerMove: c.PerMove, Budget: c.Budget, Increment: c.Increment}, OnStart: func(job tournament.Job, game int64) {
+				t.mu.Lock()
+				t.gameIDs[job.Game.ID] = game
+				t.mu.Unlock()
+			}}
 		err := t.st.Run(t.ctx, id, tournament.RunOptions{Executor: x, Log: t.log})
 		t.mu.Lock()
 		defer t.mu.Unlock()
