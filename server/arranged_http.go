@@ -62,9 +62,12 @@ var arrangedKeepAlive = 20 * time.Second
 // maxArrangedMS bounds the durations of an ArrangedRequest (a week).
 const maxArrangedMS = 7 * 24 * 3600 * 1000
 
-// arranged converts the request to an Arranged, checking what
-// PlayArranged would otherwise forfeit: a seat's player must exist on the
-// server, and programs (exec:, mk:) run only where the server allows them.
+// arranged converts the request to an Arranged, checking that each seat
+// is a bot:NAME or a player the server knows. A player the server will not
+// start (a program where programs are not allowed, one over its limits)
+// is not refused here: PlayArranged forfeits its seat with the reason, and
+// the game is stored, so a tournament counts it lost rather than playing
+// it anywhere else.
 func (s *Server) arranged(req ArrangedRequest) (Arranged, error) {
 	a := Arranged{Rules: req.Rules, South: strings.TrimSpace(req.South), North: strings.TrimSpace(req.North),
 		Opening: req.Opening, Seeds: req.Seeds, Tags: req.Tags}
@@ -90,15 +93,13 @@ func (s *Server) arranged(req ArrangedRequest) (Arranged, error) {
 			}
 			continue
 		}
-		info, _, err := player.Lookup(spec)
-		if err != nil {
+		if _, _, err := player.Lookup(spec); err != nil {
 			return a, err
 		}
-		if info.Raw && !s.cfg.AllowExec {
-			return a, fmt.Errorf("%w: %s players run programs on the server; start the server with exec allowed", ErrForbidden, info.Name)
-		}
-		if err := player.CheckLimits(spec, s.limits()); err != nil {
-			return a, fmt.Errorf("%w: %w", ErrForbidden, err)
+	}
+	if n, ok, _ := BotName(a.South); ok {
+		if m, _, _ := BotName(a.North); m == n {
+			return a, fmt.Errorf("%w: bot %s cannot play itself", ErrForbidden, n)
 		}
 	}
 	return a, nil
@@ -134,6 +135,19 @@ func (s *Server) apiArranged(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		writeErr(w, err)
 		return
+	}
+	if s.cfg.AdminToken == "" {
+		// No admin token: whoever asks may arrange games, but a bot is
+		// entered only by its owner or its own acceptance.
+		org := Organizer{Account: s.sessionUser(r)}
+		for _, spec := range []string{a.South, a.North} {
+			if name, ok, _ := BotName(spec); ok {
+				if err := s.mayEnter(r.Context(), org, name); err != nil {
+					writeErr(w, err)
+					return
+				}
+			}
+		}
 	}
 	netx.LongLived(w) // the response follows the whole game
 	fl, _ := w.(http.Flusher)

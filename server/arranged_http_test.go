@@ -15,6 +15,7 @@ import (
 
 	"kalah"
 	"kalah/internal/store"
+	"kalah/player"
 )
 
 // postArranged sends a body to POST /api/arranged.
@@ -45,7 +46,7 @@ func TestArrangedHTTPErrors(t *testing.T) {
 		{"unknown player", js, `{"south":"greedy","north":"nosuchplayer"}`, 400, "nosuchplayer"},
 		{"bad bot name", js, `{"south":"bot:a b","north":"greedy"}`, 400, "bot's name"},
 		{"bot plays itself", js, `{"south":"bot:alice","north":"bot:alice"}`, 403, "itself"},
-		{"exec refused", js, `{"south":"exec:true","north":"greedy"}`, 403, "exec"},
+		{"a stranger's bot", js, `{"south":"bot:alice","north":"greedy"}`, 403, "not yours"},
 		{"negative clock", js, `{"south":"greedy","north":"first","per_move_ms":-1}`, 400, "per_move_ms"},
 		{"bad rules", js, `{"south":"greedy","north":"first","rules":{"houses":99,"seeds":1}}`, 400, ""},
 		{"bad opening", js, `{"south":"greedy","north":"first","opening":[9]}`, 400, "opening"},
@@ -71,10 +72,30 @@ func TestArrangedHTTPErrors(t *testing.T) {
 	if _, err := r.PlayArranged(context.Background(), Arranged{South: "greedy", North: "first"}); !errors.Is(err, ErrBusy) {
 		t.Errorf("remote on a full server: %v", err)
 	}
-	if _, err := r.PlayArranged(context.Background(), Arranged{South: "exec:true", North: "first"}); !errors.Is(err, ErrForbidden) {
-		t.Errorf("remote exec: %v", err)
+	ts.srv.Resign(context.Background(), st.ID, Actor{Token: st.Tokens[1]}) // freeing the place
+}
+
+// TestArrangedRefusedSeatForfeits: a player the server does not start (a
+// program, where programs are not allowed; one over its limits) is not
+// refused: it loses its game, stored with the reason.
+func TestArrangedRefusedSeatForfeits(t *testing.T) {
+	ts := newTestServer(t, "", Config{Limits: player.Limits{Time: 50 * time.Millisecond}})
+	r, err := Dial(context.Background(), ts.http.URL)
+	if err != nil {
+		t.Fatal(err)
 	}
-	ts.srv.Move(context.Background(), st.ID, Actor{Token: st.Tokens[1]}, kalah.NoMove) // resign, freeing the place
+	for _, c := range []struct{ south, reason string }{
+		{"exec:true", "exec"},
+		{"test-spy:time=1s", "over this server's limits"},
+	} {
+		res, err := r.PlayArranged(context.Background(), Arranged{South: c.south, North: "first"})
+		if err != nil || res.Record.Termination != kalah.Crash || res.Record.Result != kalah.NorthWins || !strings.Contains(res.Reason, c.reason) {
+			t.Fatalf("%s: %+v, %v", c.south, res, err)
+		}
+		if rec := checkStored(t, ts.st, res.ID, nil); len(rec.Moves) != 0 {
+			t.Errorf("%s: moves %v", c.south, rec.Moves)
+		}
+	}
 }
 
 func TestArrangedHTTPGame(t *testing.T) {

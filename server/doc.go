@@ -30,11 +30,17 @@
 //   - Move: a human seat's move.
 //   - PlayArranged and WaitingBots: tournament games with the bots that
 //     sent wait (the player bot:NAME), played and stored like any other.
+//   - StartTournaments: the server's own tournaments (kept by package
+//     tournament in its store), every game played here by the
+//     TournamentExecutor as an arranged game, under the server's limits;
+//     Tournaments serves their part of the API (/api/tournaments).
+//   - ImportSavedGames: the games an older release's page kept in files.
 //
 // Handler serves these as JSON under /api/ (PlayArranged as POST
 // /api/arranged) and the bot protocol at /ws/bot. Remote is the other end
 // of POST /api/arranged: a tournament on another machine (kalah tournament
-// --server) gives the server's bots their games through it.
+// --server) gives the server's bots their games through it, with the same
+// TournamentExecutor.
 // Play brings in a player from another transport (kalah serve uses it for
 // KGP clients); Stats reports the referee's own time a move; Shutdown stops
 // the games (leaving them to be resumed) and closes every connection.

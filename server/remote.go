@@ -77,7 +77,7 @@ func (r *Remote) Bots(ctx context.Context) ([]string, error) {
 	return bots, nil
 }
 
-// WaitingBots is Bots for the web.BotServer interface: nil when the server
+// WaitingBots is Bots with a deadline of its own: nil when the server
 // does not answer within ten seconds.
 func (r *Remote) WaitingBots() []string {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -117,6 +117,10 @@ type Config struct {
 	// Logs, if set, is a directory for the standard error of players that
 	// are programs (exec:, mk:), a file a game and side.
 	Logs string `json:"logs,omitempty"`
+	// Organizer names who runs the tournament when it is not the command
+	// line: "server" for the tournaments a match server runs itself (its
+	// page, POST /api/tournaments), which it resumes after a restart.
+	Organizer string `json:"organizer,omitempty"`
 }
 
 // ErrConfig is returned for a tournament that cannot be played as described.

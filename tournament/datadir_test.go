@@ -12,9 +12,10 @@ import (
 
 // TestDataDirRelease3ea50f4: a data directory made by the release at
 // 3ea50f4 (games and bots in kalah.db, tournaments in tournaments.db)
-// opened by today's server store and tournaments ends up as one database,
-// kalah.db, holding its games, its bots and its tournament; the old file is
-// set aside, and opening again imports nothing twice.
+// opened by today's server store, with the tournaments on that store (as
+// kalah serve does), ends up as one database, kalah.db, holding its games,
+// its bots and its tournament; the old file is set aside, and opening
+// again imports nothing twice.
 func TestDataDirRelease3ea50f4(t *testing.T) {
 	dir := t.TempDir()
 	for _, f := range []string{"kalah.db", "tournaments.db"} {
@@ -32,8 +33,8 @@ func TestDataDirRelease3ea50f4(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ts, err := tournament.OpenDataDir(ctx, dir)
-		if err != nil {
+		ts := tournament.New(st)
+		if err := ts.MoveIn(ctx, dir); err != nil {
 			st.Close()
 			t.Fatal(err)
 		}

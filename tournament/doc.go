@@ -1,6 +1,9 @@
 // Package tournament runs fair, resumable competitions between any players
 // the registry can build (built-in engines, exec: and mk: processes, ...)
-// and keeps every game and move in SQLite.
+// and keeps every game and move in SQLite: in the tables it has in the
+// server's store (package internal/store, the data directory's kalah.db),
+// whose versioned migrations make them and whose one writer and pool of
+// readers it uses.
 //
 // # Formats
 //
@@ -36,14 +39,15 @@
 //
 // # Using it from a program
 //
-//	st, err := tournament.Open("kalah-data/tournaments.db")
+//	st, err := tournament.Open("kalah-data/kalah.db")
 //	id, err := st.Create(ctx, tournament.Config{Players: []string{"pekar", "greedy", "random"}, Rounds: 2})
 //	err = st.Run(ctx, id, tournament.RunOptions{Progress: func(p tournament.Progress) { ... }})
 //	table, err := st.Standings(ctx, id)  // ranked, with Elo
 //	cross, err := st.CrossTable(ctx, id) // [i][j]: entrant i against j
 //	rep, err := st.Report(ctx, id)       // all of it; rep.Write(w, "markdown")
 //
-// OpenDB works on a database the caller already has open. Standings,
+// New keeps tournaments in a store the caller already has open (a
+// server's), sharing its connections and writer. Standings,
 // CrossTable, Report, Games and Record may be called while another
 // goroutine or process runs the tournament; List shows every tournament.
 // Run plays games with an Executor: Local (goroutines on this machine, the

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,9 +16,8 @@ import (
 	"sync"
 	"time"
 
-	_ "modernc.org/sqlite" // the pure-Go SQLite driver
-
 	"kalah"
+	"kalah/internal/store"
 )
 
 // DefaultDB is where the command line keeps tournaments unless told otherwise.
@@ -31,275 +31,232 @@ var ErrNotFound = errors.New("tournament not found")
 var ErrRunning = errors.New("tournament already running")
 
 // Store is a database of tournaments: their configuration, entrants, every
-// scheduled game and every result with its moves. It is safe for concurrent
-// use; one process at a time should run a given tournament.
+// scheduled game and every result with its moves. Its tables live in the
+// server's store (package internal/store: kalah.db, whose versioned
+// migrations make them), and it reads and writes them through that store's
+// one pool of connections and one writer, so a process has one connection
+// pool on the database whether it runs tournaments, a server, or both. It
+// is safe for concurrent use; one process at a time should run a given
+// tournament.
 type Store struct {
-	db       *sql.DB
-	borrowed bool // opened by the caller (OpenDB)
+	st    *store.Store
+	db    *sql.DB // st's readers
+	owned bool    // opened by Open, closed by Close
 
 	mu      sync.Mutex
 	running map[int64]bool // tournaments Run is playing in this process
 }
 
-const schema = `
-CREATE TABLE IF NOT EXISTS tournaments (
-	id INTEGER PRIMARY KEY,
-	name TEXT NOT NULL,
-	config TEXT NOT NULL,
-	status TEXT NOT NULL DEFAULT 'created',
-	created TEXT NOT NULL,
-	finished TEXT
-);
-CREATE TABLE IF NOT EXISTS tournament_entrants (
-	tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
-	idx INTEGER NOT NULL,
-	spec TEXT NOT NULL,
-	PRIMARY KEY (tournament_id, idx)
-);
-CREATE TABLE IF NOT EXISTS tournament_games (
-	id INTEGER PRIMARY KEY,
-	tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
-	round INTEGER NOT NULL,
-	pairing INTEGER NOT NULL,
-	leg INTEGER NOT NULL,
-	south INTEGER NOT NULL,
-	north INTEGER NOT NULL,
-	opening TEXT NOT NULL DEFAULT '',
-	seed INTEGER NOT NULL,
-	UNIQUE (tournament_id, round, pairing, leg)
-);
-CREATE TABLE IF NOT EXISTS tournament_byes (
-	tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
-	round INTEGER NOT NULL,
-	entrant INTEGER NOT NULL,
-	PRIMARY KEY (tournament_id, round)
-);
-CREATE TABLE IF NOT EXISTS tournament_results (
-	game_id INTEGER PRIMARY KEY REFERENCES tournament_games(id),
-	south_seeds INTEGER NOT NULL,
-	north_seeds INTEGER NOT NULL,
-	result TEXT NOT NULL,
-	termination TEXT NOT NULL,
-	reason TEXT NOT NULL DEFAULT '',
-	plies INTEGER NOT NULL,
-	record TEXT NOT NULL,
-	worker TEXT NOT NULL DEFAULT '',
-	millis INTEGER NOT NULL DEFAULT 0,
-	finished TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS tournament_moves (
-	game_id INTEGER NOT NULL REFERENCES tournament_games(id),
-	ply INTEGER NOT NULL,
-	side TEXT NOT NULL,
-	move TEXT NOT NULL,
-	millis INTEGER NOT NULL,
-	PRIMARY KEY (game_id, ply)
-);
-CREATE TABLE IF NOT EXISTS tournament_imports (
-	digest TEXT PRIMARY KEY,
-	path TEXT NOT NULL,
-	imported TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS tournament_games_by_tournament ON tournament_games(tournament_id);
-`
-
-// Open opens (creating if needed) the tournament database at path, in WAL
-// mode with a busy timeout so readers (a web page, a second terminal) never
-// block the tournament that writes.
+// Open opens (creating if needed) the database at path through the
+// server's store (internal/store), which brings an older file's tables to
+// today's schema, a tournament file of an older release included.
 func Open(path string) (*Store, error) {
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, fmt.Errorf("tournament database: %w", err)
-		}
-	}
-	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)"
-	db, err := sql.Open("sqlite", dsn)
+	st, err := store.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("tournament database %s: %w", path, err)
+		return nil, fmt.Errorf("tournament database: %w", err)
 	}
-	if err := upgrade(db); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("tournament database %s: %w", path, err)
-	}
-	if _, err := db.Exec(schema); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("tournament database %s: %w", path, err)
-	}
-	return &Store{db: db}, nil
+	return &Store{st: st, db: st.ReadDB(), owned: true}, nil
 }
 
-// oldTables are the names the tables had before they moved into the data
-// directory's one database (kalah.db), beside the server's own games and
-// moves: each is now tournament_NAME.
-var oldTables = []string{"entrants", "games", "byes", "results", "moves"}
-
-func hasTable(q interface {
-	QueryRow(string, ...any) *sql.Row
-}, name string) (bool, error) {
-	var n int
-	err := q.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?`, name).Scan(&n)
-	return n > 0, err
-}
-
-// upgrade renames the tables of a tournament database written by an older
-// release (entrants, games, ... without the tournament_ prefix), in one
-// transaction. A database with a server's tables has no entrants or
-// results table and is left alone.
-func upgrade(db *sql.DB) error {
-	for _, t := range []string{"entrants", "results"} {
-		if ok, err := hasTable(db, t); err != nil || !ok {
-			return err
-		}
-	}
-	if ok, err := hasTable(db, "tournament_results"); err != nil || ok {
-		return err
-	}
-	tx, err := db.Begin()
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	if _, err := tx.Exec(`DROP INDEX IF EXISTS games_by_tournament`); err != nil {
-		return err
-	}
-	for _, t := range oldTables {
-		if _, err := tx.Exec(fmt.Sprintf(`ALTER TABLE %s RENAME TO tournament_%s`, t, t)); err != nil {
-			return fmt.Errorf("rename table %s: %w", t, err)
-		}
-	}
-	return tx.Commit()
-}
-
-// Import copies every tournament of the database at path (one written by
-// this release or an older one) into s, with new ids after s's own, in one
-// transaction, and returns how many it copied. Nothing is copied if any of
-// it fails.
-func (s *Store) Import(ctx context.Context, path string) (int, error) {
-	// Opening the old file brings its tables to today's names and folds
-	// its write-ahead log in when closed.
-	old, err := Open(path)
-	if err != nil {
-		return 0, err
-	}
-	if err := old.Close(); err != nil {
-		return 0, err
-	}
-	// The file's digest marks it imported, in the same transaction, so a
-	// crash between the import and the file's renaming cannot import it
-	// twice.
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return 0, err
-	}
-	sum := sha256.Sum256(b)
-	digest := hex.EncodeToString(sum[:])
-	conn, err := s.db.Conn(ctx)
-	if err != nil {
-		return 0, err
-	}
-	defer conn.Close()
-	// ATTACH belongs to one connection: everything below runs on conn.
-	if _, err := conn.ExecContext(ctx, `ATTACH DATABASE ? AS old`, "file:"+path+"?mode=ro"); err != nil {
-		return 0, fmt.Errorf("import %s: %w", path, err)
-	}
-	defer conn.ExecContext(context.WithoutCancel(ctx), `DETACH DATABASE old`)
-	tx, err := conn.BeginTx(ctx, nil)
-	if err != nil {
-		return 0, err
-	}
-	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO main.tournament_imports(digest, path, imported) VALUES (?, ?, ?)`, digest, path, now())
-	if err != nil {
-		return 0, err
-	}
-	if fresh, _ := res.RowsAffected(); fresh == 0 {
-		return 0, nil // imported before
-	}
-	var tOff, gOff int64
-	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) FROM main.tournaments`).Scan(&tOff); err != nil {
-		return 0, err
-	}
-	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) FROM main.tournament_games`).Scan(&gOff); err != nil {
-		return 0, err
-	}
-	steps := []string{
-		`INSERT INTO main.tournaments(id, name, config, status, created, finished)
-			SELECT id + ?1, name, config, status, created, finished FROM old.tournaments`,
-		`INSERT INTO main.tournament_entrants(tournament_id, idx, spec)
-			SELECT tournament_id + ?1, idx, spec FROM old.tournament_entrants`,
-		`INSERT INTO main.tournament_games(id, tournament_id, round, pairing, leg, south, north, opening, seed)
-			SELECT id + ?2, tournament_id + ?1, round, pairing, leg, south, north, opening, seed FROM old.tournament_games`,
-		`INSERT INTO main.tournament_byes(tournament_id, round, entrant)
-			SELECT tournament_id + ?1, round, entrant FROM old.tournament_byes`,
-		`INSERT INTO main.tournament_results(game_id, south_seeds, north_seeds, result, termination, reason, plies, record, worker, millis, finished)
-			SELECT game_id + ?2, south_seeds, north_seeds, result, termination, reason, plies, record, worker, millis, finished FROM old.tournament_results`,
-		`INSERT INTO main.tournament_moves(game_id, ply, side, move, millis)
-			SELECT game_id + ?2, ply, side, move, millis FROM old.tournament_moves`,
-	}
-	var n int64
-	for i, q := range steps {
-		res, err := tx.ExecContext(ctx, q, tOff, gOff)
-		if err != nil {
-			return 0, fmt.Errorf("import %s: %w", path, err)
-		}
-		if i == 0 {
-			n, _ = res.RowsAffected()
-		}
-	}
-	if err := tx.Commit(); err != nil {
-		return 0, fmt.Errorf("import %s: %w", path, err)
-	}
-	return int(n), nil
+// New keeps tournaments in st, an open store shared with its other users
+// (a server): Close leaves st open.
+func New(st *store.Store) *Store {
+	return &Store{st: st, db: st.ReadDB()}
 }
 
 // OpenDataDir opens the tournaments of a data directory, kept in its one
-// database (kalah.db) beside the server's games. Tournaments an older
-// release kept in tournaments.db there are moved in first, and that file is
-// renamed tournaments.db.imported (with its -wal and -shm files, if any),
-// so they are moved once.
+// database (kalah.db) beside the server's games, and moves in those an
+// older release kept in tournaments.db there (MoveIn).
 func OpenDataDir(ctx context.Context, dir string) (*Store, error) {
 	st, err := Open(filepath.Join(dir, "kalah.db"))
 	if err != nil {
 		return nil, err
 	}
-	legacy := filepath.Join(dir, "tournaments.db")
-	if _, err := os.Stat(legacy); err == nil {
-		if _, err := st.Import(ctx, legacy); err != nil {
-			st.Close()
-			return nil, err
-		}
-		for _, suffix := range []string{"", "-wal", "-shm"} {
-			if err := os.Rename(legacy+suffix, legacy+".imported"+suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
-				st.Close()
-				return nil, fmt.Errorf("tournaments imported, but %w", err)
-			}
-		}
+	if err := st.MoveIn(ctx, dir); err != nil {
+		st.Close()
+		return nil, err
 	}
 	return st, nil
 }
 
-// OpenDB uses an already open SQLite database (for instance one a server
-// shares with its own tables), creating the tournament tables if needed.
-// Close does not close db.
-func OpenDB(db *sql.DB) (*Store, error) {
-	if err := upgrade(db); err != nil {
-		return nil, fmt.Errorf("tournament tables: %w", err)
-	}
-	if _, err := db.Exec(schema); err != nil {
-		return nil, fmt.Errorf("tournament tables: %w", err)
-	}
-	return &Store{db: db, borrowed: true}, nil
-}
-
-// Close closes the database.
-func (s *Store) Close() error {
-	if s.borrowed {
+// MoveIn moves the tournaments an older release kept in dir's
+// tournaments.db into s and renames that file tournaments.db.imported
+// (with its -wal and -shm files, if any), so they are moved once. A data
+// directory without that file is left alone.
+func (s *Store) MoveIn(ctx context.Context, dir string) error {
+	legacy := filepath.Join(dir, "tournaments.db")
+	if _, err := os.Stat(legacy); err != nil {
 		return nil
 	}
-	return s.db.Close()
+	if _, err := s.Import(ctx, legacy); err != nil {
+		return err
+	}
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		if err := os.Rename(legacy+suffix, legacy+".imported"+suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("tournaments imported, but %w", err)
+		}
+	}
+	return nil
 }
 
-// DB returns the underlying database, for read-only queries.
+// Import copies every tournament of the SQLite file at path (a tournament
+// database of this release or an older one, tables with or without the
+// tournament_ prefix) into s, with new ids after s's own, in one write of
+// s's store, and returns how many it copied. Nothing is copied if any of
+// it fails, and a file imported before (same contents) is not imported
+// again. The file itself is only read.
+func (s *Store) Import(ctx context.Context, path string) (int, error) {
+	old, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		return 0, fmt.Errorf("import %s: %w", path, err)
+	}
+	defer old.Close()
+	old.SetMaxOpenConns(1)
+	// Fold a write-ahead log left beside the file in, so its digest is
+	// that of all its contents.
+	if _, err := old.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+		return 0, fmt.Errorf("import %s: %w", path, err)
+	}
+	prefix, err := tablePrefix(ctx, old)
+	if err != nil {
+		return 0, fmt.Errorf("import %s: %w", path, err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	h := sha256.New()
+	_, err = io.Copy(h, f)
+	f.Close()
+	if err != nil {
+		return 0, fmt.Errorf("import %s: %w", path, err)
+	}
+	digest := hex.EncodeToString(h.Sum(nil))
+	var n int
+	err = s.st.Write(ctx, func(tx *sql.Tx) error {
+		n = 0
+		// The file's digest marks it imported, in the same transaction,
+		// so a crash between the import and the file's renaming cannot
+		// import it twice.
+		res, err := tx.Exec(`INSERT OR IGNORE INTO tournament_imports(digest, path, imported) VALUES (?, ?, ?)`, digest, path, now())
+		if err != nil {
+			return err
+		}
+		if fresh, _ := res.RowsAffected(); fresh == 0 || prefix == "-" {
+			return nil // imported before, or no tournaments in it
+		}
+		var tOff, gOff int64
+		if err := tx.QueryRow(`SELECT coalesce(max(id), 0) FROM tournaments`).Scan(&tOff); err != nil {
+			return err
+		}
+		if err := tx.QueryRow(`SELECT coalesce(max(id), 0) FROM tournament_games`).Scan(&gOff); err != nil {
+			return err
+		}
+		p := prefix
+		steps := []struct {
+			from, to string
+			offsets  []int64 // added to the leading columns, in order
+		}{
+			{`SELECT id, name, config, status, created, finished FROM tournaments`,
+				`INSERT INTO tournaments(id, name, config, status, created, finished) VALUES (?, ?, ?, ?, ?, ?)`, []int64{tOff}},
+			{`SELECT tournament_id, idx, spec FROM ` + p + `entrants`,
+				`INSERT INTO tournament_entrants(tournament_id, idx, spec) VALUES (?, ?, ?)`, []int64{tOff}},
+			{`SELECT id, tournament_id, round, pairing, leg, south, north, opening, seed FROM ` + p + `games`,
+				`INSERT INTO tournament_games(id, tournament_id, round, pairing, leg, south, north, opening, seed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, []int64{gOff, tOff}},
+			{`SELECT tournament_id, round, entrant FROM ` + p + `byes`,
+				`INSERT INTO tournament_byes(tournament_id, round, entrant) VALUES (?, ?, ?)`, []int64{tOff}},
+			{`SELECT game_id, south_seeds, north_seeds, result, termination, reason, plies, record, worker, millis, finished FROM ` + p + `results`,
+				`INSERT INTO tournament_results(game_id, south_seeds, north_seeds, result, termination, reason, plies, record, worker, millis, finished) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, []int64{gOff}},
+			{`SELECT game_id, ply, side, move, millis FROM ` + p + `moves`,
+				`INSERT INTO tournament_moves(game_id, ply, side, move, millis) VALUES (?, ?, ?, ?, ?)`, []int64{gOff}},
+		}
+		for i, st := range steps {
+			copied, err := copyRows(ctx, old, tx, st.from, st.to, st.offsets)
+			if err != nil {
+				return err
+			}
+			if i == 0 {
+				n = copied
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("import %s: %w", path, err)
+	}
+	return n, nil
+}
+
+// tablePrefix finds how the tournament tables of a file are named:
+// "tournament_" (this release), "" (before they moved into kalah.db), or
+// "-" for a file without tournaments.
+func tablePrefix(ctx context.Context, db *sql.DB) (string, error) {
+	for _, p := range []string{"tournament_", ""} {
+		var n int
+		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('tournaments', ?, ?)`,
+			p+"entrants", p+"results").Scan(&n); err != nil {
+			return "", err
+		}
+		if n == 3 {
+			return p, nil
+		}
+	}
+	return "-", nil
+}
+
+// copyRows copies the rows of a query on from into tx with insert, adding
+// offsets to the leading (integer id) columns.
+func copyRows(ctx context.Context, from *sql.DB, tx *sql.Tx, query, insert string, offsets []int64) (int, error) {
+	rows, err := from.QueryContext(ctx, query)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return 0, err
+	}
+	ins, err := tx.Prepare(insert)
+	if err != nil {
+		return 0, err
+	}
+	defer ins.Close()
+	vals := make([]any, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	n := 0
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return n, err
+		}
+		for i, off := range offsets {
+			id, ok := vals[i].(int64)
+			if !ok {
+				return n, fmt.Errorf("%s: column %s is not an id: %v", query, cols[i], vals[i])
+			}
+			vals[i] = id + off
+		}
+		if _, err := ins.Exec(vals...); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, rows.Err()
+}
+
+// Close closes the database if Open opened it; a Store made by New leaves
+// its store to its owner.
+func (s *Store) Close() error {
+	if !s.owned {
+		return nil
+	}
+	return s.st.Close()
+}
+
+// DB returns the pool that reads the database, for read-only queries;
+// every change goes through the store's writer.
 func (s *Store) DB() *sql.DB { return s.db }
 
 // Info is a stored tournament's header.
@@ -336,41 +293,40 @@ func (s *Store) Create(ctx context.Context, cfg Config) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	tx, err := s.db.BeginTx(ctx, nil)
+	var id int64
+	err = s.st.Write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.Exec(`INSERT INTO tournaments(name, config, status, created) VALUES (?, ?, ?, ?)`,
+			cfg.Name, string(js), StatusCreated, now())
+		if err != nil {
+			return fmt.Errorf("create tournament: %w", err)
+		}
+		if id, err = res.LastInsertId(); err != nil {
+			return err
+		}
+		for i, p := range cfg.Players {
+			if _, err := tx.Exec(`INSERT INTO tournament_entrants(tournament_id, idx, spec) VALUES (?, ?, ?)`, id, i, p); err != nil {
+				return fmt.Errorf("create tournament: %w", err)
+			}
+		}
+		if cfg.Format == RoundRobin || cfg.Format == Gauntlet {
+			return insertGames(tx, id, fullSchedule(cfg))
+		}
+		return nil
+	})
 	if err != nil {
 		return 0, err
 	}
-	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, `INSERT INTO tournaments(name, config, status, created) VALUES (?, ?, ?, ?)`,
-		cfg.Name, string(js), StatusCreated, now())
-	if err != nil {
-		return 0, fmt.Errorf("create tournament: %w", err)
-	}
-	id, err := res.LastInsertId()
-	if err != nil {
-		return 0, err
-	}
-	for i, p := range cfg.Players {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO tournament_entrants(tournament_id, idx, spec) VALUES (?, ?, ?)`, id, i, p); err != nil {
-			return 0, fmt.Errorf("create tournament: %w", err)
-		}
-	}
-	if cfg.Format == RoundRobin || cfg.Format == Gauntlet {
-		if err := insertGames(ctx, tx, id, fullSchedule(cfg)); err != nil {
-			return 0, err
-		}
-	}
-	return id, tx.Commit()
+	return id, nil
 }
 
-func insertGames(ctx context.Context, tx *sql.Tx, id int64, games []Scheduled) error {
-	st, err := tx.PrepareContext(ctx, `INSERT INTO tournament_games(tournament_id, round, pairing, leg, south, north, opening, seed) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+func insertGames(tx *sql.Tx, id int64, games []Scheduled) error {
+	st, err := tx.Prepare(`INSERT INTO tournament_games(tournament_id, round, pairing, leg, south, north, opening, seed) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
 	for _, g := range games {
-		if _, err := st.ExecContext(ctx, id, g.Round, g.Pairing, g.Leg, g.South, g.North, movesString(g.Opening), int64(g.Seed)); err != nil {
+		if _, err := st.Exec(id, g.Round, g.Pairing, g.Leg, g.South, g.North, movesString(g.Opening), int64(g.Seed)); err != nil {
 			return fmt.Errorf("schedule game %d/%d/%d: %w", g.Round, g.Pairing, g.Leg, err)
 		}
 	}
@@ -435,13 +391,15 @@ func (s *Store) List(ctx context.Context) ([]Info, error) {
 }
 
 func (s *Store) setStatus(ctx context.Context, id int64, status string) error {
-	var err error
-	if status == StatusFinished {
-		_, err = s.db.ExecContext(ctx, `UPDATE tournaments SET status = ?, finished = ? WHERE id = ?`, status, now(), id)
-	} else {
-		_, err = s.db.ExecContext(ctx, `UPDATE tournaments SET status = ? WHERE id = ?`, status, id)
-	}
-	return err
+	return s.st.Write(ctx, func(tx *sql.Tx) error {
+		var err error
+		if status == StatusFinished {
+			_, err = tx.Exec(`UPDATE tournaments SET status = ?, finished = ? WHERE id = ?`, status, now(), id)
+		} else {
+			_, err = tx.Exec(`UPDATE tournaments SET status = ? WHERE id = ?`, status, id)
+		}
+		return err
+	})
 }
 
 // Scheduled is one game of a tournament's schedule. South and North are
@@ -547,48 +505,47 @@ func (s *Store) CommitBatch(ctx context.Context, rs []Result) ([]bool, error) {
 	if len(rs) == 0 {
 		return counted, nil
 	}
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO tournament_results(game_id, south_seeds, north_seeds, result, termination, reason, plies, record, worker, millis, finished)
+	err := s.st.Write(ctx, func(tx *sql.Tx) error {
+		clear(counted)
+		ins, err := tx.Prepare(`INSERT INTO tournament_results(game_id, south_seeds, north_seeds, result, termination, reason, plies, record, worker, millis, finished)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(game_id) DO NOTHING`)
-	if err != nil {
-		return nil, err
-	}
-	defer ins.Close()
-	mv, err := tx.PrepareContext(ctx, `INSERT INTO tournament_moves(game_id, ply, side, move, millis) VALUES (?, ?, ?, ?, ?)`)
-	if err != nil {
-		return nil, err
-	}
-	defer mv.Close()
-	at := now()
-	for i, r := range rs {
-		rec, err := json.Marshal(r.Record)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		res, err := ins.ExecContext(ctx, r.GameID, r.SouthSeeds, r.NorthSeeds, r.Record.Result.String(), r.Record.Termination.String(), r.Reason,
-			len(r.Record.Moves), string(rec), r.Worker, r.Millis, at)
+		defer ins.Close()
+		mv, err := tx.Prepare(`INSERT INTO tournament_moves(game_id, ply, side, move, millis) VALUES (?, ?, ?, ?, ?)`)
 		if err != nil {
-			return nil, fmt.Errorf("store result of game %d: %w", r.GameID, err)
+			return err
 		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			continue
-		}
-		counted[i] = true
-		for j, m := range r.Record.Moves {
-			move := strconv.Itoa(m.House)
-			if m.Swap {
-				move = "swap"
+		defer mv.Close()
+		at := now()
+		for i, r := range rs {
+			rec, err := json.Marshal(r.Record)
+			if err != nil {
+				return err
 			}
-			if _, err := mv.ExecContext(ctx, r.GameID, j+1, m.Side.Letter(), move, m.Millis); err != nil {
-				return nil, fmt.Errorf("store moves of game %d: %w", r.GameID, err)
+			res, err := ins.Exec(r.GameID, r.SouthSeeds, r.NorthSeeds, r.Record.Result.String(), r.Record.Termination.String(), r.Reason,
+				len(r.Record.Moves), string(rec), r.Worker, r.Millis, at)
+			if err != nil {
+				return fmt.Errorf("store result of game %d: %w", r.GameID, err)
+			}
+			if n, _ := res.RowsAffected(); n == 0 {
+				continue
+			}
+			counted[i] = true
+			for j, m := range r.Record.Moves {
+				move := strconv.Itoa(m.House)
+				if m.Swap {
+					move = "swap"
+				}
+				if _, err := mv.Exec(r.GameID, j+1, m.Side.Letter(), move, m.Millis); err != nil {
+					return fmt.Errorf("store moves of game %d: %w", r.GameID, err)
+				}
 			}
 		}
-	}
-	if err := tx.Commit(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, fmt.Errorf("store results: %w", err)
 	}
 	return counted, nil
@@ -668,18 +625,15 @@ func (s *Store) byes(ctx context.Context, id int64) (map[int]int, error) {
 // scheduleRound stores a further round of games (Swiss, SPRT) and its bye,
 // if any, in one transaction.
 func (s *Store) scheduleRound(ctx context.Context, id int64, round int, games []Scheduled, bye int) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	if err := insertGames(ctx, tx, id, games); err != nil {
-		return err
-	}
-	if bye >= 0 {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO tournament_byes(tournament_id, round, entrant) VALUES (?, ?, ?)`, id, round, bye); err != nil {
+	return s.st.Write(ctx, func(tx *sql.Tx) error {
+		if err := insertGames(tx, id, games); err != nil {
 			return err
 		}
-	}
-	return tx.Commit()
+		if bye >= 0 {
+			if _, err := tx.Exec(`INSERT INTO tournament_byes(tournament_id, round, entrant) VALUES (?, ?, ?)`, id, round, bye); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }

@@ -346,22 +346,6 @@ func TestPlayUnknownPlayer(t *testing.T) {
 	}
 }
 
-func TestOpenDB(t *testing.T) {
-	st := openTemp(t)
-	shared, err := OpenDB(st.DB())
-	if err != nil {
-		t.Fatal(err)
-	}
-	id, err := shared.Create(context.Background(), Config{Players: []string{"first", "greedy"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	shared.Close() // leaves the caller's database open
-	if _, err := st.Tournament(context.Background(), id); err != nil {
-		t.Errorf("after closing the borrowing store: %v", err)
-	}
-}
-
 func TestRunTwice(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -13,7 +13,6 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"kalah/server"
-	"kalah/tournament"
 )
 
 // servedLikeServe serves the page as kalah serve does: the page at "/",
@@ -24,12 +23,8 @@ func servedLikeServe(t *testing.T) *httptest.Server {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "kalah.db")
 	msrv, _ := newMatchServerAt(t, path, server.Config{AdminToken: "admin-secret"})
-	tst, err := tournament.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithCancel(context.Background())
-	h, err := New(ctx, Options{Server: msrv, Tournaments: NewStoredTournaments(ctx, tst, msrv)})
+	h, err := New(ctx, Options{Server: msrv, Tournaments: serverTournaments(t, ctx, msrv)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +38,6 @@ func servedLikeServe(t *testing.T) *httptest.Server {
 		srv.CloseClientConnections()
 		srv.Close()
 		cancel()
-		tst.Close()
 	})
 	return srv
 }

@@ -17,7 +17,6 @@ import (
 	"kalah"
 	_ "kalah/heuristic"
 	"kalah/server"
-	"kalah/tournament"
 )
 
 // newMatchServer returns a match server on a database of its own, with
@@ -30,12 +29,21 @@ func newMatchServer(t *testing.T, cfg server.Config) *server.Server {
 // newServer serves the page over a match server of its own; everyone is
 // trusted to start games between computers unless opts says otherwise.
 func newServer(t *testing.T) (*httptest.Server, *Handler) {
-	return newServerWith(t, server.Config{}, Options{Trusted: trustAll})
+	return newServerWith(t, server.Config{}, Options{})
 }
 
-// trustAll trusts every request, for tests that are not about who may
-// start what.
-func trustAll(*http.Request) bool { return true }
+// serverTournaments returns msrv's tournaments, which run until ctx ends;
+// at its end the test waits for them to stop (the caller registers the
+// cleanup that ends ctx after this call, so it runs first).
+func serverTournaments(t testing.TB, ctx context.Context, msrv *server.Server) *server.Tournaments {
+	t.Helper()
+	tours, err := msrv.StartTournaments(ctx, server.TournamentOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(tours.Wait)
+	return tours
+}
 
 // newServerWith serves the page over a match server of its own, whose
 // database keeps the page's tournaments too.
@@ -44,12 +52,7 @@ func newServerWith(t *testing.T, cfg server.Config, o Options) (*httptest.Server
 	ctx, cancel := context.WithCancel(context.Background())
 	path := filepath.Join(t.TempDir(), "kalah.db")
 	msrv, _ := newMatchServerAt(t, path, cfg)
-	tst, err := tournament.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tst.Close() })
-	o.Server, o.Tournaments = msrv, NewStoredTournaments(ctx, tst, msrv)
+	o.Server, o.Tournaments = msrv, serverTournaments(t, ctx, msrv)
 	h, err := New(ctx, o)
 	if err != nil {
 		t.Fatal(err)
@@ -468,7 +471,7 @@ func TestComputerGamesNeedTrust(t *testing.T) {
 	if code := call(t, srv, "POST", Prefix+"games", NewGame{Rules: standard(), South: Human, North: Human}, nil); code != 401 {
 		t.Errorf("two people for a stranger: %d", code)
 	}
-	if code := call(t, srv, "POST", Prefix+"tournaments", NewTournament{Rules: standard(), Players: []string{"first", "greedy"}}, nil); code != 401 {
+	if code := call(t, srv, "POST", Prefix+"tournaments", server.NewTournament{Rules: standard(), Players: []string{"first", "greedy"}}, nil); code != 401 {
 		t.Errorf("a tournament for a stranger: %d", code)
 	}
 	for i := range 3 {

@@ -23,7 +23,6 @@ import (
 	"kalah/internal/store"
 	_ "kalah/search" // the difficulty levels
 	"kalah/server"
-	"kalah/tournament"
 )
 
 // chromium returns the browser to drive, or skips the test when there is
@@ -93,9 +92,6 @@ func browserServerWith(t testing.TB, opts func(ctx context.Context) Options) (*h
 	o := opts(ctx)
 	if o.Server == nil {
 		o.Server = newMatchServerTB(t, server.Config{})
-	}
-	if o.Trusted == nil {
-		o.Trusted = func(*http.Request) bool { return true }
 	}
 	h, err := New(ctx, o)
 	if err != nil {
@@ -574,14 +570,9 @@ func TestBrowserTwoPeopleByLink(t *testing.T) {
 // TestBrowserTournament starts a small tournament from the page and
 // follows it to its final standings.
 func TestBrowserTournament(t *testing.T) {
-	st, err := tournament.Open(filepath.Join(t.TempDir(), "t.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
 	msrv := newMatchServerTB(t, server.Config{})
 	srv, _ := browserServerWith(t, func(ctx context.Context) Options {
-		return Options{Server: msrv, Tournaments: NewStoredTournaments(ctx, st, msrv)}
+		return Options{Server: msrv, Tournaments: serverTournaments(t, ctx, msrv)}
 	})
 	ctx := browser(t, 900, 1100)
 	open(t, ctx, srv.URL+"/#/tournaments")

@@ -10,7 +10,6 @@ import (
 
 	"kalah"
 	"kalah/server"
-	"kalah/tournament"
 )
 
 // TestBrowserPhoneWidths: at phone widths from 360 to 430 px (and on a
@@ -19,14 +18,11 @@ import (
 // targets are at least 44 px. Screenshots of every page at phone and
 // desktop width go to a temp dir.
 func TestBrowserPhoneWidths(t *testing.T) {
-	st, err := tournament.Open(t.TempDir() + "/t.db")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
 	msrv := newMatchServerTB(t, server.Config{})
+	var tours *server.Tournaments
 	srv, h := browserServerWith(t, func(ctx context.Context) Options {
-		return Options{Server: msrv, Tournaments: NewStoredTournaments(ctx, st, msrv)}
+		tours = serverTournaments(t, ctx, msrv)
+		return Options{Server: msrv, Tournaments: tours}
 	})
 	live, err := startGame(h, NewGame{Rules: kalah.Standard(), South: Human, North: "greedy", Casual: true})
 	if err != nil {
@@ -36,8 +32,8 @@ func TestBrowserPhoneWidths(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tid, err := NewStoredTournaments(context.Background(), st, msrv).Create(context.Background(),
-		NewTournament{Name: "Phones", Rules: kalah.Rules{Houses: 3, Seeds: 2}, Players: []string{"first", "greedy", "random"}})
+	tid, err := tours.Create(context.Background(), server.Organizer{Admin: true},
+		server.NewTournament{Name: "Phones", Rules: kalah.Rules{Houses: 3, Seeds: 2}, Players: []string{"first", "greedy", "random"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,17 +41,14 @@ type Options struct {
 	// Analyzer values positions for the analysis board; nil means package
 	// engine (Engine).
 	Analyzer Analyzer
-	// Tournaments runs tournaments; nil means none on this page.
-	Tournaments Tournaments
+	// Tournaments are the server's tournaments, whose part of the API
+	// (/api/tournaments) the page mounts; nil means none on this page.
+	Tournaments *server.Tournaments
 	// Log receives request errors; nil discards them.
 	Log *slog.Logger
 	// MaxAnalysis bounds the time one analysis request may take; zero means
 	// 10 seconds.
 	MaxAnalysis time.Duration
-	// Trusted says whether a request may start a tournament (the server's
-	// work, not a guest's): a signed-in person or the server's admin. Nil
-	// means the server's Trusted.
-	Trusted func(r *http.Request) bool
 }
 
 // Handler serves the page and its API.
@@ -75,9 +72,6 @@ func New(ctx context.Context, o Options) (*Handler, error) {
 	if o.Server == nil {
 		return nil, errors.New("web: no server: give Options.Server")
 	}
-	if o.Trusted == nil {
-		o.Trusted = o.Server.Trusted
-	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
@@ -86,9 +80,6 @@ func New(ctx context.Context, o Options) (*Handler, error) {
 	}
 	if o.MaxAnalysis <= 0 {
 		o.MaxAnalysis = 10 * time.Second
-	}
-	if o.Tournaments == nil {
-		o.Tournaments = noTournaments{}
 	}
 	h := &Handler{ctx: ctx, opts: o, mux: http.NewServeMux(), files: map[string]*asset{}}
 	if err := h.loadStatic(); err != nil {
@@ -143,9 +134,15 @@ func (h *Handler) routes() {
 	m.HandleFunc("GET "+Prefix+"meta", h.meta)
 	m.HandleFunc("POST "+Prefix+"analyze", h.analyze)
 	m.HandleFunc("POST "+Prefix+"analyze/game", h.analyzeGame)
-	m.HandleFunc("GET "+Prefix+"tournaments", h.listTournaments)
-	m.HandleFunc("POST "+Prefix+"tournaments", h.createTournament)
-	m.HandleFunc("GET "+Prefix+"tournaments/{id}", h.tournament)
+	// The server's tournaments serve their own part of the API.
+	if t := h.opts.Tournaments; t != nil {
+		m.Handle(Prefix+"tournaments", t)
+		m.Handle(Prefix+"tournaments/", t)
+	} else {
+		m.HandleFunc("GET "+Prefix+"tournaments", func(w http.ResponseWriter, r *http.Request) {
+			writeJSON(w, http.StatusOK, []struct{}{})
+		})
+	}
 	api := h.opts.Server.Handler()
 	m.Handle(Prefix, api)
 	m.Handle("/ws/", api)
@@ -295,28 +292,10 @@ func (h *Handler) meta(w http.ResponseWriter, r *http.Request) {
 	for _, l := range player.Levels() {
 		m.Levels = append(m.Levels, LevelInfo{Name: l.Name, Spec: l.Spec, Description: l.Description})
 	}
-	if b, ok := h.opts.Tournaments.(interface{ Bots() []string }); ok {
-		m.Bots = b.Bots()
+	if t := h.opts.Tournaments; t != nil {
+		m.Bots = t.Bots()
 	}
 	writeJSON(w, http.StatusOK, m)
-}
-
-// allowedSpec refuses player specs that would run programs on the server.
-func allowedSpec(spec string) error {
-	if spec == "" || spec == Human {
-		return nil
-	}
-	info, _, err := player.Lookup(spec)
-	if err != nil {
-		return fmt.Errorf("%w: %w", ErrBadInput, err)
-	}
-	if info.Raw {
-		return fmt.Errorf("%w: player %s cannot be started from the web", ErrBadInput, info.Name)
-	}
-	if err := player.CheckLimits(spec, player.NetworkLimits); err != nil {
-		return fmt.Errorf("%w: %w", ErrBadInput, err)
-	}
-	return nil
 }
 
 // AnalyzeRequest asks for the value of every move of a position.
@@ -528,47 +507,4 @@ func (h *Handler) analyzeGame(w http.ResponseWriter, r *http.Request) {
 		out = append(out, ply)
 	}
 	writeJSON(w, http.StatusOK, out)
-}
-
-func (h *Handler) listTournaments(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, h.opts.Tournaments.List())
-}
-
-func (h *Handler) createTournament(w http.ResponseWriter, r *http.Request) {
-	var req NewTournament
-	if err := decode(w, r, &req); err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	// A tournament is the server's work: it needs a signed-in person.
-	if h.opts.Trusted == nil || !h.opts.Trusted(r) {
-		h.fail(w, r, fmt.Errorf("%w: sign in to start a tournament", ErrSignIn))
-		return
-	}
-	for _, s := range req.Players {
-		if err := allowedSpec(s); err != nil {
-			h.fail(w, r, err)
-			return
-		}
-	}
-	id, err := h.opts.Tournaments.Create(r.Context(), req)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	st, err := h.opts.Tournaments.State(id)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusCreated, st)
-}
-
-func (h *Handler) tournament(w http.ResponseWriter, r *http.Request) {
-	st, err := h.opts.Tournaments.State(r.PathValue("id"))
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, st)
 }

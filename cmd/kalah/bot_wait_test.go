@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"kalah/server"
 	"kalah/web"
 )
 
@@ -44,7 +45,7 @@ func TestBotWaitTournament(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ts web.TournamentState
+	var ts server.TournamentState
 	json.NewDecoder(resp.Body).Decode(&ts)
 	resp.Body.Close()
 	if resp.StatusCode != 201 {

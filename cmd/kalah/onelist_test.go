@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"kalah/internal/store"
 	"kalah/internal/identity"
+	"kalah/internal/store"
 	"kalah/server"
 	"kalah/web"
 )

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"path/filepath"
@@ -10,7 +9,6 @@ import (
 
 	"kalah"
 	"kalah/server"
-	"kalah/tournament"
 	"kalah/web"
 )
 
@@ -18,9 +16,10 @@ import (
 // own: the games it starts (people against the computer, two people by
 // link, its tournaments' games) are the server's, kept in the data
 // directory's one database with the bots' and KGP clients' games, listed
-// together and resumed together after a restart. Its tournaments are in
-// that database too. Games and tournaments an older release's page kept
-// in web-games/ and tournaments.db are moved in when the server starts.
+// together and resumed together after a restart. Its tournaments are the
+// server's too (server.Tournaments), in that database. Games and
+// tournaments an older release's page kept in web-games/ and
+// tournaments.db are moved in when the server starts.
 // Analysis and hints come from package engine.
 var pageAnalyzer = &web.Engine{}
 
@@ -29,37 +28,28 @@ func init() {
 		return web.Hint(ctx, pageAnalyzer, g, 300*time.Millisecond)
 	}
 	mountWeb = func(ctx context.Context, s *server.Server, dir string) (http.Handler, func(), error) {
-		// The page's event streams and tournaments end with ctx (the
-		// server's: Ctrl-C, SIGTERM, or its caller's), so its shutdown does
-		// not wait on open pages and nothing of it outlives the server. The
-		// function returned waits until the page has stopped.
+		// The page's event streams and the server's tournaments end with
+		// ctx (the server's: Ctrl-C, SIGTERM, or its caller's), so its
+		// shutdown does not wait on open pages and nothing of it outlives
+		// the server. The function returned waits until the tournaments
+		// have stopped, before the store closes.
 		noWait := func() {}
-		if _, err := web.ImportSavedGames(ctx, s, filepath.Join(dir, "web-games"), slog.Default()); err != nil {
+		if _, err := s.ImportSavedGames(ctx, filepath.Join(dir, "web-games"), slog.Default()); err != nil {
 			return nil, noWait, err
 		}
-		ts, err := tournament.OpenDataDir(ctx, dir)
+		// The tournaments started on the page (or with POST
+		// /api/tournaments) are the server's: in its store, every game an
+		// arranged game here, a bot:NAME seat waiting for its bot as long
+		// as the server's --bot-wait.
+		tours, err := s.StartTournaments(ctx, server.TournamentOptions{DataDir: dir})
 		if err != nil {
-			return nil, noWait, fmt.Errorf("web page tournaments: %w", err)
-		}
-		stopped := make(chan struct{})
-		go func() {
-			<-ctx.Done()
-			ts.Close()
-			close(stopped)
-		}()
-		wait := func() { <-stopped }
-		// Tournament games with a bot:NAME seat (a bot logged in here that
-		// sent wait) are played as arranged games, each waiting for its
-		// bots as long as the server's --bot-wait.
-		tours := web.NewStoredTournaments(ctx, ts, s).PlayBotsOn(s, 0)
-		if _, err := tours.Resume(ctx); err != nil {
-			return nil, wait, fmt.Errorf("web page tournaments: %w", err)
+			return nil, noWait, err
 		}
 		h, err := web.New(ctx, web.Options{
 			Analyzer:    pageAnalyzer,
 			Server:      s,
 			Tournaments: tours,
 		})
-		return h, wait, err
+		return h, tours.Wait, err
 	}
 }

@@ -153,7 +153,7 @@ func TestServeMountsWeb(t *testing.T) {
 	if s := get(ts2.URL, "0a1b2c3d4e"); len(s.Moves) < 3 {
 		t.Errorf("the imported game after the restart: %d moves", len(s.Moves))
 	}
-	n, err := web.ImportSavedGames(context.Background(), srv2, filepath.Join(data, "web-games"), nil)
+	n, err := srv2.ImportSavedGames(context.Background(), filepath.Join(data, "web-games"), nil)
 	if err != nil || n != 0 {
 		t.Errorf("imported again: %d, %v", n, err)
 	}

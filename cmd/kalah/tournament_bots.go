@@ -12,7 +12,6 @@ import (
 	"kalah/internal/datadir"
 	"kalah/server"
 	"kalah/tournament"
-	"kalah/tournament/botexec"
 )
 
 // serverFlags choose the match server on which kalah tournament plays the
@@ -38,14 +37,19 @@ func addServerFlags(fs *flag.FlagSet) *serverFlags {
 // their games in the tournaments it runs itself (its web page, POST
 // /api/tournaments) or that kalah tournament --server gives it.
 func refuseServerBots(players []string, serverURL string) error {
+	seen := map[string]bool{}
 	for _, p := range players {
-		_, ok, err := server.BotName(p)
+		name, ok, err := server.BotName(p)
 		if !ok {
 			continue
 		}
 		if err != nil {
 			return usageError{err}
 		}
+		if seen[name] {
+			return usagef("%s is entered twice: a bot cannot play itself", p)
+		}
+		seen[name] = true
 		if serverURL == "" {
 			return usagef("%s: bot:NAME players are bots logged in to kalah serve and play only there: give --server http://HOST:PORT (the server's web address) to play their games on it, or start the tournament on the server's web page (Tournaments) or with POST /api/tournaments; the bots connect with kalah bot --wait", p)
 		}
@@ -101,12 +105,13 @@ func (s *serverFlags) connect(ctx context.Context, e *env, players []string) err
 	return nil
 }
 
-// executor wraps rest in an executor that plays the jobs with a bot:NAME
-// seat on the server (once connect has found one).
+// executor wraps rest in the server's tournament executor, which plays
+// the jobs with a bot:NAME seat on the server as arranged games, under
+// its limits (once connect has found one): a seat the server refuses
+// loses its game there, with the reason.
 func (s *serverFlags) executor(e *env, rest tournament.Executor) tournament.Executor {
 	if s.remote == nil {
 		return rest
 	}
-	return &botexec.Executor{Server: s.remote, Rest: rest,
-		Options: botexec.Options{Wait: s.wait, Worker: "server " + s.remote.URL(), Log: e.log}}
+	return &server.TournamentExecutor{Server: s.remote, Rest: rest, Wait: s.wait, Worker: "server " + s.remote.URL(), Log: e.log}
 }

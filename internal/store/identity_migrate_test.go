@@ -15,7 +15,7 @@ import (
 // ratings follow identities.
 func TestMigrateRelease8b7ed32(t *testing.T) {
 	ctx := context.Background()
-	path := copyFixtureOf(t, "release-8b7ed32", "kalah.db")
+	path := copyFixtureFrom(t, "release-8b7ed32", "identities.db")
 	s, err := Open(path)
 	if err != nil {
 		t.Fatal(err)

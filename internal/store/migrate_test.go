@@ -14,12 +14,11 @@ import (
 // migration never touches the fixture itself.
 func copyFixture(t *testing.T, name string) string {
 	t.Helper()
-	return copyFixtureOf(t, "release-3ea50f4", name)
+	return copyFixtureFrom(t, "release-3ea50f4", name)
 }
 
-// copyFixtureOf copies file name of testdata/release into a temporary
-// directory.
-func copyFixtureOf(t *testing.T, release, name string) string {
+// copyFixtureFrom copies testdata/release/name into a temporary directory.
+func copyFixtureFrom(t *testing.T, release, name string) string {
 	t.Helper()
 	src, err := os.Open(filepath.Join("testdata", release, name))
 	if err != nil {
@@ -122,4 +121,58 @@ func readToken(t *testing.T, release string) string {
 		t.Fatal("no token in the fixture's README")
 	}
 	return tok
+}
+
+// TestMigrateTournamentTables: migration 4 gives package tournament its
+// tables in a database that had none (the release at 3ea50f4), renames
+// those of a tournament file of that release, and adopts
+// those tournament.OpenDataDir made itself in the release at 8b7ed32
+// (schema 3), keeping their rows.
+func TestMigrateTournamentTables(t *testing.T) {
+	count := func(s *Store, table string) int {
+		t.Helper()
+		var n int
+		if err := s.db.QueryRow(`SELECT count(*) FROM ` + table).Scan(&n); err != nil {
+			t.Fatalf("%s: %v", table, err)
+		}
+		return n
+	}
+	for _, tc := range []struct {
+		fixture           string
+		results, tourneys int
+		games             int
+	}{
+		{"release-3ea50f4/kalah.db", 0, 0, 1},
+		// A tournament file of that release: its tables are renamed
+		// before the server's games and moves are made beside them.
+		{"release-3ea50f4/tournaments.db", 2, 1, 0},
+		{"release-8b7ed32/kalah.db", 3, 2, 1},
+		{"release-8b7ed32/tournament-only.db", 4, 1, 0},
+	} {
+		t.Run(tc.fixture, func(t *testing.T) {
+			dir, name := filepath.Split(tc.fixture)
+			path := copyFixtureFrom(t, filepath.Clean(dir), name)
+			s, err := Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			var v int
+			if err := s.db.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil || v != schemaVersion {
+				t.Fatalf("user_version %d (%v), want %d", v, err, schemaVersion)
+			}
+			if n := count(s, "tournament_results"); n != tc.results {
+				t.Errorf("%d results, want %d", n, tc.results)
+			}
+			if n := count(s, "tournaments"); n != tc.tourneys {
+				t.Errorf("%d tournaments, want %d", n, tc.tourneys)
+			}
+			if n := count(s, "tournament_imports"); n != 0 {
+				t.Errorf("%d imports", n)
+			}
+			if n := count(s, "games"); n != tc.games {
+				t.Errorf("%d server games, want %d", n, tc.games)
+			}
+		})
+	}
 }

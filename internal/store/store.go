@@ -202,6 +202,10 @@ func Open(path string) (*Store, error) {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
 	wdb.SetMaxOpenConns(1)
+	if err := renameOldTournamentTables(wdb); err != nil {
+		wdb.Close()
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
 	if _, err := wdb.Exec(schema); err != nil {
 		wdb.Close()
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
@@ -687,7 +691,7 @@ func hashToken(token string, salt []byte) []byte {
 
 // schemaVersion is the PRAGMA user_version of a database this release
 // writes; migrate brings older ones up to it, one step at a time.
-const schemaVersion = 4
+const schemaVersion = 5
 
 // migrations[v] takes a database from user_version v to v+1.
 var migrations = []func(tx *sql.Tx) error{
@@ -757,7 +761,9 @@ CREATE TABLE IF NOT EXISTS rating_history (
 CREATE INDEX IF NOT EXISTS rating_history_name ON rating_history(name, pool, at);`)
 		return err
 	},
-	// 3 -> 4: one identity for every seat, one name space for people and
+	// 3 -> 4: package tournament's tables (tournaments.go).
+	migrateTournaments,
+	// 4 -> 5: one identity for every seat, one name space for people and
 	// bots, ratings by identity (identity_migrate.go).
 	migrateIdentities,
 }

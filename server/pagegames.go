@@ -1,4 +1,4 @@
-package web
+package server
 
 import (
 	"context"
@@ -14,7 +14,6 @@ import (
 
 	"kalah"
 	"kalah/internal/store"
-	"kalah/server"
 )
 
 // savedGame is a game of the page's own runtime of older releases, as they
@@ -43,12 +42,12 @@ type savedGame struct {
 // (web-games/ in the data directory) into the server's store: finished
 // ones to be listed and replayed, unfinished ones to go on there, people
 // keeping their seats with the tokens they had. Each keeps its old id
-// (server.ImportTag), by which the page still finds it. Unfinished
+// (ImportTag), by which the page still finds it. Unfinished
 // tournament games are left out: their tournament plays them again. Once
 // every file is in, dir is renamed dir.imported; a file that cannot be
 // read is reported and stays. It returns how many games it imported; a
 // game imported before (a crash between two files) is not imported again.
-func ImportSavedGames(ctx context.Context, srv *server.Server, dir string, log *slog.Logger) (int, error) {
+func (s *Server) ImportSavedGames(ctx context.Context, dir string, log *slog.Logger) (int, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -80,20 +79,20 @@ func ImportSavedGames(ctx context.Context, srv *server.Server, dir string, log *
 	slices.SortFunc(saved, func(a, b savedGame) int { return a.Created.Compare(b.Created) })
 	n := 0
 	for _, sg := range saved {
-		if _, err := srv.ImportedGame(ctx, sg.ID); err == nil {
+		if _, err := s.ImportedGame(ctx, sg.ID); err == nil {
 			continue // imported before
 		}
 		if sg.Record.Result == kalah.Ongoing && sg.Req.Tournament != "" {
 			continue
 		}
-		im := server.Imported{Record: sg.Record, Casual: sg.Req.Casual,
+		im := Imported{Record: sg.Record, Casual: sg.Req.Casual,
 			PerMove: time.Duration(sg.Req.PerMoveMillis) * time.Millisecond, Delay: time.Duration(sg.Req.DelayMillis) * time.Millisecond,
-			Tags: map[string]string{server.ImportTag: sg.ID}}
+			Tags: map[string]string{ImportTag: sg.ID}}
 		if sg.Reason != "" {
-			im.Tags[server.ReasonTag] = sg.Reason
+			im.Tags[ReasonTag] = sg.Reason
 		}
 		if sg.Req.Tournament != "" {
-			im.Tags[server.TournamentTag] = sg.Req.Tournament
+			im.Tags[TournamentTag] = sg.Req.Tournament
 		}
 		for i, seat := range sg.Seats {
 			if seat.Human {
@@ -105,7 +104,7 @@ func ImportSavedGames(ctx context.Context, srv *server.Server, dir string, log *
 			}
 			im.Seats[i] = store.Seat{Name: seat.Name, Kind: "spec", Spec: seat.Spec}
 		}
-		if _, err := srv.ImportGame(ctx, im); err != nil {
+		if _, err := s.ImportGame(ctx, im); err != nil {
 			log.Warn("web games: a game could not be imported", "id", sg.ID, "err", err)
 			bad++
 			continue

@@ -1,0 +1,510 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"kalah"
+	"kalah/player"
+	"kalah/tournament"
+)
+
+// Tournaments are the tournaments the server runs itself, started over
+// HTTP (the page's Tournaments tab, POST /api/tournaments): kept by package
+// tournament in the server's own store, run by its runner (Store.Run), and
+// every game played here by the TournamentExecutor as an arranged game,
+// under the server's limits, listed and watched with its other games. A
+// player the server will not start is forfeited in its game, with the
+// reason; no game of these tournaments is played anywhere else.
+type Tournaments struct {
+	srv  *Server
+	st   *tournament.Store
+	ctx  context.Context
+	wait time.Duration
+	max  int
+	log  *slog.Logger
+	runs sync.WaitGroup
+
+	mu       sync.Mutex
+	gameIDs  map[int64]int64 // a tournament game's id to its server game
+	running  map[int64]bool
+	errs     map[int64]string
+	stopping bool // Wait was called: no run starts any more
+}
+
+// TournamentOptions configure StartTournaments.
+type TournamentOptions struct {
+	// DataDir, if set, is the data directory whose tournaments.db (where
+	// an older release kept its tournaments) is moved into the server's
+	// store once.
+	DataDir string
+	// Wait bounds how long a tournament game waits for a bot that is not
+	// free; zero means Config.ArrangedWait.
+	Wait time.Duration
+	// Max bounds the tournaments running at once (default 8).
+	Max int
+}
+
+// Organizer is who asks for a tournament, which decides the bots it may
+// enter.
+type Organizer struct {
+	// Admin is set for a request with the server's admin token: it may
+	// enter any bot.
+	Admin bool
+	// Account is the signed-in person, who may enter the bots they own;
+	// "" for none.
+	Account string
+}
+
+// OrganizerServer is the tournament.Config.Organizer of the tournaments
+// the server runs itself, which it resumes after a restart.
+const OrganizerServer = "server"
+
+// maxTournaments bounds the tournaments running at once by default.
+const maxTournaments = 8
+
+// StartTournaments returns the server's tournaments, kept in its store
+// (moving in those an older release kept in o.DataDir's tournaments.db),
+// and goes on with those it was running when it last stopped. They run
+// until ctx ends; Wait waits for them to stop.
+func (s *Server) StartTournaments(ctx context.Context, o TournamentOptions) (*Tournaments, error) {
+	st := tournament.New(s.st)
+	if o.DataDir != "" {
+		if err := st.MoveIn(ctx, o.DataDir); err != nil {
+			return nil, fmt.Errorf("tournaments: %w", err)
+		}
+	}
+	if o.Max <= 0 {
+		o.Max = maxTournaments
+	}
+	t := &Tournaments{srv: s, st: st, ctx: ctx, wait: o.Wait, max: o.Max, log: s.log,
+		gameIDs: map[int64]int64{}, running: map[int64]bool{}, errs: map[int64]string{}}
+	if _, err := t.Resume(ctx); err != nil {
+		return nil, fmt.Errorf("tournaments: %w", err)
+	}
+	return t, nil
+}
+
+// Store returns the tournaments' store (the server's, shared).
+func (t *Tournaments) Store() *tournament.Store { return t.st }
+
+// Wait waits until every tournament run has stopped (after the context
+// StartTournaments was given ends); no tournament starts after it is
+// called.
+func (t *Tournaments) Wait() {
+	t.mu.Lock()
+	t.stopping = true
+	t.mu.Unlock()
+	t.runs.Wait()
+}
+
+// NewTournament asks for a round robin (every pair of players meets
+// Rounds times on each side), a gauntlet or a Swiss tournament.
+type NewTournament struct {
+	Name string `json:"name"`
+	// Format is "roundrobin" (the default), "gauntlet" or "swiss".
+	Format        string      `json:"format,omitempty"`
+	Rules         kalah.Rules `json:"rules"`
+	Players       []string    `json:"players"`
+	Rounds        int         `json:"rounds"`
+	PerMoveMillis int         `json:"per_move_ms"`
+	DelayMillis   int         `json:"delay_ms"`
+	Seed          uint64      `json:"seed"`
+}
+
+// Standing is one player's line in the table.
+type Standing struct {
+	Player string  `json:"player"`
+	Games  int     `json:"games"`
+	Wins   int     `json:"wins"`
+	Draws  int     `json:"draws"`
+	Losses int     `json:"losses"`
+	Points float64 `json:"points"`
+	Elo    float64 `json:"elo"`
+	// EloErr is the half width of the rating's 95% interval, when known.
+	EloErr float64 `json:"elo_err,omitempty"`
+}
+
+// Pairing is one game of a tournament.
+type Pairing struct {
+	South string `json:"south"`
+	North string `json:"north"`
+	// Game is the server game's id once it has started.
+	Game   string       `json:"game,omitempty"`
+	Result kalah.Result `json:"result"`
+	Score  [2]int       `json:"score"`
+	Done   bool         `json:"done"`
+	// Reason says why the game was forfeited or adjudicated, if it was.
+	Reason string `json:"reason,omitempty"`
+}
+
+// TournamentState is a tournament's progress.
+type TournamentState struct {
+	ID        string      `json:"id"`
+	Name      string      `json:"name"`
+	Format    string      `json:"format"`
+	Rules     string      `json:"rules"`
+	Players   []string    `json:"players"`
+	Games     []Pairing   `json:"games"`
+	Played    int         `json:"played"`
+	Total     int         `json:"total"`
+	Running   bool        `json:"running"`
+	Error     string      `json:"error,omitempty"`
+	Standings []Standing  `json:"standings"`
+	Cross     [][]float64 `json:"cross"` // Cross[i][j]: points of player i against player j
+	Created   time.Time   `json:"created"`
+}
+
+// ErrNoTournament is returned for a tournament id that is not there.
+var ErrNoTournament = errors.New("no such tournament")
+
+// Create checks a tournament asked for by org, stores it and starts it.
+// Its players are computer players the server may start (within its
+// limits, no programs unless the admin asks on a server that allows
+// them) and bots (bot:NAME) that org may enter: any for the admin, their
+// own for a signed-in person, and any bot that accepts tournament games
+// from anyone (logged in and waiting: it sent wait).
+func (t *Tournaments) Create(ctx context.Context, org Organizer, req NewTournament) (string, error) {
+	if req.PerMoveMillis < 0 || req.PerMoveMillis > 60_000 || req.DelayMillis < 0 || req.DelayMillis > 10_000 {
+		return "", fmt.Errorf("%w: clock out of range", ErrBadRequest)
+	}
+	if req.Rounds < 0 || req.Rounds > 20 || len(req.Players) > 12 {
+		return "", fmt.Errorf("%w: at most 20 rounds and 12 players", ErrBadRequest)
+	}
+	if len(req.Name) > 100 {
+		return "", fmt.Errorf("%w: a name of at most 100 bytes", ErrBadRequest)
+	}
+	format, err := tournament.ParseFormat(req.Format)
+	if err != nil || format == tournament.SPRT {
+		return "", fmt.Errorf("%w: format %q (want roundrobin, gauntlet or swiss)", ErrBadRequest, req.Format)
+	}
+	if err := req.Rules.Validate(); err != nil {
+		return "", fmt.Errorf("%w: %w", ErrBadRequest, err)
+	}
+	var bots []string
+	for _, p := range req.Players {
+		if strings.EqualFold(p, "human") || p == "" {
+			return "", fmt.Errorf("%w: tournaments are between computer players", ErrBadRequest)
+		}
+		name, isBot, err := BotName(p)
+		if err != nil {
+			return "", fmt.Errorf("%w: %w", ErrBadRequest, err)
+		}
+		if isBot {
+			if slices.Contains(bots, name) {
+				return "", fmt.Errorf("%w: bot %s entered twice (a bot cannot play itself)", ErrBadRequest, name)
+			}
+			bots = append(bots, name)
+			continue
+		}
+		if err := t.srv.startable(p, org.Admin); err != nil {
+			return "", err
+		}
+	}
+	for _, name := range bots {
+		if err := t.srv.mayEnter(ctx, org, name); err != nil {
+			return "", err
+		}
+	}
+	cfg := tournament.Config{Name: req.Name, Format: format, Players: req.Players, Rounds: max(req.Rounds, 1),
+		Rules: req.Rules, Seed: req.Seed, Organizer: OrganizerServer, Clock: tournament.Clock{
+			PerMove: time.Duration(req.PerMoveMillis) * time.Millisecond, Delay: time.Duration(req.DelayMillis) * time.Millisecond,
+			Grace: 250 * time.Millisecond}}
+	if cfg.Name == "" {
+		cfg.Name = "Web tournament"
+	}
+	t.mu.Lock()
+	busy, stopping := t.busyLocked(), t.stopping || t.ctx.Err() != nil
+	t.mu.Unlock()
+	if stopping {
+		return "", fmt.Errorf("%w: the server's tournaments are stopping", ErrClosed)
+	}
+	if busy {
+		return "", fmt.Errorf("%w: %d tournaments are running, the most this server runs at once", ErrBusy, t.max)
+	}
+	id, err := t.st.Create(ctx, cfg)
+	if err != nil {
+		if errors.Is(err, tournament.ErrConfig) {
+			return "", fmt.Errorf("%w: %w", ErrBadRequest, err)
+		}
+		return "", err
+	}
+	if !t.start(id) {
+		return "", fmt.Errorf("%w: the server's tournaments are stopping; tournament %d starts with them next time", ErrClosed, id)
+	}
+	t.log.Info("tournament created", "tournament", id, "by", org.Account, "admin", org.Admin, "players", len(cfg.Players))
+	return strconv.FormatInt(id, 10), nil
+}
+
+// startable refuses a player spec the server would not start for a
+// tournament: an unknown player, a program (unless the admin asks and the
+// server allows programs), or one over the server's limits.
+func (s *Server) startable(spec string, admin bool) error {
+	info, _, err := player.Lookup(spec)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrBadRequest, err)
+	}
+	if info.Raw && !(admin && s.cfg.AllowExec) {
+		return fmt.Errorf("%w: player %s runs a program on the server: not in tournaments started over HTTP", ErrBadRequest, info.Name)
+	}
+	if err := player.CheckLimits(spec, s.limits()); err != nil {
+		return fmt.Errorf("%w: %w", ErrBadRequest, err)
+	}
+	return nil
+}
+
+// mayEnter reports whether org may enter bot name in a tournament or an
+// arranged game: the admin may enter any bot, a signed-in person their
+// own, and a bot logged in that waits for arranged games (it sent wait)
+// has accepted to be entered by anyone. Nobody else may name a bot, which
+// would make it lose every game it is not there for.
+func (s *Server) mayEnter(ctx context.Context, org Organizer, name string) error {
+	if org.Admin {
+		return nil
+	}
+	if org.Account != "" {
+		owned, err := s.st.BotsOf(ctx, org.Account)
+		if err != nil {
+			return err
+		}
+		if slices.Contains(owned, name) {
+			return nil
+		}
+	}
+	if slices.Contains(s.WaitingBots(), name) {
+		return nil
+	}
+	return fmt.Errorf("%w: bot %s is not yours and does not take tournament games now: its owner may enter it, or the bot accepts them itself by logging in and sending wait (kalah bot --wait)", ErrForbidden, name)
+}
+
+// start runs tournament id in the background, unless it runs already or
+// the tournaments are stopping.
+func (t *Tournaments) start(id int64) bool {
+	t.mu.Lock()
+	if t.stopping || t.ctx.Err() != nil || t.running[id] {
+		t.mu.Unlock()
+		return false
+	}
+	t.running[id] = true
+	delete(t.errs, id)
+	t.runs.Add(1)
+	t.mu.Unlock()
+	go func() {
+		defer t.runs.Done()
+		c := t.srv.cfg
+		x := &TournamentExecutor{Server: t.srv, Parallel: 1, Wait: t.wait, Log: t.log,
+			Unlimited: &tournament.Clock{PerMove: c.PerMove, Budget: c.Budget, Increment: c.Increment}, OnStart: func(job tournament.Job, game int64) {
+				t.mu.Lock()
+				t.gameIDs[job.Game.ID] = game
+				t.mu.Unlock()
+			}}
+		err := t.st.Run(t.ctx, id, tournament.RunOptions{Executor: x, Log: t.log})
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		t.running[id] = false
+		if err != nil && t.ctx.Err() == nil {
+			t.errs[id] = err.Error()
+			t.log.Error("tournament stopped", "tournament", id, "err", err)
+		}
+	}()
+	return true
+}
+
+// busyLocked reports whether as many tournaments as allowed are running;
+// t.mu is held.
+func (t *Tournaments) busyLocked() bool {
+	n := 0
+	for _, r := range t.running {
+		if r {
+			n++
+		}
+	}
+	return n >= t.max
+}
+
+// Resume goes on with the tournaments the server was running when it
+// stopped: the unfinished ones it organized and, from older releases,
+// those whose players may all be started here and whose games so far were
+// all played by the page. Results are stored once per game, so even a
+// tournament also resumed from the command line counts no game twice. It
+// returns the ids resumed.
+func (t *Tournaments) Resume(ctx context.Context) ([]string, error) {
+	infos, err := t.st.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, in := range infos {
+		if in.Status == tournament.StatusFinished || !t.ours(ctx, in) {
+			continue
+		}
+		t.mu.Lock()
+		skip := t.running[in.ID] || t.busyLocked()
+		t.mu.Unlock()
+		if skip {
+			continue
+		}
+		if t.start(in.ID) {
+			out = append(out, strconv.FormatInt(in.ID, 10))
+		}
+	}
+	return out, nil
+}
+
+// ours reports whether the server runs a tournament: one it organized, or
+// one the page of an older release ran (every game so far played by
+// worker "web", at least one if it has bots, and every player one the
+// page could start).
+func (t *Tournaments) ours(ctx context.Context, in tournament.Info) bool {
+	if in.Config.Organizer == OrganizerServer {
+		return true
+	}
+	if in.Config.Organizer != "" {
+		return false
+	}
+	bots := false
+	for _, p := range in.Config.Players {
+		if _, ok, _ := BotName(p); ok {
+			bots = true
+			continue
+		}
+		if t.srv.startable(p, false) != nil {
+			return false
+		}
+	}
+	played, err := t.st.Games(ctx, in.ID)
+	if err != nil || bots && len(played) == 0 {
+		return false
+	}
+	for _, g := range played {
+		if g.Worker != "web" {
+			return false
+		}
+	}
+	return true
+}
+
+func tournamentID(id string) (int64, error) {
+	n, err := strconv.ParseInt(id, 10, 64)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("%w: %q", ErrNoTournament, id)
+	}
+	return n, nil
+}
+
+// State returns a tournament's progress, standings and cross-table.
+func (t *Tournaments) State(ctx context.Context, id string) (TournamentState, error) {
+	n, err := tournamentID(id)
+	if err != nil {
+		return TournamentState{}, err
+	}
+	// Whether it runs is read before the store: a run that ends in between
+	// has stored its status by then.
+	t.mu.Lock()
+	running, runErr := t.running[n], t.errs[n]
+	t.mu.Unlock()
+	in, err := t.st.Tournament(ctx, n)
+	if errors.Is(err, tournament.ErrNotFound) {
+		return TournamentState{}, fmt.Errorf("%w: %s", ErrNoTournament, id)
+	}
+	if err != nil {
+		return TournamentState{}, err
+	}
+	out := TournamentState{ID: id, Name: in.Name, Format: string(in.Config.Format), Rules: in.Config.Rules.String(), Players: in.Config.Players,
+		Played: in.Played, Total: in.Games, Created: in.Created, Games: []Pairing{}, Running: running, Error: runErr}
+	if !out.Running && in.Status != tournament.StatusFinished && out.Error == "" {
+		out.Error = fmt.Sprintf("%s, not running here: resume it with kalah tournament --resume %d", in.Status, n)
+	}
+	standings, err := t.st.Standings(ctx, n)
+	if err != nil {
+		return TournamentState{}, err
+	}
+	for _, s := range standings {
+		out.Standings = append(out.Standings, Standing{Player: s.Player, Games: s.Games, Wins: s.Wins, Draws: s.Draws,
+			Losses: s.Losses, Points: float64(s.Points) / tournament.WinPoints, Elo: s.Elo, EloErr: s.EloErr})
+	}
+	cross, err := t.st.CrossTable(ctx, n)
+	if err != nil {
+		return TournamentState{}, err
+	}
+	for _, row := range cross {
+		r := make([]float64, len(row))
+		for j, c := range row {
+			r[j] = float64(c.Points) / tournament.WinPoints
+		}
+		out.Cross = append(out.Cross, r)
+	}
+	sched, err := t.st.Schedule(ctx, n)
+	if err != nil {
+		return TournamentState{}, err
+	}
+	played, err := t.st.Games(ctx, n)
+	if err != nil {
+		return TournamentState{}, err
+	}
+	done := map[int64]tournament.Played{}
+	for _, p := range played {
+		done[p.ID] = p
+	}
+	name := func(i int) string {
+		if i >= 0 && i < len(in.Config.Players) {
+			return in.Config.Players[i]
+		}
+		return "?"
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, g := range sched {
+		pr := Pairing{South: name(g.South), North: name(g.North)}
+		if gid, ok := t.gameIDs[g.ID]; ok {
+			pr.Game = strconv.FormatInt(gid, 10)
+		}
+		if p, ok := done[g.ID]; ok {
+			pr.Done, pr.Score, pr.Reason = true, [2]int{p.SouthSeeds, p.NorthSeeds}, p.Reason
+			switch {
+			case p.SouthSeeds > p.NorthSeeds:
+				pr.Result = kalah.SouthWins
+			case p.SouthSeeds < p.NorthSeeds:
+				pr.Result = kalah.NorthWins
+			default:
+				pr.Result = kalah.Draw
+			}
+		}
+		out.Games = append(out.Games, pr)
+	}
+	return out, nil
+}
+
+// List returns every tournament in the store, newest first.
+func (t *Tournaments) List(ctx context.Context) ([]TournamentState, error) {
+	infos, err := t.st.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]TournamentState, 0, len(infos))
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, in := range infos {
+		out = append(out, TournamentState{ID: strconv.FormatInt(in.ID, 10), Name: in.Name, Format: string(in.Config.Format),
+			Rules: in.Config.Rules.String(), Players: in.Config.Players, Played: in.Played, Total: in.Games, Created: in.Created,
+			Running: t.running[in.ID]})
+	}
+	return out, nil
+}
+
+// Bots returns the bots waiting for tournament games, as player specs
+// ("bot:alice"), for the page to offer.
+func (t *Tournaments) Bots() []string {
+	var out []string
+	for _, name := range t.srv.WaitingBots() {
+		out = append(out, BotPrefix+name)
+	}
+	return out
+}
