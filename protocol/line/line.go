@@ -63,11 +63,29 @@ type Msg struct {
 }
 
 // String formats the message as a line without the line ending.
+//
+// A message is one line whatever its arguments hold: control characters
+// (a line break above all, which would forge a message of its own) are
+// written as spaces.
 func (m Msg) String() string {
-	if len(m.Args) == 0 {
-		return m.Cmd
+	s := m.Cmd
+	if len(m.Args) > 0 {
+		s += " " + strings.Join(m.Args, " ")
 	}
-	return m.Cmd + " " + strings.Join(m.Args, " ")
+	if strings.IndexFunc(s, isControl) < 0 {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if isControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+// isControl reports whether r may not appear inside a line.
+func isControl(r rune) bool {
+	return r < ' ' && r != '\t' || r == 0x7f || r == 0x85 || r == 0x2028 || r == 0x2029
 }
 
 // Parse reads one line (with or without its line ending) as a message. The
