@@ -1,12 +1,13 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
-	"net"
 	"net/http"
 	"time"
 
+	"kalah/internal/netx"
 	"kalah/internal/store"
 )
 
@@ -28,14 +29,15 @@ func readJSON(w http.ResponseWriter, r *http.Request, v any) error {
 }
 
 // signIn starts a session and sets its cookie: HttpOnly (no script reads
-// it), SameSite=Lax (no other site's request carries it), Secure on TLS.
+// it), SameSite=Lax (no other site's request carries it), Secure when the
+// client used HTTPS (TLS here, or a trusted proxy's word).
 func (s *Server) signIn(w http.ResponseWriter, r *http.Request, user string) error {
 	tok, err := s.st.NewSession(r.Context(), user, sessionTTL)
 	if err != nil {
 		return err
 	}
 	http.SetCookie(w, &http.Cookie{Name: SessionCookie, Value: tok, Path: "/", MaxAge: int(sessionTTL / time.Second),
-		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil})
+		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: netx.HTTPS(r)})
 	return nil
 }
 
@@ -54,11 +56,8 @@ func (s *Server) sessionUser(r *http.Request) string {
 
 // rateOK applies the per-address login limit to sign-ups and sign-ins.
 func (s *Server) rateOK(w http.ResponseWriter, r *http.Request) bool {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
-	if !s.limiter.allow(host, time.Now()) {
+	if !s.limiter.Allow(hostOf(r)) {
+		s.refused("login-rate")
 		w.Header().Set("Retry-After", "1")
 		writeJSON(w, http.StatusTooManyRequests, map[string]string{"error": "too many attempts from your address; wait a little"})
 		return false
@@ -74,6 +73,9 @@ func accountErr(w http.ResponseWriter, err error) {
 		writeJSON(w, http.StatusConflict, map[string]string{"error": err.Error()})
 	case errors.Is(err, store.ErrBadPassword), errors.Is(err, store.ErrNoSession):
 		writeJSON(w, http.StatusUnauthorized, map[string]string{"error": err.Error()})
+	case errors.Is(err, store.ErrHashBusy):
+		w.Header().Set("Retry-After", "5")
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": store.ErrHashBusy.Error()})
 	default:
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": "cannot do that now, try again later"})
 	}
@@ -89,7 +91,9 @@ func (s *Server) apiSignup(w http.ResponseWriter, r *http.Request) {
 	if !s.rateOK(w, r) {
 		return
 	}
-	if err := s.st.CreateUser(r.Context(), c.Name, c.Password); err != nil {
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.HashWait)
+	defer cancel()
+	if err := s.st.CreateUser(ctx, c.Name, c.Password); err != nil {
 		accountErr(w, err)
 		return
 	}
@@ -111,7 +115,9 @@ func (s *Server) apiLogin(w http.ResponseWriter, r *http.Request) {
 	if !s.rateOK(w, r) {
 		return
 	}
-	name, err := s.st.CheckPassword(r.Context(), c.Name, c.Password)
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.HashWait)
+	defer cancel()
+	name, err := s.st.CheckPassword(ctx, c.Name, c.Password)
 	if err != nil {
 		accountErr(w, err)
 		return
@@ -128,7 +134,7 @@ func (s *Server) apiLogout(w http.ResponseWriter, r *http.Request) {
 	if c, err := r.Cookie(SessionCookie); err == nil {
 		s.st.EndSession(r.Context(), c.Value)
 	}
-	http.SetCookie(w, &http.Cookie{Name: SessionCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteLaxMode})
+	http.SetCookie(w, &http.Cookie{Name: SessionCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: netx.HTTPS(r)})
 	writeJSON(w, http.StatusOK, map[string]string{})
 }
 

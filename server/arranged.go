@@ -333,7 +333,11 @@ func (s *Server) serverPlayer(spec string, r kalah.Rules, seed uint64) (player.P
 	if err := player.CheckLimits(spec, s.limits()); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrForbidden, err)
 	}
-	return player.New(spec, player.Options{Rules: r, Seed: seed})
+	p, err := player.New(spec, player.Options{Rules: r, Seed: seed})
+	if err != nil {
+		return nil, err
+	}
+	return s.thinkLimit(p), nil
 }
 
 // takeBots waits until every named bot (by seat; "" for none) is free,

@@ -216,6 +216,7 @@ func (s *Server) StartGame(ctx context.Context, req GameRequest) (Started, error
 			if err != nil {
 				return Started{}, fmt.Errorf("%w: %w", ErrBadRequest, err)
 			}
+			p = s.thinkLimit(p)
 			if name == "" {
 				name = spec
 			}
