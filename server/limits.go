@@ -305,3 +305,8 @@ func (p *thinkLimited) Close() error {
 	}
 	return nil
 }
+
+// RealClients serves h with each request's RemoteAddr the real client's
+// behind the server's trusted proxies (Config.TrustedProxies), so the
+// page's own limits count clients as the server's do.
+func (s *Server) RealClients(h http.Handler) http.Handler { return s.cfg.TrustedProxies.RealClients(h) }
