@@ -21,14 +21,18 @@ import (
 // together and resumed together after a restart. Its tournaments are in
 // that database too. Games and tournaments an older release's page kept
 // in web-games/ and tournaments.db are moved in when the server starts.
-// Analysis and hints come from package engine.
-var pageAnalyzer = &web.Engine{}
+// Analysis and hints come from package engine, from engines of their own:
+// a guest's long analysis never holds up a player's hint.
+var (
+	pageAnalyzer = &web.Engine{}
+	hintAnalyzer = &web.Engine{Engines: 2}
+)
 
 func init() {
 	serveHint = func(ctx context.Context, g *kalah.Game) (kalah.Move, error) {
-		return web.Hint(ctx, pageAnalyzer, g, 300*time.Millisecond)
+		return web.Hint(ctx, hintAnalyzer, g, 300*time.Millisecond)
 	}
-	mountWeb = func(ctx context.Context, s *server.Server, dir string) (http.Handler, func(), error) {
+	mountWeb = func(ctx context.Context, s *server.Server, dir string, lim pageLimits) (http.Handler, func(), error) {
 		// The page's event streams and tournaments end with ctx (the
 		// server's: Ctrl-C, SIGTERM, or its caller's), so its shutdown does
 		// not wait on open pages and nothing of it outlives the server. The
@@ -56,9 +60,13 @@ func init() {
 			return nil, wait, fmt.Errorf("web page tournaments: %w", err)
 		}
 		h, err := web.New(ctx, web.Options{
-			Analyzer:    pageAnalyzer,
-			Server:      s,
-			Tournaments: tours,
+			Analyzer:      pageAnalyzer,
+			Server:        s,
+			Tournaments:   tours,
+			MaxAnalysis:   lim.maxAnalysis,
+			AnalysisRate:  lim.analysisRate,
+			AnalysisBurst: lim.analysisBurst,
+			Analyses:      lim.analyses,
 		})
 		return h, wait, err
 	}
