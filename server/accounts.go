@@ -65,7 +65,7 @@ func (s *Server) rateOK(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
-func accountErr(w http.ResponseWriter, err error) {
+func (s *Server) accountErr(w http.ResponseWriter, err error) {
 	switch {
 	case errors.Is(err, store.ErrBadAccount):
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
@@ -74,6 +74,7 @@ func accountErr(w http.ResponseWriter, err error) {
 	case errors.Is(err, store.ErrBadPassword), errors.Is(err, store.ErrNoSession):
 		writeJSON(w, http.StatusUnauthorized, map[string]string{"error": err.Error()})
 	case errors.Is(err, store.ErrHashBusy):
+		s.refused("hashing-busy")
 		w.Header().Set("Retry-After", "5")
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": store.ErrHashBusy.Error()})
 	default:
@@ -94,11 +95,11 @@ func (s *Server) apiSignup(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.HashWait)
 	defer cancel()
 	if err := s.st.CreateUser(ctx, c.Name, c.Password); err != nil {
-		accountErr(w, err)
+		s.accountErr(w, err)
 		return
 	}
 	if err := s.signIn(w, r, c.Name); err != nil {
-		accountErr(w, err)
+		s.accountErr(w, err)
 		return
 	}
 	s.log.Info("account created", "name", c.Name)
@@ -119,11 +120,11 @@ func (s *Server) apiLogin(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	name, err := s.st.CheckPassword(ctx, c.Name, c.Password)
 	if err != nil {
-		accountErr(w, err)
+		s.accountErr(w, err)
 		return
 	}
 	if err := s.signIn(w, r, name); err != nil {
-		accountErr(w, err)
+		s.accountErr(w, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"name": name})
@@ -147,12 +148,12 @@ func (s *Server) apiAccount(w http.ResponseWriter, r *http.Request) {
 	}
 	user := s.sessionUser(r)
 	if user == "" {
-		accountErr(w, store.ErrNoSession)
+		s.accountErr(w, store.ErrNoSession)
 		return
 	}
 	bots, err := s.st.BotsOf(r.Context(), user)
 	if err != nil {
-		accountErr(w, err)
+		s.accountErr(w, err)
 		return
 	}
 	if bots == nil {
@@ -166,7 +167,7 @@ func (s *Server) apiAccount(w http.ResponseWriter, r *http.Request) {
 func (s *Server) apiNewBot(w http.ResponseWriter, r *http.Request) {
 	user := s.sessionUser(r)
 	if user == "" {
-		accountErr(w, store.ErrNoSession)
+		s.accountErr(w, store.ErrNoSession)
 		return
 	}
 	var req struct {
@@ -178,7 +179,7 @@ func (s *Server) apiNewBot(w http.ResponseWriter, r *http.Request) {
 	}
 	token, err := s.st.CreateBot(r.Context(), user, req.Name)
 	if err != nil {
-		accountErr(w, err)
+		s.accountErr(w, err)
 		return
 	}
 	s.log.Info("bot created", "owner", user, "bot", req.Name)

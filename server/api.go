@@ -646,6 +646,7 @@ func (s *Server) Requester(r *http.Request) string {
 // Config.MaxOpenGames at once (ErrTooMany beyond).
 func (s *Server) StartGameFor(ctx context.Context, who string, req GameRequest) (Started, error) {
 	if !s.reserveOpen(who) {
+		s.refused("open-games")
 		return Started{}, fmt.Errorf("%w: %d unfinished games already, the most this server allows at once; finish one first", ErrTooMany, s.cfg.MaxOpenGames)
 	}
 	st, err := s.StartGame(ctx, req)

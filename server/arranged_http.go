@@ -97,7 +97,7 @@ func (s *Server) arranged(req ArrangedRequest) (Arranged, error) {
 		if info.Raw && !s.cfg.AllowExec {
 			return a, fmt.Errorf("%w: %s players run programs on the server; start the server with exec allowed", ErrForbidden, info.Name)
 		}
-		if err := player.CheckLimits(spec, s.limits()); err != nil {
+		if err := s.checkLimits(spec); err != nil {
 			return a, fmt.Errorf("%w: %w", ErrForbidden, err)
 		}
 	}

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -310,3 +311,13 @@ func (p *thinkLimited) Close() error {
 // behind the server's trusted proxies (Config.TrustedProxies), so the
 // page's own limits count clients as the server's do.
 func (s *Server) RealClients(h http.Handler) http.Handler { return s.cfg.TrustedProxies.RealClients(h) }
+
+// checkLimits refuses a player spec over the server's limits, counting the
+// refusal.
+func (s *Server) checkLimits(spec string) error {
+	err := player.CheckLimits(spec, s.limits())
+	if errors.Is(err, player.ErrOverLimit) {
+		s.refused("over-limits")
+	}
+	return err
+}

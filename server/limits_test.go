@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/cookiejar"
+	"net/http/httptest"
 	"os"
 	"runtime"
 	"strconv"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"kalah/internal/netx"
 	"kalah/player"
 	_ "kalah/search"
 )
@@ -317,6 +319,9 @@ func rss(t *testing.T) uint64 {
 // takes 19 MiB each) keep the process's peak resident memory within 400 MB
 // of what it was idle: the hashes wait for the store's few hashers.
 func TestSignupFloodMemory(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's shadow memory and tenfold slower hashing make the figure meaningless")
+	}
 	ts := newTestServer(t, "", Config{})
 	runtime.GC()
 	idle := rss(t)
@@ -355,5 +360,47 @@ func TestSignupFloodMemory(t *testing.T) {
 	t.Logf("resident memory idle %d MB, peak %d MB", idle>>20, peak>>20)
 	if peak > idle+400<<20 {
 		t.Fatalf("48 sign-ups at once took resident memory from %d MB to %d MB: more than 400 MB", idle>>20, peak>>20)
+	}
+}
+
+// TestStreamDropsAClientThatDoesNotRead: a stream's client that stops
+// reading is dropped once a write waits WriteTimeout, and its place under
+// the limits is freed; the lifted deadlines of a long-lived request would
+// otherwise let it hold the place for ever.
+func TestStreamDropsAClientThatDoesNotRead(t *testing.T) {
+	ts := newTestServer(t, "", Config{WriteTimeout: 200 * time.Millisecond})
+	srv := ts.srv
+	h := srv.streamed(StreamBoard, func(w http.ResponseWriter, r *http.Request) {
+		netx.LongLived(w)
+		w.Header().Set("Content-Type", "text/event-stream")
+		chunk := []byte("data: " + strings.Repeat("x", 64<<10) + "\n\n")
+		for r.Context().Err() == nil {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	})
+	hs := httptest.NewServer(h)
+	defer hs.Close()
+	c, err := net.Dial("tcp", hs.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.(*net.TCPConn).SetReadBuffer(4096)
+	io.WriteString(c, "GET / HTTP/1.1\r\nHost: kalah\r\n\r\n") // and never read
+	deadline := time.Now().Add(2 * time.Second)
+	for srv.streams.count(StreamBoard) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the stream never opened")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	deadline = time.Now().Add(5 * time.Second)
+	for srv.streams.count(StreamBoard) != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("a client that reads nothing still holds its stream 5 s on, with writes due within 200 ms")
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

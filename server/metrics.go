@@ -22,7 +22,7 @@ type metrics struct {
 
 // Refusal reasons counted in kalah_refusals_total.
 var refusalReasons = []string{"streams", "streams-per-address", "streams-per-identity", "challenges", "login-rate",
-	"open-games", "over-limits", "hashing-busy"}
+	"open-games", "over-limits", "hashing-busy", "analysis-rate", "analysis-busy"}
 
 func (s *Server) newMetrics() *metrics {
 	m := &metrics{
@@ -84,6 +84,10 @@ func (s *Server) Metrics() *prometheus.Registry { return s.metrics.reg }
 func (s *Server) refused(reason string) {
 	s.metrics.refusals.WithLabelValues(reason).Inc()
 }
+
+// Refused counts a refusal by a limit of the page's own (analysis-rate,
+// analysis-busy) in kalah_refusals_total, beside the server's.
+func (s *Server) Refused(reason string) { s.refused(reason) }
 
 // Healthy reports whether the server can serve: not stopped, and its store
 // answers a read.

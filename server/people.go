@@ -205,7 +205,7 @@ func (s *Server) StartGame(ctx context.Context, req GameRequest) (Started, error
 			if info.Raw && !s.cfg.AllowExec {
 				return Started{}, fmt.Errorf("%w: %s players run programs on the server; start the server with exec allowed", ErrForbidden, info.Name)
 			}
-			if err := player.CheckLimits(spec, s.limits()); err != nil {
+			if err := s.checkLimits(spec); err != nil {
 				return Started{}, fmt.Errorf("%w: %w", ErrForbidden, err)
 			}
 			seed := req.Seeds[i]

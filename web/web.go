@@ -214,11 +214,13 @@ func (h *Handler) admitAnalysis(w http.ResponseWriter, r *http.Request, budget t
 		return nil
 	}
 	if !h.analysisRate.Allow(who) {
+		h.opts.Server.Refused("analysis-rate")
 		return refuse(http.StatusTooManyRequests, errTooFast)
 	}
 	h.mu.Lock()
 	if h.analysing[who] >= analysesPerClient {
 		h.mu.Unlock()
+		h.opts.Server.Refused("analysis-rate")
 		return refuse(http.StatusTooManyRequests, fmt.Errorf("%w: %d analyses of yours are running", errTooFast, analysesPerClient))
 	}
 	h.analysing[who]++
@@ -240,6 +242,7 @@ func (h *Handler) admitAnalysis(w http.ResponseWriter, r *http.Request, budget t
 		}
 	case <-t.C:
 		done()
+		h.opts.Server.Refused("analysis-busy")
 		return refuse(http.StatusServiceUnavailable, fmt.Errorf("%w: the server is analysing as many positions as it can", ErrBusy))
 	case <-r.Context().Done():
 		done()
