@@ -246,13 +246,14 @@ func (s *Server) StartGame(ctx context.Context, req GameRequest) (Started, error
 			su.tags[tagInc] = strconv.FormatInt(inc.Milliseconds(), 10)
 		}
 	}
+	plies := g.Len() // before begin: the game's own goroutine plays g from then on
 	id, err := s.begin(g, es, su)
 	if err != nil {
 		return Started{}, err
 	}
 	out.ID = id
 	if humans > 0 {
-		s.abortIfIdle(id, g.Len())
+		s.abortIfIdle(id, plies)
 	}
 	return out, nil
 }
