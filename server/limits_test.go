@@ -404,3 +404,33 @@ func TestStreamDropsAClientThatDoesNotRead(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestLimitStreamsCountsOtherHandlers: a handler put behind LimitStreams
+// (kalah serve's KGP WebSocket) counts among its client's long-lived
+// requests and is refused past the quota.
+func TestLimitStreamsCountsOtherHandlers(t *testing.T) {
+	ts := newTestServer(t, "", Config{MaxStreamsPerAddr: 2})
+	release := make(chan struct{})
+	h := ts.srv.LimitStreams(StreamKGPWS, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusOK)
+		http.NewResponseController(w).Flush()
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	hs := httptest.NewServer(h)
+	defer hs.Close()
+	defer close(release)
+	for i := range 2 {
+		if s := openStream(t, from("127.0.0.1", nil), hs.URL+"/kgp"); s.code != http.StatusOK {
+			t.Fatalf("request %d: %d %s", i+1, s.code, s.body)
+		}
+	}
+	if s := openStream(t, from("127.0.0.1", nil), hs.URL+"/kgp"); s.code != http.StatusTooManyRequests {
+		t.Fatalf("a third: %d %s", s.code, s.body)
+	}
+	if n := ts.srv.streams.count(StreamKGPWS); n != 2 {
+		t.Fatalf("%d kgp-ws streams counted, want 2", n)
+	}
+}
