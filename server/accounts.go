@@ -1,15 +1,16 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"strings"
 	"time"
 
 	"kalah/internal/identity"
+	"kalah/internal/netx"
 	"kalah/internal/store"
 )
 
@@ -31,14 +32,15 @@ func readJSON(w http.ResponseWriter, r *http.Request, v any) error {
 }
 
 // signIn starts a session and sets its cookie: HttpOnly (no script reads
-// it), SameSite=Lax (no other site's request carries it), Secure on TLS.
+// it), SameSite=Lax (no other site's request carries it), Secure when the
+// client used HTTPS (TLS here, or a trusted proxy's word).
 func (s *Server) signIn(w http.ResponseWriter, r *http.Request, user string) error {
 	tok, err := s.st.NewSession(r.Context(), user, sessionTTL)
 	if err != nil {
 		return err
 	}
 	http.SetCookie(w, &http.Cookie{Name: SessionCookie, Value: tok, Path: "/", MaxAge: int(sessionTTL / time.Second),
-		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil})
+		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: netx.HTTPS(r)})
 	return nil
 }
 
@@ -86,7 +88,7 @@ func (s *Server) actor(w http.ResponseWriter, r *http.Request, token string, cre
 	if create {
 		secret, _ := newToken()
 		http.SetCookie(w, &http.Cookie{Name: GuestCookie, Value: secret, Path: "/", MaxAge: int(guestTTL / time.Second),
-			HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil})
+			HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: netx.HTTPS(r)})
 		a.ID = identity.GuestOf(secret)
 	}
 	return a
@@ -94,11 +96,8 @@ func (s *Server) actor(w http.ResponseWriter, r *http.Request, token string, cre
 
 // rateOK applies the per-address login limit to sign-ups and sign-ins.
 func (s *Server) rateOK(w http.ResponseWriter, r *http.Request) bool {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
-	if !s.limiter.allow(host, time.Now()) {
+	if !s.limiter.Allow(hostOf(r)) {
+		s.refused("login-rate")
 		w.Header().Set("Retry-After", "1")
 		writeJSON(w, http.StatusTooManyRequests, map[string]string{"error": "too many attempts from your address; wait a little"})
 		return false
@@ -106,7 +105,7 @@ func (s *Server) rateOK(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
-func accountErr(w http.ResponseWriter, err error) {
+func (s *Server) accountErr(w http.ResponseWriter, err error) {
 	switch {
 	case errors.Is(err, store.ErrBadAccount):
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
@@ -114,6 +113,10 @@ func accountErr(w http.ResponseWriter, err error) {
 		writeJSON(w, http.StatusConflict, map[string]string{"error": err.Error()})
 	case errors.Is(err, store.ErrBadPassword), errors.Is(err, store.ErrNoSession):
 		writeJSON(w, http.StatusUnauthorized, map[string]string{"error": err.Error()})
+	case errors.Is(err, store.ErrHashBusy):
+		s.refused("hashing-busy")
+		w.Header().Set("Retry-After", "5")
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": store.ErrHashBusy.Error()})
 	default:
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": "cannot do that now, try again later"})
 	}
@@ -129,12 +132,14 @@ func (s *Server) apiSignup(w http.ResponseWriter, r *http.Request) {
 	if !s.rateOK(w, r) {
 		return
 	}
-	if err := s.st.CreateUser(r.Context(), c.Name, c.Password); err != nil {
-		accountErr(w, err)
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.HashWait)
+	defer cancel()
+	if err := s.st.CreateUser(ctx, c.Name, c.Password); err != nil {
+		s.accountErr(w, err)
 		return
 	}
 	if err := s.signIn(w, r, c.Name); err != nil {
-		accountErr(w, err)
+		s.accountErr(w, err)
 		return
 	}
 	s.log.Info("account created", "name", c.Name)
@@ -151,13 +156,15 @@ func (s *Server) apiLogin(w http.ResponseWriter, r *http.Request) {
 	if !s.rateOK(w, r) {
 		return
 	}
-	name, err := s.st.CheckPassword(r.Context(), c.Name, c.Password)
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.HashWait)
+	defer cancel()
+	name, err := s.st.CheckPassword(ctx, c.Name, c.Password)
 	if err != nil {
-		accountErr(w, err)
+		s.accountErr(w, err)
 		return
 	}
 	if err := s.signIn(w, r, name); err != nil {
-		accountErr(w, err)
+		s.accountErr(w, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"name": name})
@@ -168,7 +175,7 @@ func (s *Server) apiLogout(w http.ResponseWriter, r *http.Request) {
 	if c, err := r.Cookie(SessionCookie); err == nil {
 		s.st.EndSession(r.Context(), c.Value)
 	}
-	http.SetCookie(w, &http.Cookie{Name: SessionCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteLaxMode})
+	http.SetCookie(w, &http.Cookie{Name: SessionCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: netx.HTTPS(r)})
 	writeJSON(w, http.StatusOK, map[string]string{})
 }
 
@@ -181,7 +188,7 @@ func (s *Server) apiAccount(w http.ResponseWriter, r *http.Request) {
 	}
 	user := s.sessionUser(r)
 	if user == "" && r.Header.Get("Authorization") != "" {
-		accountErr(w, fmt.Errorf("%w: the token of no bot", store.ErrNoSession))
+		s.accountErr(w, fmt.Errorf("%w: the token of no bot", store.ErrNoSession))
 		return
 	}
 	if user == "" {
@@ -196,7 +203,7 @@ func (s *Server) apiAccount(w http.ResponseWriter, r *http.Request) {
 	}
 	bots, err := s.st.BotsOf(r.Context(), user)
 	if err != nil {
-		accountErr(w, err)
+		s.accountErr(w, err)
 		return
 	}
 	if bots == nil {
@@ -210,7 +217,7 @@ func (s *Server) apiAccount(w http.ResponseWriter, r *http.Request) {
 func (s *Server) apiNewBot(w http.ResponseWriter, r *http.Request) {
 	user := s.sessionUser(r)
 	if user == "" {
-		accountErr(w, store.ErrNoSession)
+		s.accountErr(w, store.ErrNoSession)
 		return
 	}
 	var req struct {
@@ -222,7 +229,7 @@ func (s *Server) apiNewBot(w http.ResponseWriter, r *http.Request) {
 	}
 	token, err := s.st.CreateBot(r.Context(), user, req.Name)
 	if err != nil {
-		accountErr(w, err)
+		s.accountErr(w, err)
 		return
 	}
 	s.log.Info("bot created", "owner", user, "bot", req.Name)

@@ -6,20 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"net"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/coder/websocket"
-
 	"kalah"
 	"kalah/internal/identity"
 	"kalah/internal/netx"
 	"kalah/internal/store"
-	"kalah/protocol/line"
 )
 
 // GameInfo sums up a game for lists.
@@ -259,10 +255,10 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, fmt.Errorf("%w: no route %s %s", ErrNotFound, r.Method, r.URL.Path))
 	})
-	mux.HandleFunc("GET /ws/bot", s.serveWS)
+	mux.HandleFunc("GET /ws/bot", s.serveWSLimited)
 	mux.HandleFunc("GET /api/games", s.apiGames)
 	mux.HandleFunc("GET /api/games/{id}", s.apiGame)
-	mux.HandleFunc("GET /api/games/{id}/events", s.apiEvents)
+	mux.HandleFunc("GET /api/games/{id}/events", s.streamed(StreamEvents, s.apiEvents))
 	mux.HandleFunc("POST /api/games", s.apiStart)
 	mux.HandleFunc("POST /api/games/{id}/move", s.apiMove)
 	mux.HandleFunc("POST /api/games/{id}/join", s.apiJoin)
@@ -276,7 +272,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /api/games/{id}/rematch", s.apiRematch)
 	mux.HandleFunc("GET /api/games/{id}/board", s.apiBoard)
 	mux.HandleFunc("GET /api/games/{id}/record", s.apiRecord)
-	mux.HandleFunc("GET /api/games/{id}/board/events", s.apiBoardEvents)
+	mux.HandleFunc("GET /api/games/{id}/board/events", s.streamed(StreamBoard, s.apiBoardEvents))
 	mux.HandleFunc("POST /api/arranged", s.apiArranged)
 	mux.HandleFunc("GET /api/bots", s.apiBots)
 	mux.HandleFunc("GET /api/bots/online", s.apiOnlineBots)
@@ -294,7 +290,9 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /api/account/logout", s.apiLogout)
 	mux.HandleFunc("GET /api/account", s.apiAccount)
 	mux.HandleFunc("POST /api/account/bots", s.apiNewBot)
-	return writesChecked(mux)
+	// Limits keyed by address count the real client behind a trusted
+	// proxy; every answer carries the security headers.
+	return s.cfg.TrustedProxies.RealClients(netx.Secured(writesChecked(mux)))
 }
 
 // writesChecked refuses a request that changes something unless its body
@@ -309,15 +307,6 @@ func writesChecked(h http.Handler) http.Handler {
 		}
 		h.ServeHTTP(w, r)
 	})
-}
-
-func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
-	netx.LongLived(w)
-	c, err := websocket.Accept(w, r, nil) // a foreign Origin is refused; none is fine
-	if err != nil {
-		return
-	}
-	s.startConn(line.NewWebSocket(c, s.cfg.MaxLine, r.RemoteAddr))
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {
@@ -508,14 +497,10 @@ func (s *Server) answerBoard(w http.ResponseWriter, r *http.Request, id int64, e
 	writeJSON(w, http.StatusOK, b)
 }
 
-// hostOf is a request's client address without the port.
-func hostOf(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
-}
+// hostOf is the address a request's client is counted under by the
+// limits: the real client behind a trusted proxy, an IPv6 one by its /64
+// (netx.Key).
+func hostOf(r *http.Request) string { return netx.Key(r) }
 
 // reserveOpen counts one more unfinished API game for who, unless it has
 // MaxOpenGames already.
@@ -614,6 +599,7 @@ func (s *Server) Requester(r *http.Request) string {
 // Config.MaxOpenGames at once (ErrTooMany beyond).
 func (s *Server) StartGameFor(ctx context.Context, who string, req GameRequest) (Started, error) {
 	if !s.reserveOpen(who) {
+		s.refused("open-games")
 		return Started{}, fmt.Errorf("%w: %d unfinished games already, the most this server allows at once; finish one first", ErrTooMany, s.cfg.MaxOpenGames)
 	}
 	st, err := s.StartGame(ctx, req)

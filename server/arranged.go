@@ -305,10 +305,14 @@ func (s *Server) serverPlayer(spec string, r kalah.Rules, seed uint64) (player.P
 	if info.Raw && !s.cfg.AllowExec {
 		return nil, fmt.Errorf("%w: %s players run programs on the server; start the server with exec allowed", ErrForbidden, info.Name)
 	}
-	if err := player.CheckLimits(spec, s.limits()); err != nil {
+	if err := s.checkLimits(spec); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrForbidden, err)
 	}
-	return player.New(spec, player.Options{Rules: r, Seed: seed})
+	p, err := player.New(spec, player.Options{Rules: r, Seed: seed})
+	if err != nil {
+		return nil, err
+	}
+	return s.thinkLimit(p), nil
 }
 
 // takeBots waits until every bot seat's bot is free, or until wait has

@@ -107,8 +107,13 @@ func (s *Server) apiChallengeBot(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, fmt.Errorf("bot %s is not online: %w", name, ErrNotFound))
 		return
 	}
+	if why := s.challengeRefusalLocked(nil, user); why != "" {
+		s.mu.Unlock()
+		writeErr(w, fmt.Errorf("%w: %s", ErrTooMany, why))
+		return
+	}
 	s.nextChal++
-	ch := &challenge{id: strconv.Itoa(s.nextChal), to: to, rules: req.Rules, person: pc}
+	ch := &challenge{id: strconv.Itoa(s.nextChal), to: to, rules: req.Rules, person: pc, at: time.Now()}
 	s.chals[ch.id] = ch
 	s.mu.Unlock()
 	to.sendMsg(line.Msg{Cmd: "challenged", Args: []string{ch.id, user, line.RulesToken(req.Rules)}})

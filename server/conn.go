@@ -11,6 +11,7 @@ import (
 
 	"kalah"
 	"kalah/internal/identity"
+	"kalah/internal/netx"
 	"kalah/internal/store"
 	"kalah/player"
 	"kalah/protocol/line"
@@ -240,6 +241,7 @@ type challenge struct {
 	id       string
 	from, to *conn
 	rules    kalah.Rules
+	at       time.Time // when it was made
 	// person, for a challenge from a person on the page (from is nil),
 	// hears the bot's answer.
 	person *personChallenge
@@ -438,7 +440,8 @@ func (c *conn) login(m line.Msg) bool {
 	_, playing := s.seats[key]
 	s.mu.Unlock()
 	now := time.Now()
-	if !s.limiter.allow(c.host, now) && !(playing && s.returning.allow(key, now)) {
+	if !s.limiter.AllowAt(netx.AddrKey(c.host), now) && !(playing && s.returning.AllowAt(key, now)) {
+		s.refused("login-rate")
 		c.sendMsg(line.Errorf(line.CodeRate, "too many logins from %s; wait a little", c.host))
 		return true
 	}
@@ -545,8 +548,13 @@ func (c *conn) challenge(name string, m line.Msg) {
 		c.sendMsg(line.Errorf(line.CodeNotFound, "%s is not online", m.Args[0]))
 		return
 	}
+	if why := s.challengeRefusalLocked(c, ""); why != "" {
+		s.mu.Unlock()
+		c.sendMsg(line.Errorf(line.CodeBusy, "%s", why))
+		return
+	}
 	s.nextChal++
-	ch := &challenge{id: strconv.Itoa(s.nextChal), from: c, to: to, rules: r}
+	ch := &challenge{id: strconv.Itoa(s.nextChal), from: c, to: to, rules: r, at: time.Now()}
 	s.chals[ch.id] = ch
 	s.mu.Unlock()
 	c.sendMsg(line.Msg{Cmd: "ok", Args: []string{"challenge", ch.id}})

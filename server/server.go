@@ -15,6 +15,7 @@ import (
 
 	"kalah"
 	"kalah/internal/identity"
+	"kalah/internal/netx"
 	"kalah/internal/store"
 	"kalah/player"
 	"kalah/protocol/line"
@@ -112,6 +113,37 @@ type Config struct {
 	Hint func(ctx context.Context, g *kalah.Game) (kalah.Move, error)
 	// Log receives the server's logs; nil discards them.
 	Log *slog.Logger
+
+	// TrustedProxies are the reverse proxies in front of the server: from
+	// them, and only them, X-Forwarded-For names the client every limit
+	// keyed by address counts, and X-Forwarded-Proto says whether it used
+	// HTTPS (session cookies are Secure then). None by default.
+	TrustedProxies netx.Proxies
+	// MaxStreams bounds the long-lived requests open at once: event
+	// streams and WebSockets (default 4/5 of MaxConns, so that streams
+	// alone never fill the listeners and the page and API still answer).
+	MaxStreams int
+	// MaxStreamsPerAddr bounds those of one client address (an IPv6
+	// client: its /64), so one address cannot take every place (default
+	// 100: a school behind one address, a tab or two a pupil).
+	MaxStreamsPerAddr int
+	// MaxStreamsPerIdentity bounds those of one signed-in account, from
+	// any address (default 20).
+	MaxStreamsPerIdentity int
+	// StreamLifetime closes an event stream after this long (default 1h);
+	// a browser's EventSource reconnects by itself, a client of the API
+	// asks again.
+	StreamLifetime time.Duration
+	// MaxChallenges bounds the challenges one bot or one person may have
+	// open, unanswered, at once (default 3).
+	MaxChallenges int
+	// Hashers bounds the password hashes (argon2id, 19 MiB each) computed
+	// at once for sign-ups and sign-ins (default store.DefaultHashers: the
+	// cores, 2 to 4); others wait their turn, up to HashWait.
+	Hashers int
+	// HashWait is how long a sign-up or sign-in waits for a free hasher
+	// before it is refused as busy (503; default 10s).
+	HashWait time.Duration
 }
 
 func (c *Config) setDefaults() {
@@ -173,6 +205,24 @@ func (c *Config) setDefaults() {
 	if c.Log == nil {
 		c.Log = slog.New(slog.DiscardHandler)
 	}
+	if c.MaxStreams == 0 {
+		c.MaxStreams = max(c.MaxConns*4/5, 1)
+	}
+	if c.MaxStreamsPerAddr == 0 {
+		c.MaxStreamsPerAddr = 100
+	}
+	if c.MaxStreamsPerIdentity == 0 {
+		c.MaxStreamsPerIdentity = 20
+	}
+	if c.StreamLifetime <= 0 {
+		c.StreamLifetime = time.Hour
+	}
+	if c.MaxChallenges <= 0 {
+		c.MaxChallenges = 3
+	}
+	if c.HashWait <= 0 {
+		c.HashWait = 10 * time.Second
+	}
 }
 
 // Errors returned by the server's methods, matched with errors.Is.
@@ -211,9 +261,11 @@ type Server struct {
 	freed chan struct{}
 
 	openBy    map[string]int // unfinished API games by who started them (s.mu)
-	limiter   *limiter       // logins by address
-	returning *limiter       // logins of bots with a game in progress, by name
+	limiter   *netx.Limiter  // logins by address
+	returning *netx.Limiter  // logins of bots with a game in progress, by name
 	stats     *Stats
+	streams   *streams // long-lived requests open
+	metrics   *metrics
 	rematchMu sync.Mutex // one rematch at a time
 	seeks     seeks
 }
@@ -232,10 +284,16 @@ func New(cfg Config) (*Server, error) {
 		cfg: cfg, st: cfg.Store, log: cfg.Log, ctx: ctx, stop: stop,
 		live: map[int64]*round{}, seats: map[string]*round{}, sessions: map[string]*conn{},
 		allConns: map[*conn]struct{}{}, listeners: map[net.Listener]struct{}{}, chals: map[string]*challenge{},
-		limiter:   newLimiter(cfg.LoginRate, cfg.LoginBurst),
+		limiter:   netx.NewLimiter(cfg.LoginRate, cfg.LoginBurst),
 		openBy:    map[string]int{},
-		returning: newLimiter(1, 3),
+		returning: netx.NewLimiter(1, 3),
 		stats:     &Stats{},
+		streams:   newStreams(&cfg),
+	}
+	s.metrics = s.newMetrics()
+	s.stats.prom = s.metrics.move
+	if cfg.Hashers > 0 {
+		cfg.Store.SetHashers(cfg.Hashers)
 	}
 	if err := s.resume(); err != nil {
 		stop()
@@ -367,7 +425,7 @@ func (s *Server) resumeGame(sg store.Game) error {
 				lost[i] = true
 				p = absent{err}
 			}
-			seats[i] = &seat{p: p, st: st}
+			seats[i] = &seat{p: s.thinkLimit(p), st: st}
 		default:
 			// A KGP client cannot come back to a game: it loses when its
 			// turn comes, after the resume's grace.
@@ -418,128 +476,6 @@ func (s *Server) adjudicateBroken(sg store.Game, cause error) error {
 	rec.Termination = kalah.Adjudicated
 	s.log.Error("adjudicating a game that does not replay", "game", sg.ID, "err", cause)
 	return s.st.FinishGame(s.ctx, sg.ID, rec)
-}
-
-// Stats counts what the server did and how long the referee took a move.
-type Stats struct {
-	mu      sync.Mutex
-	buckets [statBuckets]uint64
-	moves   uint64
-}
-
-// The histogram has 1µs buckets up to 10ms, then 100µs buckets up to 1s;
-// the last bucket holds 1s and over.
-const statBuckets = 10000 + 9900 + 1
-
-func bucketOf(d time.Duration) int {
-	us := int(d.Microseconds())
-	switch {
-	case us < 0:
-		return 0
-	case us < 10000:
-		return us
-	case us < 1000000:
-		return 10000 + (us-10000)/100
-	}
-	return statBuckets - 1
-}
-
-func bucketTime(i int) time.Duration {
-	if i < 10000 {
-		return time.Duration(i) * time.Microsecond
-	}
-	return time.Duration(10000+(i-10000)*100) * time.Microsecond
-}
-
-func (st *Stats) add(d time.Duration) {
-	i := bucketOf(d)
-	st.mu.Lock()
-	st.buckets[i]++
-	st.moves++
-	st.mu.Unlock()
-}
-
-// Moves returns how many moves the referee was timed for: every move but
-// the first of each game.
-func (st *Stats) Moves() uint64 {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	return st.moves
-}
-
-// Percentile returns the referee's own time a move at percentile q
-// (0 < q <= 1): from a move's arrival to the next player being asked,
-// including validating it, storing it and telling everyone; 1µs resolution
-// up to 10ms, 100µs beyond, 1s and over counted as 1s.
-func (st *Stats) Percentile(q float64) time.Duration {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if st.moves == 0 {
-		return 0
-	}
-	want := uint64(q * float64(st.moves))
-	if want == 0 {
-		want = 1
-	}
-	var n uint64
-	for i, c := range st.buckets {
-		n += c
-		if n >= want {
-			return bucketTime(i)
-		}
-	}
-	return bucketTime(statBuckets - 1)
-}
-
-// Reset clears the counters.
-func (st *Stats) Reset() {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	st.buckets = [statBuckets]uint64{}
-	st.moves = 0
-}
-
-// limiter is a token bucket a client address.
-type limiter struct {
-	mu      sync.Mutex
-	rate    float64
-	burst   float64
-	buckets map[string]*bucket
-}
-
-type bucket struct {
-	tokens float64
-	last   time.Time
-}
-
-func newLimiter(rate float64, burst int) *limiter {
-	return &limiter{rate: rate, burst: float64(burst), buckets: map[string]*bucket{}}
-}
-
-// allow takes a token for key, reporting false if there is none.
-func (l *limiter) allow(key string, now time.Time) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	b, ok := l.buckets[key]
-	if !ok {
-		if len(l.buckets) > 100000 {
-			// Forget full buckets rather than grow without bound.
-			for k, v := range l.buckets {
-				if v.tokens+now.Sub(v.last).Seconds()*l.rate >= l.burst {
-					delete(l.buckets, k)
-				}
-			}
-		}
-		b = &bucket{tokens: l.burst, last: now}
-		l.buckets[key] = b
-	}
-	b.tokens = min(l.burst, b.tokens+now.Sub(b.last).Seconds()*l.rate)
-	b.last = now
-	if b.tokens < 1 {
-		return false
-	}
-	b.tokens--
-	return true
 }
 
 // limits are the bounds on engine settings from the network.

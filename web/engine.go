@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,9 +17,12 @@ import (
 
 // Engine is an Analyzer backed by package engine: exact values where its
 // search (and endgame database, if one is given) proves them, otherwise its
-// estimates with their depth. It keeps one engine a rule variant, so the
-// transposition table helps when a game is analysed move by move. Positions
-// the engine cannot hold go to Fallback.
+// estimates with their depth. It keeps engines for each rule variant, so
+// the transposition table helps when a game is analysed move by move.
+// Positions the engine cannot hold go to Fallback, and so does a request
+// that finds every engine of its rules busy for a quarter of its budget: an
+// analysis always answers within its budget, never queued behind another's
+// (a 300 ms hint once waited 3.2 s behind a guest's 10 s analysis).
 type Engine struct {
 	// Options configure each engine; TableMB defaults to 32 here. If DB is
 	// nil, the largest endgame database for the rules found in EgdbDir is
@@ -27,12 +31,25 @@ type Engine struct {
 	// EgdbDir is where endgame databases are looked for (file names as
 	// egdb.FileName gives); empty means egdb.DefaultDir, "-" none.
 	EgdbDir string
-	// Fallback analyses what the engine refuses; nil means Search.
+	// Fallback analyses what the engine refuses or cannot take in time;
+	// nil means Search.
 	Fallback Analyzer
+	// Engines is how many engines each rule variant may have, each
+	// analysing one position at a time (default 1; each holds its own
+	// transposition table of Options.TableMB).
+	Engines int
 
-	mu      sync.Mutex
-	engines map[kalah.Rules]*engine.Engine
-	dbs     map[kalah.Rules]string // the endgame database each engine probes
+	mu    sync.Mutex
+	pools map[kalah.Rules]*enginePool
+	dbs   map[kalah.Rules]string // the endgame database each variant's engines probe
+}
+
+// enginePool holds one rule variant's engines: free ones in free, made of
+// at most max.
+type enginePool struct {
+	free chan *engine.Engine
+	made int
+	max  int
 }
 
 func (a *Engine) dbOf(r kalah.Rules) string {
@@ -42,40 +59,75 @@ func (a *Engine) dbOf(r kalah.Rules) string {
 	return a.dbs[r]
 }
 
-// maxEngines bounds the rule variants kept at once.
-const maxEngines = 4
+// maxVariants bounds the rule variants kept at once.
+const maxVariants = 4
 
-func (a *Engine) engine(r kalah.Rules) (*engine.Engine, error) {
-	r.Name = "" // presets and equal custom rules share an engine
+// errEnginesBusy says every engine of a variant stayed busy for the
+// time a request could wait.
+var errEnginesBusy = errors.New("every engine busy")
+
+// acquire takes a free engine for r, making one if the variant has fewer
+// than Engines, else waiting up to wait for one to be released.
+func (a *Engine) acquire(ctx context.Context, r kalah.Rules, wait time.Duration) (*engine.Engine, *enginePool, error) {
+	r.Name = "" // presets and equal custom rules share engines
 	a.mu.Lock()
-	defer a.mu.Unlock()
-	if e, ok := a.engines[r]; ok {
-		return e, nil
+	p, ok := a.pools[r]
+	if !ok {
+		if a.pools == nil || len(a.pools) >= maxVariants {
+			// Engines in use go back to their forgotten pool and are
+			// dropped with it.
+			a.pools = map[kalah.Rules]*enginePool{}
+			a.dbs = map[kalah.Rules]string{}
+		}
+		p = &enginePool{max: max(a.Engines, 1)}
+		p.free = make(chan *engine.Engine, p.max)
+		a.pools[r] = p
 	}
-	if a.engines == nil || len(a.engines) >= maxEngines {
-		a.engines = map[kalah.Rules]*engine.Engine{}
-		a.dbs = map[kalah.Rules]string{}
+	select {
+	case e := <-p.free:
+		a.mu.Unlock()
+		return e, p, nil
+	default:
 	}
-	o := a.Options
-	if o.TableMB <= 0 {
-		o.TableMB = 32
+	if p.made < p.max {
+		p.made++
+		o := a.Options
+		if o.TableMB <= 0 {
+			o.TableMB = 32
+		}
+		if o.DB == nil {
+			o.DB = a.findDB(r)
+		}
+		if o.DB != nil {
+			a.dbs[r] = fmt.Sprintf("the endgame database of %d seeds", o.DB.Seeds())
+		}
+		a.mu.Unlock()
+		e, err := engine.New(r, o)
+		if err != nil {
+			a.mu.Lock()
+			p.made--
+			a.mu.Unlock()
+			return nil, nil, err
+		}
+		return e, p, nil
 	}
-	if o.DB == nil {
-		o.DB = a.findDB(r)
+	a.mu.Unlock()
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case e := <-p.free:
+		return e, p, nil
+	case <-t.C:
+		return nil, nil, errEnginesBusy
+	case <-ctx.Done():
+		return nil, nil, ctx.Err()
 	}
-	if o.DB != nil {
-		a.dbs[r] = fmt.Sprintf("the endgame database of %d seeds", o.DB.Seeds())
-	}
-	e, err := engine.New(r, o)
-	if err != nil {
-		return nil, err
-	}
-	a.engines[r] = e
-	return e, nil
 }
 
 // Analyze implements Analyzer. Values are final store differences, as for
 // Search: the engine's, which count from the difference now, are shifted.
+// It returns within budget (and the fallback's first ply), whatever other
+// requests are doing.
 func (a *Engine) Analyze(ctx context.Context, r kalah.Rules, p kalah.Position, budget time.Duration) (Analysis, error) {
 	if err := r.Validate(); err != nil {
 		return Analysis{}, err
@@ -86,22 +138,33 @@ func (a *Engine) Analyze(ctx context.Context, r kalah.Rules, p kalah.Position, b
 	if p.Over(&r) {
 		return Analysis{}, ErrNoMoves
 	}
-	e, err := a.engine(r)
-	if err != nil {
-		return Analysis{}, err
-	}
 	if budget <= 0 {
 		budget = time.Second
 	}
-	vals, err := e.Analyze(ctx, p, budget)
-	// Too large a position, or too short a budget for even one iteration:
-	// the plain search always finishes its first ply.
-	if (err != nil && ctx.Err() == nil) || (err == nil && len(vals) == 0) {
+	deadline := time.Now().Add(budget)
+	fallback := func() (Analysis, error) {
 		fb := a.Fallback
 		if fb == nil {
 			fb = Search{}
 		}
-		return fb.Analyze(ctx, r, p, budget)
+		return fb.Analyze(ctx, r, p, max(time.Until(deadline), time.Millisecond))
+	}
+	e, pool, err := a.acquire(ctx, r, budget/4)
+	if errors.Is(err, errEnginesBusy) {
+		return fallback()
+	}
+	if err != nil && ctx.Err() != nil {
+		return Analysis{}, err
+	}
+	if err != nil {
+		return fallback() // rules the engine cannot hold
+	}
+	vals, err := e.Analyze(ctx, p, max(time.Until(deadline), time.Millisecond))
+	pool.free <- e
+	// Too large a position, or too short a budget for even one iteration:
+	// the plain search always finishes its first ply.
+	if (err != nil && ctx.Err() == nil) || (err == nil && len(vals) == 0) {
+		return fallback()
 	}
 	if err != nil {
 		return Analysis{}, err

@@ -16,7 +16,9 @@ import (
 	"mime"
 	"net/http"
 	"path"
+	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"kalah"
@@ -49,6 +51,17 @@ type Options struct {
 	// MaxAnalysis bounds the time one analysis request may take; zero means
 	// 10 seconds.
 	MaxAnalysis time.Duration
+	// AnalysisRate and AnalysisBurst are the token bucket of analysis
+	// requests (POST /api/analyze and /api/analyze/game) of each client: a
+	// signed-in account, or a guest's address. Zero means 2 a second in
+	// bursts of 20; a negative rate, no limit.
+	AnalysisRate  float64
+	AnalysisBurst int
+	// Analyses bounds the analyses run at once, for everyone (zero: half
+	// the cores, at least one); a request waits for a place as long as its
+	// own budget, then is refused as busy (503). One client may run
+	// analysesPerClient at once.
+	Analyses int
 }
 
 // Handler serves the page and its API.
@@ -58,6 +71,11 @@ type Handler struct {
 	mux  *http.ServeMux
 	// files holds each static file, plain and gzipped, by name.
 	files map[string]*asset
+
+	analysisRate *netx.Limiter // analysis requests by client
+	analyses     chan struct{} // a place for each analysis running
+	mu           sync.Mutex
+	analysing    map[string]int // analyses running by client
 }
 
 type asset struct {
@@ -81,7 +99,17 @@ func New(ctx context.Context, o Options) (*Handler, error) {
 	if o.MaxAnalysis <= 0 {
 		o.MaxAnalysis = 10 * time.Second
 	}
-	h := &Handler{ctx: ctx, opts: o, mux: http.NewServeMux(), files: map[string]*asset{}}
+	if o.AnalysisRate == 0 {
+		o.AnalysisRate = 2
+	}
+	if o.AnalysisBurst <= 0 {
+		o.AnalysisBurst = 20
+	}
+	if o.Analyses <= 0 {
+		o.Analyses = max(runtime.GOMAXPROCS(0)/2, 1)
+	}
+	h := &Handler{ctx: ctx, opts: o, mux: http.NewServeMux(), files: map[string]*asset{},
+		analysisRate: netx.NewLimiter(o.AnalysisRate, o.AnalysisBurst), analyses: make(chan struct{}, o.Analyses), analysing: map[string]int{}}
 	if err := h.loadStatic(); err != nil {
 		return nil, err
 	}
@@ -148,13 +176,75 @@ func (h *Handler) routes() {
 	m.Handle("/ws/", api)
 }
 
-// ServeHTTP implements http.Handler.
+// ServeHTTP implements http.Handler. Every answer carries the security
+// headers (netx.SecurityHeaders: a Content-Security-Policy that allows
+// this server's own scripts and styles and no framing); every limit keyed
+// by address counts the real client behind the server's trusted proxies.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("X-Content-Type-Options", "nosniff")
+	h.opts.Server.RealClients(http.HandlerFunc(h.serve)).ServeHTTP(w, r)
+}
+
+func (h *Handler) serve(w http.ResponseWriter, r *http.Request) {
+	netx.SecurityHeaders(w, r)
 	if (r.Method == http.MethodPost || r.Method == http.MethodPut || r.Method == http.MethodPatch) && strings.HasPrefix(r.URL.Path, Prefix) && !netx.CheckWrite(w, r) {
 		return // a form, text or a page of another site
 	}
 	h.mux.ServeHTTP(w, r)
+}
+
+// analysesPerClient is how many analyses one client may run at once: the
+// page sends one at a time, but a click may overlap the last answer.
+const analysesPerClient = 2
+
+// errTooFast refuses a client over its analysis rate.
+var errTooFast = errors.New("too many analyses; wait a little")
+
+// admitAnalysis takes a place for one analysis of r's client: within its
+// rate and its share, then a place among the Analyses run at once, waited
+// for as long as the request's budget. It answers the refusal itself (429
+// or 503, with Retry-After) and returns nil then.
+func (h *Handler) admitAnalysis(w http.ResponseWriter, r *http.Request, budget time.Duration) func() {
+	who := h.opts.Server.Requester(r)
+	refuse := func(code int, err error) func() {
+		w.Header().Set("Retry-After", "2")
+		writeJSON(w, code, errorBody{Error: err.Error()})
+		return nil
+	}
+	if !h.analysisRate.Allow(who) {
+		h.opts.Server.Refused("analysis-rate")
+		return refuse(http.StatusTooManyRequests, errTooFast)
+	}
+	h.mu.Lock()
+	if h.analysing[who] >= analysesPerClient {
+		h.mu.Unlock()
+		h.opts.Server.Refused("analysis-rate")
+		return refuse(http.StatusTooManyRequests, fmt.Errorf("%w: %d analyses of yours are running", errTooFast, analysesPerClient))
+	}
+	h.analysing[who]++
+	h.mu.Unlock()
+	done := func() {
+		h.mu.Lock()
+		if h.analysing[who]--; h.analysing[who] <= 0 {
+			delete(h.analysing, who)
+		}
+		h.mu.Unlock()
+	}
+	t := time.NewTimer(budget)
+	defer t.Stop()
+	select {
+	case h.analyses <- struct{}{}:
+		return func() {
+			<-h.analyses
+			done()
+		}
+	case <-t.C:
+		done()
+		h.opts.Server.Refused("analysis-busy")
+		return refuse(http.StatusServiceUnavailable, fmt.Errorf("%w: the server is analysing as many positions as it can", ErrBusy))
+	case <-r.Context().Done():
+		done()
+		return nil
+	}
 }
 
 func (h *Handler) static(name string) http.HandlerFunc {
@@ -340,6 +430,15 @@ func (h *Handler) analyze(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
+	release := h.admitAnalysis(w, r, budget)
+	if release == nil {
+		return
+	}
+	defer release()
+	// The engine keeps to the budget; the deadline ends the request
+	// should anything not.
+	ctx, cancel := context.WithTimeout(r.Context(), budget+time.Second)
+	defer cancel()
 	p := req.Rules.Start()
 	if strings.TrimSpace(req.Position) != "" {
 		if p, err = kalah.ParsePosition(req.Position); err != nil {
@@ -355,7 +454,7 @@ func (h *Handler) analyze(w http.ResponseWriter, r *http.Request) {
 	if p.Over(&req.Rules) {
 		p.Settle(&req.Rules)
 		out.Over = true
-	} else if out.Analysis, err = h.opts.Analyzer.Analyze(r.Context(), req.Rules, p, budget); err != nil {
+	} else if out.Analysis, err = h.opts.Analyzer.Analyze(ctx, req.Rules, p, budget); err != nil {
 		h.fail(w, r, err)
 		return
 	}
@@ -467,7 +566,14 @@ func (h *Handler) analyzeGame(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, fmt.Errorf("%w: %d moves (at most 999 a game)", ErrBadInput, n-1))
 		return
 	}
+	release := h.admitAnalysis(w, r, budget)
+	if release == nil {
+		return
+	}
+	defer release()
 	deadline := time.Now().Add(budget)
+	ctx, cancel := context.WithDeadline(r.Context(), deadline.Add(time.Second))
+	defer cancel()
 	moves := g.Moves()
 	out := make([]Ply, 0, n)
 	rules := g.Rules()
@@ -485,7 +591,7 @@ func (h *Handler) analyzeGame(w http.ResponseWriter, r *http.Request) {
 			ply.Value, ply.Exact = q.Store(kalah.South)-q.Store(kalah.North), true
 		} else {
 			per := max(time.Until(deadline)/time.Duration(n-i), time.Millisecond)
-			an, err := h.opts.Analyzer.Analyze(r.Context(), rules, p, per)
+			an, err := h.opts.Analyzer.Analyze(ctx, rules, p, per)
 			if err != nil {
 				h.fail(w, r, err)
 				return

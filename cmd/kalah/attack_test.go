@@ -35,7 +35,7 @@ func TestSlowBodiesAreClosed(t *testing.T) {
 		}
 		t.Cleanup(func() { syscall.Setrlimit(syscall.RLIMIT_NOFILE, &old) })
 	}
-	s := startServe(t, "--read-timeout", "1s")
+	s := startServe(t, "--read-timeout", "1s", "--max-conns-per-addr", "0") // one address, 2,000 connections
 	web := fmt.Sprintf("127.0.0.1:%d", s.httpPort)
 	const n = 2000
 	conns := make([]net.Conn, 0, n)

@@ -82,8 +82,13 @@ func TestServeConfigFile(t *testing.T) {
 	if code != 2 || !strings.Contains(errs, "unknown setting") {
 		t.Fatalf("unknown setting: exit %d, %s", code, errs)
 	}
-	// A valid file: every listener on a free port, stopped at once.
-	os.WriteFile(cfg, []byte("addr = \"127.0.0.1:0\"\nbot-addr = \"127.0.0.1:0\"\nkgp-addr = \"0\"\ntime = \"3s\"\n"), 0o644)
+	os.WriteFile(cfg, []byte("trusted-proxy = [\"10.0.0.0/8\", \"example.com\"]\n"), 0o644)
+	if _, errs, code := runCmd(t, "serve", "--config", cfg, "--data", dir); code != 2 || !strings.Contains(errs, `trusted proxy "example.com"`) {
+		t.Fatalf("a bad trusted proxy: exit %d, %s", code, errs)
+	}
+	// A valid file: every listener on a free port, stopped at once; a
+	// list sets a repeatable flag once an item.
+	os.WriteFile(cfg, []byte("addr = \"127.0.0.1:0\"\nbot-addr = \"127.0.0.1:0\"\nkgp-addr = \"0\"\ntime = \"3s\"\ntrusted-proxy = [\"10.0.0.0/8\", \"192.168.1.5\"]\n"), 0o644)
 	ctx, cancel := context.WithCancel(context.Background())
 	var out, errb syncBuffer
 	done := make(chan int)
@@ -97,6 +102,9 @@ func TestServeConfigFile(t *testing.T) {
 	cancel()
 	if code := <-done; code != 130 && code != 0 {
 		t.Fatalf("serve exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(errb.String(), "trusted-proxies=2") {
+		t.Errorf("the config file's two trusted proxies are not both trusted: %s", errb.String())
 	}
 	if _, err := os.Stat(filepath.Join(dir, "kalah.db")); err != nil {
 		t.Fatal(err)

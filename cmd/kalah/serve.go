@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -34,7 +36,15 @@ func init() {
 // mountWeb, if set (by the web page's own file), returns the handler the
 // HTTP server mounts at "/"; the page keeps its games and tournaments in
 // dataDir, beside the server's database.
-var mountWeb func(ctx context.Context, s *server.Server, dataDir string) (http.Handler, func(), error)
+var mountWeb func(ctx context.Context, s *server.Server, dataDir string, o pageLimits) (http.Handler, func(), error)
+
+// pageLimits are the page's own limits (analysis), from serve's flags.
+type pageLimits struct {
+	analysisRate  float64
+	analysisBurst int
+	analyses      int
+	maxAnalysis   time.Duration
+}
 
 // serveHint, if set (by the web page's own file), suggests moves to people
 // in casual games (server.Config.Hint).
@@ -81,6 +91,24 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	adminToken := fs.String("admin-token", os.Getenv("KALAH_ADMIN_TOKEN"), "token that lets a client start games between computers or bots over HTTP (POST /api/arranged: kalah tournament --server); default $KALAH_ADMIN_TOKEN, else admin.token in the data directory, made at first start")
 	ready := fs.String("ready-file", "", "write the addresses to this file once serving (for scripts that start the server)")
 	botWait := fs.Duration("bot-wait", server.DefaultArrangedWait, "how long a tournament game waits for a bot:NAME that is not free (logged out, not waiting, or in another game) before that bot loses it")
+	// Running it in the open (docs/OPERATING.md).
+	tlsCert := fs.String("tls-cert", "", "serve --addr over HTTPS with this certificate (PEM; with --tls-key)")
+	tlsKey := fs.String("tls-key", "", "the certificate's private key (PEM)")
+	var proxies listFlag
+	fs.Var(&proxies, "trusted-proxy", "a reverse proxy's address or CIDR range whose X-Forwarded-For and X-Forwarded-Proto are believed (repeatable; none by default)")
+	metricsAddr := fs.String("metrics-addr", "", "address for the operator's endpoints: Prometheus /metrics, /healthz, /debug/pprof/ (empty: off; keep it private, such as 127.0.0.1:9090)")
+	maxConnsPerAddr := fs.Int("max-conns-per-addr", 256, "most connections one client address (IPv6: its /64) may hold open on each listener (0: no cap; trusted proxies are exempt)")
+	maxStreams := fs.Int("max-streams", 0, "most event streams and WebSockets open at once (default 4/5 of --max-conns, so the page and API still answer)")
+	maxStreamsAddr := fs.Int("max-streams-per-addr", 100, "most event streams and WebSockets one client address may hold open")
+	maxStreamsWho := fs.Int("max-streams-per-identity", 20, "most event streams and WebSockets one signed-in account may hold open")
+	streamLife := fs.Duration("stream-lifetime", time.Hour, "an event stream is closed after this long (browsers reconnect by themselves)")
+	maxChallenges := fs.Int("max-challenges", 3, "most challenges one bot or person may have waiting for an answer")
+	hashers := fs.Int("hashers", 0, "password hashes (argon2id, 19 MiB each) computed at once; others wait (default: the cores, 2 to 4)")
+	maxDepth := fs.Int("max-depth", player.NetworkLimits.Depth, "deepest fixed search a player started over the network may ask for (depth=, pekar-tree:D)")
+	analysisRate := fs.Float64("analysis-rate", 2, "analyses a second one client (an account, or a guest's address) may ask for")
+	analysisBurst := fs.Int("analysis-burst", 20, "analyses one client may ask for in a burst")
+	analyses := fs.Int("analyses", 0, "analyses run at once for everyone (default: half the cores, at least 1)")
+	maxAnalysis := fs.Duration("max-analysis", 10*time.Second, "longest an analysis request may ask for")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -101,13 +129,29 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if *botWait <= 0 {
 		return usagef("--bot-wait %v: want a positive duration", *botWait)
 	}
+	if (*tlsCert == "") != (*tlsKey == "") {
+		return usagef("--tls-cert and --tls-key go together")
+	}
+	trusted, err := netx.ParseProxies(proxies...)
+	if err != nil {
+		return usagef("--trusted-proxy: %w", err)
+	}
+	var tlsConfig *tls.Config
+	if *tlsCert != "" {
+		cert, err := tls.LoadX509KeyPair(*tlsCert, *tlsKey)
+		if err != nil {
+			return fmt.Errorf("--tls-cert, --tls-key: %w", err)
+		}
+		tlsConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	}
 	r, err := rf.rules()
 	if err != nil {
 		return err
 	}
 	data := new(string)
 	*data = datadir.Dir()
-	if err := os.MkdirAll(*data, 0o755); err != nil {
+	// The owner's only: password hashes, token hashes, the admin token.
+	if err := datadir.Ensure(*data); err != nil {
 		return err
 	}
 	dbPath := filepath.Join(*data, "kalah.db")
@@ -125,8 +169,12 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		Store: st, Rules: r, PerMove: *perMove, Budget: *budget, Increment: *increment, Delay: *delay,
 		NoClock: *perMove == 0 && *budget == 0, Grace: *grace, Reconnect: *reconnect, ResumeGrace: *resumeGrace, MaxOpenGames: *maxOpen,
 		MaxGames: *maxGames, MaxLine: *maxLine, HandshakeTimeout: *handshake, IdleTimeout: *idle, MaxConns: *maxConns,
-		LoginRate: *loginRate, LoginBurst: *loginBurst, AllowExec: *allowExec, AdminToken: *adminToken, Limits: player.Limits{TableMB: *maxTT, Threads: *maxThreads, Time: *maxThink}, AsyncMoves: *asyncMoves, ArrangedWait: *botWait, Log: e.log,
-		Hint: serveHint,
+		LoginRate: *loginRate, LoginBurst: *loginBurst, AllowExec: *allowExec, AdminToken: *adminToken,
+		Limits:     player.Limits{TableMB: *maxTT, Threads: *maxThreads, Time: *maxThink, Depth: *maxDepth},
+		AsyncMoves: *asyncMoves, ArrangedWait: *botWait, Log: e.log,
+		Hint:           serveHint,
+		TrustedProxies: trusted, MaxStreams: *maxStreams, MaxStreamsPerAddr: *maxStreamsAddr, MaxStreamsPerIdentity: *maxStreamsWho,
+		StreamLifetime: *streamLife, MaxChallenges: *maxChallenges, Hashers: *hashers,
 	}
 	srv, err := server.New(cfg)
 	if err != nil {
@@ -135,7 +183,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	ks := &kgp.Server{Logger: e.log, MaxClients: *maxConns, MaxRandomMoves: *kgpRandom, Auth: srv.TokenLogin}
 	ks.Join = srv.KGPJoin
 	var wg sync.WaitGroup
-	errc := make(chan error, 3)
+	errc := make(chan error, 4)
 	bound := map[string]string{} // what -> host:port to tell people
 	listen := func(what, a string, serve func(net.Listener) error) error {
 		if a == "" || a == "0" {
@@ -145,9 +193,12 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", what, err)
 		}
-		// At most --max-conns connections at once on each listener, and an
-		// accept error (too many open files) is retried, never fatal.
-		l = netx.Guard(l, *maxConns, e.log, what)
+		// At most --max-conns connections at once on each listener, and
+		// --max-conns-per-addr from one client (trusted proxies aside), and
+		// an accept error (too many open files) is retried, never fatal.
+		g := netx.GuardWith(l, netx.Caps{Max: *maxConns, PerAddr: *maxConnsPerAddr, Exempt: trusted}, e.log, what)
+		watchListener(srv.Metrics(), what, g)
+		l = g
 		bound[what] = reachable(l.Addr())
 		e.log.Debug("listening", "what", what, "addr", l.Addr().String())
 		wg.Add(1)
@@ -160,12 +211,13 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return nil
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/kgp", ks.Handler())
+	// KGP's WebSockets count among the long-lived requests of their client.
+	mux.Handle("/kgp", srv.LimitStreams(server.StreamKGPWS, ks.Handler()))
 	if mountWeb != nil {
 		// The page serves its part of the one API (meta, analysis,
 		// tournaments) and hands the rest of /api/ and /ws/ to the server.
 		webCtx, stopWeb := context.WithCancel(ctx)
-		h, waitWeb, err := mountWeb(webCtx, srv, *data)
+		h, waitWeb, err := mountWeb(webCtx, srv, *data, pageLimits{analysisRate: *analysisRate, analysisBurst: *analysisBurst, analyses: *analyses, maxAnalysis: *maxAnalysis})
 		defer waitWeb()
 		defer stopWeb()
 		if err != nil {
@@ -189,23 +241,36 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	// Timeouts close connections that send their request (headers or body)
 	// too slowly, or never read the answer; WebSockets, event streams and
 	// arranged games lift them for themselves (netx.LongLived).
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: *readTimeout, WriteTimeout: *writeTimeout,
-		IdleTimeout: *httpIdle, MaxHeaderBytes: 64 << 10, BaseContext: func(net.Listener) context.Context { return ctx }}
+	// Every answer carries the security headers, and every request is
+	// its real client's behind a trusted proxy.
+	hs := &http.Server{Handler: trusted.RealClients(netx.Secured(mux)), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: *readTimeout, WriteTimeout: *writeTimeout,
+		IdleTimeout: *httpIdle, MaxHeaderBytes: 64 << 10, BaseContext: func(net.Listener) context.Context { return ctx }, TLSConfig: tlsConfig,
+		// Failed TLS handshakes (scanners, plain HTTP on the TLS port) and
+		// the like go to the server's log, not standard error.
+		ErrorLog: slog.NewLogLogger(e.log.Handler(), slog.LevelInfo)}
+	serveHTTP := hs.Serve
+	if tlsConfig != nil {
+		serveHTTP = func(l net.Listener) error { return hs.ServeTLS(l, "", "") }
+	}
+	// The operator's endpoints, on an address of their own only.
+	ms := &http.Server{Handler: operatorMux(srv), ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx }}
 	stopAll := func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		hs.Shutdown(sctx)
 		ks.Shutdown(sctx)
 		srv.Shutdown(sctx)
+		ms.Shutdown(sctx)
 	}
 	err = errors.Join(
 		listen("bots", *botAddr, srv.Serve),
 		listen("kgp", *kgpAddr, ks.Serve),
-		listen("http", *addr, hs.Serve),
+		listen("http", *addr, serveHTTP),
+		listen("metrics", *metricsAddr, ms.Serve),
 	)
 	if err == nil {
-		e.log.Info("serving", "data", dbPath, "rules", r.String())
-		printURLs(e.stdout, bound, dbPath, r)
+		e.log.Info("serving", "data", dbPath, "rules", r.String(), "tls", tlsConfig != nil, "trusted-proxies", trusted.Len())
+		printURLs(e.stdout, bound, dbPath, r, tlsConfig != nil)
 		if *ready != "" {
 			if err := os.WriteFile(*ready, []byte(readyText(bound)), 0o644); err != nil {
 				e.log.Warn("cannot write --ready-file", "err", err)
@@ -238,8 +303,16 @@ func applyConfig(fs *flag.FlagSet, path string) error {
 		if given[k] {
 			continue
 		}
-		if err := fs.Set(k, fmt.Sprint(v)); err != nil {
-			return usagef("--config %s: %s: %w", path, k, err)
+		// A list (trusted-proxy = ["10.0.0.0/8", "::1"]) sets the flag once
+		// a value.
+		vs, ok := v.([]any)
+		if !ok {
+			vs = []any{v}
+		}
+		for _, v := range vs {
+			if err := fs.Set(k, fmt.Sprint(v)); err != nil {
+				return usagef("--config %s: %s: %w", path, k, err)
+			}
 		}
 	}
 	return nil
@@ -259,13 +332,20 @@ func reachable(a net.Addr) string {
 }
 
 // printURLs tells the person who started the server where everything is.
-func printURLs(w io.Writer, bound map[string]string, db string, r kalah.Rules) {
+func printURLs(w io.Writer, bound map[string]string, db string, r kalah.Rules, tls bool) {
 	fmt.Fprintf(w, "kalah serve: Kalah(%d,%d), %s rules; games kept in %s\n", r.Houses, r.Seeds, r, db)
 	if h, ok := bound["http"]; ok {
-		fmt.Fprintf(w, "  web page       http://%s/\n", h)
-		fmt.Fprintf(w, "  games (JSON)   http://%s/api/games\n", h)
-		fmt.Fprintf(w, "  bots, ours     ws://%s/ws/bot\n", h)
-		fmt.Fprintf(w, "  bots, KGP      ws://%s/kgp\n", h)
+		web, ws := "http", "ws"
+		if tls {
+			web, ws = "https", "wss"
+		}
+		fmt.Fprintf(w, "  web page       %s://%s/\n", web, h)
+		fmt.Fprintf(w, "  games (JSON)   %s://%s/api/games\n", web, h)
+		fmt.Fprintf(w, "  bots, ours     %s://%s/ws/bot\n", ws, h)
+		fmt.Fprintf(w, "  bots, KGP      %s://%s/kgp\n", ws, h)
+	}
+	if m, ok := bound["metrics"]; ok {
+		fmt.Fprintf(w, "  operator       http://%s/metrics, /healthz, /debug/pprof/ (keep this address private)\n", m)
 	}
 	if b, ok := bound["bots"]; ok {
 		fmt.Fprintf(w, "  bots, ours     tcp://%s  (kalah bot --server %s; docs/PROTOCOL.md)\n", b, b)
@@ -280,7 +360,7 @@ func printURLs(w io.Writer, bound map[string]string, db string, r kalah.Rules) {
 // readyText lists the addresses served, a line each: "http localhost:8080".
 func readyText(bound map[string]string) string {
 	var b strings.Builder
-	for _, what := range []string{"http", "bots", "kgp"} {
+	for _, what := range []string{"http", "bots", "kgp", "metrics"} {
 		if a, ok := bound[what]; ok {
 			fmt.Fprintf(&b, "%s %s\n", what, a)
 		}

@@ -17,22 +17,25 @@ import (
 // link, its tournaments' games) are the server's, kept in the data
 // directory's one database with the bots' and KGP clients' games, listed
 // together and resumed together after a restart. Its tournaments are the
-// server's too (server.Tournaments), in that database. Games and
-// tournaments an older release's page kept in web-games/ and
-// tournaments.db are moved in when the server starts.
-// Analysis and hints come from package engine.
-var pageAnalyzer = &web.Engine{}
+// server's too (server.Tournaments), in that database. Games and tournaments an older release's page kept
+// in web-games/ and tournaments.db are moved in when the server starts.
+// Analysis and hints come from package engine, from engines of their own:
+// a guest's long analysis never holds up a player's hint.
+var (
+	pageAnalyzer = &web.Engine{}
+	hintAnalyzer = &web.Engine{Engines: 2}
+)
 
 func init() {
 	serveHint = func(ctx context.Context, g *kalah.Game) (kalah.Move, error) {
-		return web.Hint(ctx, pageAnalyzer, g, 300*time.Millisecond)
+		return web.Hint(ctx, hintAnalyzer, g, 300*time.Millisecond)
 	}
-	mountWeb = func(ctx context.Context, s *server.Server, dir string) (http.Handler, func(), error) {
-		// The page's event streams and the server's tournaments end with
-		// ctx (the server's: Ctrl-C, SIGTERM, or its caller's), so its
-		// shutdown does not wait on open pages and nothing of it outlives
-		// the server. The function returned waits until the tournaments
-		// have stopped, before the store closes.
+	mountWeb = func(ctx context.Context, s *server.Server, dir string, lim pageLimits) (http.Handler, func(), error) {
+		// The page's event streams and tournaments end with ctx (the
+		// server's: Ctrl-C, SIGTERM, or its caller's), so its shutdown does
+		// not wait on open pages and nothing of it outlives the server. The
+		// function returned waits until the page and the tournaments have
+		// stopped, before the store closes.
 		noWait := func() {}
 		if _, err := s.ImportSavedGames(ctx, filepath.Join(dir, "web-games"), slog.Default()); err != nil {
 			return nil, noWait, err
@@ -46,9 +49,13 @@ func init() {
 			return nil, noWait, err
 		}
 		h, err := web.New(ctx, web.Options{
-			Analyzer:    pageAnalyzer,
-			Server:      s,
-			Tournaments: tours,
+			Analyzer:      pageAnalyzer,
+			Server:        s,
+			Tournaments:   tours,
+			MaxAnalysis:   lim.maxAnalysis,
+			AnalysisRate:  lim.analysisRate,
+			AnalysisBurst: lim.analysisBurst,
+			Analyses:      lim.analyses,
 		})
 		return h, tours.Wait, err
 	}

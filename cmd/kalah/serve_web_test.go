@@ -70,7 +70,7 @@ func TestServeMountsWeb(t *testing.T) {
 	}
 	srv, st := start()
 	ctx1, stop1 := context.WithCancel(context.Background())
-	h, wait1, err := mountWeb(ctx1, srv, data)
+	h, wait1, err := mountWeb(ctx1, srv, data, pageLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func TestServeMountsWeb(t *testing.T) {
 	srv2, st2 := start()
 	defer stop(srv2, st2)
 	ctx2, stop2 := context.WithCancel(context.Background())
-	h2, wait2, err := mountWeb(ctx2, srv2, data)
+	h2, wait2, err := mountWeb(ctx2, srv2, data, pageLimits{})
 	defer wait2()
 	defer stop2()
 	if err != nil {
@@ -182,7 +182,7 @@ func TestPageAnalysisFromBook(t *testing.T) {
 		srv.Shutdown(ctx)
 	}()
 	ctx, stop := context.WithCancel(context.Background())
-	h, wait, err := mountWeb(ctx, srv, data)
+	h, wait, err := mountWeb(ctx, srv, data, pageLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}

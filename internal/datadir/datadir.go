@@ -5,6 +5,7 @@
 package datadir
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"sync"
@@ -61,3 +62,61 @@ func Dir() string {
 
 // Path returns name inside the data directory.
 func Path(name ...string) string { return filepath.Join(append([]string{Dir()}, name...)...) }
+
+// DirMode and FileMode are the modes of what kalah keeps: the data
+// directory holds password hashes, session and bot token hashes and the
+// admin token, so it and the database's files are its owner's only.
+const (
+	DirMode  os.FileMode = 0o700
+	FileMode os.FileMode = 0o600
+)
+
+// Ensure makes dir (and any missing parent) with DirMode, and narrows an
+// existing dir to it: a data directory made by an older release, or by
+// hand, with a mode that let others read it.
+func Ensure(dir string) error {
+	if err := os.MkdirAll(dir, DirMode); err != nil {
+		return err
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return err
+	}
+	if fi.Mode().Perm()&^DirMode != 0 {
+		return os.Chmod(dir, fi.Mode().Perm()&DirMode)
+	}
+	return nil
+}
+
+// PrivateFile makes the file at path, empty, with FileMode if it does not
+// exist, and narrows an existing one to FileMode.
+func PrivateFile(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, FileMode)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if fi.Mode().Perm()&^FileMode != 0 {
+		return f.Chmod(fi.Mode().Perm() & FileMode)
+	}
+	return nil
+}
+
+// NarrowFile narrows the file at path to FileMode if it exists.
+func NarrowFile(path string) error {
+	fi, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if fi.Mode().Perm()&^FileMode != 0 {
+		return os.Chmod(path, fi.Mode().Perm()&FileMode)
+	}
+	return nil
+}

@@ -10,6 +10,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 	"sync"
@@ -20,10 +21,30 @@ import (
 // Accept waits while max are open. Accept errors other than the listener's
 // closing are logged and retried with a growing pause (5 ms to 1 s), so a
 // descriptor shortage or a reset connection never stops the server.
-func Guard(l net.Listener, max int, log *slog.Logger, what string) net.Listener {
-	g := &guarded{Listener: l, log: log, what: what, closed: make(chan struct{})}
-	if max > 0 {
-		g.sem = make(chan struct{}, max)
+func Guard(l net.Listener, max int, log *slog.Logger, what string) *Guarded {
+	return GuardWith(l, Caps{Max: max}, log, what)
+}
+
+// Caps bound a listener's connections.
+type Caps struct {
+	// Max is the most connections open at once (0: no cap); Accept waits
+	// while that many are open.
+	Max int
+	// PerAddr is the most one client address (an IPv6 client: its /64) may
+	// hold open at once (0: no cap); a connection beyond it is closed as
+	// soon as it is accepted, so one address cannot take every place under
+	// Max.
+	PerAddr int
+	// Exempt are peers the per-address cap does not apply to: the reverse
+	// proxies in front of the server, whose connections carry many clients.
+	Exempt Proxies
+}
+
+// GuardWith is Guard with a cap per client address as well.
+func GuardWith(l net.Listener, caps Caps, log *slog.Logger, what string) *Guarded {
+	g := &Guarded{Listener: l, log: log, what: what, closed: make(chan struct{}), caps: caps, byAddr: map[string]int{}}
+	if caps.Max > 0 {
+		g.sem = make(chan struct{}, caps.Max)
 	}
 	if g.log == nil {
 		g.log = slog.Default()
@@ -31,36 +52,112 @@ func Guard(l net.Listener, max int, log *slog.Logger, what string) net.Listener 
 	return g
 }
 
-type guarded struct {
+// Guarded is a listener under Caps.
+type Guarded struct {
 	net.Listener
 	sem       chan struct{}
 	log       *slog.Logger
 	what      string
 	closed    chan struct{}
 	closeOnce sync.Once
+	caps      Caps
+
+	mu      sync.Mutex
+	byAddr  map[string]int
+	open    int
+	refused uint64
 }
 
-func (g *guarded) Accept() (net.Conn, error) {
-	if g.sem != nil {
-		select {
-		case g.sem <- struct{}{}:
-		case <-g.closed:
-			return nil, net.ErrClosed
+// Open returns how many of the listener's connections are open.
+func (g *Guarded) Open() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.open
+}
+
+// Refused returns how many connections were closed at once for being over
+// the per-address cap.
+func (g *Guarded) Refused() uint64 {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.refused
+}
+
+// Accept implements net.Listener.
+func (g *Guarded) Accept() (net.Conn, error) {
+	for {
+		if g.sem != nil {
+			select {
+			case g.sem <- struct{}{}:
+			case <-g.closed:
+				return nil, net.ErrClosed
+			}
+		}
+		c, err := g.accept()
+		if err != nil {
+			if g.sem != nil {
+				<-g.sem
+			}
+			return nil, err
+		}
+		key, ok := g.admit(c)
+		if !ok {
+			c.Close()
+			if g.sem != nil {
+				<-g.sem
+			}
+			continue
+		}
+		return &released{Conn: c, g: g, key: key}, nil
+	}
+}
+
+// admit counts c under its address, unless the address is at its cap.
+func (g *Guarded) admit(c net.Conn) (string, bool) {
+	key := ""
+	if g.caps.PerAddr > 0 {
+		host := hostOnly(c.RemoteAddr().String())
+		if a, err := netip.ParseAddr(host); err != nil || !g.caps.Exempt.Trusted(a) {
+			key = AddrKey(host)
 		}
 	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if key != "" {
+		if g.byAddr[key] >= g.caps.PerAddr {
+			g.refused++
+			return "", false
+		}
+		g.byAddr[key]++
+	}
+	g.open++
+	return key, true
+}
+
+func (g *Guarded) release(key string) {
+	g.mu.Lock()
+	g.open--
+	if key != "" {
+		if g.byAddr[key]--; g.byAddr[key] <= 0 {
+			delete(g.byAddr, key)
+		}
+	}
+	g.mu.Unlock()
+	if g.sem != nil {
+		<-g.sem
+	}
+}
+
+// accept is the listener's Accept, retrying errors that are not its
+// closing.
+func (g *Guarded) accept() (net.Conn, error) {
 	var pause time.Duration
 	for {
 		c, err := g.Listener.Accept()
 		if err == nil {
-			if g.sem == nil {
-				return c, nil
-			}
-			return &released{Conn: c, sem: g.sem}, nil
+			return c, nil
 		}
 		if errors.Is(err, net.ErrClosed) {
-			if g.sem != nil {
-				<-g.sem
-			}
 			return nil, err
 		}
 		pause = min(max(2*pause, 5*time.Millisecond), time.Second)
@@ -68,29 +165,28 @@ func (g *guarded) Accept() (net.Conn, error) {
 		select {
 		case <-time.After(pause):
 		case <-g.closed:
-			if g.sem != nil {
-				<-g.sem
-			}
 			return nil, net.ErrClosed
 		}
 	}
 }
 
-func (g *guarded) Close() error {
+// Close implements net.Listener.
+func (g *Guarded) Close() error {
 	g.closeOnce.Do(func() { close(g.closed) })
 	return g.Listener.Close()
 }
 
-// released frees its place under the cap when closed.
+// released frees its place under the caps when closed.
 type released struct {
 	net.Conn
-	sem  chan struct{}
+	g    *Guarded
+	key  string
 	once sync.Once
 }
 
 func (c *released) Close() error {
 	err := c.Conn.Close()
-	c.once.Do(func() { <-c.sem })
+	c.once.Do(func() { c.g.release(c.key) })
 	return err
 }
 

@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
@@ -99,6 +100,12 @@ type Store struct {
 	// checkpoints is closed when the checkpointer has stopped.
 	checkpoints chan struct{}
 	pageSize    int64 // the database's page size, to size the WAL
+	path        string
+	// commits and committed count committed transactions and the writes
+	// in them (Commits, Writes).
+	commits, committed atomic.Uint64
+	// hashers bounds the password hashes computed at once (SetHashers).
+	hashers chan struct{}
 }
 
 // walLimit bounds the write-ahead log: past it the checkpointer waits for
@@ -192,8 +199,18 @@ func Open(path string) (*Store, error) {
 		// One connection serves readers and the writer alike.
 		dsn = ":memory:"
 	} else {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Dir(path), datadir.DirMode); err != nil {
 			return nil, fmt.Errorf("store: %w", err)
+		}
+		// Password and token hashes: the owner's only. SQLite gives the
+		// -wal and -shm files it makes the database file's mode.
+		if err := datadir.PrivateFile(path); err != nil {
+			return nil, fmt.Errorf("store: %w", err)
+		}
+		for _, f := range []string{path + "-wal", path + "-shm"} {
+			if err := datadir.NarrowFile(f); err != nil {
+				return nil, fmt.Errorf("store: %w", err)
+			}
 		}
 		dsn = "file:" + path + "?_pragma=page_size(1024)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=busy_timeout(5000)"
 	}
@@ -222,7 +239,8 @@ func Open(path string) (*Store, error) {
 		}
 		db.SetMaxOpenConns(4)
 	}
-	s := &Store{db: db, wdb: wdb, writes: make(chan writeReq, 1024), done: make(chan struct{}), closed: make(chan struct{})}
+	s := &Store{db: db, wdb: wdb, writes: make(chan writeReq, 1024), done: make(chan struct{}), closed: make(chan struct{}),
+		path: path, hashers: make(chan struct{}, DefaultHashers)}
 	if db != wdb {
 		// Checkpoint the WAL in the background, so no commit waits for one
 		// (a checkpoint syncs the database file).
@@ -339,7 +357,12 @@ func (s *Store) commit(batch []writeReq) {
 			}
 		}
 	}
-	if err := tx.Commit(); err != nil {
+	err = tx.Commit()
+	if err == nil {
+		s.commits.Add(1)
+		s.committed.Add(uint64(len(batch)))
+	}
+	if err != nil {
 		for i := range errs {
 			if errs[i] == nil {
 				errs[i] = err

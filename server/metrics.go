@@ -1,0 +1,181 @@
+package server
+
+import (
+	"context"
+	"math/bits"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// metrics are what an operator watches (Prometheus, on kalah serve's
+// --metrics-addr only): the referee's time a move, games live,
+// connections, store commits and WAL size, and refusals by reason. They
+// live in a registry of the server's own, so servers in one process (tests)
+// do not share counters.
+type metrics struct {
+	reg      *prometheus.Registry
+	move     prometheus.Histogram
+	refusals *prometheus.CounterVec
+}
+
+// Refusal reasons counted in kalah_refusals_total.
+var refusalReasons = []string{"streams", "streams-per-address", "streams-per-identity", "challenges", "login-rate",
+	"open-games", "over-limits", "hashing-busy", "analysis-rate", "analysis-busy"}
+
+func (s *Server) newMetrics() *metrics {
+	m := &metrics{
+		reg: prometheus.NewRegistry(),
+		move: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "kalah_move_seconds",
+			Help: "The referee's own time a move: from a move's arrival to the next player being asked (validating, storing, telling everyone).",
+			// 50µs to about 6.5s, doubling.
+			Buckets: prometheus.ExponentialBuckets(50e-6, 2, 18),
+		}),
+		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "kalah_refusals_total",
+			Help: "Requests refused by a limit, by the limit's name.",
+		}, []string{"reason"}),
+	}
+	for _, r := range refusalReasons {
+		m.refusals.WithLabelValues(r) // every reason shows, at 0
+	}
+	gauge := func(name, help string, f func() float64) prometheus.Collector {
+		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, f)
+	}
+	m.reg.MustRegister(m.move, m.refusals,
+		gauge("kalah_games_live", "Games being played.", func() float64 {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			return float64(len(s.live))
+		}),
+		gauge("kalah_line_connections", "Connections on our line protocol, over TCP and WebSocket.", func() float64 {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			return float64(len(s.allConns))
+		}),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "kalah_store_commits_total",
+			Help: "Transactions the store committed (each a batch of writes)."}, func() float64 {
+			return float64(s.st.Commits())
+		}),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "kalah_store_writes_total",
+			Help: "Writes the store committed (moves, games, sessions), in all batches."}, func() float64 {
+			return float64(s.st.Writes())
+		}),
+		gauge("kalah_store_wal_bytes", "Size of the database's write-ahead log file.", func() float64 {
+			return float64(s.st.WALSize())
+		}),
+	)
+	for _, kind := range streamKinds {
+		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "kalah_streams_open",
+			Help: "Long-lived requests open (event streams, WebSockets), by kind.", ConstLabels: prometheus.Labels{"kind": kind}},
+			func() float64 { return float64(s.streams.count(kind)) }))
+	}
+	return m
+}
+
+// Metrics returns the server's Prometheus registry, for an operator's
+// /metrics (kalah serve --metrics-addr); the caller may add its own
+// collectors (listeners, the Go runtime) to it.
+func (s *Server) Metrics() *prometheus.Registry { return s.metrics.reg }
+
+// refused counts a refusal by reason.
+func (s *Server) refused(reason string) {
+	s.metrics.refusals.WithLabelValues(reason).Inc()
+}
+
+// Refused counts a refusal by a limit of the page's own (analysis-rate,
+// analysis-busy) in kalah_refusals_total, beside the server's.
+func (s *Server) Refused(reason string) { s.refused(reason) }
+
+// Healthy reports whether the server can serve: not stopped, and its store
+// answers a read.
+func (s *Server) Healthy(ctx context.Context) error {
+	if s.ctx.Err() != nil {
+		return ErrClosed
+	}
+	return s.st.Ping(ctx)
+}
+
+// Stats counts the moves the referee timed and how long it took each,
+// without a lock: a move adds to one atomic counter of a log-linear
+// histogram (32 buckets a doubling, so a percentile is within 3%) and to
+// the Prometheus histogram kalah_move_seconds.
+type Stats struct {
+	buckets [statBuckets]atomic.Uint64
+	moves   atomic.Uint64
+	prom    prometheus.Observer
+}
+
+// Log-linear buckets of nanoseconds: values below 2^statSub have a bucket
+// each; above, each doubling is split into 2^statSub equal buckets. The
+// last bucket holds 2^40 ns (18 minutes) and over.
+const (
+	statSub     = 5
+	statMaxExp  = 40
+	statBuckets = (statMaxExp-statSub+1)<<statSub + 1
+)
+
+func bucketOf(d time.Duration) int {
+	v := uint64(max(d, 0))
+	if v < 1<<statSub {
+		return int(v)
+	}
+	e := bits.Len64(v) - 1 - statSub // v>>e is in [2^statSub, 2^(statSub+1))
+	i := (e+1)<<statSub + int(v>>e) - 1<<statSub
+	return min(i, statBuckets-1)
+}
+
+// bucketTime returns the least duration bucket i holds.
+func bucketTime(i int) time.Duration {
+	if i < 1<<statSub {
+		return time.Duration(i)
+	}
+	e := i>>statSub - 1
+	return time.Duration((uint64(1)<<statSub + uint64(i&(1<<statSub-1))) << e)
+}
+
+func (st *Stats) add(d time.Duration) {
+	st.buckets[bucketOf(d)].Add(1)
+	st.moves.Add(1)
+	if st.prom != nil {
+		st.prom.Observe(d.Seconds())
+	}
+}
+
+// Moves returns how many moves the referee was timed for: every move but
+// the first of each game.
+func (st *Stats) Moves() uint64 { return st.moves.Load() }
+
+// Percentile returns the referee's own time a move at percentile q
+// (0 < q <= 1): from a move's arrival to the next player being asked,
+// including validating it, storing it and telling everyone; the least time
+// of its bucket, within 3% of the true value.
+func (st *Stats) Percentile(q float64) time.Duration {
+	total := st.moves.Load()
+	if total == 0 {
+		return 0
+	}
+	want := uint64(q * float64(total))
+	if want == 0 {
+		want = 1
+	}
+	var n uint64
+	for i := range st.buckets {
+		n += st.buckets[i].Load()
+		if n >= want {
+			return bucketTime(i)
+		}
+	}
+	return bucketTime(statBuckets - 1)
+}
+
+// Reset clears the counters (not the Prometheus histogram, which only
+// grows).
+func (st *Stats) Reset() {
+	for i := range st.buckets {
+		st.buckets[i].Store(0)
+	}
+	st.moves.Store(0)
+}
