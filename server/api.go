@@ -61,6 +61,10 @@ type GameView struct {
 	Casual    bool       `json:"casual"`
 	DelayMS   int64      `json:"delay_ms"`
 	PerMoveMS int64      `json:"per_move_ms"`
+	// ClockMS and IncrementMS are each player's time for the game and
+	// what a move adds to it, when the game has a clock for the game.
+	ClockMS     int64 `json:"clock_ms,omitempty"`
+	IncrementMS int64 `json:"increment_ms,omitempty"`
 	// RemainingMS is each seat's budget left when the game has one, as of
 	// TurnStarted for the seat to move.
 	RemainingMS [2]int64  `json:"remaining_ms"`
@@ -168,9 +172,12 @@ func (s *Server) Game(ctx context.Context, id int64) (GameView, error) {
 	}
 	su := s.setupOf(sg.Record.Tags)
 	v.Casual = su.casual
+	ref := s.referee()
 	if su.ref != nil {
-		v.PerMoveMS, v.DelayMS = su.ref.PerMove.Milliseconds(), su.ref.Delay.Milliseconds()
+		ref = *su.ref
 	}
+	v.PerMoveMS, v.DelayMS = ref.PerMove.Milliseconds(), ref.Delay.Milliseconds()
+	v.ClockMS, v.IncrementMS = ref.Budget.Milliseconds(), ref.Increment.Milliseconds()
 	return v, nil
 }
 
@@ -205,6 +212,7 @@ func (s *Server) liveView(id int64, lv *view) GameView {
 		}
 	}
 	v.Casual = lv.casual
+	v.ClockMS, v.IncrementMS = lv.ref.Budget.Milliseconds(), lv.ref.Increment.Milliseconds()
 	v.PerMoveMS = lv.ref.PerMove.Milliseconds()
 	v.DelayMS = lv.ref.Delay.Milliseconds()
 	v.TurnStarted = lv.turnAt

@@ -193,8 +193,7 @@ func (s *Server) BoardOf(ctx context.Context, id int64) (Board, error) {
 	b.Abortable = !g.Over() && (v.Human[0] || v.Human[1]) && !(movedBy(g, opening, 0) && movedBy(g, opening, 1))
 	b.Running = -1
 	given := given(v.Record.Tags)
-	if cl, _ := strconv.ParseInt(v.Record.Tags[tagClock], 10, 64); cl > 0 {
-		inc, _ := strconv.ParseInt(v.Record.Tags[tagInc], 10, 64)
+	if cl, inc := v.ClockMS, v.IncrementMS; cl > 0 {
 		b.ClockMS, b.IncrementMS = cl, inc
 		if v.Human[0] && v.Human[1] && !g.Over() {
 			b.GiveTimeMS = GiveTime.Milliseconds()

@@ -154,6 +154,13 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if err := datadir.Ensure(*data); err != nil {
 		return err
 	}
+	// One server a data directory: a second would resume the first's live
+	// games and fight it over them.
+	unlock, err := datadir.Lock(*data, "kalah serve")
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	dbPath := filepath.Join(*data, "kalah.db")
 	if *adminToken == "" {
 		if *adminToken, err = loadAdminToken(*data); err != nil {
