@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"fmt"
 )
 
 // The tables of other packages (package tournament's) live in this one
@@ -33,3 +34,23 @@ func (s *Store) ReadDB() *sql.DB { return s.db }
 // the depth of its queue, for metrics and for tests that show a write
 // queued behind another.
 func (s *Store) QueuedWrites() int { return len(s.writes) }
+
+// LimitSize bounds the database file to about bytes (SQLite's
+// max_page_count; zero lifts the bound): past it every write fails as on a
+// full disk, which is how an operator caps the store and how the tests
+// make a disk fill up.
+func (s *Store) LimitSize(ctx context.Context, bytes int64) error {
+	pages := int64(4294967294) // SQLite's most
+	if bytes > 0 {
+		pages = max(bytes/s.pageSizeOr4K(), 1)
+	}
+	_, err := s.wdb.ExecContext(ctx, fmt.Sprintf("PRAGMA max_page_count=%d", pages))
+	return err
+}
+
+func (s *Store) pageSizeOr4K() int64 {
+	if s.pageSize > 0 {
+		return s.pageSize
+	}
+	return 4096
+}
