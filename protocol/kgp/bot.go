@@ -320,7 +320,7 @@ type answers struct {
 
 	mu     sync.Mutex
 	nextID uint64
-	states map[uint64]*answer  // by state id, until the server's stop
+	states map[uint64]*answer // by state id, until the server's stop
 	sent   map[uint64]sentCmd // by our command id, while its state is open
 }
 
