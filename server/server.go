@@ -205,6 +205,7 @@ type Server struct {
 	stats     *Stats
 	rematchMu sync.Mutex // one rematch at a time
 	seeks     seeks
+	anonKGP   anonLabels // names of anonymous KGP clients (kgp.go)
 }
 
 // New starts a server on cfg.Store and resumes the unfinished games in it.

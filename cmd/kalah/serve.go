@@ -133,7 +133,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	ks := &kgp.Server{Logger: e.log, MaxClients: *maxConns, MaxRandomMoves: *kgpRandom, Auth: srv.TokenLogin}
-	ks.Join = srv.KGPJoin
+	ks.Join, ks.Admit = srv.KGPJoin, srv.KGPAdmit
 	var wg sync.WaitGroup
 	errc := make(chan error, 3)
 	bound := map[string]string{} // what -> host:port to tell people
