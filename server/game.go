@@ -613,6 +613,7 @@ func (s *Server) enqueue(e *entrant) error {
 	}
 	s.queue = append(s.queue, e)
 	s.mu.Unlock()
+	s.houseWait(e) // a lone bot plays the house (housebot.go)
 	return nil
 }
 

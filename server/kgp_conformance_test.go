@@ -45,7 +45,13 @@ func newKGPEnv(t *testing.T, perMove time.Duration, ks *kgp.Server) *kgpEnv {
 	t.Helper()
 	r, _ := kalah.PresetRules("kgp")
 	r.Houses, r.Seeds = 4, 3
-	ts := newTestServer(t, "", Config{Rules: r, PerMove: perMove})
+	return newKGPEnvFor(t, newTestServer(t, "", Config{Rules: r, PerMove: perMove}), ks)
+}
+
+// newKGPEnvFor puts a KGP front end, wired as kalah serve wires it, on a
+// test server.
+func newKGPEnvFor(t *testing.T, ts *testServer, ks *kgp.Server) *kgpEnv {
+	t.Helper()
 	ks.Logger = slog.New(slog.DiscardHandler)
 	ks.Join, ks.Admit = ts.srv.KGPJoin, ts.srv.KGPAdmit
 	ks.Auth = ts.srv.TokenLogin

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"kalah"
@@ -99,6 +100,13 @@ type Config struct {
 	// without a clock when the opponent has not moved for this long
 	// (default 2m).
 	ClaimAfter time.Duration
+	// HouseBotAfter, if positive, gives a bot that has waited alone in the
+	// queue this long (a line-protocol or KGP client) an unrated game
+	// against HouseBot, tagged House (housebot.go); zero: never.
+	HouseBotAfter time.Duration
+	// HouseBot is the level or player spec of those games (default
+	// DefaultHouseBot).
+	HouseBot string
 	// Hint, if set, suggests a move to a person in a casual game (Hint);
 	// nil refuses hints.
 	Hint func(ctx context.Context, g *kalah.Game) (kalah.Move, error)
@@ -206,6 +214,8 @@ type Server struct {
 	rematchMu sync.Mutex // one rematch at a time
 	seeks     seeks
 	anonKGP   anonLabels // names of anonymous KGP clients (kgp.go)
+	// houseGames counts the house games started (housebot.go).
+	houseGames atomic.Uint64
 }
 
 // New starts a server on cfg.Store and resumes the unfinished games in it.
@@ -216,6 +226,11 @@ func New(cfg Config) (*Server, error) {
 	cfg.setDefaults()
 	if err := cfg.Rules.Validate(); err != nil {
 		return nil, err
+	}
+	if cfg.HouseBotAfter > 0 {
+		if _, _, err := player.Lookup(cfg.HouseBot); cfg.HouseBot != "" && err != nil {
+			return nil, fmt.Errorf("house bot: %w", err)
+		}
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	s := &Server{

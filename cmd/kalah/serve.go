@@ -80,6 +80,8 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	kgpRandom := fs.Int("kgp-random-moves", 8, "moves in a row the server may choose at random for a KGP client that sent none (spec 021) before it is held to have abandoned its game")
 	adminToken := fs.String("admin-token", os.Getenv("KALAH_ADMIN_TOKEN"), "token that lets a client start games between computers or bots over HTTP (POST /api/arranged: kalah tournament --server); default $KALAH_ADMIN_TOKEN, else admin.token in the data directory, made at first start")
 	ready := fs.String("ready-file", "", "write the addresses to this file once serving (for scripts that start the server)")
+	houseAfter := fs.Duration("house-bot-after", 20*time.Second, "a bot (our protocol or KGP) that waits this long alone in the queue plays an unrated game against --house-bot, tagged House (0: never)")
+	houseBot := fs.String("house-bot", server.DefaultHouseBot, "the level or player spec of house games (see kalah players)")
 	botWait := fs.Duration("bot-wait", server.DefaultArrangedWait, "how long a tournament game waits for a bot:NAME that is not free (logged out, not waiting, or in another game) before that bot loses it")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -100,6 +102,9 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	}
 	if *botWait <= 0 {
 		return usagef("--bot-wait %v: want a positive duration", *botWait)
+	}
+	if _, _, err := player.Lookup(*houseBot); err != nil {
+		return usagef("--house-bot: %w", err)
 	}
 	r, err := rf.rules()
 	if err != nil {
@@ -126,6 +131,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		NoClock: *perMove == 0 && *budget == 0, Grace: *grace, Reconnect: *reconnect, ResumeGrace: *resumeGrace, MaxOpenGames: *maxOpen,
 		MaxGames: *maxGames, MaxLine: *maxLine, HandshakeTimeout: *handshake, IdleTimeout: *idle, MaxConns: *maxConns,
 		LoginRate: *loginRate, LoginBurst: *loginBurst, AllowExec: *allowExec, AdminToken: *adminToken, Limits: player.Limits{TableMB: *maxTT, Threads: *maxThreads, Time: *maxThink}, AsyncMoves: *asyncMoves, ArrangedWait: *botWait, Log: e.log,
+		HouseBotAfter: *houseAfter, HouseBot: *houseBot,
 		Hint: serveHint,
 	}
 	srv, err := server.New(cfg)
