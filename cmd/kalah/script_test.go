@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -60,6 +61,8 @@ func TestScripts(t *testing.T) {
 			"lines":    cmdLines,
 			"waitfile": cmdWaitFile,
 			"cmpgames": cmdCmpGames,
+			"pidalive": cmdPidAlive,
+			"pidgone":  cmdPidGone,
 		},
 	})
 }
@@ -75,6 +78,59 @@ func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		if time.Now().After(deadline) {
 			ts.Fatalf("%s did not appear within 10s", args[0])
+		}
+	}
+}
+
+// readPid reads the process id a program wrote to a file.
+func readPid(ts *testscript.TestScript, file string) int {
+	var pid int
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		s := ts.ReadFile(file)
+		if n, err := strconv.Atoi(strings.TrimSpace(s)); err == nil && strings.HasSuffix(s, "\n") {
+			pid = n
+			break
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("%s holds no pid: %q", file, s)
+		}
+	}
+	return pid
+}
+
+// processAlive reports whether pid runs (a zombie has died).
+func processAlive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
+}
+
+// cmdPidAlive checks that the process whose id a file holds runs: pidalive
+// FILE.
+func cmdPidAlive(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 || neg {
+		ts.Fatalf("usage: pidalive FILE")
+	}
+	if pid := readPid(ts, args[0]); !processAlive(pid) {
+		ts.Fatalf("process %d (%s) is not running", pid, args[0])
+	}
+}
+
+// cmdPidGone waits up to five seconds for the process whose id a file
+// holds to end, killing it and failing if it does not: pidgone FILE.
+func cmdPidGone(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 || neg {
+		ts.Fatalf("usage: pidgone FILE")
+	}
+	pid := readPid(ts, args[0])
+	for deadline := time.Now().Add(5 * time.Second); processAlive(pid); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			ts.Fatalf("process %d (%s) outlived the command that started it by 5s", pid, args[0])
 		}
 	}
 }
