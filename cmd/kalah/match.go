@@ -117,7 +117,13 @@ func runMatch(ctx context.Context, e *env, args []string) error {
 				}
 				why = fmt.Sprintf(": %s: %v", loser, g.Outcome.Reason)
 			}
-			fmt.Fprintf(e.stdout, "game %d: A (%s) %d - %d B (%s) [%s%s]%s\n", g.Index+1, sideName(g.ASouth), as, bs, sideName(!g.ASouth), g.Outcome.Game.Termination(), why, open)
+			// The sides are those played at the end: after a pie-rule swap
+			// the player who started South plays North.
+			if g.Outcome.Game.Swapped() {
+				open += " (sides swapped)"
+			}
+			aSide := g.ASide()
+			fmt.Fprintf(e.stdout, "game %d: A (%s) %d - %d B (%s) [%s%s]%s\n", g.Index+1, aSide.Letter(), as, bs, aSide.Other().Letter(), g.Outcome.Game.Termination(), why, open)
 		}
 		if rec != nil {
 			return enc.Encode(g.Record(*seed))
@@ -182,9 +188,4 @@ func unplayable(games []*match.Game) error {
 	return why
 }
 
-func sideName(south bool) string {
-	if south {
-		return "S"
-	}
-	return "N"
-}
+
