@@ -37,6 +37,9 @@ func runGameLink(ctx context.Context, e *env, args []string) error {
 	if *listen == (*connect != "") {
 		return usagef("give either --listen or --connect HOST")
 	}
+	if *port > 65535 {
+		return usagef("--port %d: want 0 (the first free of 10007-10014) to 65535", *port)
+	}
 	given := false
 	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "rules" })
 	if !given {

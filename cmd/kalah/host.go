@@ -44,8 +44,11 @@ func runHost(ctx context.Context, e *env, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return usagef("unexpected argument %q", fs.Arg(0))
+	if *port > 65535 {
+		return usagef("--port %d: want 0 (any free port) to 65535", *port)
+	}
+	if *games < 1 {
+		return usagef("--games %d: want at least 1", *games)
 	}
 	r, err := rf.rules()
 	if err != nil {
@@ -108,12 +111,12 @@ func runHost(ctx context.Context, e *env, args []string) error {
 }
 
 // quietLog logs only warnings and errors, to keep a person's terminal
-// for the game (KALAH_LOG=debug or info shows everything).
+// for the game, unless a level was asked for (--log-level, $KALAH_LOG).
 func quietLog(e *env) *slog.Logger {
-	if l := logLevel(); l < slog.LevelWarn && os.Getenv("KALAH_LOG") != "" {
-		return e.log
+	if explicitLogs(e) || stderrIsTerminal(e.stderr) {
+		return e.log // on a terminal only warnings, in words
 	}
-	return slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	return textLogger(e.stderr, slog.LevelWarn)
 }
 
 func defaultName() string {

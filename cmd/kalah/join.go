@@ -40,6 +40,9 @@ func runJoin(ctx context.Context, e *env, args []string) error {
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
 	}
+	if *games < 1 {
+		return usagef("--games %d: want at least 1", *games)
+	}
 	if !strings.Contains(addr, "://") {
 		if _, _, err := net.SplitHostPort(addr); err != nil {
 			addr = net.JoinHostPort(addr, "2670")

@@ -97,8 +97,15 @@ func runServe(ctx context.Context, e *env, args []string) error {
 			datadir.Set(v)
 		}
 	}
-	if *kgpRandom < 1 {
-		return usagef("--kgp-random-moves %d: want at least 1", *kgpRandom)
+	if err := atLeast(1, "kgp-random-moves", *kgpRandom, "max-open-games", *maxOpen, "max-conns", *maxConns, "max-games", *maxGames,
+		"login-burst", *loginBurst, "max-table-mb", *maxTT, "max-threads", *maxThreads); err != nil {
+		return err
+	}
+	if *maxLine < 64 {
+		return usagef("--max-line %d: want at least 64 (a login must fit)", *maxLine)
+	}
+	if !(*loginRate > 0) {
+		return usagef("--login-rate %v: want more than 0 logins a second", *loginRate)
 	}
 	if *botWait <= 0 {
 		return usagef("--bot-wait %v: want a positive duration", *botWait)
