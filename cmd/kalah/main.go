@@ -246,4 +246,3 @@ func strayArgs(fs *flag.FlagSet) error {
 	}
 	return errors.New(msg)
 }
-

@@ -229,5 +229,3 @@ func unplayable(games []*match.Game) error {
 	}
 	return why
 }
-
-
