@@ -23,6 +23,9 @@ type Plain struct {
 	// Resumed says the session continues a game from the unfinished-game
 	// file, which is removed once that game has ended.
 	Resumed bool
+	// SaveErr is set by Run if a save failed (w, or quitting a game in
+	// progress); the failure was told in the game's output.
+	SaveErr error
 
 	details bool // print the search's details after each computer move
 }
@@ -217,7 +220,8 @@ func (pl *Plain) key(ctx context.Context, w io.Writer, s *Session, k Key) (bool,
 		case dir != "":
 			path, err := s.SaveUnfinished(dir)
 			if err != nil {
-				fmt.Fprintf(w, "Quit: the game could not be saved (%v); it is left unfinished after %d %s.\n", err, g.Len(), plural(g.Len(), "move", "moves"))
+				pl.SaveErr = err
+				fmt.Fprintf(w, "Quit: the game could not be saved (%s); it is left unfinished after %d %s.\n", SaveCause(err), g.Len(), plural(g.Len(), "move", "moves"))
 				return true, nil
 			}
 			fmt.Fprintf(w, "Quit after %d %s: the game is saved in %s; kalah play --resume continues it.\n", g.Len(), plural(g.Len(), "move", "moves"), path)
@@ -244,7 +248,8 @@ func (pl *Plain) key(ctx context.Context, w io.Writer, s *Session, k Key) (bool,
 		}
 		path, err := s.SaveGame(dir, time.Now())
 		if err != nil {
-			fmt.Fprintf(w, "The game could not be saved: %v\n", err)
+			pl.SaveErr = err
+			fmt.Fprintf(w, "The game could not be saved: %s\n", SaveCause(err))
 			return false, nil
 		}
 		fmt.Fprintln(w, "Saved the game to "+path)

@@ -66,6 +66,12 @@ type usageError struct{ error }
 
 func (u usageError) Unwrap() error { return u.error }
 
+// silentError fails a command (exit status 1) whose output already said
+// why.
+type silentError struct{ error }
+
+func (s silentError) Unwrap() error { return s.error }
+
 // usagef returns a usage error.
 func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
 
@@ -120,6 +126,8 @@ func finish(e *env, name string, err error) int {
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintf(e.stderr, "kalah %s: interrupted\n", name)
 		return 130
+	case errors.As(err, new(silentError)):
+		return 1
 	}
 	fmt.Fprintf(e.stderr, "kalah %s: %v\n", name, err)
 	return 1
