@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -52,6 +53,19 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
+		Condition: func(cond string) (bool, error) {
+			// port-free:N: nothing listens on port N here, so a script
+			// may use a command's default port.
+			if p, ok := strings.CutPrefix(cond, "port-free:"); ok {
+				l, err := net.Listen("tcp", "127.0.0.1:"+p)
+				if err != nil {
+					return false, nil
+				}
+				l.Close()
+				return true, nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("KALAH_LOG", "warn")
 			env.Setenv("KALAH_EGDB_DIR", testEgdbDir)
@@ -62,6 +76,7 @@ func TestScripts(t *testing.T) {
 			"waitfile": cmdWaitFile,
 			"cmpgames": cmdCmpGames,
 			"pidalive": cmdPidAlive,
+			"waitport": cmdWaitPort,
 			"pidgone":  cmdPidGone,
 		},
 	})
@@ -135,6 +150,23 @@ func cmdPidGone(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
+// cmdWaitPort waits up to ten seconds for something to listen at a TCP
+// address: waitport HOST:PORT.
+func cmdWaitPort(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 || neg {
+		ts.Fatalf("usage: waitport HOST:PORT")
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if c, err := net.Dial("tcp", args[0]); err == nil {
+			c.Close()
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("nothing listens at %s after 10s", args[0])
+		}
+	}
+}
+
 // cmdLines checks a file's line count: lines FILE N.
 func cmdLines(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 2 {
@@ -192,6 +224,11 @@ func TestExitStatus(t *testing.T) {
 		args []string
 		want int
 	}{
+		{[]string{}, 2},
+		{[]string{"help"}, 0},
+		{[]string{"analyze", "2,0,3,5,1,2/1,4,0,2,0,4 12-12 S"}, 2},
+		{[]string{"match", "--a", "greedy", "foo", "--games", "4"}, 2},
+		{[]string{"tournament", "--players", "greedy,pekar", "--rounds", "0"}, 2},
 		{[]string{"rules"}, 0},
 		{[]string{"rules", "--houses", "0"}, 2},
 		{[]string{"rules", "--seeds", "0"}, 2},

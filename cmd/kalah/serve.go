@@ -51,9 +51,9 @@ func runServe(ctx context.Context, e *env, args []string) error {
 			"time = \"5s\", allow-exec = true); flags on the command line win.")
 	rf := addRulesFlags(fs)
 	config := fs.String("config", "", "TOML file with the flags' values")
-	addr := fs.String("addr", ":8080", "HTTP address: web page, /api/, /ws/bot, /kgp (empty: none)")
-	botAddr := fs.String("bot-addr", ":2670", "TCP address for bots speaking kalah's line protocol (empty or 0: none)")
-	kgpAddr := fs.String("kgp-addr", fmt.Sprintf(":%d", kgp.DefaultPort), "TCP address for KGP bots (empty or 0: none)")
+	addr := fs.String("addr", "localhost:8080", "HTTP address: web page, /api/, /ws/bot, /kgp (empty: none; :8080 for every interface)")
+	botAddr := fs.String("bot-addr", "localhost:2670", "TCP address for bots speaking kalah's line protocol (empty or 0: none; :2670 for every interface)")
+	kgpAddr := fs.String("kgp-addr", fmt.Sprintf("localhost:%d", kgp.DefaultPort), fmt.Sprintf("TCP address for KGP bots (empty or 0: none; :%d for every interface)", kgp.DefaultPort))
 	perMove := fs.Duration("time", 10*time.Second, "time limit a move (0 with --budget 0: no clock)")
 	budget := fs.Duration("budget", 0, "each player's time for the whole game (Manchester style; 0: none)")
 	increment := fs.Duration("increment", 0, "added to a player's budget after each move")
@@ -117,19 +117,45 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	// The addresses are taken before anything is made on disk, so a
+	// refused one (a bad or busy port) leaves no database behind.
+	type listener struct {
+		what string
+		l    net.Listener
+	}
+	var ls []listener
+	closeAll := func() {
+		for _, x := range ls {
+			x.l.Close()
+		}
+	}
+	for _, x := range []struct{ what, a string }{{"bots", *botAddr}, {"kgp", *kgpAddr}, {"http", *addr}} {
+		if x.a == "" || x.a == "0" {
+			continue
+		}
+		l, err := net.Listen("tcp", x.a)
+		if err != nil {
+			closeAll()
+			return fmt.Errorf("%s: %w", x.what, err)
+		}
+		ls = append(ls, listener{x.what, l})
+	}
 	data := new(string)
 	*data = datadir.Dir()
 	if err := os.MkdirAll(*data, 0o755); err != nil {
+		closeAll()
 		return err
 	}
 	dbPath := filepath.Join(*data, "kalah.db")
 	if *adminToken == "" {
 		if *adminToken, err = loadAdminToken(*data); err != nil {
+			closeAll()
 			return err
 		}
 	}
 	st, err := store.Open(dbPath)
 	if err != nil {
+		closeAll()
 		return err
 	}
 	defer st.Close()
@@ -143,6 +169,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	}
 	srv, err := server.New(cfg)
 	if err != nil {
+		closeAll()
 		return err
 	}
 	ks := &kgp.Server{Logger: e.log, MaxClients: *maxConns, MaxRandomMoves: *kgpRandom, Auth: srv.TokenLogin}
@@ -150,18 +177,13 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	var wg sync.WaitGroup
 	errc := make(chan error, 3)
 	bound := map[string]string{} // what -> host:port to tell people
-	listen := func(what, a string, serve func(net.Listener) error) error {
-		if a == "" || a == "0" {
-			return nil
-		}
-		l, err := net.Listen("tcp", a)
-		if err != nil {
-			return fmt.Errorf("%s: %w", what, err)
-		}
+	local := true                // every address is this machine's only
+	serveOn := func(what string, l net.Listener, serve func(net.Listener) error) {
 		// At most --max-conns connections at once on each listener, and an
 		// accept error (too many open files) is retried, never fatal.
 		l = netx.Guard(l, *maxConns, e.log, what)
 		bound[what] = reachable(l.Addr())
+		local = local && loopback(l.Addr())
 		e.log.Debug("listening", "what", what, "addr", l.Addr().String())
 		wg.Add(1)
 		go func() {
@@ -170,7 +192,6 @@ func runServe(ctx context.Context, e *env, args []string) error {
 				errc <- fmt.Errorf("%s: %w", what, err)
 			}
 		}()
-		return nil
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/kgp", ks.Handler())
@@ -182,6 +203,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		defer waitWeb()
 		defer stopWeb()
 		if err != nil {
+			closeAll()
 			return err
 		}
 		mux.Handle("/", h)
@@ -211,23 +233,26 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		ks.Shutdown(sctx)
 		srv.Shutdown(sctx)
 	}
-	err = errors.Join(
-		listen("bots", *botAddr, srv.Serve),
-		listen("kgp", *kgpAddr, ks.Serve),
-		listen("http", *addr, hs.Serve),
-	)
-	if err == nil {
-		e.log.Info("serving", "data", dbPath, "rules", r.String())
-		printURLs(e.stdout, bound, dbPath, r)
-		if *ready != "" {
-			if err := os.WriteFile(*ready, []byte(readyText(bound)), 0o644); err != nil {
-				e.log.Warn("cannot write --ready-file", "err", err)
-			}
+	for _, x := range ls {
+		switch x.what {
+		case "bots":
+			serveOn(x.what, x.l, srv.Serve)
+		case "kgp":
+			serveOn(x.what, x.l, ks.Serve)
+		case "http":
+			serveOn(x.what, x.l, hs.Serve)
 		}
-		select {
-		case <-ctx.Done():
-		case err = <-errc:
+	}
+	e.log.Info("serving", "data", dbPath, "rules", r.String())
+	printURLs(e.stdout, bound, dbPath, r, local)
+	if *ready != "" {
+		if err := os.WriteFile(*ready, []byte(readyText(bound)), 0o644); err != nil {
+			e.log.Warn("cannot write --ready-file", "err", err)
 		}
+	}
+	select {
+	case <-ctx.Done():
+	case err = <-errc:
 	}
 	stopAll()
 	wg.Wait()
@@ -271,8 +296,19 @@ func reachable(a net.Addr) string {
 	return net.JoinHostPort(host, port)
 }
 
+// loopback reports whether a listener's address lets only this machine
+// connect.
+func loopback(a net.Addr) bool {
+	host, _, err := net.SplitHostPort(a.String())
+	if err != nil {
+		return false
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
 // printURLs tells the person who started the server where everything is.
-func printURLs(w io.Writer, bound map[string]string, db string, r kalah.Rules) {
+func printURLs(w io.Writer, bound map[string]string, db string, r kalah.Rules, local bool) {
 	fmt.Fprintf(w, "kalah serve: Kalah(%d,%d), %s rules; games kept in %s\n", r.Houses, r.Seeds, r, db)
 	if h, ok := bound["http"]; ok {
 		fmt.Fprintf(w, "  web page       http://%s/\n", h)
@@ -287,6 +323,17 @@ func printURLs(w io.Writer, bound map[string]string, db string, r kalah.Rules) {
 		fmt.Fprintf(w, "  bots, KGP      tcp://%s  (docs/protocols/kgp.md)\n", k)
 	}
 	fmt.Fprintf(w, "  admin token    in %s (kalah tournament --server reads it on this machine; elsewhere give --server-token)\n", filepath.Join(filepath.Dir(db), adminTokenFile))
+	if local && len(bound) > 0 {
+		// The defaults keep a newcomer's server to this machine.
+		var flags []string
+		for _, x := range [][2]string{{"http", "addr"}, {"bots", "bot-addr"}, {"kgp", "kgp-addr"}} {
+			if a, ok := bound[x[0]]; ok {
+				_, port, _ := net.SplitHostPort(a)
+				flags = append(flags, fmt.Sprintf("--%s :%s", x[1], port))
+			}
+		}
+		fmt.Fprintf(w, "Only this machine can connect; to let other machines in: kalah serve %s\n", strings.Join(flags, " "))
+	}
 	fmt.Fprintln(w, "Press Ctrl-C to stop.")
 }
 
