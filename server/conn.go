@@ -342,6 +342,9 @@ func (c *conn) handle(m line.Msg) bool {
 				return false
 			}
 			r = reply{m: mv}
+			if why := seat.illegal(c, mv); why != "" {
+				errf(line.CodeIllegal, "%s", why) // named before the end it brings
+			}
 		}
 		if err := seat.answer(c, r); err != nil {
 			errf(line.CodeState, "%v", err)
