@@ -81,6 +81,15 @@ func (g *Game) AScore() (a, b int) {
 	return n, s
 }
 
+// ASide returns the side A plays at the end of the game: the side it
+// started on, or the other one after a pie-rule swap.
+func (g *Game) ASide() kalah.Side {
+	if g.ASouth != g.Outcome.Game.Swapped() {
+		return kalah.South
+	}
+	return kalah.North
+}
+
 // AFirst reports whether A made the game's first move.
 func (g *Game) AFirst() bool {
 	return g.ASouth == (g.Outcome.Game.Rules().First == kalah.South)

@@ -241,3 +241,59 @@ func TestSanityEveryPlayerBeatsRandom(t *testing.T) {
 		}
 	}
 }
+
+// swapper swaps whenever the pie rule lets it, and otherwise plays its
+// first legal house.
+type swapper struct{}
+
+func (swapper) Move(ctx context.Context, g *kalah.Game, c player.Clock) (kalah.Move, error) {
+	legal := g.Legal()
+	for _, m := range legal {
+		if m == kalah.Swap {
+			return m, nil
+		}
+	}
+	return legal[0], nil
+}
+
+func init() {
+	player.Register(player.Info{Name: "test-swapper", Usage: "test-swapper", Summary: "swaps when it may",
+		New: func(player.Spec, player.Options) (player.Player, error) { return swapper{}, nil }})
+}
+
+// After a pie-rule swap the player who started South plays North: each
+// game's sides and stores are told as they are at the end.
+func TestSwapAwareSides(t *testing.T) {
+	r, _ := kalah.PresetRules("manchester")
+	var games []*Game
+	sum, err := Run(context.Background(), Config{A: "greedy", B: "test-swapper", Rules: r, Games: 2}, func(g *Game) error {
+		games = append(games, g)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Game 1: A starts South and moves first, B swaps: A ends North.
+	g := games[0]
+	if !g.Outcome.Game.Swapped() || !g.ASouth || g.ASide() != kalah.North {
+		t.Fatalf("game 1: swapped %v, A started South %v, A ends %v", g.Outcome.Game.Swapped(), g.ASouth, g.ASide())
+	}
+	s, n := g.Outcome.Game.Score()
+	if a, b := g.AScore(); a != n || b != s {
+		t.Errorf("game 1: A %d, B %d; South %d, North %d (A is North)", a, b, s, n)
+	}
+	// Game 2: B starts South; A, second, may swap but greedy does not.
+	if games[1].Outcome.Game.Swapped() || games[1].ASide() != kalah.North {
+		t.Errorf("game 2: swapped %v, A ends %v", games[1].Outcome.Game.Swapped(), games[1].ASide())
+	}
+	wins := 0
+	for _, g := range games {
+		a, b := g.AScore()
+		if a > b {
+			wins++
+		}
+	}
+	if sum.Wins != wins {
+		t.Errorf("summary: A won %d, the games say %d", sum.Wins, wins)
+	}
+}

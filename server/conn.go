@@ -521,6 +521,7 @@ func (l *loop) botMove(c *conn, resign bool, m kalah.Move) error {
 	case l.mover() != seat || !l.asked:
 		return ErrNotYourTurn
 	case !l.g.IsLegal(m):
+		c.sendMsg(line.Errorf(line.CodeIllegal, "%s", illegalWhy(l.g, m))) // named before the end it brings
 		l.forfeit(seat, fmt.Errorf("%w: %s by %s in %s", kalah.ErrIllegalMove, m, l.g.ToMove(), l.g.Position()))
 		return nil
 	}

@@ -75,6 +75,7 @@ func (s *Server) enqueue(e *entrant) error {
 	}
 	s.queue = append(s.queue, e)
 	s.mu.Unlock()
+	s.houseWait(e) // a lone bot plays the house (housebot.go)
 	return nil
 }
 
@@ -96,15 +97,24 @@ func (s *Server) dequeue(e *entrant) bool {
 // challenges pair are rated when their players may be.
 func (s *Server) start(r kalah.Rules, es [2]*entrant) error {
 	g, err := kalah.NewGame(r)
+	if err != nil {
+		for _, e := range es {
+			e.fail(err)
+		}
+		return err
+	}
+	return s.startEntrants(g, es, setup{rated: true})
+}
+
+// startEntrants begins g between two entrants (South's first) and tells
+// each its seat, or why there is no game.
+func (s *Server) startEntrants(g *kalah.Game, es [2]*entrant, su setup) error {
+	rd, err := s.begin(s.ctx, g, [2]*seat{es[0].seat, es[1].seat}, su)
 	if err == nil {
-		var rd *round
-		rd, err = s.begin(s.ctx, g, [2]*seat{es[0].seat, es[1].seat}, setup{rated: true})
-		if err == nil {
-			for i, e := range es {
-				e.game = rd
-				if e.seated != nil {
-					e.seated(i)
-				}
+		for i, e := range es {
+			e.game = rd
+			if e.seated != nil {
+				e.seated(i)
 			}
 		}
 	}

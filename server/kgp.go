@@ -6,37 +6,48 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"sync/atomic"
+	"strings"
+	"sync"
 
 	"kalah/internal/identity"
 	"kalah/internal/store"
+	"kalah/player"
 	"kalah/protocol/kgp"
 	"kalah/protocol/line"
 )
 
-// kgpSerial numbers anonymous KGP clients, so that clients sharing a name
-// (only a label) are told apart in the queue.
-var kgpSerial atomic.Uint64
-
 // KGPJoin is the kgp.Server's Join for this server: the client waits in
 // the one queue with every other bot and plays the game it is paired for.
 // A client logged in by its token plays as its bot; an anonymous client's
-// name is only a label ("kgp-NAME"), which any number of clients may share.
+// name is only a label, shown as "kgp-NAME" and made distinct among the
+// clients connected at once ("kgp-NAME-2"), so that two copies of one
+// program can be told apart. A client that cannot be seated is told why
+// (error, then goodbye).
 func (s *Server) KGPJoin(ctx context.Context, c *kgp.Client) {
 	name, key, bot := c.Identity(), "", c.Identity()
 	if name == "" {
-		name = "kgp-" + label(c.Name())
-		key = fmt.Sprintf("kgp#%d", kgpSerial.Add(1))
+		name = s.anonKGP.take(label(c.Name()))
+		defer s.anonKGP.release(name)
+		key = "kgp:" + name
 	}
-	if err := s.Play(ctx, Entrant{Name: name, Kind: "kgp", Player: c, Done: c.Done(), Key: key, Seated: c.Seated, Bot: bot}); err != nil {
+	err := s.Play(ctx, Entrant{Name: name, Kind: "kgp", Player: c, Done: c.Done(), Key: key, Seated: c.Seated, Bot: bot})
+	switch {
+	case err == nil:
+	case errors.Is(err, player.ErrDisconnected), errors.Is(err, context.Canceled):
 		s.log.Info("kgp client left", "name", name, "err", err)
+	case errors.Is(err, ErrClosed):
+		c.Refuse("the server is stopping")
+	default:
+		s.log.Info("kgp client refused", "name", name, "err", err)
+		c.Refuse(err.Error())
 	}
 }
 
 // label makes a name a client chose (only a label) safe to show and to
-// send on, as one word: letters, digits, '-', '_' and '.', at most 24.
+// send on, as one word: letters, digits, '-', '_' and '.', at most 24,
+// its blanks turned to '-'.
 func label(name string) string {
-	b := []byte(identity.CleanText(name, 24))
+	b := []byte(strings.Join(strings.Fields(identity.CleanText(name, 24)), "-"))
 	for i, c := range b {
 		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
 			b[i] = '_'
@@ -46,6 +57,61 @@ func label(name string) string {
 		return "anonymous"
 	}
 	return string(b)
+}
+
+// KGPAdmit is the kgp.Server's Admit for this server: a bot logged in by
+// its token may wait for one game at a time, so a second connection of the
+// same bot (two copies started) is refused, with the reason, before it is
+// told ok.
+func (s *Server) KGPAdmit(ctx context.Context, c *kgp.Client) error {
+	id := c.Identity()
+	if id == "" {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, q := range s.queue {
+		if q.key == identity.Of(identity.Bot, id).Key() {
+			return fmt.Errorf("%s is already waiting for a game on another connection: %w", id, ErrBusy)
+		}
+	}
+	return nil
+}
+
+// anonLabels hands out the names anonymous KGP clients are shown under,
+// distinct among the clients connected at once. It is not a registry of
+// names: a label is free again once its client has left.
+type anonLabels struct {
+	mu   sync.Mutex
+	used map[string]bool
+}
+
+// take returns a label for a client that calls itself name: "kgp-NAME"
+// with its blanks turned to '-' (a label is one word, as the line
+// protocol's start message needs), or "kgp-NAME-2", "kgp-NAME-3", ... if
+// another connected client has it.
+func (a *anonLabels) take(name string) string {
+	base := strings.Join(strings.Fields(name), "-")
+	if !strings.HasPrefix(base, "kgp-") {
+		base = "kgp-" + base
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.used == nil {
+		a.used = map[string]bool{}
+	}
+	label := base
+	for i := 2; a.used[label]; i++ {
+		label = fmt.Sprintf("%s-%d", base, i)
+	}
+	a.used[label] = true
+	return label
+}
+
+func (a *anonLabels) release(label string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	delete(a.used, label)
 }
 
 // TokenLogin logs in a bot that gives a token, as KGP's auth:token does

@@ -45,9 +45,15 @@ func newKGPEnv(t *testing.T, perMove time.Duration, ks *kgp.Server) *kgpEnv {
 	t.Helper()
 	r, _ := kalah.PresetRules("kgp")
 	r.Houses, r.Seeds = 4, 3
-	ts := newTestServer(t, "", Config{Rules: r, PerMove: perMove})
+	return newKGPEnvFor(t, newTestServer(t, "", Config{Rules: r, PerMove: perMove}), ks)
+}
+
+// newKGPEnvFor puts a KGP front end, wired as kalah serve wires it, on a
+// test server.
+func newKGPEnvFor(t *testing.T, ts *testServer, ks *kgp.Server) *kgpEnv {
+	t.Helper()
 	ks.Logger = slog.New(slog.DiscardHandler)
-	ks.Join = ts.srv.KGPJoin
+	ks.Join, ks.Admit = ts.srv.KGPJoin, ts.srv.KGPAdmit
 	ks.Auth = ts.srv.TokenLogin
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -291,6 +297,7 @@ type outcome struct {
 	stops       []kgp.Command
 	result      string
 	termination string
+	errors      []kgp.Command
 	err         error
 }
 
@@ -316,6 +323,8 @@ func (c *kc) play(p policy) outcome {
 			}
 		case "stop":
 			o.stops = append(o.stops, cmd)
+		case "error":
+			o.errors = append(o.errors, cmd)
 		case "ping":
 			c.send(fmt.Sprintf("@%d pong", cmd.ID))
 		case "set":
@@ -509,7 +518,7 @@ func TestKGP021Abandoned(t *testing.T) {
 }
 
 // 041: info:name is a codename, not an identity: two anonymous clients
-// with one name play each other.
+// with one name play each other, and are shown under distinct labels.
 func TestKGP041SameName(t *testing.T) {
 	forEachTransport(t, func(t *testing.T, how string) {
 		e := newKGPEnv(t, time.Second, &kgp.Server{})
@@ -519,8 +528,8 @@ func TestKGP041SameName(t *testing.T) {
 		if g.Record.Termination != kalah.Normal {
 			t.Fatalf("termination %v", g.Record.Termination)
 		}
-		if g.Seats[0].Name != "kgp-template_bot" || g.Seats[1].Name != "kgp-template_bot" {
-			t.Errorf("seats %q and %q", g.Seats[0].Name, g.Seats[1].Name)
+		if g.Seats[0].Name != "kgp-template-bot" || g.Seats[1].Name != "kgp-template-bot-2" {
+			t.Errorf("seats %q and %q, want kgp-template-bot and kgp-template-bot-2", g.Seats[0].Name, g.Seats[1].Name)
 		}
 		if oa.result == "" || ob.result == "" {
 			t.Errorf("results %q and %q", oa.result, ob.result)
@@ -620,5 +629,61 @@ func TestKGP044ResultForAPlayerThatNeverMoved(t *testing.T) {
 		if oa.result != "loss" || oa.termination != "illegal-move" {
 			t.Errorf("South heard %q/%q", oa.result, oa.termination)
 		}
+		if len(oa.errors) != 1 || !strings.Contains(oa.errors[0].Args[0].Text, "illegal move 9") ||
+			!strings.Contains(oa.errors[0].Args[0].Text, "no house 9") || oa.errors[0].Ref != oa.states[0].ID {
+			t.Errorf("South was told %v, want an error naming the illegal move 9, referencing its state", oa.errors)
+		}
+	})
+}
+
+// An illegal move is named in an error before the result, referencing the
+// move command when it has an id: here a house emptied by the client's own
+// first move.
+func TestKGPIllegalMoveIsNamed(t *testing.T) {
+	forEachTransport(t, func(t *testing.T, how string) {
+		e := newKGPEnv(t, time.Second, &kgp.Server{})
+		sowFirstTwice := func(st kgp.Command, pos kalah.Position, n int) []string {
+			return []string{fmt.Sprintf("71@%d move 1", st.ID), fmt.Sprintf("73@%d yield", st.ID)}
+		}
+		oa, _, g := e.game(how, e.dial(how), e.dial(how), sowFirstTwice, firstMove, nil, nil)
+		if g.Record.Termination != kalah.IllegalMove {
+			t.Fatalf("termination %v after %d moves", g.Record.Termination, len(g.Record.Moves))
+		}
+		if len(oa.errors) != 1 {
+			t.Fatalf("South was told %v, want one error", oa.errors)
+		}
+		er := oa.errors[0]
+		if er.Ref != 71 || !strings.Contains(er.Args[0].Text, "illegal move 1") || !strings.Contains(er.Args[0].Text, "house 1 is empty") {
+			t.Errorf("error %v, want one referencing 71 that names the move and why", er)
+		}
+		if oa.result != "loss" || oa.termination != "illegal-move" {
+			t.Errorf("South heard %q/%q", oa.result, oa.termination)
+		}
+	})
+}
+
+// A second connection of one bot (the same auth:token, two copies
+// started) while the first waits for a game is refused with the reason:
+// an error referencing its mode, then goodbye, never ok.
+func TestKGPSecondLoginIsRefused(t *testing.T) {
+	forEachTransport(t, func(t *testing.T, how string) {
+		e := newKGPEnv(t, time.Second, &kgp.Server{})
+		token := `set auth:token "twin-token-` + how + `"`
+		first := e.dial(how)
+		first.hello("set info:name twin", token)
+		e.waitQueue(1)
+		second := e.dial(how)
+		second.lenient = true
+		second.next()
+		second.send("set info:name twin", token, "1001 mode freeplay")
+		er := second.next()
+		if er.Name != "error" || er.Ref != 1001 || !strings.Contains(er.Args[0].Text, "already waiting for a game") {
+			t.Fatalf("second login answered %v, want an error referencing mode that gives the reason", er)
+		}
+		if bye := second.next(); bye.Name != "goodbye" {
+			t.Fatalf("after the refusal: %v", bye)
+		}
+		second.closed()
+		e.waitQueue(1) // the first still waits
 	})
 }

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"kalah"
@@ -108,6 +109,13 @@ type Config struct {
 	// (default 10m; negative: never). Nobody is locked out of new games by
 	// games they left.
 	AbandonAfter time.Duration
+	// HouseBotAfter, if positive, gives a bot that has waited alone in the
+	// queue this long (a line-protocol or KGP client) an unrated game
+	// against HouseBot, tagged House (housebot.go); zero: never.
+	HouseBotAfter time.Duration
+	// HouseBot is the level or player spec of those games (default
+	// DefaultHouseBot).
+	HouseBot string
 	// Hint, if set, suggests a move to a person in a casual game (Hint);
 	// nil refuses hints.
 	Hint func(ctx context.Context, g *kalah.Game) (kalah.Move, error)
@@ -268,6 +276,9 @@ type Server struct {
 	metrics   *metrics
 	rematchMu sync.Mutex // one rematch at a time
 	seeks     seeks
+	anonKGP   anonLabels // names of anonymous KGP clients (kgp.go)
+	// houseGames counts the house games started (housebot.go).
+	houseGames atomic.Uint64
 }
 
 // New starts a server on cfg.Store and resumes the unfinished games in it.
@@ -278,6 +289,11 @@ func New(cfg Config) (*Server, error) {
 	cfg.setDefaults()
 	if err := cfg.Rules.Validate(); err != nil {
 		return nil, err
+	}
+	if cfg.HouseBotAfter > 0 {
+		if _, _, err := player.Lookup(cfg.HouseBot); cfg.HouseBot != "" && err != nil {
+			return nil, fmt.Errorf("house bot: %w", err)
+		}
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	s := &Server{

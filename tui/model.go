@@ -36,6 +36,9 @@ type TUI struct {
 	// Saved is set by Run to the file a game left unfinished was saved in,
 	// for the caller to tell the person once the screen is theirs again.
 	Saved string
+	// SaveErr is set by Run if a save failed (w, or quitting a game in
+	// progress), for the caller to say so and fail.
+	SaveErr error
 }
 
 // Run plays until the person quits. It returns ctx's error if ctx ends
@@ -87,7 +90,7 @@ func (t *TUI) finish(m *model) {
 	if m.s != nil {
 		m.s.Close()
 	}
-	t.Saved = m.saved
+	t.Saved, t.SaveErr = m.saved, m.saveErr
 }
 
 type screen int
@@ -137,6 +140,8 @@ type model struct {
 	confirm  bool   // asking whether to quit a game in progress
 	resumed  bool   // the game came from the unfinished-game file
 	saved    string // where a game left unfinished was saved
+	// saveErr is the last save that failed, if any.
+	saveErr error
 	// saveFailed: saving the unfinished game failed once; the next quit
 	// goes without saving.
 	saveFailed bool
@@ -238,8 +243,8 @@ func (m *model) quit(save bool) tea.Cmd {
 		path, err := m.s.SaveUnfinished(dir)
 		if err != nil {
 			// Stay, so the game is not lost without a word.
-			m.confirm, m.saveFailed = false, true
-			m.setStatus("The game could not be saved: "+err.Error()+" (q or Ctrl+C again quits without saving).", true)
+			m.confirm, m.saveFailed, m.saveErr = false, true, err
+			m.setStatus("The game could not be saved: "+SaveCause(err)+" (q or Ctrl+C again quits without saving).", true)
 			return nil
 		}
 		m.saved = path
@@ -502,7 +507,8 @@ func (m *model) gameKey(k tea.KeyPressMsg) tea.Cmd {
 		}
 		path, err := m.s.SaveGame(dir, time.Now())
 		if err != nil {
-			m.setStatus("The game could not be saved: "+err.Error(), true)
+			m.saveErr = err
+			m.setStatus("The game could not be saved: "+SaveCause(err), true)
 			return nil
 		}
 		m.setStatus("Saved the game to "+path, false)

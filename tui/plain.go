@@ -23,8 +23,14 @@ type Plain struct {
 	// Resumed says the session continues a game from the unfinished-game
 	// file, which is removed once that game has ended.
 	Resumed bool
+	// SaveErr is set by Run if a save failed (w, or quitting a game in
+	// progress); the failure was told in the game's output.
+	SaveErr error
 
 	details bool // print the search's details after each computer move
+	// restartAsked: an empty line came during a game in progress; a second
+	// one in a row drops the game.
+	restartAsked bool
 }
 
 // Run plays until the person quits or the input ends. It returns ctx's
@@ -97,7 +103,18 @@ func (pl *Plain) Run(ctx context.Context, s *Session) error {
 		if pl.Echo {
 			fmt.Fprintln(w, line)
 		}
-		for _, k := range ParseLine(line) {
+		keys := ParseLine(line)
+		if line == "" {
+			if g := s.Game(); g.Len() > 0 && !g.Over() && !pl.restartAsked {
+				// An empty line is easily typed by mistake: a game in
+				// progress is dropped only on a second one.
+				pl.restartAsked = true
+				fmt.Fprintf(w, "An empty line starts a new game: another one drops this game after %d %s; anything else plays on.\n", g.Len(), plural(g.Len(), "move", "moves"))
+				continue
+			}
+		}
+		pl.restartAsked = false
+		for _, k := range keys {
 			quit, err := pl.key(ctx, w, s, k)
 			if err != nil {
 				return err
@@ -217,7 +234,8 @@ func (pl *Plain) key(ctx context.Context, w io.Writer, s *Session, k Key) (bool,
 		case dir != "":
 			path, err := s.SaveUnfinished(dir)
 			if err != nil {
-				fmt.Fprintf(w, "Quit: the game could not be saved (%v); it is left unfinished after %d %s.\n", err, g.Len(), plural(g.Len(), "move", "moves"))
+				pl.SaveErr = err
+				fmt.Fprintf(w, "Quit: the game could not be saved (%s); it is left unfinished after %d %s.\n", SaveCause(err), g.Len(), plural(g.Len(), "move", "moves"))
 				return true, nil
 			}
 			fmt.Fprintf(w, "Quit after %d %s: the game is saved in %s; kalah play --resume continues it.\n", g.Len(), plural(g.Len(), "move", "moves"), path)
@@ -244,7 +262,8 @@ func (pl *Plain) key(ctx context.Context, w io.Writer, s *Session, k Key) (bool,
 		}
 		path, err := s.SaveGame(dir, time.Now())
 		if err != nil {
-			fmt.Fprintf(w, "The game could not be saved: %v\n", err)
+			pl.SaveErr = err
+			fmt.Fprintf(w, "The game could not be saved: %s\n", SaveCause(err))
 			return false, nil
 		}
 		fmt.Fprintln(w, "Saved the game to "+path)
@@ -273,7 +292,7 @@ func (pl *Plain) intro(w io.Writer, s *Session) {
 	if r.Pie {
 		fmt.Fprintln(w, "Pie rule: the first move earns no extra turn, and the second player may answer it with s (swap sides).")
 	}
-	fmt.Fprintf(w, "Keys: a house 1-%d (each side counts its houses from its own left), m: the computer\nmoves for whoever is to move, u: undo, h: hint, a: analysis, d: search details,\nl: move list, w: save, empty line: restart, q: quit, ?: help and how to play.\nThe + beside the left-hand store marks the side to move.\n\n", r.Houses)
+	fmt.Fprintf(w, "Keys: a house 1-%d (each side counts its houses from its own left), m: the computer\nmoves for whoever is to move, u: undo, h: hint, a: analysis, d: search details,\nl: move list, w: save, empty line: restart (twice in a game), q: quit, ?: help\nand how to play. The + beside the left-hand store marks the side to move.\n\n", r.Houses)
 }
 
 func rulesName(r kalah.Rules) string {

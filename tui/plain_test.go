@@ -86,3 +86,26 @@ func TestPlainInterrupted(t *testing.T) {
 	}
 	w.Close() // lets the reader goroutine see the end of input
 }
+
+// An empty line in the middle of a game asks first: the game is dropped
+// only on a second empty line in a row, and anything else plays on.
+func TestEmptyLineAsksBeforeDroppingTheGame(t *testing.T) {
+	s := newTestSession(t, Config{Rules: kalah.Standard(), Opponent: Human})
+	var out strings.Builder
+	pl := &Plain{In: strings.NewReader("3\n\n4\n\n\n"), Out: &out}
+	if err := pl.Run(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	if n := strings.Count(text, "An empty line starts a new game"); n != 2 {
+		t.Errorf("asked %d times, want 2 (after 3, and after 4):\n%s", n, text)
+	}
+	if strings.Count(text, "New game.") != 1 || s.Game().Len() != 0 {
+		t.Errorf("the game was dropped %d times, %d moves left:\n%s", strings.Count(text, "New game."), s.Game().Len(), text)
+	}
+	// The 4 after the first empty line was played: two moves when asked
+	// the second time.
+	if !strings.Contains(text, "drops this game after 2 moves") {
+		t.Errorf("the move after the first empty line was not played:\n%s", text)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"kalah"
@@ -22,6 +23,15 @@ const (
 
 // ErrNoUnfinished is returned by LoadUnfinished when no game waits.
 var ErrNoUnfinished = errors.New("no unfinished game")
+
+// ErrSave is wrapped by the errors of SaveGame and SaveUnfinished: the
+// game could not be written.
+var ErrSave = errors.New("the game could not be saved")
+
+// SaveCause is what a save error says after "the game could not be saved".
+func SaveCause(err error) string {
+	return strings.TrimPrefix(err.Error(), ErrSave.Error()+": ")
+}
 
 // Saved is a game left unfinished, with what is needed to sit down at it
 // again: the opponent, the person's seat, the computer's time.
@@ -47,7 +57,11 @@ func (s *Session) SaveUnfinished(dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return writeFile(filepath.Join(dir, UnfinishedFile), append(b, '\n'))
+	path, err := writeFile(filepath.Join(dir, UnfinishedFile), append(b, '\n'))
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", ErrSave, err)
+	}
+	return path, nil
 }
 
 // LoadUnfinished reads the game dir's UnfinishedFile holds, and the
@@ -103,15 +117,32 @@ func (s *Session) SaveGame(dir string, now time.Time) (string, error) {
 		return "", err
 	}
 	base := filepath.Join(dir, GamesDir, "kalah-"+now.UTC().Format("20060102-150405"))
+	// A name no file has yet. Stat failing for any other reason than the
+	// file's absence (the directory is a file, or unreadable) is the
+	// answer: the game cannot be saved there.
 	path := base + ".json"
 	for i := 2; ; i++ {
-		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		_, err := os.Stat(path)
+		if errors.Is(err, os.ErrNotExist) {
 			break
+		}
+		if err != nil {
+			return "", fmt.Errorf("%w: %w", ErrSave, err)
+		}
+		if i > maxSameSecond {
+			return "", fmt.Errorf("%w: %d games saved in one second under %s", ErrSave, maxSameSecond, filepath.Dir(path))
 		}
 		path = fmt.Sprintf("%s-%d.json", base, i)
 	}
-	return writeFile(path, append(b, '\n'))
+	if _, err := writeFile(path, append(b, '\n')); err != nil {
+		return "", fmt.Errorf("%w: %w", ErrSave, err)
+	}
+	return path, nil
 }
+
+// maxSameSecond bounds the games saved within one second (their names
+// differ by a number).
+const maxSameSecond = 1000
 
 // writeFile writes b to path through a temporary file, so a reader never
 // sees half a file, creating the directories on the way.

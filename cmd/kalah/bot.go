@@ -46,6 +46,9 @@ func runBot(ctx context.Context, e *env, args []string) error {
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
 	}
+	if err := atLeast(0, "games", *games, "retries", *retries); err != nil {
+		return err
+	}
 	if *accept && (*wait || *challenge != "") {
 		return usagef("--accept takes challenges: not with --wait or --challenge")
 	}

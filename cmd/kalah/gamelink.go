@@ -24,7 +24,7 @@ func runGameLink(ctx context.Context, e *env, args []string) error {
 			"changed; GameLink itself varies only --houses (at most 9) and --seeds.")
 	rf := addRulesFlags(fs)
 	listen := fs.Bool("listen", false, "play as player 1: listen and wait for player 2")
-	host := fs.String("host", "", "address to listen on with --listen (default: all)")
+	host := fs.String("host", "localhost", "address to listen on with --listen: localhost lets only this machine in; 0.0.0.0 (or empty) every machine that can reach this one")
 	port := fs.Int("port", 0, "port to listen on with --listen (default: the first free of 10007-10014)")
 	connect := fs.String("connect", "", "play as player 2: connect to player 1 at HOST[:PORT]")
 	spec := fs.String("player", "pekar", "our player (see kalah players)")
@@ -36,6 +36,9 @@ func runGameLink(ctx context.Context, e *env, args []string) error {
 	}
 	if *listen == (*connect != "") {
 		return usagef("give either --listen or --connect HOST")
+	}
+	if *port > 65535 {
+		return usagef("--port %d: want 0 (the first free of 10007-10014) to 65535", *port)
 	}
 	given := false
 	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "rules" })
@@ -67,6 +70,9 @@ func runGameLink(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		fmt.Fprintf(e.stdout, "player 1 (%s) waiting on %s\n", *spec, l.Addr())
+		if a, ok := l.Addr().(*net.TCPAddr); ok && a.IP.IsLoopback() {
+			fmt.Fprintln(e.stdout, "Only this machine can connect; for a peer on another machine, listen with --host 0.0.0.0.")
+		}
 		stop := context.AfterFunc(ctx, func() { l.Close() })
 		conn, err = l.Accept()
 		stop()

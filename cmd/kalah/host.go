@@ -36,16 +36,20 @@ func runHost(ctx context.Context, e *env, args []string) error {
 			"You play South in the first game and the sides alternate. Type a house number\n"+
 			"(1 is your leftmost) to move, or \"resign\".")
 	rf := addRulesFlags(fs)
+	host := fs.String("host", "localhost", "address to listen on: localhost lets only this machine in; 0.0.0.0 (or empty) every machine that can reach this one")
 	port := fs.Int("port", 2670, "TCP port to listen on (0: any free port)")
 	spec := fs.String("player", "human", "who plays at this end: human, or a player spec (see kalah players)")
-	name := fs.String("name", defaultName(), "your name")
+	name := fs.String("name", defaultName("host"), "your name")
 	games := fs.Int("games", 1, "games to play")
 	perMove := fs.Duration("time", 0, "time limit a move (0: none)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return usagef("unexpected argument %q", fs.Arg(0))
+	if *port > 65535 {
+		return usagef("--port %d: want 0 (any free port) to 65535", *port)
+	}
+	if *games < 1 {
+		return usagef("--games %d: want at least 1", *games)
 	}
 	r, err := rf.rules()
 	if err != nil {
@@ -72,7 +76,7 @@ func runHost(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	l, err := net.Listen("tcp", fmt.Sprintf(":%d", *port))
+	l, err := net.Listen("tcp", net.JoinHostPort(*host, fmt.Sprint(*port)))
 	if err != nil {
 		return err
 	}
@@ -84,15 +88,28 @@ func runHost(ctx context.Context, e *env, args []string) error {
 		srv.Shutdown(sctx)
 		<-served
 	}()
-	fmt.Fprintf(e.stdout, "Hosting %s on port %d. On the other machine run:\n  kalah join %s:%d\n",
-		r.String(), l.Addr().(*net.TCPAddr).Port, hostAddr(), l.Addr().(*net.TCPAddr).Port)
+	bound := l.Addr().(*net.TCPAddr)
+	join := "kalah join localhost"
+	if bound.Port != 2670 {
+		join += fmt.Sprintf(":%d", bound.Port)
+	}
+	if bound.IP.IsLoopback() {
+		fmt.Fprintf(e.stdout, "Hosting %s on %s, for this machine only. In another terminal run:\n  %s\n", r.String(), bound, join)
+		fmt.Fprintf(e.stdout, "For a friend on another machine, host with --host 0.0.0.0; they run: kalah join %s:%d\n", hostAddr(), bound.Port)
+	} else {
+		fmt.Fprintf(e.stdout, "Hosting %s on port %d. On the other machine run:\n  kalah join %s:%d\n(here: %s)\n",
+			r.String(), bound.Port, hostAddr(), bound.Port, join)
+	}
 	for i := range *games {
 		fmt.Fprintf(e.stdout, "Waiting for an opponent (game %d of %d)...\n", i+1, *games)
 		gr := r
 		if i%2 == 1 {
 			gr.First = gr.First.Other() // alternate who starts
 		}
-		if err := srv.Play(ctx, server.Entrant{Name: *name, Kind: "host", Player: p, Rules: &gr}); err != nil {
+		// The host's seat has a queue key of its own, so a guest who logs
+		// in under the same name (both default to $USER on one machine)
+		// is not taken for the host waiting twice.
+		if err := srv.Play(ctx, server.Entrant{Name: *name, Kind: "host", Key: "host:" + *name, Player: p, Rules: &gr}); err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
@@ -108,21 +125,22 @@ func runHost(ctx context.Context, e *env, args []string) error {
 }
 
 // quietLog logs only warnings and errors, to keep a person's terminal
-// for the game (KALAH_LOG=debug or info shows everything).
+// for the game, unless a level was asked for (--log-level, $KALAH_LOG).
 func quietLog(e *env) *slog.Logger {
-	if l := logLevel(); l < slog.LevelWarn && os.Getenv("KALAH_LOG") != "" {
-		return e.log
+	if explicitLogs(e) || stderrIsTerminal(e.stderr) {
+		return e.log // on a terminal only warnings, in words
 	}
-	return slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	return textLogger(e.stderr, slog.LevelWarn)
 }
 
-func defaultName() string {
+// defaultName is the person's login name, or fallback without one.
+func defaultName(fallback string) string {
 	for _, k := range []string{"USER", "USERNAME"} {
 		if v := cleanName(os.Getenv(k)); v != "bot" && v != "" {
 			return v
 		}
 	}
-	return "player"
+	return fallback
 }
 
 // hostAddr guesses this machine's LAN address for the join hint.

@@ -74,6 +74,33 @@ func TestHostAndJoin(t *testing.T) {
 	}
 }
 
+// TestHostAndJoinWithDefaultNames: host and join on one machine both take
+// their name from $USER; the guest is not refused as the host queued
+// twice ("busy already playing or queued"), and both play the game out.
+func TestHostAndJoinWithDefaultNames(t *testing.T) {
+	t.Setenv("USER", "alice")
+	port := freePort(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var hostOut, hostErr, joinOut, joinErr syncBuffer
+	hosted := make(chan int, 1)
+	go func() {
+		hosted <- run(ctx, []string{"host", "--port", fmt.Sprint(port), "--player", "greedy"}, strings.NewReader(""), &hostOut, &hostErr)
+	}()
+	for !strings.Contains(hostOut.String(), "Waiting") {
+		time.Sleep(10 * time.Millisecond)
+	}
+	joinCode := run(ctx, []string{"join", fmt.Sprintf("localhost:%d", port), "--player", "pekar"}, strings.NewReader(""), &joinOut, &joinErr)
+	hostCode := <-hosted
+	if hostCode != 0 || joinCode != 0 {
+		t.Fatalf("host exit %d: %s%s\njoin exit %d: %s%s", hostCode, hostOut.String(), hostErr.String(), joinCode, joinOut.String(), joinErr.String())
+	}
+	if !strings.Contains(joinOut.String(), "Connecting to localhost:") || !strings.Contains(joinOut.String(), "as alice") ||
+		!strings.Contains(joinOut.String(), "Game 1 against alice") || !strings.Contains(hostOut.String(), "Game over: alice") {
+		t.Errorf("host said:\n%s\njoin said:\n%s", hostOut.String(), joinOut.String())
+	}
+}
+
 func TestServeConfigFile(t *testing.T) {
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "serve.toml")

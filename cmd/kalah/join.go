@@ -23,7 +23,7 @@ func runJoin(ctx context.Context, e *env, args []string) error {
 			"this terminal; the host referees. Type a house number (1 is your leftmost)\n"+
 			"to move, or \"resign\". --player puts a computer player in your seat.")
 	spec := fs.String("player", "human", "who plays at this end: human, or a player spec (see kalah players)")
-	name := fs.String("name", defaultName(), "your name")
+	name := fs.String("name", defaultName("guest"), "your name")
 	token := fs.String("token", "", "token for the name (default: a new random one)")
 	games := fs.Int("games", 1, "games to play")
 	if err := parseFlags(fs, args); err != nil {
@@ -39,6 +39,9 @@ func runJoin(ctx context.Context, e *env, args []string) error {
 	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
+	}
+	if *games < 1 {
+		return usagef("--games %d: want at least 1", *games)
 	}
 	if !strings.Contains(addr, "://") {
 		if _, _, err := net.SplitHostPort(addr); err != nil {

@@ -32,11 +32,15 @@ func runKGP(ctx context.Context, e *env, args []string) error {
 	think := fs.Duration("think", 0, "time the player may think about each state (0: until the server says stop)")
 	token := fs.String("token", "", "auth:token sent to the server: keeps the bot's identity across connections (at least 8 characters)")
 	retries := fs.Int("retries", 10, "how many times to reconnect, with a growing pause, after the connection fails")
+	hold := fs.Duration("hold", kgp.DefaultHold, "least time between a state's arrival and our answer, so that the server has registered the state (the reference server refuses an answer that comes first)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *think < 0 {
 		return usagef("--think %v: want 0 or a positive duration", *think)
+	}
+	if *hold <= 0 || *hold > 10*time.Second {
+		return usagef("--hold %v: want a positive duration up to 10s", *hold)
 	}
 	given := false
 	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "rules" })
@@ -61,18 +65,22 @@ func runKGP(ctx context.Context, e *env, args []string) error {
 		return usagef("--retries %d: want 0 or more", *retries)
 	}
 	games := 0
-	b := &kgp.Bot{Name: *name, Authors: "kalah", Description: "kalah player " + *spec, Player: p, Rules: r, Think: *think, Token: *token, Logger: e.log,
+	b := &kgp.Bot{Name: *name, Authors: "kalah", Description: "kalah player " + *spec, Player: p, Rules: r, Think: *think, Token: *token, Hold: *hold, Logger: e.log,
 		OnResult: func(result, termination string) {
 			games++
 			fmt.Fprintf(e.stdout, "game %d: %s (%s)\n", games, result, termination)
-		}}
+		},
+		// Every error the server sends is the user's business: a refused
+		// login, a lost move, an illegal one.
+		OnError: func(msg string) { fmt.Fprintf(e.stderr, "kalah kgp: %s\n", msg) },
+	}
 	// Play while the server keeps the connection; when it fails, connect
 	// again after a pause that doubles up to a minute.
 	backoff := time.Second
 	for attempt := 0; ; attempt++ {
 		conn, err := dialKGP(ctx, *addr)
 		if err == nil {
-			e.log.Info("connected", "server", *addr, "player", *spec)
+			fmt.Fprintf(e.stderr, "kalah kgp: connected to %s as %s (%s)\n", *addr, *name, *spec)
 			backoff = time.Second
 			err = b.Play(ctx, conn)
 			if err == nil {

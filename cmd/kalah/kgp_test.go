@@ -14,6 +14,7 @@ import (
 	"kalah"
 	"kalah/internal/store"
 	"kalah/protocol/kgp"
+	"kalah/protocol/kgp/kgptest"
 )
 
 // refBoard is the reference server's board, written here from its rules
@@ -276,4 +277,47 @@ func TestKGPCommandAgainstOurServer(t *testing.T) {
 		t.Errorf("final score %+v, the reference's %d-%d", rec.Final, ref.pits[ref.n], ref.pits[2*ref.n+1])
 	}
 	t.Logf("%d plies, %d-%d; %s and %s", len(rec.Moves), ref.pits[ref.n], ref.pits[2*ref.n+1], strings.TrimSpace(bots[0].out.String()), strings.TrimSpace(bots[1].out.String()))
+}
+
+// TestKGPCommandWaitsForTheReferenceServer plays `kalah kgp` against a
+// stand-in for the reference server (go-kgp) that registers each state
+// 5 ms after sending it, as go-kgp can on a busy machine, and refuses a
+// move or yield that comes first ("No state associated with id"): over
+// 200 states, over TCP and over WebSocket, no move may be lost, and any
+// error the server sends must reach the user's terminal.
+func TestKGPCommandWaitsForTheReferenceServer(t *testing.T) {
+	ref := &kgptest.RefServer{Register: 5 * time.Millisecond, States: 200, Seed: 7, Timeout: 500 * time.Millisecond}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	tcp, ws, results, stop := ref.Start(ctx)
+	defer stop()
+	for _, addr := range []string{tcp, ws} {
+		var out, errb syncBuffer
+		if code := run(ctx, []string{"kgp", "--connect", addr, "--player", "greedy", "--retries", "0"}, strings.NewReader(""), &out, &errb); code != 0 {
+			t.Fatalf("kalah kgp --connect %s exited %d:\n%s%s", addr, code, out.String(), errb.String())
+		}
+		res := <-results
+		if err := res.Check(); err != nil {
+			t.Errorf("%s: %v; server errors %q; kalah kgp said:\n%s", addr, err, res.Errors, errb.String())
+		}
+		if res.States != 200 || res.Answered != 200 || len(res.Errors) != 0 {
+			t.Errorf("%s: %d states, %d answered; server errors %q", addr, res.States, res.Answered, res.Errors)
+		}
+	}
+	// A server slower than the hold: its errors are shown, the answers go
+	// again, and still nothing is lost.
+	slow := &kgptest.RefServer{Register: 60 * time.Millisecond, States: 5, Seed: 8, Timeout: 500 * time.Millisecond}
+	tcp, _, results, stopSlow := slow.Start(ctx)
+	defer stopSlow()
+	var out, errb syncBuffer
+	if code := run(ctx, []string{"kgp", "--connect", tcp, "--player", "greedy", "--retries", "0"}, strings.NewReader(""), &out, &errb); code != 0 {
+		t.Fatalf("kalah kgp exited %d:\n%s%s", code, out.String(), errb.String())
+	}
+	res := <-results
+	if err := res.Check(); err != nil {
+		t.Errorf("slow server: %v", err)
+	}
+	if !strings.Contains(errb.String(), `kalah kgp: server error "No state associated with id"`) {
+		t.Errorf("the server's errors were not shown:\n%s", errb.String())
+	}
 }

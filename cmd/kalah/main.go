@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"kalah"
 	"kalah/egdb"
 	"kalah/internal/datadir"
 )
@@ -45,15 +46,31 @@ type env struct {
 	stdout io.Writer
 	stderr io.Writer
 	log    *slog.Logger
+	// logSet: --log-level chose the logs' level (logging.go).
+	logSet bool
+	// name is the command's, for the lines it says to a person.
+	name string
 	// restoreData undoes this command's --data when it ends, so commands
 	// run in one process (tests) do not see each other's.
 	restoreData func()
+}
+
+// note tells the person something on standard error, in words, whether
+// or not it is a terminal: "kalah tournament: tournament 3 ...".
+func (e *env) note(format string, a ...any) {
+	fmt.Fprintf(e.stderr, "kalah %s: %s\n", e.name, fmt.Sprintf(format, a...))
 }
 
 // usageError marks an error in the command line itself (exit status 2).
 type usageError struct{ error }
 
 func (u usageError) Unwrap() error { return u.error }
+
+// silentError fails a command (exit status 1) whose output already said
+// why.
+type silentError struct{ error }
+
+func (s silentError) Unwrap() error { return s.error }
 
 // usagef returns a usage error.
 func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
@@ -66,11 +83,15 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr,
-		log: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: logLevel()}))}
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, log: newLogger(stderr, "kalah")}
 	prevData := datadir.Get()
 	e.restoreData = func() { datadir.Set(prevData) }
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+	if len(args) == 0 {
+		// A bare "kalah" is a command line missing its command.
+		usage(stderr)
+		return 2
+	}
+	if args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		if len(args) > 1 {
 			if c, ok := commands[args[1]]; ok {
 				return finish(e, c.name, c.run(ctx, e, []string{"-h"}))
@@ -88,6 +109,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		usage(stderr)
 		return 2
 	}
+	e.log, e.name = newLogger(stderr, "kalah "+c.name), c.name
 	return finish(e, c.name, c.run(ctx, e, args[1:]))
 }
 
@@ -104,6 +126,8 @@ func finish(e *env, name string, err error) int {
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintf(e.stderr, "kalah %s: interrupted\n", name)
 		return 130
+	case errors.As(err, new(silentError)):
+		return 1
 	}
 	fmt.Fprintf(e.stderr, "kalah %s: %v\n", name, err)
 	return 1
@@ -122,24 +146,20 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "\nRun \"kalah <command> -h\" for a command's flags. Every command takes the rules flags (kalah rules -h).")
 }
 
-func logLevel() slog.Level {
-	switch strings.ToLower(os.Getenv("KALAH_LOG")) {
-	case "debug":
-		return slog.LevelDebug
-	case "warn":
-		return slog.LevelWarn
-	case "error":
-		return slog.LevelError
-	}
-	return slog.LevelInfo
-}
-
 // newFlags returns a flag set for a subcommand that reports errors instead
 // of exiting.
 func newFlags(e *env, name, args, about string) *flag.FlagSet {
 	fs := flag.NewFlagSet("kalah "+name, flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	fs.String("data", "", "data directory for everything kalah keeps (default $"+datadir.Env+", else ./kalah-data if it exists, else ~/.local/share/kalah)")
+	fs.Func("log-level", "log at this level on standard error: debug, info, warn or error (default: on a terminal only warnings, in words; elsewhere info; or $KALAH_LOG)", func(v string) error {
+		l, err := parseLevel(v)
+		if err != nil {
+			return err
+		}
+		e.log, e.logSet = textLogger(e.stderr, l), true
+		return nil
+	})
 	fs.Usage = func() {
 		fmt.Fprintf(e.stderr, "Usage: kalah %s %s\n\n%s\n\nFlags:\n", name, args, about)
 		fs.PrintDefaults()
@@ -163,6 +183,9 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	err := fs.Parse(args)
 	if f := fs.Lookup("data"); f != nil && f.Value.String() != "" {
 		datadir.Set(f.Value.String())
+	}
+	if err == nil && fs.NArg() > 0 && !takesArgs[fs.Name()] {
+		return usageError{strayArgs(fs)}
 	}
 	if err == nil {
 		// No command takes a negative duration, nor one beyond a year.
@@ -193,12 +216,41 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
-// quietOnTerminal keeps a command's informational logs off a terminal,
-// where its own progress and tables speak, unless verbose or $KALAH_LOG
-// asks for them; off a terminal (a log file, CI) they stay.
-func quietOnTerminal(e *env, verbose bool) {
-	if verbose || os.Getenv("KALAH_LOG") != "" || !stderrIsTerminal(e.stderr) {
-		return
+// takesArgs names the commands that take words besides their flags (an
+// address, files). Every other command refuses a stray word: the flag
+// parser stops at it, so the flags after it would silently be dropped
+// ("kalah match --a x foo --games 4" playing 2 games).
+var takesArgs = map[string]bool{
+	"kalah join":        true,
+	"kalah convert":     true,
+	"kalah book info":   true,
+	"kalah egdb info":   true,
+	"kalah egdb verify": true,
+}
+
+// atLeast refuses a count below min: the flags' names and values in
+// pairs, as atLeast(1, "games", *games, "parallel", *parallel).
+func atLeast(min int, pairs ...any) error {
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if n := pairs[i+1].(int); n < min {
+			return usagef("--%s %d: want at least %d", pairs[i], n, min)
+		}
 	}
-	e.log = slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	return nil
+}
+
+// strayArgs says what is wrong with the words left after a command's
+// flags, and what was not read because of them.
+func strayArgs(fs *flag.FlagSet) error {
+	word := fs.Arg(0)
+	msg := fmt.Sprintf("unexpected argument %q", word)
+	if fs.Lookup("position") != nil {
+		if _, err := kalah.ParsePosition(word); err == nil {
+			msg += fmt.Sprintf(": a position goes with --position '%s'", word)
+		}
+	}
+	if rest := fs.Args()[1:]; len(rest) > 0 {
+		msg += fmt.Sprintf(" (so %q after it was not read: put flags before any other word)", strings.Join(rest, " "))
+	}
+	return errors.New(msg)
 }

@@ -47,7 +47,7 @@ func runMatch(ctx context.Context, e *env, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	quietOnTerminal(e, *verbose)
+	verboseLogs(e, *verbose)
 	r, err := rf.rules()
 	if err != nil {
 		return err
@@ -77,6 +77,9 @@ func runMatch(ctx context.Context, e *env, args []string) error {
 			c.Close()
 		}
 		programs = programs || strings.HasPrefix(spec, "exec:") || strings.HasPrefix(spec, "mk:")
+	}
+	if !*openings && *games > 2 && repeatable(*a) && repeatable(*b) {
+		e.log.Warn(fmt.Sprintf("%s and %s play the same way every time: without --openings every game from the same side is the same game, and the table counts it again and again; give --openings to vary the games", *a, *b))
 	}
 	cfg := match.Config{A: *a, B: *b, Rules: r, Games: *games, Seed: *seed, Openings: *openings, Parallel: *parallel}
 	cfg.Referee.PerMove = *perMove
@@ -117,7 +120,13 @@ func runMatch(ctx context.Context, e *env, args []string) error {
 				}
 				why = fmt.Sprintf(": %s: %v", loser, g.Outcome.Reason)
 			}
-			fmt.Fprintf(e.stdout, "game %d: A (%s) %d - %d B (%s) [%s%s]%s\n", g.Index+1, sideName(g.ASouth), as, bs, sideName(!g.ASouth), g.Outcome.Game.Termination(), why, open)
+			// The sides are those played at the end: after a pie-rule swap
+			// the player who started South plays North.
+			if g.Outcome.Game.Swapped() {
+				open += " (sides swapped)"
+			}
+			aSide := g.ASide()
+			fmt.Fprintf(e.stdout, "game %d: A (%s) %d - %d B (%s) [%s%s]%s\n", g.Index+1, aSide.Letter(), as, bs, aSide.Other().Letter(), g.Outcome.Game.Termination(), why, open)
 		}
 		if rec != nil {
 			return enc.Encode(g.Record(*seed))
@@ -150,10 +159,49 @@ func runMatch(ctx context.Context, e *env, args []string) error {
 	}
 	fmt.Fprintf(e.stdout, "\nA=%s B=%s: %d games, A won %d, drew %d, lost %d, points %d-%d\n",
 		*a, *b, sum.Games, sum.Wins, sum.Draws, sum.Losses, sum.Points(), 2*sum.Games-sum.Points())
+	if note := repeats(played); note != "" {
+		fmt.Fprintf(e.stdout, "\nnote: %s: the players repeat themselves; --openings varies the games\n", note)
+	}
 	if why := unplayable(played); why != nil {
 		return fmt.Errorf("no game could be played: %w", why)
 	}
 	return nil
+}
+
+// repeats names the games that were the same game played again (the
+// same side, opening and moves): "games 1, 3, 5 were one game (A as
+// South), games 2, 4, 6 another"; empty if every game was its own.
+func repeats(games []*match.Game) string {
+	type key struct {
+		aSouth bool
+		moves  string
+	}
+	groups := map[key][]int{}
+	var order []key
+	for _, g := range games {
+		k := key{g.ASouth, g.Outcome.Game.MoveText()}
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], g.Index+1)
+	}
+	var parts []string
+	for _, k := range order {
+		ns := groups[k]
+		if len(ns) < 2 {
+			continue
+		}
+		list := make([]string, len(ns))
+		for i, n := range ns {
+			list[i] = fmt.Sprint(n)
+		}
+		side := "South"
+		if !k.aSouth {
+			side = "North"
+		}
+		parts = append(parts, fmt.Sprintf("games %s were one game (A starting %s)", strings.Join(list, ", "), side))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // unplayable returns why, if every game was lost by a program that never
@@ -180,11 +228,4 @@ func unplayable(games []*match.Game) error {
 		why = g.Outcome.Reason
 	}
 	return why
-}
-
-func sideName(south bool) string {
-	if south {
-		return "S"
-	}
-	return "N"
 }

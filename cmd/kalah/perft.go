@@ -181,6 +181,9 @@ func runPerft(ctx context.Context, e *env, args []string) error {
 	if !depthSet {
 		return usagef("--depth is required")
 	}
+	if *threads < 1 || *threads > 1024 {
+		return usagef("--threads %d: want 1 to 1024", *threads)
+	}
 	r, err := rf.rules()
 	if err != nil {
 		return err

@@ -115,6 +115,9 @@ func runPlay(ctx context.Context, e *env, args []string) error {
 		if t.Saved != "" {
 			fmt.Fprintf(e.stdout, "The unfinished game is saved in %s; kalah play --resume continues it.\n", t.Saved)
 		}
+		if err == nil && t.SaveErr != nil {
+			return t.SaveErr // the screen that said so is gone: say it again
+		}
 		return err
 	}
 	s, err := tui.NewSession(cfg)
@@ -128,7 +131,13 @@ func runPlay(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	pl := &tui.Plain{In: e.stdin, Out: e.stdout, Echo: !(inFile && term.IsTerminal(in.Fd())), Resumed: resumed != nil}
-	return pl.Run(ctx, s)
+	if err := pl.Run(ctx, s); err != nil {
+		return err
+	}
+	if pl.SaveErr != nil {
+		return silentError{pl.SaveErr} // the game's output said so
+	}
+	return nil
 }
 
 // opponentsHelp lists the opponents on offer, levels first.

@@ -62,7 +62,8 @@ func buildKalah(t *testing.T) string {
 
 // testPlayPipeGolden drives a short deterministic session through a pipe
 // and compares the transcript with a golden file: moves, a rejected key,
-// a hint, space, undo, restart and the undo that brings the old game back.
+// a hint, space, undo, restart (asked first) and the undo that brings the
+// old game back.
 func testPlayPipeGolden(t *testing.T, bin string) {
 	input := strings.Join([]string{
 		"3",  // extra turn
@@ -73,7 +74,8 @@ func testPlayPipeGolden(t *testing.T, bin string) {
 		" ",  // space: the computer moves for South
 		"xy", // not a key
 		"u",  // back to South's last move
-		"",   // Enter: restart
+		"",   // Enter: asks first, a game being in progress
+		"",   // Enter again: restart
 		"u",  // brings the old game back
 		"q",
 	}, "\n") + "\n"

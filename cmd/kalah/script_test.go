@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -51,6 +53,19 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
+		Condition: func(cond string) (bool, error) {
+			// port-free:N: nothing listens on port N here, so a script
+			// may use a command's default port.
+			if p, ok := strings.CutPrefix(cond, "port-free:"); ok {
+				l, err := net.Listen("tcp", "127.0.0.1:"+p)
+				if err != nil {
+					return false, nil
+				}
+				l.Close()
+				return true, nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("KALAH_LOG", "warn")
 			env.Setenv("KALAH_EGDB_DIR", testEgdbDir)
@@ -60,6 +75,9 @@ func TestScripts(t *testing.T) {
 			"lines":    cmdLines,
 			"waitfile": cmdWaitFile,
 			"cmpgames": cmdCmpGames,
+			"pidalive": cmdPidAlive,
+			"waitport": cmdWaitPort,
+			"pidgone":  cmdPidGone,
 		},
 	})
 }
@@ -75,6 +93,76 @@ func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		if time.Now().After(deadline) {
 			ts.Fatalf("%s did not appear within 10s", args[0])
+		}
+	}
+}
+
+// readPid reads the process id a program wrote to a file.
+func readPid(ts *testscript.TestScript, file string) int {
+	var pid int
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		s := ts.ReadFile(file)
+		if n, err := strconv.Atoi(strings.TrimSpace(s)); err == nil && strings.HasSuffix(s, "\n") {
+			pid = n
+			break
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("%s holds no pid: %q", file, s)
+		}
+	}
+	return pid
+}
+
+// processAlive reports whether pid runs (a zombie has died).
+func processAlive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
+}
+
+// cmdPidAlive checks that the process whose id a file holds runs: pidalive
+// FILE.
+func cmdPidAlive(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 || neg {
+		ts.Fatalf("usage: pidalive FILE")
+	}
+	if pid := readPid(ts, args[0]); !processAlive(pid) {
+		ts.Fatalf("process %d (%s) is not running", pid, args[0])
+	}
+}
+
+// cmdPidGone waits up to five seconds for the process whose id a file
+// holds to end, killing it and failing if it does not: pidgone FILE.
+func cmdPidGone(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 || neg {
+		ts.Fatalf("usage: pidgone FILE")
+	}
+	pid := readPid(ts, args[0])
+	for deadline := time.Now().Add(5 * time.Second); processAlive(pid); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			ts.Fatalf("process %d (%s) outlived the command that started it by 5s", pid, args[0])
+		}
+	}
+}
+
+// cmdWaitPort waits up to ten seconds for something to listen at a TCP
+// address: waitport HOST:PORT.
+func cmdWaitPort(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 || neg {
+		ts.Fatalf("usage: waitport HOST:PORT")
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if c, err := net.Dial("tcp", args[0]); err == nil {
+			c.Close()
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("nothing listens at %s after 10s", args[0])
 		}
 	}
 }
@@ -136,6 +224,11 @@ func TestExitStatus(t *testing.T) {
 		args []string
 		want int
 	}{
+		{[]string{}, 2},
+		{[]string{"help"}, 0},
+		{[]string{"analyze", "2,0,3,5,1,2/1,4,0,2,0,4 12-12 S"}, 2},
+		{[]string{"match", "--a", "greedy", "foo", "--games", "4"}, 2},
+		{[]string{"tournament", "--players", "greedy,pekar", "--rounds", "0"}, 2},
 		{[]string{"rules"}, 0},
 		{[]string{"rules", "--houses", "0"}, 2},
 		{[]string{"rules", "--seeds", "0"}, 2},

@@ -61,9 +61,9 @@ func runServe(ctx context.Context, e *env, args []string) error {
 			"time = \"5s\", allow-exec = true); flags on the command line win.")
 	rf := addRulesFlags(fs)
 	config := fs.String("config", "", "TOML file with the flags' values")
-	addr := fs.String("addr", ":8080", "HTTP address: web page, /api/, /ws/bot, /kgp (empty: none)")
-	botAddr := fs.String("bot-addr", ":2670", "TCP address for bots speaking kalah's line protocol (empty or 0: none)")
-	kgpAddr := fs.String("kgp-addr", fmt.Sprintf(":%d", kgp.DefaultPort), "TCP address for KGP bots (empty or 0: none)")
+	addr := fs.String("addr", "localhost:8080", "HTTP address: web page, /api/, /ws/bot, /kgp (empty: none; :8080 for every interface)")
+	botAddr := fs.String("bot-addr", "localhost:2670", "TCP address for bots speaking kalah's line protocol (empty or 0: none; :2670 for every interface)")
+	kgpAddr := fs.String("kgp-addr", fmt.Sprintf("localhost:%d", kgp.DefaultPort), fmt.Sprintf("TCP address for KGP bots (empty or 0: none; :%d for every interface)", kgp.DefaultPort))
 	perMove := fs.Duration("time", 10*time.Second, "time limit a move (0 with --budget 0: no clock)")
 	budget := fs.Duration("budget", 0, "each player's time for the whole game (Manchester style; 0: none)")
 	increment := fs.Duration("increment", 0, "added to a player's budget after each move")
@@ -90,6 +90,8 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	kgpRandom := fs.Int("kgp-random-moves", 8, "moves in a row the server may choose at random for a KGP client that sent none (spec 021) before it is held to have abandoned its game")
 	adminToken := fs.String("admin-token", os.Getenv("KALAH_ADMIN_TOKEN"), "token that lets a client start games between computers or bots over HTTP (POST /api/arranged: kalah tournament --server); default $KALAH_ADMIN_TOKEN, else admin.token in the data directory, made at first start")
 	ready := fs.String("ready-file", "", "write the addresses to this file once serving (for scripts that start the server)")
+	houseAfter := fs.Duration("house-bot-after", 20*time.Second, "a bot (our protocol or KGP) that waits this long alone in the queue plays an unrated game against --house-bot, tagged House (0: never)")
+	houseBot := fs.String("house-bot", server.DefaultHouseBot, "the level or player spec of house games (see kalah players)")
 	botWait := fs.Duration("bot-wait", server.DefaultArrangedWait, "how long a tournament game waits for a bot:NAME that is not free (logged out, not waiting, or in another game) before that bot loses it")
 	// Running it in the open (docs/OPERATING.md).
 	tlsCert := fs.String("tls-cert", "", "serve --addr over HTTPS with this certificate (PEM; with --tls-key)")
@@ -123,8 +125,15 @@ func runServe(ctx context.Context, e *env, args []string) error {
 			datadir.Set(v)
 		}
 	}
-	if *kgpRandom < 1 {
-		return usagef("--kgp-random-moves %d: want at least 1", *kgpRandom)
+	if err := atLeast(1, "kgp-random-moves", *kgpRandom, "max-open-games", *maxOpen, "max-conns", *maxConns, "max-games", *maxGames,
+		"login-burst", *loginBurst, "max-table-mb", *maxTT, "max-threads", *maxThreads); err != nil {
+		return err
+	}
+	if *maxLine < 64 {
+		return usagef("--max-line %d: want at least 64 (a login must fit)", *maxLine)
+	}
+	if !(*loginRate > 0) {
+		return usagef("--login-rate %v: want more than 0 logins a second", *loginRate)
 	}
 	if *botWait <= 0 {
 		return usagef("--bot-wait %v: want a positive duration", *botWait)
@@ -144,14 +153,41 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		}
 		tlsConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	}
+	if _, _, err := player.Lookup(*houseBot); err != nil {
+		return usagef("--house-bot: %w", err)
+	}
 	r, err := rf.rules()
 	if err != nil {
 		return err
+	}
+	// The addresses are taken before anything is made on disk, so a
+	// refused one (a bad or busy port) leaves no database behind.
+	type listener struct {
+		what string
+		l    net.Listener
+	}
+	var ls []listener
+	closeAll := func() {
+		for _, x := range ls {
+			x.l.Close()
+		}
+	}
+	for _, x := range []struct{ what, a string }{{"bots", *botAddr}, {"kgp", *kgpAddr}, {"http", *addr}, {"metrics", *metricsAddr}} {
+		if x.a == "" || x.a == "0" {
+			continue
+		}
+		l, err := net.Listen("tcp", x.a)
+		if err != nil {
+			closeAll()
+			return fmt.Errorf("%s: %w", x.what, err)
+		}
+		ls = append(ls, listener{x.what, l})
 	}
 	data := new(string)
 	*data = datadir.Dir()
 	// The owner's only: password hashes, token hashes, the admin token.
 	if err := datadir.Ensure(*data); err != nil {
+		closeAll()
 		return err
 	}
 	// One server a data directory: a second would resume the first's live
@@ -164,11 +200,13 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	dbPath := filepath.Join(*data, "kalah.db")
 	if *adminToken == "" {
 		if *adminToken, err = loadAdminToken(*data); err != nil {
+			closeAll()
 			return err
 		}
 	}
 	st, err := store.Open(dbPath)
 	if err != nil {
+		closeAll()
 		return err
 	}
 	defer st.Close()
@@ -182,24 +220,20 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		Hint:           serveHint,
 		TrustedProxies: trusted, MaxStreams: *maxStreams, MaxStreamsPerAddr: *maxStreamsAddr, MaxStreamsPerIdentity: *maxStreamsWho,
 		StreamLifetime: *streamLife, MaxChallenges: *maxChallenges, Hashers: *hashers,
+		HouseBotAfter: *houseAfter, HouseBot: *houseBot,
 	}
 	srv, err := server.New(cfg)
 	if err != nil {
+		closeAll()
 		return err
 	}
 	ks := &kgp.Server{Logger: e.log, MaxClients: *maxConns, MaxRandomMoves: *kgpRandom, Auth: srv.TokenLogin}
-	ks.Join = srv.KGPJoin
+	ks.Join, ks.Admit = srv.KGPJoin, srv.KGPAdmit
 	var wg sync.WaitGroup
 	errc := make(chan error, 4)
 	bound := map[string]string{} // what -> host:port to tell people
-	listen := func(what, a string, serve func(net.Listener) error) error {
-		if a == "" || a == "0" {
-			return nil
-		}
-		l, err := net.Listen("tcp", a)
-		if err != nil {
-			return fmt.Errorf("%s: %w", what, err)
-		}
+	local := true                // every address is this machine's only
+	serveOn := func(what string, l net.Listener, serve func(net.Listener) error) {
 		// At most --max-conns connections at once on each listener, and
 		// --max-conns-per-addr from one client (trusted proxies aside), and
 		// an accept error (too many open files) is retried, never fatal.
@@ -207,6 +241,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		watchListener(srv.Metrics(), what, g)
 		l = g
 		bound[what] = reachable(l.Addr())
+		local = local && loopback(l.Addr())
 		e.log.Debug("listening", "what", what, "addr", l.Addr().String())
 		wg.Add(1)
 		go func() {
@@ -215,7 +250,6 @@ func runServe(ctx context.Context, e *env, args []string) error {
 				errc <- fmt.Errorf("%s: %w", what, err)
 			}
 		}()
-		return nil
 	}
 	mux := http.NewServeMux()
 	// KGP's WebSockets count among the long-lived requests of their client.
@@ -228,6 +262,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		defer waitWeb()
 		defer stopWeb()
 		if err != nil {
+			closeAll()
 			return err
 		}
 		mux.Handle("/", h)
@@ -269,24 +304,28 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		srv.Shutdown(sctx)
 		ms.Shutdown(sctx)
 	}
-	err = errors.Join(
-		listen("bots", *botAddr, srv.Serve),
-		listen("kgp", *kgpAddr, ks.Serve),
-		listen("http", *addr, serveHTTP),
-		listen("metrics", *metricsAddr, ms.Serve),
-	)
-	if err == nil {
-		e.log.Info("serving", "data", dbPath, "rules", r.String(), "tls", tlsConfig != nil, "trusted-proxies", trusted.Len())
-		printURLs(e.stdout, bound, dbPath, r, tlsConfig != nil)
-		if *ready != "" {
-			if err := os.WriteFile(*ready, []byte(readyText(bound)), 0o644); err != nil {
-				e.log.Warn("cannot write --ready-file", "err", err)
-			}
+	for _, x := range ls {
+		switch x.what {
+		case "bots":
+			serveOn(x.what, x.l, srv.Serve)
+		case "kgp":
+			serveOn(x.what, x.l, ks.Serve)
+		case "http":
+			serveOn(x.what, x.l, serveHTTP)
+		case "metrics":
+			serveOn(x.what, x.l, ms.Serve)
 		}
-		select {
-		case <-ctx.Done():
-		case err = <-errc:
+	}
+	e.log.Info("serving", "data", dbPath, "rules", r.String(), "tls", tlsConfig != nil, "trusted-proxies", trusted.Len())
+	printURLs(e.stdout, bound, dbPath, r, tlsConfig != nil, local)
+	if *ready != "" {
+		if err := os.WriteFile(*ready, []byte(readyText(bound)), 0o644); err != nil {
+			e.log.Warn("cannot write --ready-file", "err", err)
 		}
+	}
+	select {
+	case <-ctx.Done():
+	case err = <-errc:
 	}
 	stopAll()
 	wg.Wait()
@@ -338,8 +377,19 @@ func reachable(a net.Addr) string {
 	return net.JoinHostPort(host, port)
 }
 
+// loopback reports whether a listener's address lets only this machine
+// connect.
+func loopback(a net.Addr) bool {
+	host, _, err := net.SplitHostPort(a.String())
+	if err != nil {
+		return false
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
 // printURLs tells the person who started the server where everything is.
-func printURLs(w io.Writer, bound map[string]string, db string, r kalah.Rules, tls bool) {
+func printURLs(w io.Writer, bound map[string]string, db string, r kalah.Rules, tls, local bool) {
 	fmt.Fprintf(w, "kalah serve: Kalah(%d,%d), %s rules; games kept in %s\n", r.Houses, r.Seeds, r, db)
 	if h, ok := bound["http"]; ok {
 		web, ws := "http", "ws"
@@ -361,6 +411,17 @@ func printURLs(w io.Writer, bound map[string]string, db string, r kalah.Rules, t
 		fmt.Fprintf(w, "  bots, KGP      tcp://%s  (docs/protocols/kgp.md)\n", k)
 	}
 	fmt.Fprintf(w, "  admin token    in %s (kalah tournament --server reads it on this machine; elsewhere give --server-token)\n", filepath.Join(filepath.Dir(db), adminTokenFile))
+	if local && len(bound) > 0 {
+		// The defaults keep a newcomer's server to this machine.
+		var flags []string
+		for _, x := range [][2]string{{"http", "addr"}, {"bots", "bot-addr"}, {"kgp", "kgp-addr"}} {
+			if a, ok := bound[x[0]]; ok {
+				_, port, _ := net.SplitHostPort(a)
+				flags = append(flags, fmt.Sprintf("--%s :%s", x[1], port))
+			}
+		}
+		fmt.Fprintf(w, "Only this machine can connect; to let other machines in: kalah serve %s\n", strings.Join(flags, " "))
+	}
 	fmt.Fprintln(w, "Press Ctrl-C to stop.")
 }
 

@@ -85,7 +85,7 @@ func solveDistributed(ctx context.Context, e *env, r kalah.Rules, ef *engineFlag
 		}
 		defer srv.Shutdown()
 		if u := srv.URL(); u != "" {
-			e.log.Info("workers may join", "command", "kalah worker --join "+u)
+			e.note("workers on other machines may join: kalah worker --join %s", u)
 		}
 		join = func(string) (*nats.Conn, error) { return srv.Connect(d.token) }
 	case d.listen != "":

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -103,10 +104,15 @@ other games are played here as usual.`)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return usagef("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	if err := atLeast(1, "rounds", *rounds, "opening-plies", *plies, "batch", *batch, "max-games", *maxGames); err != nil {
+		return err
 	}
-	quietOnTerminal(e, *verbose)
+	if err := atLeast(0, "jobs", nf.jobs); err != nil {
+		return err
+	}
+	verboseLogs(e, *verbose)
 	inDataDir := *dbPath == ""
 	if inDataDir {
 		*dbPath = datadir.Path("kalah.db")
@@ -184,8 +190,6 @@ other games are played here as usual.`)
 		if err != nil {
 			return usageError{err}
 		}
-		given := map[string]bool{}
-		fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 		if given["time"] {
 			clk.PerMove = *perMove
 		}
@@ -202,15 +206,13 @@ other games are played here as usual.`)
 			// database (made only when a program writes to it).
 			cfg.Logs = filepath.Join(abs, "logs", "tournament-"+time.Now().Format("20060102-150405"))
 		}
-		named := false
 		for _, p := range players {
 			n, spec := tournament.SplitLabel(p)
 			cfg.Players = append(cfg.Players, spec)
 			cfg.Names = append(cfg.Names, n)
-			named = named || n != ""
 		}
-		if !named {
-			cfg.Names = nil
+		if cfg.Names, err = entrantNames(cfg.Players, cfg.Names); err != nil {
+			return err
 		}
 		if err := refuseServerBots(cfg.Players, sf.url); err != nil {
 			return err
@@ -227,6 +229,11 @@ other games are played here as usual.`)
 		}
 		if cfg.Openings, err = tournament.ParseOpenings(*openings); err != nil {
 			return usageError{err}
+		}
+		if cfg.Openings == tournament.NoOpenings && !*sprt {
+			if a, b, ok := repeatingPair(cfg.Players); ok {
+				e.log.Warn(fmt.Sprintf("%s and %s play the same way every time: with --openings none each of their games repeats from each side, so the standings count one game again and again and the Elo interval means nothing; give --openings paired (or forced) to vary the games", a, b))
+			}
 		}
 		if clk.PerMove == 0 && clk.Budget == 0 {
 			for _, p := range cfg.Players {
@@ -251,7 +258,7 @@ other games are played here as usual.`)
 			}
 			return err
 		}
-		e.log.Info("tournament created", "id", id, "db", *dbPath, "resume", fmt.Sprintf("kalah tournament --db %s --resume %d", *dbPath, id))
+		e.note("tournament %d; stopped at any moment, it goes on with: %s", id, resumeCommand(inDataDir, fs.Lookup("data").Value.String(), *dbPath, id))
 	} else {
 		in, err := st.Tournament(ctx, id)
 		if err != nil {
@@ -263,7 +270,7 @@ other games are played here as usual.`)
 		if err := sf.connect(ctx, e, in.Config.Players); err != nil {
 			return err
 		}
-		e.log.Info("resuming tournament", "id", id, "played", in.Played, "scheduled", in.Games)
+		e.note("resuming tournament %d: %d of %d games played", id, in.Played, in.Games)
 	}
 
 	exec, stop, err := nf.executor(ctx, e)
@@ -278,7 +285,7 @@ other games are played here as usual.`)
 	prog.finish()
 	if err != nil {
 		if ctx.Err() != nil {
-			fmt.Fprintf(e.stderr, "stopped; resume with: kalah tournament --db %s --resume %d\n", *dbPath, id)
+			e.note("stopped; resume with: %s", resumeCommand(inDataDir, fs.Lookup("data").Value.String(), *dbPath, id))
 		}
 		return err
 	}
@@ -287,6 +294,93 @@ other games are played here as usual.`)
 		return err
 	}
 	return rep.Write(e.stdout, *format)
+}
+
+// entrantNames returns the names entrants are shown under: the names
+// given, and for a spec listed more than once without a name, the spec
+// numbered ("greedy #1", "greedy #2"), so that the standings tell them
+// apart. Two entrants given the same name are refused. It returns nil if
+// no entrant needs a name.
+func entrantNames(specs, names []string) ([]string, error) {
+	count := map[string]int{}
+	for i, s := range specs {
+		if names[i] == "" {
+			count[s]++
+		}
+	}
+	out := slices.Clone(names)
+	seen := map[string]int{}
+	named := false
+	for i, s := range specs {
+		if out[i] == "" && count[s] > 1 {
+			seen[s]++
+			out[i] = fmt.Sprintf("%s #%d", s, seen[s])
+		}
+		named = named || out[i] != ""
+	}
+	labels := map[string]bool{}
+	for i := range specs {
+		l := out[i]
+		if l == "" {
+			l = specs[i]
+		}
+		if labels[l] {
+			return nil, usagef("two players are called %q: give each its own name (NAME=SPEC)", l)
+		}
+		labels[l] = true
+	}
+	if !named {
+		return nil, nil
+	}
+	return out, nil
+}
+
+// repeatable reports whether a player always makes the same move in the
+// same position: no randomness and no clock (a search to a fixed depth).
+// Two such players, from the same side and the same opening, play the
+// same game every time.
+func repeatable(spec string) bool {
+	info, sp, err := player.Lookup(spec)
+	if err != nil {
+		return false
+	}
+	switch info.Name {
+	case "first", "greedy", "pekar", "pekar-tree":
+		return true
+	case "minimax", "alphabeta", "kbab":
+		_, depth := sp.Params["depth"]
+		_, timed := sp.Params["time"]
+		return depth && !timed
+	}
+	return false
+}
+
+// repeatingPair returns two players (perhaps one listed twice) that would
+// repeat their games without varied openings.
+func repeatingPair(specs []string) (a, b string, ok bool) {
+	var rep []string
+	for _, s := range specs {
+		if repeatable(s) {
+			rep = append(rep, s)
+		}
+	}
+	if len(rep) < 2 {
+		return "", "", false
+	}
+	return rep[0], rep[1], true
+}
+
+// resumeCommand is the command line that goes on with tournament id:
+// where the tournament is kept (data, the --data given, or db outside the
+// data directory) and its id.
+func resumeCommand(inDataDir bool, data, db string, id int64) string {
+	switch {
+	case !inDataDir:
+		return fmt.Sprintf("kalah tournament --db %s --resume %d", db, id)
+	case data != "":
+		return fmt.Sprintf("kalah tournament --data %s --resume %d", data, id)
+	}
+	return fmt.Sprintf("kalah tournament --resume %d", id)
 }
 
 func validFormat(f string) bool {
@@ -516,7 +610,7 @@ func (d *distFlags) executor(ctx context.Context, e *env) (tournament.Executor, 
 		return nil, nil, err
 	}
 	if u := emb.Server.URL(); u != "" {
-		e.log.Info("workers may join", "command", "kalah worker --join "+u)
+		e.note("workers on other machines may join: kalah worker --join %s", u)
 	}
 	return emb.Executor, emb.Close, nil
 }

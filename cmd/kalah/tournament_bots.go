@@ -86,6 +86,9 @@ func (s *serverFlags) connect(ctx context.Context, e *env, players []string) err
 			remote.Token = strings.TrimSpace(string(b))
 		}
 	}
+	if err := remote.CheckToken(dctx); err != nil {
+		return fmt.Errorf("--server: %w", err)
+	}
 	waiting, err := remote.Bots(dctx)
 	if err != nil {
 		return fmt.Errorf("--server: %w", err)

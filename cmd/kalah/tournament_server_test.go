@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -151,6 +153,16 @@ func TestTournamentOnServer(t *testing.T) {
 	}
 	if rep.Standings[0].Player != "random" || rep.Standings[0].Wins != 2 {
 		t.Errorf("absent bot: %+v", rep.Standings)
+	}
+	// A token the server does not take is refused before any tournament
+	// is made (the first bot game used to find out, after the creation).
+	errs = syncBuffer{}
+	if code := run(ctx, []string{"tournament", "--db", "wrong.db", "--no-nats", "--server", base, "--server-token", "not-the-token",
+		"--players", "bot:alice,random", "--live", "0"}, strings.NewReader(""), io.Discard, &errs); code == 0 || !strings.Contains(errs.String(), "does not take the admin token given") {
+		t.Errorf("wrong token: exit %d:\n%s", code, errs.String())
+	}
+	if _, err := os.Stat("wrong.db"); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the refused tournament left %v", err)
 	}
 	stopBots()
 	botRuns.wg.Wait()

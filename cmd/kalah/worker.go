@@ -38,6 +38,12 @@ See docs/SCALING.md.`)
 	if *join == "" {
 		return usagef("give --join nats://HOST:PORT")
 	}
+	if *ttMB < 1 || *ttMB > 1<<20 {
+		return usagef("--tt-mb %d: want 1 to %d", *ttMB, 1<<20)
+	}
+	if err := atLeast(0, "jobs", *jobs); err != nil {
+		return err
+	}
 	url := *join
 	if !strings.Contains(url, "://") {
 		url = "nats://" + url
@@ -54,10 +60,7 @@ See docs/SCALING.md.`)
 	if slots <= 0 {
 		slots = runtime.GOMAXPROCS(0)
 	}
-	e.log.Info("worker joined", "url", url, "name", *name, "jobs", slots)
-	if *ttMB < 1 || *ttMB > 1<<20 {
-		return usagef("--tt-mb %d: want 1 to %d", *ttMB, 1<<20)
-	}
+	e.note("joined %s as %s, %d jobs at a time; Ctrl-C stops", url, *name, slots)
 	var wg sync.WaitGroup
 	var serr error
 	if !*noSolve {

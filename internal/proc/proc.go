@@ -1,7 +1,8 @@
 // Package proc starts bot programs so that they can always be stopped: each
 // runs in a process group of its own, which is killed as a whole (the
-// program and whatever it started), and on Linux the program is killed by
-// the kernel if kalah itself dies without stopping it.
+// program and whatever it started). On Linux each runs under a supervisor
+// (kalah itself, re-executed) that the kernel signals when kalah dies, even
+// by kill -9, and that then kills the group: no program outlives kalah.
 package proc
 
 import (
@@ -13,7 +14,9 @@ import (
 )
 
 // Group prepares cmd, before Start, to run in a process group of its own
-// and, where the system allows, to die with its parent.
+// and, where the system allows, to die with its parent. On Linux cmd then
+// runs its program through the supervisor: cmd.Path becomes
+// /proc/self/exe, and the program's exit status comes back unchanged.
 func Group(cmd *exec.Cmd) { group(cmd) }
 
 // Kill kills cmd's process group, or cmd's process where there are no

@@ -2,8 +2,16 @@
 
 package proc
 
-import "syscall"
+import (
+	"os/exec"
+	"syscall"
+)
 
-// dieWithParent: only Linux offers it; elsewhere the process group is
-// killed when kalah stops the program.
-func dieWithParent(*syscall.SysProcAttr) {}
+// Elsewhere than Linux there is no parent-death signal: the process group
+// is killed when kalah stops the program.
+func group(cmd *exec.Cmd) {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setpgid = true
+}

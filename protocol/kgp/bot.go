@@ -18,6 +18,14 @@ import (
 // Bot connects one of our players to a KGP server as a freeplay client:
 // it answers each state with a quick fallback move, then the player's
 // choice, then yield.
+//
+// A bot must not answer before the server can take the answer: the
+// reference server (go-kgp) registers a state only after it has written it,
+// and answers a move that arrives first with "No state associated with id"
+// (and plays at random instead). So every answer waits until Hold has
+// passed since its state arrived, each command carries an id of its own so
+// that the server's errors can be matched to it, and an answer the server
+// lost is sent again while the state is open, or reported when it is not.
 type Bot struct {
 	// Name, Authors and Description are sent with set info:... .
 	Name, Authors, Description string
@@ -33,18 +41,36 @@ type Bot struct {
 	// Token, if set, is sent as auth:token (spec 043): the server keeps the
 	// bot's identity across connections by it.
 	Token string
+	// Hold is the least time between a state's arrival and the first
+	// answer to it (default DefaultHold), so that the server has surely
+	// registered the state when the answer comes.
+	Hold time.Duration
 	// Fallback is how long the bot waits for its player before it sends a
-	// quick first legal move as a safety net (default 100ms). Waiting a
-	// moment means the server has registered the state before any answer
-	// to it arrives.
+	// quick first legal move as a safety net (default 100ms; never less
+	// than Hold).
 	Fallback time.Duration
 	// OnResult, if not nil, is called at the end of each game the server
 	// reports (set game:result, then game:termination), with the result
 	// from the bot's side (win, loss, draw) and how the game ended.
 	OnResult func(result, termination string)
+	// OnError, if not nil, is told in words of every error the server
+	// sends and of what the bot did about it (sent its answer again, or
+	// lost a move); nil logs them as warnings.
+	OnError func(msg string)
 	// Logger receives protocol events; nil means slog.Default().
 	Logger *slog.Logger
 }
+
+// DefaultHold is Bot.Hold's default: the reference server registers a
+// state within microseconds of writing it on a quiet machine, milliseconds
+// on a busy one; 20 ms is far beyond that and costs a game of 40 moves
+// under a second.
+const DefaultHold = 20 * time.Millisecond
+
+// maxResends bounds how many times the bot sends an answer again that the
+// server said came before its state; the pause doubles each time from
+// Hold (20, 40, ... 640 ms by default).
+const maxResends = 6
 
 // ErrBadGreeting is returned by Bot.Play when the server does not speak a
 // version of KGP the bot understands.
@@ -101,6 +127,7 @@ func (b *Bot) Play(ctx context.Context, conn io.ReadWriteCloser) error {
 		}
 	}()
 
+	ans := &answers{bot: b, send: send, quit: quit, wg: &wg, states: map[uint64]*answer{}, sent: map[uint64]sentCmd{}}
 	var think context.CancelFunc
 	var thinkID uint64
 	stopThinking := func() {
@@ -146,25 +173,27 @@ func (b *Bot) Play(ctx context.Context, conn io.ReadWriteCloser) error {
 			greeted = true
 			for _, kv := range [][2]string{{"info:name", b.Name}, {"info:authors", b.Authors}, {"info:description", b.Description}, {"auth:token", b.Token}} {
 				if kv[1] != "" {
-					send(Command{Name: "set", Args: []Arg{WordArg(kv[0]), Str(kv[1])}})
+					send(Command{ID: ans.id(), Name: "set", Args: []Arg{WordArg(kv[0]), Str(kv[1])}})
 				}
 			}
-			if err := send(Command{Name: "mode", Args: []Arg{WordArg("freeplay")}}); err != nil {
+			if err := send(Command{ID: ans.id(), Name: "mode", Args: []Arg{WordArg("freeplay")}}); err != nil {
 				return err
 			}
 		case "state":
 			if !greeted || len(cmd.Args) != 1 || cmd.Args[0].Kind != Board {
 				continue
 			}
+			arrived := time.Now()
 			pos, err := kalah.ParseKGPBoard(cmd.Args[0].Text)
 			if err != nil {
-				send(Command{Ref: cmd.ID, Name: "error", Args: []Arg{Str(err.Error())}})
+				send(Command{ID: ans.id(), Ref: cmd.ID, Name: "error", Args: []Arg{Str(err.Error())}})
 				continue
 			}
 			stopThinking()
 			tctx, cancel := context.WithCancel(ctx)
 			think = cancel
 			thinkID = cmd.ID
+			ans.open(cmd.ID, arrived)
 			clock := player.Clock{PerMove: b.Think}
 			if b.Think == 0 {
 				clock.Remaining = remaining
@@ -172,12 +201,13 @@ func (b *Bot) Play(ctx context.Context, conn io.ReadWriteCloser) error {
 			wg.Add(1)
 			go func(id uint64) {
 				defer wg.Done()
-				b.think(tctx, id, pos, clock, send)
+				b.think(tctx, id, pos, clock, ans)
 			}(cmd.ID)
 		case "stop":
 			if cmd.Ref == thinkID {
 				stopThinking()
 			}
+			ans.close(cmd.Ref)
 		case "ping":
 			send(Command{Ref: cmd.ID, Name: "pong"})
 		case "set":
@@ -198,14 +228,11 @@ func (b *Bot) Play(ctx context.Context, conn io.ReadWriteCloser) error {
 				result = ""
 			}
 		case "error":
-			// An answer that reached the server before it registered the
-			// state (the reference server's race) or after its stop is
-			// harmless: the server decides without it.
-			if len(cmd.Args) > 0 && harmless(cmd.Args[0].String()) {
-				b.logger().Debug("kgp bot: server ignored an answer", "line", lr.line)
-				continue
+			msg := ""
+			if len(cmd.Args) > 0 {
+				msg = cmd.Args[0].String()
 			}
-			b.logger().Info("kgp bot: server reports an error", "line", lr.line)
+			ans.serverError(cmd.Ref, msg)
 		case "goodbye":
 			return nil
 		}
@@ -214,7 +241,7 @@ func (b *Bot) Play(ctx context.Context, conn io.ReadWriteCloser) error {
 
 // think answers one state: a fallback move at once, the player's move when
 // it has one, then yield.
-func (b *Bot) think(ctx context.Context, id uint64, pos kalah.Position, clock player.Clock, send func(Command) error) {
+func (b *Bot) think(ctx context.Context, id uint64, pos kalah.Position, clock player.Clock, ans *answers) {
 	r := b.Rules
 	if r.Houses == 0 {
 		r, _ = kalah.PresetRules("kgp")
@@ -224,24 +251,26 @@ func (b *Bot) think(ctx context.Context, id uint64, pos kalah.Position, clock pl
 	r.First = kalah.South
 	g, err := kalah.NewGameFrom(r, pos)
 	if err != nil || g.Over() {
-		send(Command{Ref: id, Name: "yield"})
+		ans.yield(ctx, id)
 		return
 	}
 	legal := g.Legal()
 	if len(legal) == 1 || b.Player == nil {
-		send(Command{Ref: id, Name: "move", Args: []Arg{Int(int64(legal[0]))}})
-		send(Command{Ref: id, Name: "yield"})
+		ans.move(ctx, id, legal[0])
+		ans.yield(ctx, id)
 		return
 	}
 	// The player thinks; if it takes longer than a moment, a first legal
 	// move goes out as a safety net, to be replaced by the player's.
 	var mu sync.Mutex
 	answered := false
-	fallback := time.AfterFunc(b.fallback(), func() {
+	fctx, cancelFallback := context.WithCancel(ctx)
+	defer cancelFallback()
+	fallback := time.AfterFunc(max(b.fallback(), b.hold()), func() {
 		mu.Lock()
 		defer mu.Unlock()
 		if !answered {
-			send(Command{Ref: id, Name: "move", Args: []Arg{Int(int64(legal[0]))}})
+			ans.move(fctx, id, legal[0])
 		}
 	})
 	m, err := b.Player.Move(ctx, g, clock)
@@ -250,12 +279,12 @@ func (b *Bot) think(ctx context.Context, id uint64, pos kalah.Position, clock pl
 	mu.Unlock()
 	fallback.Stop()
 	if err == nil && m != kalah.Swap && g.IsLegal(m) {
-		send(Command{Ref: id, Name: "move", Args: []Arg{Int(int64(m))}})
+		ans.move(ctx, id, m)
 	} else if err != nil && ctx.Err() == nil {
 		b.logger().Warn("kgp bot: player failed", "err", err)
 	}
 	if ctx.Err() == nil {
-		send(Command{Ref: id, Name: "yield"})
+		ans.yield(ctx, id)
 	}
 }
 
@@ -266,9 +295,226 @@ func (b *Bot) fallback() time.Duration {
 	return 100 * time.Millisecond
 }
 
-// harmless reports whether a server's error only says that an answer came
-// for a state it no longer (or not yet) holds.
-func harmless(msg string) bool {
-	msg = strings.ToLower(msg)
-	return strings.Contains(msg, "no state associated") || strings.Contains(msg, "after stop")
+func (b *Bot) hold() time.Duration {
+	if b.Hold > 0 {
+		return b.Hold
+	}
+	return DefaultHold
+}
+
+func (b *Bot) report(msg string) {
+	if b.OnError != nil {
+		b.OnError(msg)
+		return
+	}
+	b.logger().Warn("kgp bot: " + msg)
+}
+
+// answers keeps what the bot sent for each open state, so that an error
+// from the server can be matched to the command it answers.
+type answers struct {
+	bot  *Bot
+	send func(Command) error
+	quit chan struct{}
+	wg   *sync.WaitGroup
+
+	mu     sync.Mutex
+	nextID uint64
+	states map[uint64]*answer // by state id, until the server's stop
+	sent   map[uint64]sentCmd // by our command id, while its state is open
+}
+
+// answer is what the bot sent for one state.
+type answer struct {
+	arrived  time.Time
+	move     kalah.Move // the latest move sent, if any
+	moveID   uint64     // its command id
+	moveLost bool       // the server said it had no state for it
+	yieldID  uint64     // the id of the latest yield sent, if any
+	resends  int
+	pending  bool // a resend is scheduled
+}
+
+// sentCmd is one move or yield the bot sent.
+type sentCmd struct {
+	state uint64
+	yield bool
+}
+
+// id returns a fresh command id: odd, as clients' conventionally are, so
+// they never meet the server's even ones.
+func (a *answers) id() uint64 {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.nextID++
+	return 2*a.nextID - 1
+}
+
+func (a *answers) open(state uint64, arrived time.Time) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.states[state] = &answer{arrived: arrived}
+}
+
+// wait holds an answer to state until Hold has passed since the state
+// arrived; it reports false if ctx ends first or the state is closed.
+func (a *answers) wait(ctx context.Context, state uint64) bool {
+	a.mu.Lock()
+	st := a.states[state]
+	a.mu.Unlock()
+	if st == nil {
+		return false
+	}
+	if d := time.Until(st.arrived.Add(a.bot.hold())); d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			return false
+		case <-a.quit:
+			return false
+		}
+	}
+	return ctx.Err() == nil
+}
+
+// move sends a move for state once the state is surely registered.
+func (a *answers) move(ctx context.Context, state uint64, m kalah.Move) {
+	if !a.wait(ctx, state) {
+		return
+	}
+	a.sendMove(state, m)
+}
+
+func (a *answers) sendMove(state uint64, m kalah.Move) {
+	id := a.id()
+	a.mu.Lock()
+	st := a.states[state]
+	if st == nil {
+		a.mu.Unlock()
+		return
+	}
+	st.move, st.moveID, st.moveLost = m, id, false
+	a.sent[id] = sentCmd{state: state}
+	a.mu.Unlock()
+	a.send(Command{ID: id, Ref: state, Name: "move", Args: []Arg{Int(int64(m))}})
+}
+
+// yield ends the answer to state once the state is surely registered.
+func (a *answers) yield(ctx context.Context, state uint64) {
+	if !a.wait(ctx, state) {
+		return
+	}
+	a.sendYield(state)
+}
+
+func (a *answers) sendYield(state uint64) {
+	id := a.id()
+	a.mu.Lock()
+	st := a.states[state]
+	if st == nil {
+		a.mu.Unlock()
+		return
+	}
+	st.yieldID = id
+	a.sent[id] = sentCmd{state: state, yield: true}
+	a.mu.Unlock()
+	a.send(Command{ID: id, Ref: state, Name: "yield"})
+}
+
+// close forgets a state the server stopped; a move the server lost for it
+// is reported, since the server decided without it.
+func (a *answers) close(state uint64) {
+	a.mu.Lock()
+	st := a.states[state]
+	delete(a.states, state)
+	for id, c := range a.sent {
+		if c.state == state {
+			delete(a.sent, id)
+		}
+	}
+	a.mu.Unlock()
+	if st != nil && st.moveLost {
+		a.bot.report(fmt.Sprintf("the server lost our move %d for state %d (it had not registered the state) and decided without it", st.move, state))
+	}
+}
+
+// serverError shows the user an error the server sent and, if it says
+// that an answer came before its state was registered while the state is
+// still open, sends the answer again after a pause.
+func (a *answers) serverError(ref uint64, msg string) {
+	a.mu.Lock()
+	c, ours := a.sent[ref]
+	var st *answer
+	if ours {
+		st = a.states[c.state]
+	}
+	if st == nil || !noState(msg) {
+		a.mu.Unlock()
+		about := ""
+		if ref != 0 {
+			about = fmt.Sprintf(" (about our command %d)", ref)
+		}
+		a.bot.report(fmt.Sprintf("server error %q%s", msg, about))
+		return
+	}
+	what := "move"
+	if c.yield {
+		what = "yield"
+	}
+	latest := ref == st.moveID || ref == st.yieldID
+	if !c.yield && ref == st.moveID {
+		st.moveLost = true
+	}
+	// A lost yield leaves the state open on the server: it still waits for
+	// an answer, so the answer can go again. A lost move followed by a
+	// yield that arrived leaves nothing to do but report it at stop.
+	resend := c.yield && latest && !st.pending && st.resends < maxResends
+	if !resend {
+		a.mu.Unlock()
+		if c.yield && latest && !st.pending {
+			a.bot.report(fmt.Sprintf("server error %q about our %s for state %d; gave up after %d tries", msg, what, c.state, st.resends+1))
+		}
+		if !c.yield {
+			a.bot.report(fmt.Sprintf("server error %q about our %s for state %d: it had not registered the state yet", msg, what, c.state))
+		}
+		return
+	}
+	st.pending = true
+	st.resends++
+	pause := a.bot.hold() << (st.resends - 1)
+	a.mu.Unlock()
+	a.bot.report(fmt.Sprintf("server error %q about our %s for state %d: it had not registered the state yet; sending the answer again in %v", msg, what, c.state, pause))
+	a.wg.Add(1)
+	go func(state uint64) {
+		defer a.wg.Done()
+		t := time.NewTimer(pause)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-a.quit:
+			return
+		}
+		a.mu.Lock()
+		st := a.states[state]
+		if st == nil {
+			a.mu.Unlock()
+			return
+		}
+		st.pending = false
+		m, lost := st.move, st.moveLost
+		a.mu.Unlock()
+		if lost {
+			a.sendMove(state, m)
+		}
+		a.sendYield(state)
+	}(c.state)
+}
+
+// noState reports whether a server's error says that an answer came for a
+// state it did not (yet) hold: the reference server's "No state associated
+// with id".
+func noState(msg string) bool {
+	return strings.Contains(strings.ToLower(msg), "no state associated")
 }

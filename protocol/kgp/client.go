@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -43,6 +44,7 @@ type Client struct {
 	identity    string // the name its token logs it in as; empty: anonymous
 	randoms     int    // moves in a row chosen at random for the client
 	told        bool   // the result of its game has been sent
+	modeID      uint64 // the id of its mode command, once it was told ok
 
 	seen atomic.Int64 // when the client last sent a line, in Unix nanoseconds
 }
@@ -52,6 +54,8 @@ type request struct {
 	id      uint64
 	move    kalah.Move
 	has     bool
+	raw     int64  // the house the client named, as sent
+	moveID  uint64 // the id of the move command, if it had one
 	yielded chan struct{}
 	yield   bool
 }
@@ -223,6 +227,16 @@ func (c *Client) reject(ref uint64, msg string) bool {
 	return c.send(Command{ID: c.id(), Ref: ref, Name: "error", Args: []Arg{Str(msg)}}) == nil
 }
 
+// Refuse tells a client the server will not seat it why, with an error
+// referencing its mode command, then says goodbye (spec 013): for a Join
+// that cannot place it. Nothing more is sent on the connection.
+func (c *Client) Refuse(reason string) {
+	c.mu.Lock()
+	ref := c.modeID
+	c.mu.Unlock()
+	c.refuse(ref, reason)
+}
+
 // refuse answers cmd with an error giving the reason, then says goodbye:
 // the client may not go on.
 func (c *Client) refuse(ref uint64, msg string) bool {
@@ -281,13 +295,14 @@ func (c *Client) handle(cmd Command) bool {
 		if cmd.Ref == 0 || len(cmd.Args) != 1 || cmd.Args[0].Kind != Integer {
 			return c.reject(cmd.ID, "usage: @<state id> move <house>")
 		}
-		m := cmd.Args[0].Int
+		raw := cmd.Args[0].Int
+		m := raw
 		if m < 0 || m > 1000 {
 			m = 0 // never a house: the referee rejects it as illegal
 		}
 		c.mu.Lock()
 		if r := c.req; r != nil && r.id == cmd.Ref && !r.yield {
-			r.move, r.has = kalah.Move(m), true
+			r.move, r.has, r.raw, r.moveID = kalah.Move(m), true, raw, cmd.ID
 		}
 		c.mu.Unlock()
 	case "yield":
@@ -486,11 +501,28 @@ func (c *Client) Move(ctx context.Context, g *kalah.Game, clock player.Clock) (k
 		return kalah.NoMove, err
 	}
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if r.has {
+	has, m, raw, ref := r.has, r.move, r.raw, r.moveID
+	if has {
 		c.randoms = 0
-		return r.move, nil
 	}
+	c.mu.Unlock()
+	if has {
+		if !slices.Contains(houses, m) {
+			// The referee forfeits the game for it; the client hears which
+			// move lost it, and why, before the result.
+			if ref == 0 {
+				ref = r.id
+			}
+			why := fmt.Sprintf("house %d is empty", raw)
+			if raw < 1 || raw > int64(pos.Houses()) {
+				why = fmt.Sprintf("there is no house %d (houses 1 to %d)", raw, pos.Houses())
+			}
+			c.send(Command{ID: c.id(), Ref: ref, Name: "error", Args: []Arg{Str(fmt.Sprintf("illegal move %d in state %d: %s; the game is lost", raw, r.id, why))}})
+		}
+		return m, nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	// Spec 021: a client that sent no move before stop (or yielded without
 	// one) gets a random decision, and the game goes on; one that leaves
 	// every decision to chance for too long has abandoned its game.

@@ -40,6 +40,7 @@ type Server struct {
 	// on the connection's own goroutine. c implements player.Player and
 	// player.Observer; Join puts it into matchmaking and returns when it is
 	// done with the client, which is then sent goodbye and disconnected.
+	// A client Join cannot seat is given the reason with Client.Refuse.
 	// ctx ends when the server shuts down; c.Done() is closed when the
 	// client goes away. A nil Join turns every client away.
 	Join func(ctx context.Context, c *Client)
@@ -70,6 +71,11 @@ type Server struct {
 	// random for a client that sent none before stop or yield (spec 021)
 	// before the client is held to have abandoned its game (default 8).
 	MaxRandomMoves int
+	// Admit, if not nil, is asked whether a client that asked to play may
+	// (after Auth logged it in), before it is told ok: an error refuses it
+	// with the error's text (error, then goodbye), as for an identity that
+	// already waits for a game on another connection.
+	Admit func(ctx context.Context, c *Client) error
 	// Auth logs in a client that set auth:token (spec 043): it returns the
 	// identity (a bot account's name) the token stands for, registering a
 	// new one if the server wants to, or an error whose text is sent to
@@ -325,6 +331,16 @@ func (s *Server) serve(t transport) {
 		c.identity = id
 		c.mu.Unlock()
 	}
+	if s.Admit != nil {
+		if err := s.Admit(s.ctx, c); err != nil {
+			log.Info("kgp: client refused", "name", label, "identity", c.Identity(), "err", err)
+			c.refuse(mode.ID, err.Error())
+			return
+		}
+	}
+	c.mu.Lock()
+	c.modeID = mode.ID
+	c.mu.Unlock()
 	c.send(Command{ID: c.id(), Ref: mode.ID, Name: "ok", Args: []Arg{Str("freeplay: waiting for an opponent")}})
 	c.wg.Add(1)
 	go c.pingLoop()

@@ -54,6 +54,7 @@ const (
 	CodeRules     = "rules"     // rules that cannot be played
 	CodeShutdown  = "shutdown"  // the server is stopping
 	CodeForbidden = "forbidden" // spectators and watchers may not move
+	CodeIllegal   = "illegal"   // a move the position does not allow: the game is lost by it
 )
 
 // Msg is one message: a command and its arguments.
