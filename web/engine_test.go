@@ -112,7 +112,7 @@ func TestEngineUsesEndgameDatabase(t *testing.T) {
 		}
 	}
 	// Without a database for the rules, none is claimed.
-	an, _ := (&Engine{EgdbDir: dir}).Analyze(context.Background(), kalah.Rules{Houses: 4, Seeds: 3}, kalah.Rules{Houses: 4, Seeds: 3}.Start(), 50*time.Millisecond)
+	an, _ := (&Engine{EgdbDir: dir}).Analyze(context.Background(), kalah.Rules{Houses: 4, Seeds: 3}, kalah.Rules{Houses: 4, Seeds: 3}.Start(), 2*time.Second)
 	if an.Source != "engine" {
 		t.Errorf("source %q", an.Source)
 	}
