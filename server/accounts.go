@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -25,12 +24,6 @@ type credentials struct {
 	Password string `json:"password"`
 }
 
-func readJSON(w http.ResponseWriter, r *http.Request, v any) error {
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 16<<10))
-	dec.DisallowUnknownFields()
-	return dec.Decode(v)
-}
-
 // signIn starts a session and sets its cookie: HttpOnly (no script reads
 // it), SameSite=Lax (no other site's request carries it), Secure when the
 // client used HTTPS (TLS here, or a trusted proxy's word).
@@ -44,17 +37,40 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request, user string) err
 	return nil
 }
 
-// sessionUser returns the signed-in person of a request, or "".
+// sessionUser returns the signed-in person of a request, or "" (for a
+// store that fails too: use signedIn where only a person may ask).
 func (s *Server) sessionUser(r *http.Request) string {
+	u, _ := s.session(r)
+	return u
+}
+
+// session returns the signed-in person of a request: "" and no error for
+// a request with no live session; an error if the store cannot tell.
+func (s *Server) session(r *http.Request) (string, error) {
 	c, err := r.Cookie(SessionCookie)
 	if err != nil {
-		return ""
+		return "", nil
 	}
 	u, err := s.st.SessionUser(r.Context(), c.Value)
-	if err != nil {
-		return ""
+	if errors.Is(err, store.ErrNoSession) {
+		return "", nil
 	}
-	return u
+	return u, err
+}
+
+// signedIn returns the signed-in person of a request, or answers it: 401
+// (sign in to do what), or the store's failure (503, not the client's
+// fault), and reports false.
+func (s *Server) signedIn(w http.ResponseWriter, r *http.Request, what string) (string, bool) {
+	u, err := s.session(r)
+	if err == nil && u == "" {
+		err = fmt.Errorf("%w: sign in to %s", ErrSignIn, what)
+	}
+	if err != nil {
+		WriteError(w, err)
+		return "", false
+	}
+	return u, true
 }
 
 // GuestCookie is the cookie that holds a guest's secret: a browser or
@@ -99,34 +115,24 @@ func (s *Server) rateOK(w http.ResponseWriter, r *http.Request) bool {
 	if !s.limiter.Allow(hostOf(r)) {
 		s.refused("login-rate")
 		w.Header().Set("Retry-After", "1")
-		writeJSON(w, http.StatusTooManyRequests, map[string]string{"error": "too many attempts from your address; wait a little"})
+		WriteJSON(w, http.StatusTooManyRequests, map[string]string{"error": "too many attempts from your address; wait a little"})
 		return false
 	}
 	return true
 }
 
 func (s *Server) accountErr(w http.ResponseWriter, err error) {
-	switch {
-	case errors.Is(err, store.ErrBadAccount):
-		writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
-	case errors.Is(err, store.ErrNameTaken):
-		writeJSON(w, http.StatusConflict, map[string]string{"error": err.Error()})
-	case errors.Is(err, store.ErrBadPassword), errors.Is(err, store.ErrNoSession):
-		writeJSON(w, http.StatusUnauthorized, map[string]string{"error": err.Error()})
-	case errors.Is(err, store.ErrHashBusy):
+	if errors.Is(err, store.ErrHashBusy) {
 		s.refused("hashing-busy")
-		w.Header().Set("Retry-After", "5")
-		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": store.ErrHashBusy.Error()})
-	default:
-		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": "cannot do that now, try again later"})
 	}
+	WriteError(w, err)
 }
 
 // POST /api/account/signup {"name","password"}: a new account, signed in.
 func (s *Server) apiSignup(w http.ResponseWriter, r *http.Request) {
 	var c credentials
-	if err := readJSON(w, r, &c); err != nil {
-		writeErr(w, err)
+	if err := ReadJSON(w, r, &c); err != nil {
+		WriteError(w, err)
 		return
 	}
 	if !s.rateOK(w, r) {
@@ -143,14 +149,14 @@ func (s *Server) apiSignup(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.log.Info("account created", "name", c.Name)
-	writeJSON(w, http.StatusCreated, map[string]string{"name": c.Name})
+	WriteJSON(w, http.StatusCreated, map[string]string{"name": c.Name})
 }
 
 // POST /api/account/login {"name","password"}: signs in.
 func (s *Server) apiLogin(w http.ResponseWriter, r *http.Request) {
 	var c credentials
-	if err := readJSON(w, r, &c); err != nil {
-		writeErr(w, err)
+	if err := ReadJSON(w, r, &c); err != nil {
+		WriteError(w, err)
 		return
 	}
 	if !s.rateOK(w, r) {
@@ -167,7 +173,7 @@ func (s *Server) apiLogin(w http.ResponseWriter, r *http.Request) {
 		s.accountErr(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"name": name})
+	WriteJSON(w, http.StatusOK, map[string]string{"name": name})
 }
 
 // POST /api/account/logout: ends the session.
@@ -176,17 +182,21 @@ func (s *Server) apiLogout(w http.ResponseWriter, r *http.Request) {
 		s.st.EndSession(r.Context(), c.Value)
 	}
 	http.SetCookie(w, &http.Cookie{Name: SessionCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: netx.HTTPS(r)})
-	writeJSON(w, http.StatusOK, map[string]string{})
+	WriteJSON(w, http.StatusOK, map[string]string{})
 }
 
 // GET /api/account: who the request is: a signed-in person (with the bots
 // they own), or a bot by its token (Authorization: Bearer).
 func (s *Server) apiAccount(w http.ResponseWriter, r *http.Request) {
 	if bot, err := s.st.BearerBot(r.Context(), r.Header.Get("Authorization")); err == nil {
-		writeJSON(w, http.StatusOK, map[string]any{"bot": bot})
+		WriteJSON(w, http.StatusOK, map[string]any{"bot": bot})
 		return
 	}
-	user := s.sessionUser(r)
+	user, err := s.session(r)
+	if err != nil {
+		WriteError(w, err)
+		return
+	}
 	if user == "" && r.Header.Get("Authorization") != "" {
 		s.accountErr(w, fmt.Errorf("%w: the token of no bot", store.ErrNoSession))
 		return
@@ -198,7 +208,7 @@ func (s *Server) apiAccount(w http.ResponseWriter, r *http.Request) {
 		if a := s.actor(w, r, "", false); !a.ID.IsZero() {
 			out["id"], out["guest"] = a.ID, a.ID.Display()
 		}
-		writeJSON(w, http.StatusOK, out)
+		WriteJSON(w, http.StatusOK, out)
 		return
 	}
 	bots, err := s.st.BotsOf(r.Context(), user)
@@ -209,22 +219,21 @@ func (s *Server) apiAccount(w http.ResponseWriter, r *http.Request) {
 	if bots == nil {
 		bots = []string{}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"name": user, "id": identity.Of(identity.Person, user), "bots": bots})
+	WriteJSON(w, http.StatusOK, map[string]any{"name": user, "id": identity.Of(identity.Person, user), "bots": bots})
 }
 
 // POST /api/account/bots {"name"}: a new bot of the signed-in person; its
 // token is in this answer only.
 func (s *Server) apiNewBot(w http.ResponseWriter, r *http.Request) {
-	user := s.sessionUser(r)
-	if user == "" {
-		s.accountErr(w, store.ErrNoSession)
+	user, ok := s.signedIn(w, r, "make a bot")
+	if !ok {
 		return
 	}
 	var req struct {
 		Name string `json:"name"`
 	}
-	if err := readJSON(w, r, &req); err != nil {
-		writeErr(w, err)
+	if err := ReadJSON(w, r, &req); err != nil {
+		WriteError(w, err)
 		return
 	}
 	token, err := s.st.CreateBot(r.Context(), user, req.Name)
@@ -233,6 +242,6 @@ func (s *Server) apiNewBot(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.log.Info("bot created", "owner", user, "bot", req.Name)
-	writeJSON(w, http.StatusCreated, map[string]string{"name": req.Name, "token": token,
+	WriteJSON(w, http.StatusCreated, map[string]string{"name": req.Name, "token": token,
 		"note": "keep the token: it is shown only now; it logs the bot in with login NAME TOKEN, set auth:token, or Authorization: Bearer"})
 }

@@ -261,7 +261,7 @@ func (s *Server) Subscribe(id int64, who Actor) (<-chan Event, func(), error) {
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
-		writeErr(w, fmt.Errorf("%w: no route %s %s", ErrNotFound, r.Method, r.URL.Path))
+		WriteError(w, fmt.Errorf("%w: no route %s %s", ErrNotFound, r.Method, r.URL.Path))
 	})
 	mux.HandleFunc("GET /ws/bot", s.serveWSLimited)
 	mux.HandleFunc("GET /api/games", s.apiGames)
@@ -300,7 +300,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /api/account/bots", s.apiNewBot)
 	// Limits keyed by address count the real client behind a trusted
 	// proxy; every answer carries the security headers.
-	return s.cfg.TrustedProxies.RealClients(netx.Secured(writesChecked(mux)))
+	return s.cfg.TrustedProxies.RealClients(netx.Secured(Requests(writesChecked(mux), s.log)))
 }
 
 // writesChecked refuses a request that changes something unless its body
@@ -317,48 +317,21 @@ func writesChecked(h http.Handler) http.Handler {
 	})
 }
 
-func writeJSON(w http.ResponseWriter, code int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	json.NewEncoder(w).Encode(v)
-}
-
-func writeErr(w http.ResponseWriter, err error) {
-	code := http.StatusBadRequest
-	switch {
-	case errors.Is(err, ErrNotFound):
-		code = http.StatusNotFound
-	case errors.Is(err, ErrForbidden):
-		code = http.StatusForbidden
-	case errors.Is(err, ErrNotYourTurn):
-		code = http.StatusConflict
-	case errors.Is(err, ErrBusy):
-		code = http.StatusServiceUnavailable
-	case errors.Is(err, ErrTooMany):
-		code = http.StatusTooManyRequests
-	case errors.Is(err, ErrSignIn):
-		code = http.StatusUnauthorized
-	case errors.Is(err, ErrNotCasual), errors.Is(err, ErrNoSeat), errors.Is(err, kalah.ErrGameOver), errors.Is(err, kalah.ErrNoUndo):
-		code = http.StatusConflict
-	}
-	writeJSON(w, code, map[string]string{"error": err.Error()})
-}
-
 func (s *Server) apiGames(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	status := q.Get("status")
 	if status != "" && status != "live" && status != "finished" {
-		writeErr(w, fmt.Errorf("%w: status %q: want live or finished (or none: both)", ErrBadRequest, status))
+		WriteError(w, fmt.Errorf("%w: status %q: want live or finished (or none: both)", ErrBadRequest, status))
 		return
 	}
 	var who identity.ID
 	if name := q.Get("player"); name != "" {
 		var err error
 		if who, err = s.st.Identity(r.Context(), name); errors.Is(err, store.ErrNotFound) {
-			writeJSON(w, http.StatusOK, []GameInfo{}) // nobody of that name: no games
+			WriteJSON(w, http.StatusOK, []GameInfo{}) // nobody of that name: no games
 			return
 		} else if err != nil {
-			writeErr(w, err)
+			WriteError(w, err)
 			return
 		}
 	}
@@ -373,7 +346,7 @@ func (s *Server) apiGames(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		if status == "live" {
-			writeJSON(w, http.StatusOK, games)
+			WriteJSON(w, http.StatusOK, games)
 			return
 		}
 	}
@@ -381,10 +354,10 @@ func (s *Server) apiGames(w http.ResponseWriter, r *http.Request) {
 	before, _ := strconv.ParseInt(q.Get("before"), 10, 64)
 	done, err := s.FinishedGames(r.Context(), min(max(limit, 0), 1000), before, who)
 	if err != nil {
-		writeErr(w, err)
+		WriteError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, append(games, done...))
+	WriteJSON(w, http.StatusOK, append(games, done...))
 }
 
 // pathID reads a route's {id}: a game's number, or an id GameID knows.
@@ -397,22 +370,22 @@ func (s *Server) apiGame(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		var v GameView
 		if v, err = s.Game(r.Context(), id); err == nil {
-			writeJSON(w, http.StatusOK, v)
+			WriteJSON(w, http.StatusOK, v)
 			return
 		}
 	}
-	writeErr(w, err)
+	WriteError(w, err)
 }
 
 func (s *Server) apiEvents(w http.ResponseWriter, r *http.Request) {
 	id, err := s.pathID(r)
 	if err != nil {
-		writeErr(w, err)
+		WriteError(w, err)
 		return
 	}
 	ch, cancel, err := s.Subscribe(id, s.actor(w, r, "", false))
 	if err != nil {
-		writeErr(w, err)
+		WriteError(w, err)
 		return
 	}
 	defer cancel()
@@ -445,8 +418,8 @@ func (s *Server) apiEvents(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) apiStart(w http.ResponseWriter, r *http.Request) {
 	var req GameRequest
-	if err := decodeJSON(w, r, &req); err != nil {
-		writeErr(w, err)
+	if err := ReadJSON(w, r, &req); err != nil {
+		WriteError(w, err)
 		return
 	}
 	// A guest may play the computer or invite a friend; a game with no
@@ -468,10 +441,10 @@ func (s *Server) apiStart(w http.ResponseWriter, r *http.Request) {
 	req.by = s.actor(w, r, "", true).ID
 	st, err := s.StartGameFor(r.Context(), s.Requester(r), req)
 	if err != nil {
-		writeErr(w, err)
+		WriteError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusCreated, st)
+	WriteJSON(w, http.StatusCreated, st)
 }
 
 func (s *Server) apiMove(w http.ResponseWriter, r *http.Request) {
@@ -485,7 +458,7 @@ func (s *Server) apiMove(w http.ResponseWriter, r *http.Request) {
 	}
 	m, err := kalah.ParseMove(req.Move)
 	if err != nil {
-		writeErr(w, fmt.Errorf("%w: %w", ErrBadRequest, err))
+		WriteError(w, fmt.Errorf("%w: %w", ErrBadRequest, err))
 		return
 	}
 	s.answerBoard(w, r, id, s.Move(r.Context(), id, a, m))
@@ -494,15 +467,15 @@ func (s *Server) apiMove(w http.ResponseWriter, r *http.Request) {
 // answerBoard answers a seat's request with the game's Board, or err.
 func (s *Server) answerBoard(w http.ResponseWriter, r *http.Request, id int64, err error) {
 	if err != nil {
-		writeErr(w, err)
+		WriteError(w, err)
 		return
 	}
 	b, err := s.BoardOf(r.Context(), id)
 	if err != nil {
-		writeErr(w, err)
+		WriteError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, b)
+	WriteJSON(w, http.StatusOK, b)
 }
 
 // hostOf is the address a request's client is counted under by the
@@ -544,10 +517,10 @@ func (s *Server) seatRequest(w http.ResponseWriter, r *http.Request) (int64, Act
 	var req seatBody
 	id, err := s.pathID(r)
 	if err == nil && r.ContentLength != 0 {
-		err = decodeJSON(w, r, &req)
+		err = ReadJSON(w, r, &req)
 	}
 	if err != nil {
-		writeErr(w, err)
+		WriteError(w, err)
 		return 0, Actor{}, req, false
 	}
 	return id, s.actor(w, r, req.Token, false), req, true
@@ -572,10 +545,10 @@ func (s *Server) apiJoin(w http.ResponseWriter, r *http.Request) {
 	}
 	seat, token, err := s.Join(r.Context(), id, s.actor(w, r, "", true), req.Invite)
 	if err != nil {
-		writeErr(w, err)
+		WriteError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"seat": seat, "token": token})
+	WriteJSON(w, http.StatusOK, map[string]any{"seat": seat, "token": token})
 }
 
 func (s *Server) apiHint(w http.ResponseWriter, r *http.Request) {
@@ -587,10 +560,10 @@ func (s *Server) apiHint(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	m, err := s.Hint(ctx, id, a)
 	if err != nil {
-		writeErr(w, err)
+		WriteError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"move": m.String()})
+	WriteJSON(w, http.StatusOK, map[string]string{"move": m.String()})
 }
 
 // Requester names who makes r, for the limits on unfinished games:
@@ -636,8 +609,8 @@ func (s *Server) apiRematch(w http.ResponseWriter, r *http.Request) {
 	}
 	st, err := s.Rematch(r.Context(), id, a)
 	if err != nil {
-		writeErr(w, err)
+		WriteError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusCreated, st)
+	WriteJSON(w, http.StatusCreated, st)
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"strconv"
 	"strings"
@@ -79,17 +78,17 @@ func (s *Server) arranged(req ArrangedRequest) (Arranged, error) {
 		{"increment_ms", req.IncrementMS, &a.Increment}, {"grace_ms", req.GraceMS, &a.Grace},
 		{"delay_ms", req.DelayMS, &a.Delay}, {"wait_ms", req.WaitMS, &a.Wait}} {
 		if d.ms < 0 || d.ms > maxArrangedMS {
-			return a, fmt.Errorf("%s %d: want 0 to %d", d.name, d.ms, maxArrangedMS)
+			return a, fmt.Errorf("%w: %s %d: want 0 to %d", ErrBadRequest, d.name, d.ms, maxArrangedMS)
 		}
 		*d.to = time.Duration(d.ms) * time.Millisecond
 	}
 	for _, spec := range []string{a.South, a.North} {
 		if spec == "" {
-			return a, errors.New("south and north are required: bot:NAME or a player spec")
+			return a, fmt.Errorf("%w: south and north are required: bot:NAME or a player spec", ErrBadRequest)
 		}
 		if _, ok, err := BotName(spec); ok || err != nil {
 			if err != nil {
-				return a, err
+				return a, fmt.Errorf("%w: %w", ErrBadRequest, err)
 			}
 			continue
 		}
@@ -115,25 +114,14 @@ func (s *Server) apiArranged(w http.ResponseWriter, r *http.Request) {
 	if !s.admitted(w, r, "POST /api/arranged") {
 		return
 	}
-	if ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); ct != "application/json" {
-		// A form on another site cannot send JSON without asking first.
-		writeJSON(w, http.StatusUnsupportedMediaType, map[string]string{"error": "send the game as application/json"})
-		return
-	}
 	var req ArrangedRequest
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
-		writeErr(w, fmt.Errorf("request body: %w", err))
-		return
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		writeErr(w, errors.New("request body: data after the JSON value"))
+	if err := ReadJSON(w, r, &req); err != nil {
+		WriteError(w, err)
 		return
 	}
 	a, err := s.arranged(req)
 	if err != nil {
-		writeErr(w, err)
+		WriteError(w, err)
 		return
 	}
 	if s.cfg.AdminToken == "" {
@@ -143,7 +131,7 @@ func (s *Server) apiArranged(w http.ResponseWriter, r *http.Request) {
 		for _, spec := range []string{a.South, a.North} {
 			if name, ok, _ := BotName(spec); ok {
 				if err := s.mayEnter(r.Context(), org, name); err != nil {
-					writeErr(w, err)
+					WriteError(w, err)
 					return
 				}
 			}
@@ -194,13 +182,13 @@ func (s *Server) apiArranged(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case errors.Is(err, ErrBusy):
 			w.Header().Set("Retry-After", "1")
-			writeErr(w, err)
+			WriteError(w, err)
 		case errors.Is(err, ErrClosed):
-			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": err.Error()})
+			WriteJSON(w, http.StatusServiceUnavailable, map[string]string{"error": err.Error()})
 		case err != nil:
-			writeErr(w, err)
+			WriteError(w, err)
 		default:
-			writeJSON(w, http.StatusOK, ArrangedReply{ID: res.ID, Record: res.Record, Reason: res.Reason})
+			WriteJSON(w, http.StatusOK, ArrangedReply{ID: res.ID, Record: res.Record, Reason: res.Reason})
 		}
 		return
 	}
@@ -221,5 +209,5 @@ func (s *Server) apiBots(w http.ResponseWriter, r *http.Request) {
 	if bots == nil {
 		bots = []string{}
 	}
-	writeJSON(w, http.StatusOK, bots)
+	WriteJSON(w, http.StatusOK, bots)
 }

@@ -3,10 +3,8 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"strconv"
 	"strings"
@@ -264,27 +262,27 @@ func (s *Server) boardID(r *http.Request) (int64, error) {
 func (s *Server) apiBoard(w http.ResponseWriter, r *http.Request) {
 	id, err := s.boardID(r)
 	if err != nil {
-		writeErr(w, err)
+		WriteError(w, err)
 		return
 	}
 	b, err := s.BoardOf(r.Context(), id)
 	if err != nil {
-		writeErr(w, err)
+		WriteError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, b)
+	WriteJSON(w, http.StatusOK, b)
 }
 
 // apiRecord answers a game's record in the text notation, to download.
 func (s *Server) apiRecord(w http.ResponseWriter, r *http.Request) {
 	id, err := s.boardID(r)
 	if err != nil {
-		writeErr(w, err)
+		WriteError(w, err)
 		return
 	}
 	v, err := s.Game(r.Context(), id)
 	if err != nil {
-		writeErr(w, err)
+		WriteError(w, err)
 		return
 	}
 	// The record with what a reader wants beside the moves: the date, the
@@ -298,7 +296,7 @@ func (s *Server) apiRecord(w http.ResponseWriter, r *http.Request) {
 	tags["Site"] = "kalah serve"
 	b, err := s.BoardOf(r.Context(), id)
 	if err != nil {
-		writeErr(w, err)
+		WriteError(w, err)
 		return
 	}
 	for i, side := range []string{"South", "North"} {
@@ -327,7 +325,7 @@ func (s *Server) apiRecord(w http.ResponseWriter, r *http.Request) {
 func (s *Server) apiBoardEvents(w http.ResponseWriter, r *http.Request) {
 	id, err := s.boardID(r)
 	if err != nil {
-		writeErr(w, err)
+		WriteError(w, err)
 		return
 	}
 	// Subscribe before reading, so no change falls between the two.
@@ -337,7 +335,7 @@ func (s *Server) apiBoardEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	b, err := s.BoardOf(r.Context(), id)
 	if err != nil {
-		writeErr(w, err)
+		WriteError(w, err)
 		return
 	}
 	netx.LongLived(w)
@@ -386,21 +384,4 @@ func (s *Server) apiBoardEvents(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-}
-
-// decodeJSON reads a JSON body of at most 64 KiB into v, refusing unknown
-// fields and trailing data.
-func decodeJSON(w http.ResponseWriter, r *http.Request, v any) error {
-	if ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); ct != "application/json" {
-		return fmt.Errorf("%w: send the body as application/json", ErrBadRequest)
-	}
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("%w: request body: %v", ErrBadRequest, err)
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return fmt.Errorf("%w: request body: data after the JSON value", ErrBadRequest)
-	}
-	return nil
 }

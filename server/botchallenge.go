@@ -59,16 +59,15 @@ func (s *Server) apiOnlineBots(w http.ResponseWriter, r *http.Request) {
 	if bots == nil {
 		bots = []string{}
 	}
-	writeJSON(w, http.StatusOK, bots)
+	WriteJSON(w, http.StatusOK, bots)
 }
 
 // apiChallengeBot asks a bot to play the signed-in person; it answers the
 // game (the person's seat's token) once the bot accepts, 409 if it
 // declines, 504 if it does not answer in time.
 func (s *Server) apiChallengeBot(w http.ResponseWriter, r *http.Request) {
-	user := s.sessionUser(r)
-	if user == "" {
-		writeErr(w, fmt.Errorf("%w: sign in to challenge a bot", ErrSignIn))
+	user, ok := s.signedIn(w, r, "challenge a bot")
+	if !ok {
 		return
 	}
 	who := identity.Of(identity.Person, user)
@@ -78,24 +77,24 @@ func (s *Server) apiChallengeBot(w http.ResponseWriter, r *http.Request) {
 		IncrementMS int64       `json:"increment_ms"`
 		Rated       bool        `json:"rated"`
 	}
-	if err := decodeJSON(w, r, &req); err != nil {
-		writeErr(w, err)
+	if err := ReadJSON(w, r, &req); err != nil {
+		WriteError(w, err)
 		return
 	}
 	if req.Rules.Houses == 0 && req.Rules.Seeds == 0 {
 		req.Rules = s.cfg.Rules
 	}
 	if err := req.Rules.Validate(); err != nil {
-		writeErr(w, fmt.Errorf("%w: %w", ErrBadRequest, err))
+		WriteError(w, fmt.Errorf("%w: %w", ErrBadRequest, err))
 		return
 	}
 	if req.ClockMS < 0 || req.ClockMS > 3*3600_000 || req.IncrementMS < 0 || req.IncrementMS > 60_000 || (req.IncrementMS > 0 && req.ClockMS == 0) {
-		writeErr(w, fmt.Errorf("%w: a clock of %d ms with %d ms a move", ErrBadRequest, req.ClockMS, req.IncrementMS))
+		WriteError(w, fmt.Errorf("%w: a clock of %d ms with %d ms a move", ErrBadRequest, req.ClockMS, req.IncrementMS))
 		return
 	}
 	name := r.PathValue("name")
 	if !slices.ContainsFunc(s.OnlineBots(), func(b string) bool { return strings.EqualFold(b, name) }) {
-		writeErr(w, fmt.Errorf("bot %s is not online and free: %w", name, ErrNotFound))
+		WriteError(w, fmt.Errorf("bot %s is not online and free: %w", name, ErrNotFound))
 		return
 	}
 	pc := &personChallenge{who: who, clock: time.Duration(req.ClockMS) * time.Millisecond, inc: time.Duration(req.IncrementMS) * time.Millisecond,
@@ -104,12 +103,12 @@ func (s *Server) apiChallengeBot(w http.ResponseWriter, r *http.Request) {
 	to := s.sessions[identity.Of(identity.Bot, name).Key()]
 	if to == nil {
 		s.mu.Unlock()
-		writeErr(w, fmt.Errorf("bot %s is not online: %w", name, ErrNotFound))
+		WriteError(w, fmt.Errorf("bot %s is not online: %w", name, ErrNotFound))
 		return
 	}
 	if why := s.challengeRefusalLocked(nil, user); why != "" {
 		s.mu.Unlock()
-		writeErr(w, fmt.Errorf("%w: %s", ErrTooMany, why))
+		WriteError(w, fmt.Errorf("%w: %s", ErrTooMany, why))
 		return
 	}
 	s.nextChal++
@@ -125,13 +124,13 @@ func (s *Server) apiChallengeBot(w http.ResponseWriter, r *http.Request) {
 	select {
 	case rep := <-pc.reply:
 		if rep.err != nil {
-			writeErr(w, rep.err)
+			WriteError(w, rep.err)
 			return
 		}
-		writeJSON(w, http.StatusCreated, rep.st)
+		WriteJSON(w, http.StatusCreated, rep.st)
 	case <-time.After(challengeTimeout):
 		withdraw()
-		writeJSON(w, http.StatusGatewayTimeout, map[string]string{"error": fmt.Sprintf("%s did not answer the challenge in %v", name, challengeTimeout)})
+		WriteJSON(w, http.StatusGatewayTimeout, map[string]string{"error": fmt.Sprintf("%s did not answer the challenge in %v", name, challengeTimeout)})
 	case <-r.Context().Done():
 		withdraw()
 	}

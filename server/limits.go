@@ -123,7 +123,7 @@ func (s *Server) openStream(w http.ResponseWriter, r *http.Request, kind string)
 			"streams-per-address":  fmt.Sprintf("your address has %d open streams, the most this server allows; close some (other tabs or bots)", s.cfg.MaxStreamsPerAddr),
 			"streams-per-identity": fmt.Sprintf("your account has %d open streams, the most this server allows; close some (other tabs or bots)", s.cfg.MaxStreamsPerIdentity),
 		}[reason]
-		writeJSON(w, http.StatusTooManyRequests, map[string]string{"error": ErrTooManyStreams.Error() + ": " + what})
+		WriteJSON(w, http.StatusTooManyRequests, map[string]string{"error": ErrTooManyStreams.Error() + ": " + what})
 		return nil, false
 	}
 	return release, true

@@ -150,13 +150,13 @@ func (s *Server) apiRatings(w http.ResponseWriter, r *http.Request) {
 	limit, _ := strconv.Atoi(r.URL.Query().Get("limit"))
 	list, err := s.st.Leaderboard(r.Context(), r.URL.Query().Get("pool"), limit)
 	if err != nil {
-		writeErr(w, err)
+		WriteError(w, err)
 		return
 	}
 	if list == nil {
 		list = []store.Rated{}
 	}
-	writeJSON(w, http.StatusOK, list)
+	WriteJSON(w, http.StatusOK, list)
 }
 
 // Profile is a player's page: ratings on each ladder, the history, the
@@ -174,11 +174,11 @@ func (s *Server) apiPlayer(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	who, err := s.st.Identity(ctx, r.PathValue("name"))
 	if errors.Is(err, store.ErrNotFound) {
-		writeErr(w, fmt.Errorf("%w: no player %q", ErrNotFound, r.PathValue("name")))
+		WriteError(w, fmt.Errorf("%w: no player %q", ErrNotFound, r.PathValue("name")))
 		return
 	}
 	if err != nil {
-		writeErr(w, err)
+		WriteError(w, err)
 		return
 	}
 	p := Profile{Name: who.Name, ID: who, Ratings: []store.Rated{}, History: []store.HistoryPoint{}, Games: []GameInfo{}}
@@ -200,10 +200,10 @@ func (s *Server) apiPlayer(w http.ResponseWriter, r *http.Request) {
 		err = e
 	}
 	if err != nil {
-		writeErr(w, err)
+		WriteError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, p)
+	WriteJSON(w, http.StatusOK, p)
 }
 
 // apiPlayerRecords answers a player's finished games as one text file of
@@ -213,16 +213,16 @@ func (s *Server) apiPlayerRecords(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	who, err := s.st.Identity(ctx, r.PathValue("name"))
 	if errors.Is(err, store.ErrNotFound) {
-		writeErr(w, fmt.Errorf("%w: no player %q", ErrNotFound, r.PathValue("name")))
+		WriteError(w, fmt.Errorf("%w: no player %q", ErrNotFound, r.PathValue("name")))
 		return
 	}
 	if err != nil {
-		writeErr(w, err)
+		WriteError(w, err)
 		return
 	}
 	games, err := s.st.Games(ctx, store.Filter{Status: store.Finished, Player: who, Limit: 500})
 	if err != nil {
-		writeErr(w, err)
+		WriteError(w, err)
 		return
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")

@@ -60,9 +60,8 @@ func (s *Server) seekOf(id int64) (*Seek, error) {
 }
 
 func (s *Server) apiSeek(w http.ResponseWriter, r *http.Request) {
-	user := s.sessionUser(r)
-	if user == "" {
-		writeErr(w, fmt.Errorf("%w: sign in to seek a game", ErrSignIn))
+	user, ok := s.signedIn(w, r, "seek a game")
+	if !ok {
 		return
 	}
 	var req struct {
@@ -71,19 +70,19 @@ func (s *Server) apiSeek(w http.ResponseWriter, r *http.Request) {
 		IncrementMS int64       `json:"increment_ms"`
 		Rated       bool        `json:"rated"`
 	}
-	if err := decodeJSON(w, r, &req); err != nil {
-		writeErr(w, err)
+	if err := ReadJSON(w, r, &req); err != nil {
+		WriteError(w, err)
 		return
 	}
 	if req.Rules.Houses == 0 && req.Rules.Seeds == 0 {
 		req.Rules = s.cfg.Rules
 	}
 	if err := req.Rules.Validate(); err != nil {
-		writeErr(w, fmt.Errorf("%w: %w", ErrBadRequest, err))
+		WriteError(w, fmt.Errorf("%w: %w", ErrBadRequest, err))
 		return
 	}
 	if req.ClockMS < 0 || req.ClockMS > 3*3600_000 || req.IncrementMS < 0 || req.IncrementMS > 60_000 || (req.IncrementMS > 0 && req.ClockMS == 0) {
-		writeErr(w, fmt.Errorf("%w: a clock of %d ms with %d ms a move", ErrBadRequest, req.ClockMS, req.IncrementMS))
+		WriteError(w, fmt.Errorf("%w: a clock of %d ms with %d ms a move", ErrBadRequest, req.ClockMS, req.IncrementMS))
 		return
 	}
 	sk := &Seek{By: user, Rules: req.Rules, ClockMS: req.ClockMS, IncrementMS: req.IncrementMS, Rated: req.Rated, Created: time.Now()}
@@ -98,7 +97,7 @@ func (s *Server) apiSeek(w http.ResponseWriter, r *http.Request) {
 	}
 	if len(s.seeks.all) >= maxSeeks {
 		s.seeks.mu.Unlock()
-		writeErr(w, fmt.Errorf("%w: too many open seeks; accept one", ErrBusy))
+		WriteError(w, fmt.Errorf("%w: too many open seeks; accept one", ErrBusy))
 		return
 	}
 	s.seeks.next++
@@ -106,7 +105,7 @@ func (s *Server) apiSeek(w http.ResponseWriter, r *http.Request) {
 	s.seeks.all[sk.ID] = sk
 	out := *sk
 	s.seeks.mu.Unlock()
-	writeJSON(w, http.StatusCreated, out)
+	WriteJSON(w, http.StatusCreated, out)
 }
 
 // apiSeeks lists the open seeks, newest first, each with its seeker's
@@ -130,7 +129,7 @@ func (s *Server) apiSeeks(w http.ResponseWriter, r *http.Request) {
 	for i := range out {
 		out[i].Rating = s.ratingOn(r.Context(), out[i].By, out[i].Rules, out[i].ClockMS, out[i].IncrementMS)
 	}
-	writeJSON(w, http.StatusOK, out)
+	WriteJSON(w, http.StatusOK, out)
 }
 
 func (s *Server) ratingOn(ctx context.Context, name string, r kalah.Rules, clock, inc int64) *SeatRating {
@@ -144,7 +143,7 @@ func (s *Server) apiSeekState(w http.ResponseWriter, r *http.Request) {
 	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
 	sk, err := s.seekOf(id)
 	if err != nil {
-		writeErr(w, err)
+		WriteError(w, err)
 		return
 	}
 	s.seeks.mu.Lock()
@@ -153,7 +152,7 @@ func (s *Server) apiSeekState(w http.ResponseWriter, r *http.Request) {
 	if s.sessionUser(r) != out.By {
 		out.Token = ""
 	}
-	writeJSON(w, http.StatusOK, out)
+	WriteJSON(w, http.StatusOK, out)
 }
 
 func (s *Server) apiSeekCancel(w http.ResponseWriter, r *http.Request) {
@@ -164,14 +163,14 @@ func (s *Server) apiSeekCancel(w http.ResponseWriter, r *http.Request) {
 	sk := s.seeks.all[id]
 	switch {
 	case sk == nil:
-		writeErr(w, fmt.Errorf("seek %d: %w", id, ErrNotFound))
+		WriteError(w, fmt.Errorf("seek %d: %w", id, ErrNotFound))
 	case sk.By != user:
-		writeErr(w, fmt.Errorf("%w: not your seek", ErrForbidden))
+		WriteError(w, fmt.Errorf("%w: not your seek", ErrForbidden))
 	case sk.Game != 0:
-		writeErr(w, fmt.Errorf("%w: someone accepted it already: game %d", ErrNoSeat, sk.Game))
+		WriteError(w, fmt.Errorf("%w: someone accepted it already: game %d", ErrNoSeat, sk.Game))
 	default:
 		delete(s.seeks.all, id)
-		writeJSON(w, http.StatusOK, map[string]string{"ok": "cancelled"})
+		WriteJSON(w, http.StatusOK, map[string]string{"ok": "cancelled"})
 	}
 }
 
@@ -180,9 +179,8 @@ func (s *Server) apiSeekCancel(w http.ResponseWriter, r *http.Request) {
 // token of the accepter's seat.
 func (s *Server) apiSeekAccept(w http.ResponseWriter, r *http.Request) {
 	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
-	user := s.sessionUser(r)
-	if user == "" {
-		writeErr(w, fmt.Errorf("%w: sign in to accept a game", ErrSignIn))
+	user, ok := s.signedIn(w, r, "accept a game")
+	if !ok {
 		return
 	}
 	s.seeks.mu.Lock()
@@ -190,15 +188,15 @@ func (s *Server) apiSeekAccept(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case sk == nil:
 		s.seeks.mu.Unlock()
-		writeErr(w, fmt.Errorf("seek %d: %w", id, ErrNotFound))
+		WriteError(w, fmt.Errorf("seek %d: %w", id, ErrNotFound))
 		return
 	case sk.By == user:
 		s.seeks.mu.Unlock()
-		writeErr(w, fmt.Errorf("%w: your own seek", ErrForbidden))
+		WriteError(w, fmt.Errorf("%w: your own seek", ErrForbidden))
 		return
 	case sk.Game != 0:
 		s.seeks.mu.Unlock()
-		writeErr(w, fmt.Errorf("%w: someone accepted it first", ErrNoSeat))
+		WriteError(w, fmt.Errorf("%w: someone accepted it first", ErrNoSeat))
 		return
 	}
 	sk.Game = -1 // being started: no one else takes it
@@ -216,7 +214,7 @@ func (s *Server) apiSeekAccept(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		sk.Game = 0
 		s.seeks.mu.Unlock()
-		writeErr(w, err)
+		WriteError(w, err)
 		return
 	}
 	mine := 0
@@ -227,5 +225,5 @@ func (s *Server) apiSeekAccept(w http.ResponseWriter, r *http.Request) {
 	s.seeks.mu.Unlock()
 	out := Started{ID: st.ID}
 	out.Tokens[mine] = st.Tokens[mine]
-	writeJSON(w, http.StatusCreated, out)
+	WriteJSON(w, http.StatusCreated, out)
 }

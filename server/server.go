@@ -524,6 +524,6 @@ func (s *Server) admitted(w http.ResponseWriter, r *http.Request, what string) b
 		return true
 	}
 	w.Header().Set("WWW-Authenticate", `Bearer realm="kalah"`)
-	writeJSON(w, http.StatusUnauthorized, map[string]string{"error": what + " needs the server's admin token (Authorization: Bearer TOKEN; kalah serve keeps it in admin.token in its data directory)"})
+	WriteJSON(w, http.StatusUnauthorized, map[string]string{"error": what + " needs the server's admin token (Authorization: Bearer TOKEN; kalah serve keeps it in admin.token in its data directory)"})
 	return false
 }

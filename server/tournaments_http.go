@@ -1,14 +1,10 @@
 package server
 
 import (
-	"context"
 	"crypto/subtle"
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
-
-	"kalah/tournament"
 )
 
 // ServeHTTP serves the tournaments' part of the API (docs/API.md):
@@ -31,7 +27,7 @@ func (t *Tournaments) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		t.apiCreate(w, r)
 	case one || r.URL.Path == "/api/tournaments":
 		w.Header().Set("Allow", map[bool]string{true: "GET", false: "GET, POST"}[one])
-		writeJSON(w, http.StatusMethodNotAllowed, map[string]string{"error": r.Method + " " + r.URL.Path + ": method not allowed"})
+		WriteJSON(w, http.StatusMethodNotAllowed, map[string]string{"error": r.Method + " " + r.URL.Path + ": method not allowed"})
 	default:
 		t.fail(w, r, fmt.Errorf("%w: %s", ErrNoTournament, r.URL.Path))
 	}
@@ -49,7 +45,7 @@ func (s *Server) organizer(r *http.Request) Organizer {
 
 func (t *Tournaments) apiCreate(w http.ResponseWriter, r *http.Request) {
 	var req NewTournament
-	if err := readJSON(w, r, &req); err != nil {
+	if err := ReadJSON(w, r, &req); err != nil {
 		t.fail(w, r, fmt.Errorf("%w: request body: %w", ErrBadRequest, err))
 		return
 	}
@@ -68,7 +64,7 @@ func (t *Tournaments) apiCreate(w http.ResponseWriter, r *http.Request) {
 		t.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusCreated, st)
+	WriteJSON(w, http.StatusCreated, st)
 }
 
 func (t *Tournaments) apiList(w http.ResponseWriter, r *http.Request) {
@@ -77,7 +73,7 @@ func (t *Tournaments) apiList(w http.ResponseWriter, r *http.Request) {
 		t.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, list)
+	WriteJSON(w, http.StatusOK, list)
 }
 
 func (t *Tournaments) apiState(w http.ResponseWriter, r *http.Request, id string) {
@@ -86,30 +82,10 @@ func (t *Tournaments) apiState(w http.ResponseWriter, r *http.Request, id string
 		t.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, st)
+	WriteJSON(w, http.StatusOK, st)
 }
 
-// fail answers an error: the status of its cause, and 500 (logged) for a
-// failure of the server's own, such as its store.
+// fail answers an error as every request of the API does (WriteError).
 func (t *Tournaments) fail(w http.ResponseWriter, r *http.Request, err error) {
-	code := http.StatusInternalServerError
-	switch {
-	case errors.Is(err, ErrNoTournament), errors.Is(err, tournament.ErrNotFound):
-		code = http.StatusNotFound
-	case errors.Is(err, ErrBadRequest):
-		code = http.StatusBadRequest
-	case errors.Is(err, ErrSignIn):
-		code = http.StatusUnauthorized
-	case errors.Is(err, ErrForbidden):
-		code = http.StatusForbidden
-	case errors.Is(err, ErrBusy), errors.Is(err, ErrClosed), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		w.Header().Set("Retry-After", "5")
-		code = http.StatusServiceUnavailable
-	}
-	if code == http.StatusInternalServerError {
-		t.log.Error("tournament request failed", "method", r.Method, "path", r.URL.Path, "err", err)
-		err = errors.New("the server cannot do that now; try again later")
-	}
-	w.Header().Set("Cache-Control", "no-store")
-	writeJSON(w, code, map[string]string{"error": err.Error()})
+	WriteError(w, err)
 }

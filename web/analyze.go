@@ -2,13 +2,13 @@ package web
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
 
 	"kalah"
 	"kalah/search"
+	"kalah/server"
 )
 
 // MoveValue is what an analysis knows about one legal move. Value is the
@@ -45,7 +45,7 @@ type Analyzer interface {
 }
 
 // ErrNoMoves is returned when a position has no legal move.
-var ErrNoMoves = errors.New("no legal moves: the game is over")
+var ErrNoMoves = fmt.Errorf("%w: no legal moves: the game is over", server.ErrBadRequest)
 
 // Search values moves with package search's alpha-beta (iterative
 // deepening, the simple utility: the store difference) where the engine

@@ -1,22 +1,12 @@
 package web
 
 import (
-	"errors"
-
 	"kalah"
 )
 
-// Errors of the page's own requests (analysis, tournaments), matched with
-// errors.Is; the handlers map them to the HTTP status codes the server's
-// part of the API uses for the same causes.
-var (
-	ErrNotFound  = errors.New("not found")
-	ErrForbidden = errors.New("forbidden")
-	// ErrSignIn refuses a guest what needs an account.
-	ErrSignIn   = errors.New("sign in first")
-	ErrBadInput = errors.New("bad request")
-	ErrBusy     = errors.New("too many at once; try again later")
-)
+// The page's requests answer their errors as the server's do: with the
+// server's errors, mapped to statuses by server.StatusOf and answered by
+// server.WriteError (one HTTP layer for the whole API).
 
 // Human is the spec of a seat played from a browser.
 const Human = "human"

@@ -7,10 +7,8 @@ import (
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"log/slog"
 	"mime"
@@ -168,7 +166,7 @@ func (h *Handler) routes() {
 		m.Handle(Prefix+"tournaments/", t)
 	} else {
 		m.HandleFunc("GET "+Prefix+"tournaments", func(w http.ResponseWriter, r *http.Request) {
-			writeJSON(w, http.StatusOK, []struct{}{})
+			server.WriteJSON(w, http.StatusOK, []struct{}{})
 		})
 	}
 	api := h.opts.Server.Handler()
@@ -181,7 +179,7 @@ func (h *Handler) routes() {
 // this server's own scripts and styles and no framing); every limit keyed
 // by address counts the real client behind the server's trusted proxies.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	h.opts.Server.RealClients(http.HandlerFunc(h.serve)).ServeHTTP(w, r)
+	h.opts.Server.RealClients(server.Requests(http.HandlerFunc(h.serve), h.opts.Log)).ServeHTTP(w, r)
 }
 
 func (h *Handler) serve(w http.ResponseWriter, r *http.Request) {
@@ -207,7 +205,7 @@ func (h *Handler) admitAnalysis(w http.ResponseWriter, r *http.Request, budget t
 	who := h.opts.Server.Requester(r)
 	refuse := func(code int, err error) func() {
 		w.Header().Set("Retry-After", "2")
-		writeJSON(w, code, errorBody{Error: err.Error()})
+		server.WriteJSON(w, code, map[string]string{"error": err.Error()})
 		return nil
 	}
 	if !h.analysisRate.Allow(who) {
@@ -240,7 +238,7 @@ func (h *Handler) admitAnalysis(w http.ResponseWriter, r *http.Request, budget t
 	case <-t.C:
 		done()
 		h.opts.Server.Refused("analysis-busy")
-		return refuse(http.StatusServiceUnavailable, fmt.Errorf("%w: the server is analysing as many positions as it can", ErrBusy))
+		return refuse(http.StatusServiceUnavailable, fmt.Errorf("%w: the server is analysing as many positions as it can", server.ErrBusy))
 	case <-r.Context().Done():
 		done()
 		return nil
@@ -271,71 +269,9 @@ func (h *Handler) static(name string) http.HandlerFunc {
 	}
 }
 
-// errNotJSON is a request body sent as anything but JSON.
-var errNotJSON = errors.New("send the body as application/json")
-
-// errorBody is every error the API returns.
-type errorBody struct {
-	Error string `json:"error"`
-}
-
-func status(err error) int {
-	switch {
-	case errors.Is(err, errNotJSON):
-		return http.StatusUnsupportedMediaType
-	case errors.Is(err, ErrNotFound):
-		return http.StatusNotFound
-	case errors.Is(err, ErrForbidden):
-		return http.StatusForbidden
-	case errors.Is(err, ErrSignIn):
-		return http.StatusUnauthorized
-	case errors.Is(err, kalah.ErrGameOver):
-		return http.StatusConflict
-	case errors.Is(err, ErrBadInput), errors.Is(err, kalah.ErrIllegalMove), errors.Is(err, kalah.ErrSyntax),
-		errors.Is(err, kalah.ErrInvalidRules), errors.Is(err, kalah.ErrBadPosition), errors.Is(err, ErrNoMoves),
-		errors.Is(err, player.ErrUnknownPlayer):
-		return http.StatusBadRequest
-	case errors.Is(err, ErrBusy), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return http.StatusServiceUnavailable
-	}
-	return http.StatusInternalServerError
-}
-
+// fail answers an error as the whole API does (server.WriteError).
 func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
-	code := status(err)
-	if code == http.StatusInternalServerError {
-		h.opts.Log.Error("web request failed", "method", r.Method, "path", r.URL.Path, "err", err)
-	}
-	writeJSON(w, code, errorBody{Error: err.Error()})
-}
-
-func writeJSON(w http.ResponseWriter, code int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(code)
-	json.NewEncoder(w).Encode(v)
-}
-
-// decode reads a JSON body of at most 64 KiB into v, refusing unknown
-// fields and trailing data.
-//
-// The body must be sent as application/json, which a form on another site
-// cannot do without the browser asking this server first (CORS), so no
-// other site can make a visitor's browser start games here.
-func decode(w http.ResponseWriter, r *http.Request, v any) error {
-	if ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); ct != "application/json" {
-		return fmt.Errorf("%w: %w", errNotJSON, ErrBadInput)
-	}
-	body := http.MaxBytesReader(w, r.Body, 64<<10)
-	dec := json.NewDecoder(body)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("%w: request body: %v", ErrBadInput, err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return fmt.Errorf("%w: request body: data after the JSON value", ErrBadInput)
-	}
-	return nil
+	server.WriteError(w, err)
 }
 
 // Meta is what the page needs to offer choices.
@@ -385,7 +321,7 @@ func (h *Handler) meta(w http.ResponseWriter, r *http.Request) {
 	if t := h.opts.Tournaments; t != nil {
 		m.Bots = t.Bots()
 	}
-	writeJSON(w, http.StatusOK, m)
+	server.WriteJSON(w, http.StatusOK, m)
 }
 
 // AnalyzeRequest asks for the value of every move of a position.
@@ -407,7 +343,7 @@ type AnalyzeResponse struct {
 
 func (h *Handler) budget(ms int) (time.Duration, error) {
 	if ms < 0 || time.Duration(ms)*time.Millisecond > h.opts.MaxAnalysis {
-		return 0, fmt.Errorf("%w: time_ms %d (want 0 to %d)", ErrBadInput, ms, h.opts.MaxAnalysis.Milliseconds())
+		return 0, fmt.Errorf("%w: time_ms %d (want 0 to %d)", server.ErrBadRequest, ms, h.opts.MaxAnalysis.Milliseconds())
 	}
 	if ms == 0 {
 		return min(time.Second, h.opts.MaxAnalysis), nil
@@ -417,7 +353,7 @@ func (h *Handler) budget(ms int) (time.Duration, error) {
 
 func (h *Handler) analyze(w http.ResponseWriter, r *http.Request) {
 	var req AnalyzeRequest
-	if err := decode(w, r, &req); err != nil {
+	if err := server.ReadJSON(w, r, &req); err != nil {
 		h.fail(w, r, err)
 		return
 	}
@@ -460,7 +396,7 @@ func (h *Handler) analyze(w http.ResponseWriter, r *http.Request) {
 	}
 	out.Position, out.Pits = p.String(), pits(p)
 	out.Score = [2]int{p.Store(kalah.South), p.Store(kalah.North)}
-	writeJSON(w, http.StatusOK, out)
+	server.WriteJSON(w, http.StatusOK, out)
 }
 
 // GameAnalysisRequest asks for the evaluation of every position of a game.
@@ -511,7 +447,7 @@ func classOf(loss int) string {
 
 func (h *Handler) analyzeGame(w http.ResponseWriter, r *http.Request) {
 	var req GameAnalysisRequest
-	if err := decode(w, r, &req); err != nil {
+	if err := server.ReadJSON(w, r, &req); err != nil {
 		h.fail(w, r, err)
 		return
 	}
@@ -524,7 +460,7 @@ func (h *Handler) analyzeGame(w http.ResponseWriter, r *http.Request) {
 	if strings.TrimSpace(req.Record) != "" {
 		rec, err := kalah.ParseGame(req.Record)
 		if err != nil {
-			h.fail(w, r, fmt.Errorf("%w: the record: %w", ErrBadInput, err))
+			h.fail(w, r, fmt.Errorf("%w: the record: %w", server.ErrBadRequest, err))
 			return
 		}
 		// Analysed from its start, with the moves it played.
@@ -537,7 +473,7 @@ func (h *Handler) analyzeGame(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		if err != nil {
-			h.fail(w, r, fmt.Errorf("%w: the record: %w", ErrBadInput, err))
+			h.fail(w, r, fmt.Errorf("%w: the record: %w", server.ErrBadRequest, err))
 			return
 		}
 		req.Moves = ""
@@ -558,12 +494,12 @@ func (h *Handler) analyzeGame(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := g.PlayMoveText(req.Moves); err != nil {
-		h.fail(w, r, fmt.Errorf("%w: %w", ErrBadInput, err))
+		h.fail(w, r, fmt.Errorf("%w: %w", server.ErrBadRequest, err))
 		return
 	}
 	n := g.Len() + 1
 	if n > 1000 {
-		h.fail(w, r, fmt.Errorf("%w: %d moves (at most 999 a game)", ErrBadInput, n-1))
+		h.fail(w, r, fmt.Errorf("%w: %d moves (at most 999 a game)", server.ErrBadRequest, n-1))
 		return
 	}
 	release := h.admitAnalysis(w, r, budget)
@@ -612,5 +548,5 @@ func (h *Handler) analyzeGame(w http.ResponseWriter, r *http.Request) {
 		}
 		out = append(out, ply)
 	}
-	writeJSON(w, http.StatusOK, out)
+	server.WriteJSON(w, http.StatusOK, out)
 }
