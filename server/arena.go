@@ -231,9 +231,6 @@ func (p *peopleTours) Create(ctx context.Context, creator identity.ID, req NewPe
 	if creator.Kind != identity.Person {
 		return "", fmt.Errorf("%w: sign in to start a tournament", ErrSignIn)
 	}
-	if err := p.allow(creator); err != nil {
-		return "", err
-	}
 	format := strings.ToLower(strings.TrimSpace(req.Format))
 	clock, inc := time.Duration(req.ClockMS)*time.Millisecond, time.Duration(req.IncrementMS)*time.Millisecond
 	switch {
@@ -275,6 +272,9 @@ func (p *peopleTours) Create(ctx context.Context, creator identity.ID, req NewPe
 	case len(open) >= maxPeopleOpen:
 		return "", fmt.Errorf("%w: %d tournaments are not finished, the most this server holds", ErrBusy, len(open))
 	}
+	if err := p.allow(creator); err != nil {
+		return "", err
+	}
 	t := store.PeopleTournament{Name: name, Format: format, Creator: creator, Rules: rules, ClockMS: req.ClockMS, IncrementMS: req.IncrementMS,
 		Minutes: req.Minutes, Rounds: req.Rounds, Rated: req.Rated == nil || *req.Rated,
 		Starts: time.Now().Add(time.Duration(req.StartsInS) * time.Second)}
@@ -306,21 +306,31 @@ func (p *peopleTours) entrant(ctx context.Context, a Actor, org Organizer, bot s
 	if err != nil {
 		return identity.ID{}, fmt.Errorf("%w: %w", ErrBadRequest, err)
 	}
-	id := identity.Of(identity.Bot, name)
-	if a.ID.Is(id) || org.Admin {
-		return id, nil
-	}
-	if joining {
-		return id, p.srv.mayEnter(ctx, org, name)
-	}
+	// The bot under its own spelling of its name: its owner's, or the one
+	// it logged in with.
+	mine, waiting := false, false
 	if org.Account != "" {
 		owned, err := p.st.BotsOf(ctx, org.Account)
 		if err != nil {
 			return identity.ID{}, err
 		}
-		if slices.ContainsFunc(owned, func(b string) bool { return strings.EqualFold(b, name) }) {
-			return id, nil
+		for _, b := range owned {
+			if strings.EqualFold(b, name) {
+				name, mine = b, true
+			}
 		}
+	}
+	for _, b := range p.srv.WaitingBots() {
+		if strings.EqualFold(b, name) {
+			name, waiting = b, true
+		}
+	}
+	id := identity.Of(identity.Bot, name)
+	switch {
+	case a.ID.Is(id), org.Admin, mine, joining && waiting:
+		return id, nil
+	case joining:
+		return identity.ID{}, fmt.Errorf("%w: bot %s is not yours and does not take games from anyone now: its owner may enter it, or the bot joins itself (by its token) or accepts games by logging in and sending wait (kalah bot --wait)", ErrForbidden, name)
 	}
 	return identity.ID{}, fmt.Errorf("%w: bot %s is not yours: only its owner, the admin or the bot itself may withdraw it", ErrForbidden, name)
 }

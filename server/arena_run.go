@@ -137,6 +137,19 @@ func (d *director) run() error {
 	}
 	for t.Status == store.TourWaiting {
 		wait := time.Until(t.Starts)
+		if wait <= 0 && t.Format == FormatSwiss {
+			// A Swiss begins once two can be paired; nobody waits for ever.
+			n, err := d.activeEntrants()
+			if err != nil {
+				return err
+			}
+			if n < 2 {
+				if time.Since(t.Starts) >= swissPatience {
+					return d.finish(0, fmt.Sprintf("fewer than two players came within %v of the start", swissPatience))
+				}
+				wait = min(time.Until(t.Starts.Add(swissPatience)), time.Minute)
+			}
+		}
 		if wait <= 0 {
 			if err := d.p.st.SetPeopleTournamentState(ctx, d.id, store.TourRunning, 0, ""); err != nil {
 				return err
@@ -156,6 +169,22 @@ func (d *director) run() error {
 		return d.runArena(t)
 	}
 	return d.runSwiss(t)
+}
+
+// swissPatience is how long after its start a Swiss waits for a second
+// player before it ends without a game.
+const swissPatience = time.Hour
+
+// activeEntrants counts the tournament's active entrants.
+func (d *director) activeEntrants() (int, error) {
+	es, err := d.p.st.PeopleEntrants(d.ctx(), d.id)
+	n := 0
+	for _, e := range es {
+		if e.Active {
+			n++
+		}
+	}
+	return n, err
 }
 
 // finish ends the tournament with note (empty, or why in words).

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -499,5 +501,261 @@ func TestArenaLateGameNotCounted(t *testing.T) {
 		if s.Points != 0 || s.Games != 0 {
 			t.Errorf("%+v", s)
 		}
+	}
+}
+
+// movePeople plays, until stop closes, the first legal move for every
+// person to move in tournament id's live games on srv.
+func movePeople(t *testing.T, srv *Server, tours *Tournaments, id string, stop <-chan struct{}) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		ctx := context.Background()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+			st, err := tours.people.State(ctx, id, identity.ID{})
+			if err != nil {
+				continue
+			}
+			for _, g := range st.Games {
+				n, _ := strconv.ParseInt(g.Game, 10, 64)
+				r := srv.liveRound(n)
+				if r == nil {
+					continue
+				}
+				v := r.view.Load()
+				if v == nil || v.g.Over() {
+					continue
+				}
+				seat := v.g.Seat(v.g.ToMove())
+				if v.seats[seat].Kind == "human" {
+					srv.Move(ctx, n, Actor{ID: v.seats[seat].ID}, v.g.Legal()[0])
+				}
+			}
+		}
+	}()
+	return done
+}
+
+// TestPeopleSwissResume: a server that stops in the middle of a Swiss
+// round resumes its game where it was, and the tournament goes on to its
+// end with no game paired twice.
+func TestPeopleSwissResume(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "kalah.db")
+	cfg := Config{ResumeGrace: 100 * time.Millisecond}
+	ts := newTestServer(t, path, cfg)
+	ctx1, stop1 := context.WithCancel(context.Background())
+	defer stop1()
+	tours, err := ts.srv.StartTournaments(ctx1, TournamentOptions{RoundPause: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	alice, bob := identity.Of(identity.Person, "alice"), identity.Of(identity.Person, "bob")
+	id, err := tours.people.Create(ctx1, alice, NewPeopleTournament{Format: FormatSwiss, Rounds: 2, ClockMS: 60000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tours.people.Join(ctx1, id, Actor{ID: bob}, Organizer{}, ""); err != nil {
+		t.Fatal(err)
+	}
+	var first PeopleGame
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		st, err := tours.people.State(ctx1, id, identity.ID{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(st.Games) == 1 && st.Games[0].Game != "" {
+			first = st.Games[0]
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no game: %+v", st)
+		}
+	}
+	game := mustID(t, first.Game)
+	if err := ts.srv.Move(ctx1, game, Actor{ID: first.SouthID}, 1); err != nil {
+		t.Fatal(err)
+	}
+	stop1()
+	tours.Wait()
+	ts.stop()
+
+	ts = newTestServer(t, path, cfg)
+	ctx2, stop2 := context.WithCancel(context.Background())
+	defer stop2()
+	tours, err = ts.srv.StartTournaments(ctx2, TournamentOptions{RoundPause: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tours.Wait()
+	quit := make(chan struct{})
+	moving := movePeople(t, ts.srv, tours, id, quit)
+	defer func() { close(quit); <-moving }()
+	var st PeopleTournamentState
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if st, err = tours.people.State(ctx2, id, identity.ID{}); err != nil {
+			t.Fatal(err)
+		}
+		if st.Status == "finished" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not finished after the restart: %+v", st)
+		}
+	}
+	if st.Round != 2 || len(st.Games) != 2 || st.Played != 2 || st.Games[1].Game != first.Game {
+		t.Fatalf("after the restart: round %d, games %+v", st.Round, st.Games)
+	}
+	v, err := ts.srv.Game(ctx2, game)
+	if err != nil || v.Status != store.Finished || len(v.Record.Moves) < 2 || v.Record.Moves[0].House != 1 || v.Termination != kalah.Normal {
+		t.Errorf("the game resumed: %+v %v", v.GameInfo, err)
+	}
+}
+
+// TestPeopleSwissAbsentBot: a bot its owner entered that is not there
+// for its game (not logged in) loses it once the server's ArrangedWait
+// has passed, and no game is started for it.
+func TestPeopleSwissAbsentBot(t *testing.T) {
+	w := newPeopleWorld(t, Config{ArrangedWait: 300 * time.Millisecond}, TournamentOptions{RoundPause: -1})
+	alice := w.person(t, "alice", "")
+	w.ownBot(t, alice, "ghost")
+	var st PeopleTournamentState
+	req := map[string]any{"people": true, "format": "swiss", "rounds": 1, "clock_ms": 60000, "starts_in_s": 1}
+	if code := w.call(t, alice, "POST", "/api/tournaments", req, &st); code != http.StatusCreated {
+		t.Fatalf("create: %d", code)
+	}
+	if code := w.call(t, alice, "POST", "/api/tournaments/"+st.ID+"/join", map[string]string{"bot": "ghost"}, nil); code != 200 {
+		t.Fatalf("alice enters her bot: %d", code)
+	}
+	st = w.waitPeople(t, st.ID, 10*time.Second, func(s PeopleTournamentState) bool { return s.Status == store.TourFinished })
+	if len(st.Games) != 1 || st.Games[0].Game != "" || !st.Games[0].Counted || !strings.Contains(st.Games[0].Note, "ghost was not free") ||
+		st.Winner != "alice" || st.Standings[0].Points != 2 {
+		t.Errorf("games %+v, winner %q, standings %+v", st.Games, st.Winner, st.Standings)
+	}
+}
+
+// TestPeopleTournamentRefusals: what a people's tournament refuses, each
+// with a clear error and its status, and nothing stored for it.
+func TestPeopleTournamentRefusals(t *testing.T) {
+	w := newPeopleWorld(t, Config{}, TournamentOptions{})
+	alice := w.person(t, "alice", "")
+	bob := w.person(t, "bob", "")
+	w.ownBot(t, bob, "bobbot")
+	ok := map[string]any{"people": true, "format": "arena", "minutes": 5, "clock_ms": 60000, "starts_in_s": 600}
+	with := func(k string, v any) map[string]any {
+		m := map[string]any{}
+		for a, b := range ok {
+			m[a] = b
+		}
+		if v == nil {
+			delete(m, k)
+		} else {
+			m[k] = v
+		}
+		return m
+	}
+	for _, c := range []struct {
+		what   string
+		client *http.Client
+		body   any
+		code   int
+	}{
+		{"a stranger", nil, ok, http.StatusUnauthorized},
+		{"no format", alice, with("format", nil), http.StatusBadRequest},
+		{"a round robin of people", alice, with("format", "roundrobin"), http.StatusBadRequest},
+		{"no clock", alice, with("clock_ms", nil), http.StatusBadRequest},
+		{"a clock of 3 s", alice, with("clock_ms", 3000), http.StatusBadRequest},
+		{"an increment of two minutes", alice, with("increment_ms", 120000), http.StatusBadRequest},
+		{"an arena of no minutes", alice, with("minutes", nil), http.StatusBadRequest},
+		{"an arena of a day", alice, with("minutes", 24*60), http.StatusBadRequest},
+		{"an arena with rounds", alice, with("rounds", 3), http.StatusBadRequest},
+		{"a swiss with minutes", alice, with("format", "swiss"), http.StatusBadRequest},
+		{"a start in the past", alice, with("starts_in_s", -5), http.StatusBadRequest},
+		{"a start next month", alice, with("starts_in_s", 40*24*3600), http.StatusBadRequest},
+		{"a players list", alice, with("players", []string{"greedy"}), http.StatusBadRequest},
+		{"a seed", alice, with("seed", 7), http.StatusBadRequest},
+		{"bad rules", alice, with("rules", map[string]any{"houses": 99, "seeds": 4}), http.StatusBadRequest},
+		{"an unknown field", alice, with("berserk", true), http.StatusBadRequest},
+		{"a clock for computers", alice, map[string]any{"players": []string{"first", "greedy"}, "clock_ms": 60000}, http.StatusBadRequest},
+		{"an arena of computers", alice, map[string]any{"players": []string{"first", "greedy"}, "format": "arena"}, http.StatusBadRequest},
+	} {
+		if code := w.call(t, c.client, "POST", "/api/tournaments", c.body, nil); code != c.code {
+			t.Errorf("%s: %d, want %d", c.what, code, c.code)
+		}
+	}
+	var list []TournamentState
+	if w.call(t, nil, "GET", "/api/tournaments", nil, &list); len(list) != 0 {
+		t.Fatalf("refused tournaments stored: %+v", list)
+	}
+	// A person has at most three unfinished.
+	var ids []string
+	for range maxPeopleByCreator {
+		var st PeopleTournamentState
+		if code := w.call(t, alice, "POST", "/api/tournaments", ok, &st); code != http.StatusCreated {
+			t.Fatalf("create: %d", code)
+		}
+		ids = append(ids, st.ID)
+	}
+	if code := w.call(t, alice, "POST", "/api/tournaments", ok, nil); code != http.StatusTooManyRequests {
+		t.Errorf("a fourth: %d", code)
+	}
+	id := ids[0]
+	for _, c := range []struct {
+		what         string
+		client       *http.Client
+		path, body   string
+		code         int
+		header, auth string
+	}{
+		{"a stranger joins", nil, id + "/join", `{}`, http.StatusUnauthorized, "", ""},
+		{"a wrong bot token", nil, id + "/join", `{}`, http.StatusUnauthorized, "Authorization", "Bearer nope"},
+		{"alice enters bob's bot", alice, id + "/join", `{"bot":"bobbot"}`, http.StatusForbidden, "", ""},
+		{"a bot's name that is none", bob, id + "/join", `{"bot":"no such/bot"}`, http.StatusBadRequest, "", ""},
+		{"an unknown field", bob, id + "/join", `{"seat":1}`, http.StatusBadRequest, "", ""},
+		{"no such tournament", bob, "p999/join", `{}`, http.StatusNotFound, "", ""},
+		{"a tournament id that is none", bob, "px/join", `{}`, http.StatusNotFound, "", ""},
+		{"joining a computers' tournament", bob, "1/join", `{}`, http.StatusBadRequest, "", ""},
+		{"withdrawing who never joined", bob, id + "/withdraw", `{}`, http.StatusBadRequest, "", ""},
+		{"an unknown action", bob, id + "/berserk", `{}`, http.StatusNotFound, "", ""},
+	} {
+		var h []string
+		if c.header != "" {
+			h = []string{c.header, c.auth}
+		}
+		if code := w.call(t, c.client, "POST", "/api/tournaments/"+c.path, c.body, nil, h...); code != c.code {
+			t.Errorf("%s: %d, want %d", c.what, code, c.code)
+		}
+	}
+	if code := w.call(t, bob, "GET", "/api/tournaments/"+id+"/join", nil, nil); code != http.StatusMethodNotAllowed {
+		t.Errorf("GET join: %d", code)
+	}
+	// Bob's bot, entered by bob, is withdrawn by bob and by nobody else.
+	if code := w.call(t, bob, "POST", "/api/tournaments/"+id+"/join", `{"bot":"BobBot"}`, nil); code != 200 {
+		t.Fatalf("bob enters his bot: %d", code)
+	}
+	if code := w.call(t, alice, "POST", "/api/tournaments/"+id+"/withdraw", `{"bot":"bobbot"}`, nil); code != http.StatusForbidden {
+		t.Errorf("alice withdraws bob's bot: %d", code)
+	}
+	var st PeopleTournamentState
+	if code := w.call(t, bob, "POST", "/api/tournaments/"+id+"/withdraw", `{"bot":"bobbot"}`, &st); code != 200 {
+		t.Errorf("bob withdraws his bot: %d", code)
+	}
+	if i := slices.IndexFunc(st.Standings, func(s PeopleStanding) bool { return s.Name == "bobbot" }); i < 0 || st.Standings[i].Active {
+		t.Errorf("bobbot, under its own name, withdrawn: %+v", st.Standings)
+	}
+	// Joins and withdrawals are limited in rate.
+	limited := false
+	for range 30 {
+		if code := w.call(t, bob, "POST", "/api/tournaments/"+id+"/join", `{}`, nil); code == http.StatusTooManyRequests {
+			limited = true
+			break
+		}
+	}
+	if !limited {
+		t.Error("30 joins at once, none refused")
 	}
 }

@@ -317,11 +317,11 @@ func (s *Server) mayEnter(ctx context.Context, org Organizer, name string) error
 		if err != nil {
 			return err
 		}
-		if slices.Contains(owned, name) {
+		if slices.ContainsFunc(owned, func(b string) bool { return strings.EqualFold(b, name) }) {
 			return nil
 		}
 	}
-	if slices.Contains(s.WaitingBots(), name) {
+	if slices.ContainsFunc(s.WaitingBots(), func(b string) bool { return strings.EqualFold(b, name) }) {
 		return nil
 	}
 	return fmt.Errorf("%w: bot %s is not yours and does not take tournament games now: its owner may enter it, or the bot accepts them itself by logging in and sending wait (kalah bot --wait)", ErrForbidden, name)
