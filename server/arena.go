@@ -196,11 +196,12 @@ type peopleTours struct {
 
 	mu        sync.Mutex
 	directors map[int64]*director
+	cache     map[int64]*snapshot // by tournament
 }
 
 func newPeopleTours(t *Tournaments, pause time.Duration) *peopleTours {
 	return &peopleTours{t: t, srv: t.srv, st: t.srv.st, log: t.log, pause: pause,
-		rate: netx.NewLimiter(1, 10), directors: map[int64]*director{}}
+		rate: netx.NewLimiter(1, 10), directors: map[int64]*director{}, cache: map[int64]*snapshot{}}
 }
 
 // isPeopleID reports whether id names a people's tournament ("p7").
@@ -368,6 +369,7 @@ func (p *peopleTours) Join(ctx context.Context, id string, a Actor, org Organize
 		}
 		return who, err
 	}
+	p.forget(n)
 	p.nudge(n)
 	return who, nil
 }
@@ -395,6 +397,7 @@ func (p *peopleTours) Withdraw(ctx context.Context, id string, a Actor, org Orga
 		}
 		return who, err
 	}
+	p.forget(n)
 	p.nudge(n)
 	return who, nil
 }
@@ -537,28 +540,72 @@ func resultText(result string) string {
 	return map[string]string{store.PairSouth: "1-0", store.PairNorth: "0-1", store.PairDraw: "½-½", store.PairNone: "-"}[result]
 }
 
+// snapshot is what a tournament's state is computed from, read at one
+// moment; nothing in it changes once made.
+type snapshot struct {
+	t        store.PeopleTournament
+	entrants []store.PeopleEntrant
+	pairings []store.PeoplePairing
+	byes     map[int]identity.ID
+	at       time.Time
+}
+
+// snapshotTTL is how long a snapshot answers for a tournament: however
+// many pages watch it (each asks every second), the store reads it a few
+// times a second at most. A join or a withdrawal shows at once.
+const snapshotTTL = 300 * time.Millisecond
+
+// snapshot returns tournament n as of at most snapshotTTL ago.
+func (p *peopleTours) snapshot(ctx context.Context, n int64) (*snapshot, error) {
+	p.mu.Lock()
+	s := p.cache[n]
+	p.mu.Unlock()
+	if s != nil && time.Since(s.at) < snapshotTTL {
+		return s, nil
+	}
+	s = &snapshot{at: time.Now()}
+	var err error
+	if s.t, err = p.tournament(ctx, n); err != nil {
+		return nil, err
+	}
+	if s.entrants, err = p.st.PeopleEntrants(ctx, n); err != nil {
+		return nil, err
+	}
+	if s.pairings, err = p.st.PeoplePairings(ctx, n); err != nil {
+		return nil, err
+	}
+	if s.byes, err = p.st.PeopleByes(ctx, n); err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for k, old := range p.cache {
+		if time.Since(old.at) >= snapshotTTL {
+			delete(p.cache, k)
+		}
+	}
+	p.cache[n] = s
+	return s, nil
+}
+
+// forget drops tournament n's snapshot: it has just changed.
+func (p *peopleTours) forget(n int64) {
+	p.mu.Lock()
+	delete(p.cache, n)
+	p.mu.Unlock()
+}
+
 // State returns people's tournament id as viewer (zero: anyone) sees it.
 func (p *peopleTours) State(ctx context.Context, id string, viewer identity.ID) (PeopleTournamentState, error) {
 	n, err := peopleID(id)
 	if err != nil {
 		return PeopleTournamentState{}, err
 	}
-	t, err := p.tournament(ctx, n)
+	snap, err := p.snapshot(ctx, n)
 	if err != nil {
 		return PeopleTournamentState{}, err
 	}
-	entrants, err := p.st.PeopleEntrants(ctx, n)
-	if err != nil {
-		return PeopleTournamentState{}, err
-	}
-	pairings, err := p.st.PeoplePairings(ctx, n)
-	if err != nil {
-		return PeopleTournamentState{}, err
-	}
-	byes, err := p.st.PeopleByes(ctx, n)
-	if err != nil {
-		return PeopleTournamentState{}, err
-	}
+	t, entrants, pairings, byes := snap.t, snap.entrants, snap.pairings, snap.byes
 	now := time.Now()
 	out := PeopleTournamentState{ID: id, People: true, Name: t.Name, Format: t.Format, Rules: t.Rules.String(), ClockMS: t.ClockMS,
 		IncrementMS: t.IncrementMS, Minutes: t.Minutes, Rounds: t.Rounds, Round: t.Round, Rated: t.Rated, Creator: t.Creator.Display(),

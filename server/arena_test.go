@@ -591,7 +591,7 @@ func TestPeopleSwissResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tours.Wait()
+	defer func() { stop2(); tours.Wait() }()
 	quit := make(chan struct{})
 	moving := movePeople(t, ts.srv, tours, id, quit)
 	defer func() { close(quit); <-moving }()
@@ -757,5 +757,87 @@ func TestPeopleTournamentRefusals(t *testing.T) {
 	}
 	if !limited {
 		t.Error("30 joins at once, none refused")
+	}
+}
+
+// TestArenaResume: an arena whose server restarts while a game is played
+// goes on: the game resumes where it was and counts, and the arena pairs
+// again until its end.
+func TestArenaResume(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "kalah.db")
+	cfg := Config{ResumeGrace: 100 * time.Millisecond}
+	ts := newTestServer(t, path, cfg)
+	ctx1, stop1 := context.WithCancel(context.Background())
+	defer stop1()
+	tours, err := ts.srv.StartTournaments(ctx1, TournamentOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	alice, bob := identity.Of(identity.Person, "alice"), identity.Of(identity.Person, "bob")
+	p := tours.people
+	n, err := p.st.CreatePeopleTournament(ctx1, store.PeopleTournament{Name: "Restart", Format: FormatArena, Creator: alice, Rules: kalah.Standard(),
+		ClockMS: 60000, Minutes: 1, Starts: time.Now().Add(-52 * time.Second)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, who := range []identity.ID{alice, bob} {
+		if _, err := p.st.JoinPeopleTournament(ctx1, n, who, maxPeopleEntrants); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p.start(n)
+	id := peopleIDString(n)
+	var first PeopleGame
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		st, err := p.State(ctx1, id, identity.ID{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(st.Games) == 1 {
+			first = st.Games[0]
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no game: %+v", st)
+		}
+	}
+	game := mustID(t, first.Game)
+	if err := ts.srv.Move(ctx1, game, Actor{ID: first.SouthID}, 2); err != nil {
+		t.Fatal(err)
+	}
+	stop1()
+	tours.Wait()
+	ts.stop()
+
+	ts = newTestServer(t, path, cfg)
+	ctx2, stop2 := context.WithCancel(context.Background())
+	defer stop2()
+	tours, err = ts.srv.StartTournaments(ctx2, TournamentOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { stop2(); tours.Wait() }()
+	quit := make(chan struct{})
+	moving := movePeople(t, ts.srv, tours, id, quit)
+	defer func() { close(quit); <-moving }()
+	var st PeopleTournamentState
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if st, err = tours.people.State(ctx2, id, identity.ID{}); err != nil {
+			t.Fatal(err)
+		}
+		if st.Status == store.TourFinished {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not finished after the restart: %+v", st)
+		}
+	}
+	g := st.Games[len(st.Games)-1]
+	if g.Game != first.Game || !g.Done || !g.Counted || len(st.Games) < 2 || st.Winner == "" {
+		t.Fatalf("after the restart: games %+v, winner %q", st.Games, st.Winner)
+	}
+	v, err := ts.srv.Game(ctx2, game)
+	if err != nil || v.Record.Moves[0].House != 2 || v.Termination != kalah.Normal {
+		t.Errorf("the game resumed: %+v %v", v.GameInfo, err)
 	}
 }
