@@ -54,6 +54,9 @@ const (
 	minPeopleClock     = 10 * time.Second
 	maxPeopleClock     = 3 * time.Hour
 	maxPeopleIncrement = time.Minute
+	// maxListedGames bounds the games a state lists (the newest), so a
+	// long arena's state stays small for the pages that ask every second.
+	maxListedGames = 200
 )
 
 // Arena points: a win scores 2, a draw 1, a loss nothing; from the third
@@ -174,8 +177,9 @@ type PeopleTournamentState struct {
 	// Played counts the games counted so far.
 	Played    int              `json:"played"`
 	Standings []PeopleStanding `json:"standings"`
-	// Games, newest first.
-	Games []PeopleGame `json:"games"`
+	// Games, newest first: the last maxListedGames of GamesTotal.
+	Games      []PeopleGame `json:"games"`
+	GamesTotal int          `json:"games_total"`
 	// Winner, once it is over: the first of the standings (none if no
 	// game counted).
 	Winner   string      `json:"winner,omitempty"`
@@ -646,6 +650,8 @@ func (p *peopleTours) State(ctx context.Context, id string, viewer identity.ID) 
 		bn, _ := strconv.ParseInt(b.Game, 10, 64)
 		return cmp.Compare(bn, an)
 	})
+	out.GamesTotal = len(out.Games)
+	out.Games = out.Games[:min(len(out.Games), maxListedGames)]
 	if !viewer.IsZero() {
 		you := &PeopleYou{ID: viewer}
 		for _, e := range entrants {

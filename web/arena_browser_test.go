@@ -132,6 +132,9 @@ func TestBrowserArena(t *testing.T) {
 		if !liveSeen {
 			liveSeen = eval[bool](t, viewer, `document.querySelector("#ptstatus").textContent.startsWith("Playing") &&
 				[...document.querySelectorAll("#ptstandings td.pts")].some(td => +td.textContent > 0)`)
+			if liveSeen {
+				shot(t, viewer, "arena-running")
+			}
 		}
 	}
 	if !liveSeen {
@@ -178,10 +181,31 @@ func TestBrowserArena(t *testing.T) {
 			t.Errorf("%s's page: %v", name, errs)
 		}
 	}
+	open(t, viewer, w.web.URL+"/#/tournaments")
+	waitJS(t, viewer, `document.querySelector('#ptlist a[href="#/tournament/`+id+`"]')`)
+	shot(t, viewer, "tournaments-list")
+	open(t, alice, w.web.URL+"/#/tournament/"+id)
+	waitJS(t, alice, `document.querySelector("#winner")`)
+	shot(t, alice, "arena-end-player")
+	open(t, viewer, w.web.URL+"/#/tournament/"+id)
+	waitJS(t, viewer, `document.querySelector("#ptgames a")`)
 	// One of the games, watched from the list.
 	last := st.Games[len(st.Games)-1].Game
 	click(t, viewer, `#ptgames a[href="#/game/`+last+`"]`)
 	waitJS(t, viewer, `location.hash === "#/game/`+last+`" && document.querySelectorAll("button.pit").length === 12 && document.querySelector("#moves").textContent.startsWith("1.")`)
+	// On a phone the page fits its width (the tables scroll inside it).
+	phone := browser(t, 360, 844)
+	if err := chromedp.Do(phone, chromedp.EmulateViewport(360, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile)); err != nil {
+		t.Fatal(err)
+	}
+	for _, page := range []string{"#/tournament/" + id, "#/tournaments"} {
+		open(t, phone, w.web.URL+"/"+page)
+		waitJS(t, phone, `document.querySelector("#winner") || document.querySelector("#ptlist li")`)
+		if wide := eval[int](t, phone, `document.documentElement.scrollWidth`); wide > 360 {
+			t.Errorf("%s at 360 px: the page is %d px wide", page, wide)
+		}
+		shot(t, phone, "arena-phone-"+safeName(page))
+	}
 	select {
 	case err := <-w.errs:
 		t.Error(err)

@@ -1336,7 +1336,7 @@ function viewPeopleTournament(id) {
           h("td", {}, h("a", {href: "#/player/" + encodeURIComponent(s.name), text: s.name}), fire(s), s.active ? null : h("span", {class: "muted", text: " (withdrawn)"}),
             s.playing ? [" ", h("a", {href: "#/game/" + s.playing, class: "muted", text: "playing"})] : null),
           h("td", {class: "num pts", text: s.points}),
-          h("td", {class: "num", text: t.format === "arena" ? (s.scores.join(" ") || "—") : s.games + (s.byes ? ` (${s.byes} bye${s.byes === 1 ? "" : "s"})` : "")}),
+          h("td", {class: "num", text: t.format === "arena" ? ((s.scores.length > 16 ? "… " : "") + s.scores.slice(-16).join(" ") || "—") : s.games + (s.byes ? ` (${s.byes} bye${s.byes === 1 ? "" : "s"})` : "")}),
           h("td", {class: "num", text: s.wins}), h("td", {class: "num", text: s.draws}), h("td", {class: "num", text: s.losses}),
           t.format === "swiss" ? h("td", {class: "num", text: s.buchholz || 0}) : null)))),
       !t.standings.length ? h("p", {class: "muted", text: "Nobody has joined yet."}) : null,
@@ -1346,7 +1346,8 @@ function viewPeopleTournament(id) {
         g.game ? h("a", {href: "#/game/" + g.game}, `${g.south} vs ${g.north}`) : `${g.south} vs ${g.north}`,
         g.done ? ` — ${g.result}${g.counted && t.format === "arena" ? ` (${g.points[0]}–${g.points[1]})` : ""}${g.counted ? "" : " (not counted)"}` : (t.status === "finished" ? " — playing on, after the end: not counted" : " — playing"),
         g.note ? h("span", {class: "muted", text: ` · ${g.note}`}) : null))
-        : [h("li", {class: "muted", text: t.status === "waiting" ? "The games are paired once it starts." : "No game yet."})])].filter(Boolean));
+        : [h("li", {class: "muted", text: t.status === "waiting" ? "The games are paired once it starts." : "No game yet."})]),
+      t.games_total > t.games.length ? h("p", {class: "muted", text: `The last ${t.games.length} of ${t.games_total} games.`}) : null].filter(Boolean));
   }
   async function load() {
     try { t = await api("tournaments/" + id); } catch (ex) { box.replaceChildren(h("p", {class: "err", text: ex.message})); return; }
