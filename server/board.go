@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -152,7 +153,7 @@ func (s *Server) BoardOf(ctx context.Context, id int64) (Board, error) {
 		Score: [2]int{pos.Store(kalah.South), pos.Store(kalah.North)}, Record: g.String(),
 		Moves: []BoardMove{}, Legal: []string{},
 		Live: v.Status == store.Live, PerMove: int(v.PerMoveMS), Casual: v.Casual, Created: v.Created,
-		Tournament: v.Record.Tags[TournamentTag], Reason: v.Reason}
+		Tournament: cmp.Or(v.Record.Tags[TournamentTag], v.Record.Tags[PeopleTournamentTag]), Reason: v.Reason}
 	if g.Over() {
 		b.Termination = g.Termination().String()
 	}

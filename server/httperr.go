@@ -18,6 +18,7 @@ import (
 	"kalah/internal/identity"
 	"kalah/internal/store"
 	"kalah/player"
+	"kalah/tournament"
 )
 
 // The one HTTP layer of the API, the server's routes and the page's
@@ -46,10 +47,10 @@ func StatusOf(err error) int {
 		return http.StatusUnauthorized
 	case errors.Is(err, ErrForbidden), errors.Is(err, identity.ErrReserved):
 		return http.StatusForbidden
-	case errors.Is(err, ErrNotFound), errors.Is(err, ErrNoTournament), errors.Is(err, store.ErrNotFound):
+	case errors.Is(err, ErrNotFound), errors.Is(err, ErrNoTournament), errors.Is(err, tournament.ErrNotFound), errors.Is(err, store.ErrNotFound):
 		return http.StatusNotFound
 	case errors.Is(err, ErrNotYourTurn), errors.Is(err, ErrNoSeat), errors.Is(err, ErrNotCasual), errors.Is(err, ErrTooLate),
-		errors.Is(err, kalah.ErrGameOver), errors.Is(err, kalah.ErrNoUndo), errors.Is(err, store.ErrNameTaken):
+		errors.Is(err, kalah.ErrGameOver), errors.Is(err, kalah.ErrNoUndo), errors.Is(err, store.ErrNameTaken), errors.Is(err, ErrTournamentOver):
 		return http.StatusConflict
 	case errors.Is(err, ErrTooMany):
 		return http.StatusTooManyRequests
@@ -106,7 +107,7 @@ func WriteJSON(w http.ResponseWriter, code int, v any) {
 var errNotJSON = fmt.Errorf("%w: send the body as application/json", ErrBadRequest)
 
 // ReadJSON reads a JSON body of at most 64 KiB into v, refusing unknown
-// fields and trailing data. The body must be sent as application/json,
+// fields and trailing data; an empty body leaves v as it is. The body must be sent as application/json,
 // which a form on another site cannot do without the browser asking this
 // server first (CORS), so no other site can make a visitor's browser act
 // here.
@@ -116,7 +117,9 @@ func ReadJSON(w http.ResponseWriter, r *http.Request, v any) error {
 	}
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	if err := dec.Decode(v); errors.Is(err, io.EOF) {
+		return nil // no body: nothing asked beyond the route
+	} else if err != nil {
 		return fmt.Errorf("%w: request body: %v", ErrBadRequest, err)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {

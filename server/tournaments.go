@@ -32,6 +32,10 @@ type Tournaments struct {
 	log  *slog.Logger
 	runs sync.WaitGroup
 
+	// people runs the people's tournaments (arena.go): arenas and Swiss
+	// that people and bots join.
+	people *peopleTours
+
 	mu       sync.Mutex
 	gameIDs  map[int64]int64 // a tournament game's id to its server game
 	running  map[int64]bool
@@ -50,6 +54,9 @@ type TournamentOptions struct {
 	Wait time.Duration
 	// Max bounds the tournaments running at once (default 8).
 	Max int
+	// RoundPause is the pause between the rounds of a people's Swiss, for
+	// its players to see the standings (default 10s; negative: none).
+	RoundPause time.Duration
 }
 
 // Organizer is who asks for a tournament, which decides the bots it may
@@ -86,10 +93,40 @@ func (s *Server) StartTournaments(ctx context.Context, o TournamentOptions) (*To
 	}
 	t := &Tournaments{srv: s, st: st, ctx: ctx, wait: o.Wait, max: o.Max, log: s.log,
 		gameIDs: map[int64]int64{}, running: map[int64]bool{}, errs: map[int64]string{}}
+	switch {
+	case o.RoundPause == 0:
+		o.RoundPause = defaultRoundPause
+	case o.RoundPause < 0:
+		o.RoundPause = 0
+	}
+	t.people = newPeopleTours(t, o.RoundPause)
 	if _, err := t.Resume(ctx); err != nil {
 		return nil, fmt.Errorf("tournaments: %w", err)
 	}
+	if err := t.people.resume(ctx); err != nil {
+		return nil, fmt.Errorf("tournaments: %w", err)
+	}
 	return t, nil
+}
+
+// defaultRoundPause is TournamentOptions.RoundPause's default.
+const defaultRoundPause = 10 * time.Second
+
+// goRun runs f in the background as one of the tournaments' goroutines,
+// which Wait waits for; it returns false, and runs nothing, once they are
+// stopping.
+func (t *Tournaments) goRun(f func()) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.stopping || t.ctx.Err() != nil {
+		return false
+	}
+	t.runs.Add(1)
+	go func() {
+		defer t.runs.Done()
+		f()
+	}()
+	return true
 }
 
 // Store returns the tournaments' store (the server's, shared).
@@ -160,6 +197,12 @@ type TournamentState struct {
 	Standings []Standing  `json:"standings"`
 	Cross     [][]float64 `json:"cross"` // Cross[i][j]: points of player i against player j
 	Created   time.Time   `json:"created"`
+	// People marks, in the list, a people's tournament (an arena or a
+	// Swiss that people and bots join: GET its id for its state), with its
+	// Status ("waiting", "running", "finished") and start.
+	People bool       `json:"people,omitempty"`
+	Status string     `json:"status,omitempty"`
+	Starts *time.Time `json:"starts,omitempty"`
 }
 
 // ErrNoTournament is returned for a tournament id that is not there.
@@ -274,11 +317,11 @@ func (s *Server) mayEnter(ctx context.Context, org Organizer, name string) error
 		if err != nil {
 			return err
 		}
-		if slices.Contains(owned, name) {
+		if slices.ContainsFunc(owned, func(b string) bool { return strings.EqualFold(b, name) }) {
 			return nil
 		}
 	}
-	if slices.Contains(s.WaitingBots(), name) {
+	if slices.ContainsFunc(s.WaitingBots(), func(b string) bool { return strings.EqualFold(b, name) }) {
 		return nil
 	}
 	return fmt.Errorf("%w: bot %s is not yours and does not take tournament games now: its owner may enter it, or the bot accepts them itself by logging in and sending wait (kalah bot --wait)", ErrForbidden, name)
@@ -482,20 +525,27 @@ func (t *Tournaments) State(ctx context.Context, id string) (TournamentState, er
 	return out, nil
 }
 
-// List returns every tournament in the store, newest first.
+// List returns every tournament in the store, computers' and people's,
+// newest first.
 func (t *Tournaments) List(ctx context.Context) ([]TournamentState, error) {
 	infos, err := t.st.List(ctx)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]TournamentState, 0, len(infos))
+	people, err := t.people.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]TournamentState, 0, len(infos)+len(people))
 	t.mu.Lock()
-	defer t.mu.Unlock()
 	for _, in := range infos {
 		out = append(out, TournamentState{ID: strconv.FormatInt(in.ID, 10), Name: in.Name, Format: string(in.Config.Format),
 			Rules: in.Config.Rules.String(), Players: in.Config.Players, Played: in.Played, Total: in.Games, Created: in.Created,
 			Running: t.running[in.ID]})
 	}
+	t.mu.Unlock()
+	out = append(out, people...)
+	slices.SortStableFunc(out, func(a, b TournamentState) int { return b.Created.Compare(a.Created) })
 	return out, nil
 }
 

@@ -5,19 +5,39 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"kalah/internal/identity"
 )
 
 // ServeHTTP serves the tournaments' part of the API (docs/API.md):
 //
-//	GET  /api/tournaments       every tournament, newest first
-//	POST /api/tournaments       a NewTournament: starts it (201, its state)
-//	GET  /api/tournaments/{id}  its state, standings and games
+//	GET  /api/tournaments                every tournament, newest first
+//	POST /api/tournaments                a NewTournament, or with "people":
+//	                                     true a people's arena or Swiss:
+//	                                     starts it (201, its state)
+//	GET  /api/tournaments/{id}           its state, standings and games
+//	POST /api/tournaments/{id}/join      a people's tournament: enter it
+//	POST /api/tournaments/{id}/withdraw  ... and leave it
 //
 // Starting one is the server's work: it needs a signed-in person or the
-// admin token (or a server without one), and entering a bot needs its
-// owner, the admin token or the bot's own acceptance (see Create).
+// admin token (or a server without one; a people's tournament, a
+// signed-in person), and entering a bot needs its owner, the admin token
+// or the bot's own acceptance (see Create; a bot joins a people's
+// tournament by its own token too).
 func (t *Tournaments) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	id, one := strings.CutPrefix(r.URL.Path, "/api/tournaments/")
+	if tid, action, ok := strings.Cut(id, "/"); one && ok {
+		switch {
+		case r.Method == http.MethodPost && (action == "join" || action == "withdraw"):
+			t.apiEntry(w, r, tid, action)
+		case action == "join" || action == "withdraw":
+			w.Header().Set("Allow", "POST")
+			WriteJSON(w, http.StatusMethodNotAllowed, map[string]string{"error": r.Method + " " + r.URL.Path + ": method not allowed"})
+		default:
+			t.fail(w, r, fmt.Errorf("%w: %s", ErrNoTournament, r.URL.Path))
+		}
+		return
+	}
 	switch {
 	case one && r.Method == http.MethodGet:
 		t.apiState(w, r, id)
@@ -43,10 +63,32 @@ func (s *Server) organizer(r *http.Request) Organizer {
 	return o
 }
 
+// tournamentRequest is POST /api/tournaments's body: a NewTournament, or
+// with People a NewPeopleTournament.
+type tournamentRequest struct {
+	NewTournament
+	People      bool  `json:"people"`
+	ClockMS     int64 `json:"clock_ms"`
+	IncrementMS int64 `json:"increment_ms"`
+	Minutes     int   `json:"minutes"`
+	StartsInS   int   `json:"starts_in_s"`
+	Rated       *bool `json:"rated"`
+}
+
 func (t *Tournaments) apiCreate(w http.ResponseWriter, r *http.Request) {
-	var req NewTournament
-	if err := ReadJSON(w, r, &req); err != nil {
+	var body tournamentRequest
+	if err := ReadJSON(w, r, &body); err != nil {
 		t.fail(w, r, fmt.Errorf("%w: request body: %w", ErrBadRequest, err))
+		return
+	}
+	req := body.NewTournament
+	if body.People {
+		t.apiCreatePeople(w, r, body)
+		return
+	}
+	if body.ClockMS != 0 || body.IncrementMS != 0 || body.Minutes != 0 || body.StartsInS != 0 || body.Rated != nil ||
+		req.Format == FormatArena {
+		t.fail(w, r, fmt.Errorf(`%w: clock_ms, increment_ms, minutes, starts_in_s, rated and the arena are for people's tournaments ("people": true)`, ErrBadRequest))
 		return
 	}
 	// A tournament is the server's work: it needs a signed-in person.
@@ -76,7 +118,78 @@ func (t *Tournaments) apiList(w http.ResponseWriter, r *http.Request) {
 	WriteJSON(w, http.StatusOK, list)
 }
 
+// apiCreatePeople starts a people's tournament for the signed-in person
+// who asks (and enters them in it).
+func (t *Tournaments) apiCreatePeople(w http.ResponseWriter, r *http.Request, body tournamentRequest) {
+	if len(body.Players) > 0 || body.PerMoveMillis != 0 || body.DelayMillis != 0 || body.Seed != 0 {
+		t.fail(w, r, fmt.Errorf("%w: a people's tournament has no players, per_move_ms, delay_ms or seed: people and bots join it, under its clock (clock_ms, increment_ms)", ErrBadRequest))
+		return
+	}
+	var creator identity.ID
+	if u := t.srv.sessionUser(r); u != "" {
+		creator = identity.Of(identity.Person, u)
+	}
+	id, err := t.people.Create(r.Context(), creator, NewPeopleTournament{Name: body.Name, Format: body.Format, Rules: body.Rules,
+		ClockMS: body.ClockMS, IncrementMS: body.IncrementMS, Minutes: body.Minutes, Rounds: body.Rounds, StartsInS: body.StartsInS, Rated: body.Rated})
+	if err != nil {
+		t.fail(w, r, err)
+		return
+	}
+	st, err := t.people.State(r.Context(), id, creator)
+	if err != nil {
+		t.fail(w, r, err)
+		return
+	}
+	WriteJSON(w, http.StatusCreated, st)
+}
+
+// apiEntry joins or withdraws the requester, or with {"bot": NAME} their
+// bot, in people's tournament id, and answers with its state.
+func (t *Tournaments) apiEntry(w http.ResponseWriter, r *http.Request, id, action string) {
+	var body struct {
+		Bot string `json:"bot"`
+	}
+	if err := ReadJSON(w, r, &body); err != nil {
+		t.fail(w, r, err)
+		return
+	}
+	if !isPeopleID(id) {
+		if _, err := tournamentID(id); err != nil {
+			t.fail(w, r, err)
+			return
+		}
+		t.fail(w, r, fmt.Errorf("%w: tournament %s is between the players it was started with: only people's tournaments take entrants", ErrBadRequest, id))
+		return
+	}
+	a := t.srv.actor(w, r, "", false)
+	org := t.srv.organizer(r)
+	do := t.people.Join
+	if action == "withdraw" {
+		do = t.people.Withdraw
+	}
+	if _, err := do(r.Context(), id, a, org, body.Bot); err != nil {
+		t.fail(w, r, err)
+		return
+	}
+	st, err := t.people.State(r.Context(), id, a.ID)
+	if err != nil {
+		t.fail(w, r, err)
+		return
+	}
+	WriteJSON(w, http.StatusOK, st)
+}
+
 func (t *Tournaments) apiState(w http.ResponseWriter, r *http.Request, id string) {
+	if isPeopleID(id) {
+		st, err := t.people.State(r.Context(), id, t.srv.actor(w, r, "", false).ID)
+		if err != nil {
+			t.fail(w, r, err)
+			return
+		}
+		w.Header().Set("Cache-Control", "no-store")
+		WriteJSON(w, http.StatusOK, st)
+		return
+	}
 	st, err := t.State(r.Context(), id)
 	if err != nil {
 		t.fail(w, r, err)

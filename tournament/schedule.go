@@ -105,6 +105,28 @@ func swissRound(cfg Config, round int, table []Standing, met map[[2]int]bool, ha
 	for i, s := range table {
 		order[i] = s.Entrant
 	}
+	pairs, bye := PairSwiss(order, met, hadBye)
+	var games []Scheduled
+	for p, pr := range pairs {
+		a, b := pr[0], pr[1]
+		// Alternate who starts as South by round so neither side is favoured.
+		if round%2 == 0 {
+			a, b = b, a
+		}
+		games = append(games, pairGames(cfg, round, p, a, b)...)
+	}
+	return games, bye
+}
+
+// PairSwiss pairs one Swiss round of entrants given in rank order (best
+// first): each with the best-ranked one below it it has not met (met holds
+// pairs as PairKey gives them), never twice the same pair while another
+// pairing is possible. With an odd number, the lowest-ranked entrant
+// without a bye (hadBye) sits out; it returns the pairs, the better-ranked
+// entrant first, and the bye (-1 for none). The server's Swiss tournaments
+// for people pair their rounds with it too.
+func PairSwiss(order []int, met map[[2]int]bool, hadBye map[int]bool) ([][2]int, int) {
+	order = slices.Clone(order)
 	bye := -1
 	if len(order)%2 == 1 {
 		for i := len(order) - 1; i >= 0; i-- {
@@ -118,18 +140,11 @@ func swissRound(cfg Config, round int, table []Standing, met map[[2]int]bool, ha
 		}
 		order = slices.DeleteFunc(order, func(e int) bool { return e == bye })
 	}
-	pairs := pairUp(order, met)
-	var games []Scheduled
-	for p, pr := range pairs {
-		a, b := pr[0], pr[1]
-		// Alternate who starts as South by round so neither side is favoured.
-		if round%2 == 0 {
-			a, b = b, a
-		}
-		games = append(games, pairGames(cfg, round, p, a, b)...)
-	}
-	return games, bye
+	return pairUp(order, met), bye
 }
+
+// PairKey is the key of the pair a, b in the met map of PairSwiss.
+func PairKey(a, b int) [2]int { return pairKey(a, b) }
 
 func pairKey(a, b int) [2]int {
 	return [2]int{min(a, b), max(a, b)}

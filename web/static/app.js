@@ -936,7 +936,7 @@ function viewLobby() {
     h("section", {class: "panel"}, h("h3", {text: "Play the computer"}), h("p", {class: "muted", text: "One click: a casual game (takebacks and hints), no clock. More choices under Play."}), levels),
     h("section", {class: "panel"}, h("h3", {text: "Play a person"}),
       h("div", {class: "row"}, h("label", {}, "Rules", preset), h("label", {}, rated, "Rated")), quick, waiting,
-      h("h4", {text: "Open seeks"}), seeksEl),
+      h("h4", {text: "Open seeks"}), seeksEl, h("p", {}, "Or play in a tournament: ", h("a", {href: "#/tournaments", id: "lobbytours", text: "arenas and Swiss"}), ".")),
     h("section", {class: "panel"}, h("h3", {text: "Games being played"}), liveEl, h("p", {}, h("a", {href: "#/watch", text: "All games"}), " · ", h("a", {href: "#/ratings", text: "Ratings"}))),
     h("section", {class: "panel"}, h("h3", {text: "Bots online"}), botsEl),
     err);
@@ -1185,7 +1185,41 @@ function viewAnalyze(params) {
 }
 
 // ---- tournaments ----
+// People's tournaments (an arena or a Swiss that people and bots join)
+// come first; the computers' tournaments (players chosen when started)
+// below.
+const peopleClocks = [["1+0", 60000, 0], ["2+1", 120000, 1000], ["3+0", 180000, 0], ["3+2", 180000, 2000], ["5+3", 300000, 3000], ["10+0", 600000, 0]];
+function clockText(ms, inc) { return `${ms >= 60000 ? ms / 60000 : (ms / 1000) + "s"}+${inc / 1000}`; }
+function peopleForm(list) {
+  if (!me) return h("p", {id: "ptsignin"}, h("a", {href: "#/account", text: "Sign in"}), " to start an arena or a Swiss tournament; signed in, you join one with a click.");
+  const err = h("p", {class: "err", role: "alert", id: "pterr"});
+  const name = h("input", {id: "ptname", maxlength: 60, placeholder: me.name + "'s arena"});
+  const format = h("select", {id: "ptformat"}, [["arena", "Arena: play again as soon as your game ends, for a fixed time"], ["swiss", "Swiss: rounds, equal scores meet"]].map(([v, t]) => h("option", {value: v, text: t})));
+  const clock = h("select", {id: "ptclock"}, peopleClocks.map(([t, c, i]) => h("option", {value: `${c}:${i}`, text: t})));
+  clock.value = "180000:2000";
+  const minutes = h("input", {type: "number", id: "ptminutes", min: 1, max: 720, value: 30});
+  const rounds = h("input", {type: "number", id: "ptrounds", min: 1, max: 20, value: 5});
+  const length = h("span", {});
+  const showLength = () => length.replaceChildren(format.value === "arena" ? h("label", {}, "Minutes", minutes) : h("label", {}, "Rounds", rounds));
+  format.addEventListener("change", showLength); showLength();
+  const starts = h("select", {id: "ptstarts"}, [[0, "now"], [60, "in a minute"], [300, "in 5 minutes"], [900, "in 15 minutes"], [3600, "in an hour"]].map(([v, t]) => h("option", {value: v, text: t})));
+  const preset = h("select", {id: "ptpreset"}, meta.presets.map(p => h("option", {value: p.rules.name, text: p.rules.name})));
+  const rated = h("input", {type: "checkbox", id: "ptrated", checked: true});
+  return h("form", {id: "ptform", class: "panel", onsubmit: async e => {
+    e.preventDefault(); err.textContent = "";
+    const [c, i] = clock.value.split(":").map(Number);
+    const body = {people: true, name: name.value.trim(), format: format.value, clock_ms: c, increment_ms: i, starts_in_s: +starts.value,
+      rules: meta.presets.find(p => p.rules.name === preset.value).rules, rated: rated.checked};
+    if (format.value === "arena") body.minutes = +minutes.value; else body.rounds = +rounds.value;
+    try { const t = await api("tournaments", body); location.hash = "#/tournament/" + t.id; }
+    catch (ex) { err.textContent = ex.message; }
+  }}, h("h3", {text: "Start a tournament for people"}),
+    h("div", {class: "row"}, h("label", {}, "Name", name), h("label", {}, "Format", format)),
+    h("div", {class: "row"}, h("label", {}, "Clock", clock), length, h("label", {}, "Starts", starts), h("label", {}, "Rules", preset), h("label", {}, rated, "Rated")),
+    h("button", {type: "submit", class: "primary", id: "ptcreate"}, "Create"), err);
+}
 function viewTournaments() {
+  const plist = h("ul", {class: "games", id: "ptlist"});
   const rules = rulesForm();
   const choices = [...meta.levels.map(l => l.name), ...meta.players.map(p => p.name)];
   const box = (c, on) => h("label", {}, h("input", {type: "checkbox", value: c, checked: on || null, class: "tplayer"}), c);
@@ -1208,17 +1242,126 @@ function viewTournaments() {
         rounds: +rounds.value, per_move_ms: +per.value, delay_ms: +delay.value, seed: 1, format: format.value});
       location.hash = "#/tournament/" + t.id;
     } catch (ex) { err.textContent = ex.message; }
-  }}, h("h2", {text: "Tournaments"}),
+  }}, h("h2", {text: "Computer tournaments"}),
+    h("p", {class: "muted", text: "Computer players and bots, chosen now, play every game by themselves."}),
     playerSet,
     h("fieldset", {}, h("legend", {text: "Schedule"}), h("label", {}, "Name", name), h("label", {}, "Format", format), h("label", {}, "Rounds", rounds),
       h("label", {}, "ms a move", per), h("label", {}, "Pause between moves (ms)", delay)),
     rules.el, h("button", {type: "submit", class: "primary", id: "tstart"}, "Start tournament"), err);
-  main.replaceChildren(form, h("h3", {text: "All tournaments"}), list);
-  api("tournaments").then(ts => list.replaceChildren(...ts.map(t => h("li", {}, h("a", {href: "#/tournament/" + t.id}, t.name),
-    ` — ${t.played}/${t.total} games${t.running ? ", running" : ""}`)))).catch(() => {});
+  main.replaceChildren(h("h2", {text: "Tournaments"}), h("section", {}, h("h3", {text: "Arenas and Swiss tournaments"}), plist, peopleForm()),
+    form, h("h3", {text: "All computer tournaments"}), list);
+  const when = t => t.status === "waiting" ? `starts ${new Date(t.starts).toLocaleTimeString()}` : t.status === "running" ? "playing now" : "finished";
+  api("tournaments").then(ts => {
+    const people = ts.filter(t => t.people);
+    plist.replaceChildren(...(people.length ? people.map(t => h("li", {"data-tournament": t.id}, h("a", {href: "#/tournament/" + t.id}, t.name),
+      ` — ${t.format === "arena" ? "arena" : "Swiss"}, ${t.players.length} player${t.players.length === 1 ? "" : "s"}, ${when(t)}`))
+      : [h("li", {class: "muted", text: "None yet: start one below."})]));
+    list.replaceChildren(...ts.filter(t => !t.people).map(t => h("li", {}, h("a", {href: "#/tournament/" + t.id}, t.name),
+      ` — ${t.played}/${t.total} games${t.running ? ", running" : ""}`)));
+  }).catch(() => {});
+}
+
+// follow takes a player of a people's tournament to each of their games
+// as it is paired, as long as they stay on the tournament's page or the
+// page of one of its games; elsewhere it stops. A game already in play
+// when it starts is offered as a link, not opened.
+let follow = null;
+function followTournament(id) {
+  if (follow && follow.id === id) return;
+  unfollow();
+  const f = {id, last: undefined, games: new Set()};
+  const tick = async () => {
+    const m = /^#\/game\/(\d+)/.exec(location.hash);
+    if (location.hash !== "#/tournament/" + id && !(m && f.games.has(m[1]))) { unfollow(); return; }
+    let t;
+    try { t = await api("tournaments/" + id); } catch (e) { return; }
+    if (follow !== f) return;
+    for (const g of t.games) if (g.game) f.games.add(g.game);
+    const g = (t.you && t.you.game) || null;
+    if (f.last === undefined) { f.last = g; return; }
+    if (g && g !== f.last) {
+      f.last = g;
+      if (location.hash !== "#/game/" + g) { location.hash = "#/game/" + g; announce("Your next game of " + t.name); }
+    }
+    if (t.status === "finished" && !g) unfollow();
+  };
+  f.timer = setInterval(tick, 1000);
+  follow = f;
+  tick();
+}
+function unfollow() { if (follow) clearInterval(follow.timer); follow = null; }
+
+function viewPeopleTournament(id) {
+  const box = h("div", {id: "ptournament"});
+  const err = h("p", {class: "err", role: "alert", id: "pterr"});
+  main.replaceChildren(box, err);
+  let timer = null, t = null;
+  const act = async (what, body) => {
+    err.textContent = "";
+    try { t = await api(`tournaments/${id}/${what}`, body || {}); draw(); if (what === "join" && !body) followTournament(id); }
+    catch (ex) { err.textContent = ex.message; }
+  };
+  const mmss = ms => { const s = Math.max(0, Math.round(ms / 1000)); return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`; };
+  function draw() {
+    const tc = clockText(t.clock_ms, t.increment_ms);
+    const what = t.format === "arena" ? `Arena, ${t.minutes} minute${t.minutes === 1 ? "" : "s"}` : `Swiss, ${t.rounds} round${t.rounds === 1 ? "" : "s"}`;
+    let status;
+    if (t.status === "waiting") status = t.starts_in_ms > 0 ? `Starts in ${mmss(t.starts_in_ms)}` : "Waiting for a second player";
+    else if (t.status === "running") status = t.format === "arena" ? `Playing: ends in ${mmss(t.left_ms || 0)}` : `Round ${t.round} of ${t.rounds}`;
+    else status = "Finished" + (t.note ? `: ${t.note}` : "");
+    const you = t.you || {};
+    const mine = me ? h("div", {class: "row", id: "ptyou"},
+      t.status === "finished" ? null
+        : you.active ? [h("span", {text: you.game ? "You are playing: " : "You are in: your games open here as they are paired."}),
+          you.game ? h("a", {href: "#/game/" + you.game, id: "ptmygame", text: "your game"}) : null,
+          h("button", {type: "button", id: "ptwithdraw", text: t.format === "arena" ? "Pause (withdraw)" : "Withdraw", onclick: () => act("withdraw")})]
+          : h("button", {type: "button", class: "primary", id: "ptjoin", text: you.joined ? "Join again" : "Join", onclick: () => act("join")}),
+      t.status !== "finished" && me.bots.length ? [h("select", {id: "ptbot", "aria-label": "Your bot"}, me.bots.map(b => h("option", {value: b, text: b}))),
+        h("button", {type: "button", id: "ptenterbot", text: "Enter bot", onclick: () => act("join", {bot: $("#ptbot").value})}),
+        h("button", {type: "button", id: "ptwithdrawbot", text: "Withdraw bot", onclick: () => act("withdraw", {bot: $("#ptbot").value})})] : null)
+      : h("p", {}, h("a", {href: "#/account", text: "Sign in"}), " to join.");
+    const winner = t.winner ? t.standings[0] : null;
+    const fire = s => s.fire ? h("span", {class: "fire", title: "On a streak: the next game counts double", text: " ×2 streak"}) : null;
+    box.replaceChildren(...[h("h2", {text: t.name}),
+      h("p", {class: "muted", text: `${what}, ${tc}, ${t.rules}${t.rated ? ", rated" : ", casual"}. Started by ${t.creator}.`}),
+      h("p", {class: "status", id: "ptstatus", text: status}),
+      winner ? h("p", {class: "panel summary", id: "winner"}, "Winner: ", h("strong", {text: winner.name}), ` with ${winner.points} point${winner.points === 1 ? "" : "s"}`) : null,
+      mine,
+      h("h3", {text: "Standings"}),
+      h("div", {class: "tablewrap"}, h("table", {id: "ptstandings"},
+        h("tr", {}, ["#", "Player", "Points", t.format === "arena" ? "Games (points each)" : "Games", "W", "D", "L", t.format === "swiss" ? "Buchholz" : null].filter(c => c !== null)
+          .map((c, i) => h("th", {class: i > 1 ? "num" : null, text: c, scope: "col"}))),
+        t.standings.map(s => h("tr", {"data-player": s.id},
+          h("td", {text: s.rank}),
+          h("td", {}, h("a", {href: "#/player/" + encodeURIComponent(s.name), text: s.name}), fire(s), s.active ? null : h("span", {class: "muted", text: " (withdrawn)"}),
+            s.playing ? [" ", h("a", {href: "#/game/" + s.playing, class: "muted", text: "playing"})] : null),
+          h("td", {class: "num pts", text: s.points}),
+          h("td", {class: "num", text: t.format === "arena" ? ((s.scores.length > 16 ? "… " : "") + s.scores.slice(-16).join(" ") || "—") : s.games + (s.byes ? ` (${s.byes} bye${s.byes === 1 ? "" : "s"})` : "")}),
+          h("td", {class: "num", text: s.wins}), h("td", {class: "num", text: s.draws}), h("td", {class: "num", text: s.losses}),
+          t.format === "swiss" ? h("td", {class: "num", text: s.buchholz || 0}) : null)))),
+      !t.standings.length ? h("p", {class: "muted", text: "Nobody has joined yet."}) : null,
+      h("h3", {text: "Games"}),
+      h("ul", {class: "games", id: "ptgames"}, t.games.length ? t.games.map(g => h("li", {"data-game": g.game || ""},
+        t.format === "swiss" ? `Round ${g.round}: ` : "",
+        g.game ? h("a", {href: "#/game/" + g.game}, `${g.south} vs ${g.north}`) : `${g.south} vs ${g.north}`,
+        g.done ? ` — ${g.result}${g.counted && t.format === "arena" ? ` (${g.points[0]}–${g.points[1]})` : ""}${g.counted ? "" : " (not counted)"}` : (t.status === "finished" ? " — playing on, after the end: not counted" : " — playing"),
+        g.note ? h("span", {class: "muted", text: ` · ${g.note}`}) : null))
+        : [h("li", {class: "muted", text: t.status === "waiting" ? "The games are paired once it starts." : "No game yet."})]),
+      t.games_total > t.games.length ? h("p", {class: "muted", text: `The last ${t.games.length} of ${t.games_total} games.`}) : null].filter(Boolean));
+  }
+  async function load() {
+    try { t = await api("tournaments/" + id); } catch (ex) { box.replaceChildren(h("p", {class: "err", text: ex.message})); return; }
+    draw();
+    if (t.you && t.you.active && t.status !== "finished") followTournament(id);
+    if (t.status === "finished" && timer) { clearInterval(timer); timer = null; }
+  }
+  load();
+  timer = setInterval(load, 1000);
+  cleanup.push(() => timer && clearInterval(timer));
 }
 
 function viewTournament(id) {
+  if (/^p\d+$/.test(id)) { viewPeopleTournament(id); return; }
   const box = h("div", {id: "tournament"});
   main.replaceChildren(box);
   let timer = null;
