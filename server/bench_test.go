@@ -34,18 +34,18 @@ func BenchmarkServerLoad(b *testing.B) {
 	b.Run("async", func(b *testing.B) { benchLoad(b, true) })
 }
 
-func benchLoad(b *testing.B, async bool) {
-	games := 1000
-	if v, err := strconv.Atoi(os.Getenv("KALAH_BENCH_GAMES")); err == nil && v > 0 {
-		games = v
-	}
-	dbPath := filepath.Join(b.TempDir(), "kalah.db")
-	st, err := store.Open(dbPath)
+// benchServer starts a server for games at once over loopback TCP, on a
+// store of its own, and returns it with the address of its bots' port and
+// the function that stops both.
+func benchServer(b *testing.B, games int, async bool) (srv *Server, st *store.Store, path, addr string, stop func()) {
+	b.Helper()
+	path = filepath.Join(b.TempDir(), "kalah.db")
+	st, err := store.Open(path)
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer st.Close()
-	srv, err := New(Config{Store: st, AsyncMoves: async, PerMove: 30 * time.Second, LoginRate: 1e9, LoginBurst: 1 << 30, MaxConns: 4*games + 10})
+	srv, err = New(Config{Store: st, AsyncMoves: async, PerMove: 30 * time.Second, LoginRate: 1e9, LoginBurst: 1 << 30,
+		MaxConns: 4*games + 10, MaxGames: 2 * games, IdleTimeout: time.Hour})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -55,13 +55,22 @@ func benchLoad(b *testing.B, async bool) {
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(l) }()
-	defer func() {
+	return srv, st, path, l.Addr().String(), func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		srv.Shutdown(ctx)
 		<-served
-	}()
-	addr := l.Addr().String()
+		st.Close()
+	}
+}
+
+func benchLoad(b *testing.B, async bool) {
+	games := 1000
+	if v, err := strconv.Atoi(os.Getenv("KALAH_BENCH_GAMES")); err == nil && v > 0 {
+		games = v
+	}
+	srv, st, dbPath, addr, stop := benchServer(b, games, async)
+	defer stop()
 
 	var seen atomic.Int64 // moves the bots were told of, counted once a game (by South's bot)
 	for i := range b.N {

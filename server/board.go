@@ -205,8 +205,9 @@ func (s *Server) BoardOf(ctx context.Context, id int64) (Board, error) {
 			}
 		} else {
 			b.RemainingMS = [2]int64{cl + given[0].Milliseconds(), cl + given[1].Milliseconds()}
+			seats := moveSeats(g)
 			for i, m := range v.Record.Moves {
-				b.RemainingMS[seatOf(g, i, m.Side)] += inc - m.Millis
+				b.RemainingMS[seats[i]] += inc - m.Millis
 			}
 		}
 		if g.Termination() == kalah.Timeout {
@@ -239,20 +240,6 @@ func (s *Server) BoardOf(ctx context.Context, id int64) (Board, error) {
 	gifts := int((given[0] + given[1]) / GiveTime)
 	b.Version = (((takebacks*10_000+g.Len())*3+joined)*3+over)*64 + gifts%64
 	return b, nil
-}
-
-// seatOf returns which seat made move i: the swap exchanges seats after it.
-func seatOf(g *kalah.Game, i int, side kalah.Side) int {
-	swapped := false
-	for _, p := range g.Moves()[:i] {
-		if p.Move == kalah.Swap {
-			swapped = !swapped
-		}
-	}
-	if swapped {
-		return int(side.Other())
-	}
-	return int(side)
 }
 
 // boardID reads {id} of a board route.

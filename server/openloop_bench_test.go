@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"net"
 	"os"
-	"path/filepath"
 	rtmetrics "runtime/metrics"
 	"slices"
 	"strconv"
@@ -16,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"kalah/internal/store"
 	"kalah/protocol/line"
 )
 
@@ -46,22 +43,7 @@ func benchOpenLoop(b *testing.B, async bool) {
 		seconds = v
 	}
 	for range b.N {
-		st, err := store.Open(filepath.Join(b.TempDir(), "kalah.db"))
-		if err != nil {
-			b.Fatal(err)
-		}
-		srv, err := New(Config{Store: st, AsyncMoves: async, PerMove: 30 * time.Second, LoginRate: 1e9, LoginBurst: 1 << 30,
-			MaxConns: 4*games + 10, MaxGames: 2 * games, IdleTimeout: time.Hour})
-		if err != nil {
-			b.Fatal(err)
-		}
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			b.Fatal(err)
-		}
-		served := make(chan error, 1)
-		go func() { served <- srv.Serve(l) }()
-		addr := l.Addr().String()
+		_, st, _, addr, stop := benchServer(b, games, async)
 		bots := make([]*benchBot, 2*games)
 		var wg sync.WaitGroup
 		for j := range bots {
@@ -100,12 +82,8 @@ func benchOpenLoop(b *testing.B, async bool) {
 		}
 		wg.Wait()
 		b.StopTimer()
-		sctx, scancel := context.WithTimeout(context.Background(), 30*time.Second)
-		srv.Shutdown(sctx)
-		scancel()
-		<-served
 		commits := st.Commits() - commitsBefore
-		st.Close()
+		stop()
 		cancel()
 		var all []time.Duration
 		for _, l := range lats {

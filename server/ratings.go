@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -172,11 +171,7 @@ type Profile struct {
 func (s *Server) apiPlayer(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
 	defer cancel()
-	who, err := s.st.Identity(ctx, r.PathValue("name"))
-	if errors.Is(err, store.ErrNotFound) {
-		WriteError(w, fmt.Errorf("%w: no player %q", ErrNotFound, r.PathValue("name")))
-		return
-	}
+	who, err := s.st.Identity(ctx, r.PathValue("name")) // 404 for no one of that name
 	if err != nil {
 		WriteError(w, err)
 		return
@@ -211,11 +206,7 @@ func (s *Server) apiPlayer(w http.ResponseWriter, r *http.Request) {
 func (s *Server) apiPlayerRecords(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 20*time.Second)
 	defer cancel()
-	who, err := s.st.Identity(ctx, r.PathValue("name"))
-	if errors.Is(err, store.ErrNotFound) {
-		WriteError(w, fmt.Errorf("%w: no player %q", ErrNotFound, r.PathValue("name")))
-		return
-	}
+	who, err := s.st.Identity(ctx, r.PathValue("name")) // 404 for no one of that name
 	if err != nil {
 		WriteError(w, err)
 		return

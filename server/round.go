@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -126,24 +127,29 @@ type view struct {
 	openingPlies int
 }
 
-// seatMoved reports whether seat has made a move of its own in the game.
-func (v *view) seatMoved(seat int) bool { return movedBy(v.g, v.openingPlies, seat) }
-
-func movedBy(g *kalah.Game, opening, seat int) bool {
+// moveSeats returns the seat (0: the player who started as South) that
+// made each move of g: a pie rule's swap exchanges the seats after it.
+func moveSeats(g *kalah.Game) []int {
+	moves := g.Moves()
+	out := make([]int, len(moves))
 	swapped := false
-	for i, p := range g.Moves() {
-		s := int(p.Side)
+	for i, p := range moves {
+		out[i] = int(p.Side)
 		if swapped {
-			s = 1 - s
+			out[i] = 1 - out[i]
 		}
 		if p.Move == kalah.Swap {
 			swapped = !swapped
 		}
-		if i >= opening && s == seat {
-			return true
-		}
 	}
-	return false
+	return out
+}
+
+// movedBy reports whether seat has made a move of its own in g, after its
+// opening's plies.
+func movedBy(g *kalah.Game, opening, seat int) bool {
+	seats := moveSeats(g)
+	return slices.Contains(seats[min(opening, len(seats)):], seat)
 }
 
 // Event is something that happened in a game, for subscribers.
@@ -972,15 +978,7 @@ func (l *loop) closePlayers() {
 // (a resumed game), increments deducted, leaving at least a millisecond.
 func spent(g *kalah.Game, millis []int64, budget, increment time.Duration) [2]time.Duration {
 	var used [2]time.Duration
-	swapped := false
-	for i, p := range g.Moves() {
-		seat := int(p.Side)
-		if swapped {
-			seat = 1 - seat
-		}
-		if p.Move == kalah.Swap {
-			swapped = !swapped
-		}
+	for i, seat := range moveSeats(g) {
 		if i < len(millis) {
 			used[seat] += time.Duration(millis[i]) * time.Millisecond
 		}
