@@ -77,6 +77,10 @@ type Board struct {
 	// GiveTimeMS is what a player adds to their opponent's clock
 	// (moretime); zero where it is not offered.
 	GiveTimeMS int64 `json:"give_time_ms,omitempty"`
+	// ThinkingMS is how long the side to move had been thinking as this
+	// answer was made (a live game whose turn has started): a page shows
+	// a computer's thinking by it, honestly, whatever the clock.
+	ThinkingMS int64 `json:"thinking_ms,omitempty"`
 }
 
 // Seat is one seat of a Board.
@@ -192,6 +196,9 @@ func (s *Server) BoardOf(ctx context.Context, id int64) (Board, error) {
 	opening, _ := strconv.Atoi(v.Record.Tags[tagOpening])
 	b.Abortable = !g.Over() && (v.Human[0] || v.Human[1]) && !(movedBy(g, opening, 0) && movedBy(g, opening, 1))
 	b.Running = -1
+	if v.live && v.running >= 0 && !v.TurnStarted.IsZero() {
+		b.ThinkingMS = max(time.Since(v.TurnStarted).Milliseconds(), 0)
+	}
 	given := given(v.Record.Tags)
 	if cl, _ := strconv.ParseInt(v.Record.Tags[tagClock], 10, 64); cl > 0 {
 		inc, _ := strconv.ParseInt(v.Record.Tags[tagInc], 10, 64)
@@ -341,6 +348,9 @@ func (s *Server) apiBoardEvents(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, err)
 		return
 	}
+	// The game's chat, the lines this reader may read (chat.go).
+	chat, stopChat := s.chatFeed(r.Context(), id, s.actor(w, r, "", false))
+	defer stopChat()
 	netx.LongLived(w)
 	rc := http.NewResponseController(w)
 	w.Header().Set("Content-Type", "text/event-stream")
@@ -374,6 +384,13 @@ func (s *Server) apiBoardEvents(w http.ResponseWriter, r *http.Request) {
 			return
 		case <-ping.C:
 			if _, err := io.WriteString(w, ": ping\n\n"); err != nil {
+				return
+			}
+			rc.Flush()
+			continue
+		case c := <-chat:
+			data, _ := json.Marshal(c)
+			if _, err := fmt.Fprintf(w, "event: chat\ndata: %s\n\n", data); err != nil {
 				return
 			}
 			rc.Flush()

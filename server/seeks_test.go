@@ -48,8 +48,8 @@ func TestSeekAccept(t *testing.T) {
 		return resp.StatusCode
 	}
 	ann, bob, guest := person("ann"), person("bob"), &http.Client{}
-	if code := call(guest, "POST", "/api/seeks", `{"clock_ms":60000}`, nil); code != 401 {
-		t.Fatalf("a guest's seek: %d", code)
+	if code := call(guest, "POST", "/api/seeks", `{"clock_ms":60000,"rated":true}`, nil); code != 401 {
+		t.Fatalf("a guest's rated seek: %d", code)
 	}
 	var sk Seek
 	if code := call(ann, "POST", "/api/seeks", `{"rules":{"houses":6,"seeds":4},"clock_ms":180000,"increment_ms":2000,"rated":true}`, &sk); code != 201 || sk.ID == 0 {

@@ -268,6 +268,7 @@ type Server struct {
 	metrics   *metrics
 	rematchMu sync.Mutex // one rematch at a time
 	seeks     seeks
+	chat      chatHub // games' chats, to their board streams (chat.go)
 }
 
 // New starts a server on cfg.Store and resumes the unfinished games in it.

@@ -714,7 +714,7 @@ func hashToken(token string, salt []byte) []byte {
 
 // schemaVersion is the PRAGMA user_version of a database this release
 // writes; migrate brings older ones up to it, one step at a time.
-const schemaVersion = 5
+const schemaVersion = 6
 
 // migrations[v] takes a database from user_version v to v+1.
 var migrations = []func(tx *sql.Tx) error{
@@ -789,6 +789,8 @@ CREATE INDEX IF NOT EXISTS rating_history_name ON rating_history(name, pool, at)
 	// 4 -> 5: one identity for every seat, one name space for people and
 	// bots, ratings by identity (identity_migrate.go).
 	migrateIdentities,
+	// 5 -> 6: games' chats and the players people follow (social.go).
+	migrateSocial,
 }
 
 func hasColumn(tx *sql.Tx, table, column string) (bool, error) {
