@@ -91,14 +91,14 @@ func (c chatRole) room() string {
 // writable says why the role may not write (nil: it may).
 func (c chatRole) writable() error {
 	switch {
-	case c.who.IsZero():
-		return fmt.Errorf("%w: who are you? open the game's page first", ErrSignIn)
 	case c.player:
 		return nil
+	case c.rated && (c.who.IsZero() || c.who.Kind == identity.Guest):
+		return fmt.Errorf("%w: in a rated game guests read the chat but do not write: sign in to chat", ErrSignIn)
+	case c.who.IsZero():
+		return fmt.Errorf("%w: who are you? open the game's page first", ErrSignIn)
 	case c.who.Kind == identity.Program:
 		return fmt.Errorf("%w: programs do not chat", ErrForbidden)
-	case c.rated && c.who.Kind == identity.Guest:
-		return fmt.Errorf("%w: in a rated game guests read the chat but do not write: sign in to chat", ErrSignIn)
 	}
 	return nil
 }

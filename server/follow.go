@@ -24,6 +24,13 @@ type Following struct {
 	Games   []GameInfo    `json:"games"`
 }
 
+// noPlayer is a player nobody is: ErrNotFound (404) in words of its own,
+// not a game's.
+type noPlayer string
+
+func (e noPlayer) Error() string        { return fmt.Sprintf("no player named %q", string(e)) }
+func (e noPlayer) Is(target error) bool { return target == ErrNotFound }
+
 // follower returns the signed-in person of r, or ErrSignIn.
 func (s *Server) follower(r *http.Request) (identity.ID, error) {
 	u := s.sessionUser(r)
@@ -37,7 +44,7 @@ func (s *Server) follower(r *http.Request) (identity.ID, error) {
 func (s *Server) followed(r *http.Request) (identity.ID, error) {
 	who, err := s.st.Identity(r.Context(), r.PathValue("name"))
 	if errors.Is(err, store.ErrNotFound) {
-		return who, fmt.Errorf("%w: no player %q", ErrNotFound, r.PathValue("name"))
+		return who, noPlayer(r.PathValue("name"))
 	}
 	return who, err
 }

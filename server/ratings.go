@@ -180,7 +180,7 @@ func (s *Server) apiPlayer(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	who, err := s.st.Identity(ctx, r.PathValue("name"))
 	if errors.Is(err, store.ErrNotFound) {
-		writeErr(w, fmt.Errorf("%w: no player %q", ErrNotFound, r.PathValue("name")))
+		writeErr(w, noPlayer(r.PathValue("name")))
 		return
 	}
 	if err != nil {
@@ -220,7 +220,7 @@ func (s *Server) apiPlayerRecords(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	who, err := s.st.Identity(ctx, r.PathValue("name"))
 	if errors.Is(err, store.ErrNotFound) {
-		writeErr(w, fmt.Errorf("%w: no player %q", ErrNotFound, r.PathValue("name")))
+		writeErr(w, noPlayer(r.PathValue("name")))
 		return
 	}
 	if err != nil {
