@@ -28,6 +28,10 @@ function h(tag, attrs, ...kids) {
   return el;
 }
 
+// show puts a view's pieces in the page, leaving out those it has not
+// (null: a section for the signed-in only, say).
+function show(...kids) { main.replaceChildren(...kids.flat().filter(k => k !== null && k !== undefined && k !== false)); }
+
 async function api(path, body) {
   const opt = body === undefined ? {} : {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)};
   let r;
@@ -185,7 +189,8 @@ function rulesForm(legend) {
     const p = presets.find(p => p.rules.name === sel.value).rules;
     houses.value = p.houses; seeds.value = p.seeds; ec.checked = p.empty_capture; early.checked = p.early_end;
     pie.checked = p.pie; sos.checked = p.sow_opponent_store; end.value = p.end;
-    src.textContent = presets.find(p => p.rules.name === sel.value).source;
+    const pr = presets.find(p => p.rules.name === sel.value);
+    src.textContent = `${pr.summary} (Source: ${pr.source}.)`;
   }
   sel.addEventListener("change", load);
   load();
@@ -224,6 +229,12 @@ function viewPlay() {
   const clock = h("select", {id: "clock"}, [["0", "No clock"], ["f:60000:0", "1+0 (a minute a game)"], ["f:180000:2000", "3+2"], ["f:300000:3000", "5+3"], ["f:600000:0", "10+0"],
     ["10000", "10 s a move"], ["30000", "30 s a move"], ["60000", "1 min a move"]].map(([v, t]) => h("option", {value: v, text: t})));
   const casual = h("input", {type: "checkbox", id: "casual", checked: true});
+  // Casual means takebacks, and hints against the computer only: the
+  // label says what this game's casual gives.
+  const casualWhat = h("span", {id: "casualwhat"});
+  const sayCasual = () => { casualWhat.textContent = opp.value === "human" ? "Casual (takebacks, asked of your opponent)" : "Casual (takebacks and hints)"; };
+  opp.addEventListener("change", sayCasual);
+  sayCasual();
   const err = h("p", {class: "err", role: "alert"});
   const form = h("form", {onsubmit: async e => {
     e.preventDefault();
@@ -242,7 +253,7 @@ function viewPlay() {
     h("fieldset", {}, h("legend", {text: "Players"}),
       h("p", {class: "muted", id: "playingas", text: me ? `You play as ${me.name}.` : (myId ? `You play as ${myId.replace(/^guest:/, "").slice(0, 12)} (a guest): sign in to play under your name.` : "You play as a guest: sign in to play under your name.")}),
       h("label", {}, "Opponent", opp), h("label", {}, "Who starts", first),
-      h("label", {}, "Clock", clock), h("label", {}, casual, "Casual (undo and hints)")),
+      h("label", {}, "Clock", clock), h("label", {}, casual, casualWhat)),
     rules.el,
     h("p", {class: "muted", text: "You play the bottom row (South). Keys in a game: 1–9 sow a house, space lets the computer choose your move, u undo, h hint, ← → step through the moves."}),
     h("button", {type: "submit", class: "primary", id: "start"}, "Start game"), err);
@@ -396,7 +407,7 @@ function describeMove(st, m, me) {
 // spectators' for everyone else (the players read it too once the game is
 // over, as on lichess); lines come on the game's stream (add). A switch
 // hides it, remembered in this browser.
-function chatPanel(id) {
+function chatPanel(id, token) {
   const list = h("ul", {class: "chat", id: "chatlines", "aria-live": "polite", "aria-label": "Messages", tabindex: "0"});
   const input = h("input", {id: "chatinput", maxlength: 140, autocomplete: "off", placeholder: "Say something…", "aria-label": "Message"});
   const why = h("p", {class: "muted", id: "chatwhy"});
@@ -406,7 +417,7 @@ function chatPanel(id) {
     const text = input.value.trim();
     if (!text) return;
     try {
-      const line = await api(`games/${id}/chat`, {text});
+      const line = await api(`games/${id}/chat`, Object.assign({text}, token() ? {token: token()} : {}));
       input.value = ""; add(line);
       if (!myId) await loadMe(); // a guest is someone now
     } catch (ex) { cerr.textContent = ex.message; }
@@ -429,7 +440,7 @@ function chatPanel(id) {
   }
   async function load() {
     try {
-      const v = await api(`games/${id}/chat`);
+      const v = await api(`games/${id}/chat` + (token() ? "?token=" + encodeURIComponent(token()) : ""));
       room = v.room;
       title.textContent = v.room === "players" ? "Chat with your opponent" : "Spectators' chat";
       form.hidden = !v.can_write;
@@ -438,9 +449,8 @@ function chatPanel(id) {
       list.replaceChildren();
       if (!v.lines.length) list.append(h("li", {class: "muted nochat", text: "No message yet."}));
       for (const l of v.lines) add(l);
-    } catch (ex) { el.hidden = true; } // no such game: no chat
+    } catch (ex) { el.hidden = true; }
   }
-  load();
   return {el, add, load, close() {}};
 }
 
@@ -522,7 +532,8 @@ function viewGame(id) {
   }, 100);
   cleanup.push(() => clearInterval(ticker));
   const moveHead = h("div", {class: "movehead", "aria-hidden": "true"}, h("span"), h("span", {id: "movefirst", text: "South"}), h("span", {id: "movesecond", text: "North"}));
-  const chat = chatPanel(id);
+  // A seat of the release before moves by its token; the chat knows it so.
+  const chat = chatPanel(id, () => mine && mine.token);
   cleanup.push(chat.close);
   main.replaceChildren(h("h2", {id: "gametitle", text: "Game"}), share, h("div", {class: "labelrow"}, labels[0], clocks[0]), boardBox,
     h("div", {class: "labelrow"}, labels[1], clocks[1]), status, callout, asked,
@@ -773,7 +784,7 @@ function viewGame(id) {
     if (prev && ns.over && !prev.over) sound("end");
     if (first || prev.moves.length > ns.moves.length) {
       // A new view, or moves were taken back: show the position as it stands.
-      if (first) setup();
+      if (first) { setup(); chat.load(); }
       shown = ns.moves.length;
       render();
       return;
@@ -1101,7 +1112,7 @@ function viewLobby() {
       if (!online.length && !bots.length) botsEl.replaceChildren(h("li", {class: "muted", text: "No bot is online. A bot takes challenges with kalah bot --accept."}));
     } catch (ex) { err.textContent = ex.message; }
   }
-  main.replaceChildren(h("h2", {text: "Play Kalah"}),
+  show(h("h2", {text: "Play Kalah"}),
     h("section", {class: "panel"}, h("h3", {text: "Play the computer"}), h("p", {class: "muted", text: "One click: a casual game (takebacks and hints), no clock. More choices under Play."}), levels),
     h("section", {class: "panel"}, h("h3", {text: "Play a person"}),
       h("div", {class: "row"}, h("label", {}, "Rules", preset), h("label", {}, rated, "Rated"),
@@ -1123,10 +1134,10 @@ function viewLobby() {
 // ladderName says a ladder ("kalah/blitz") in words.
 function ladderName(pool) { const [r, c] = pool.split("/"); return `${r}, ${c}`; }
 async function viewRatings(params) {
-  main.replaceChildren(h("h2", {text: "Ratings"}), h("p", {text: "Loading…"}));
+  show(h("h2", {text: "Ratings"}), h("p", {text: "Loading…"}));
   try {
     const pools = await api("ratings/pools");
-    if (!pools.length) { main.replaceChildren(h("h2", {text: "Ratings"}), h("p", {text: "No rated game yet."})); return; }
+    if (!pools.length) { show(h("h2", {text: "Ratings"}), h("p", {text: "No rated game yet."})); return; }
     let pool = params.get("pool") || "";
     if (!pools.some(p => p.pool === pool)) pool = pools[0].pool;
     const list = await api("ratings?limit=200&pool=" + encodeURIComponent(pool));
@@ -1137,7 +1148,7 @@ async function viewRatings(params) {
     const table = (id, caption, rs) => h("table", {id}, h("caption", {class: "sr-only", text: caption}),
       h("tr", {}, ["#", "Player", "Rating", "Games"].map((c, i) => h("th", {scope: "col", class: i === 1 ? null : "num", text: c}))), rows(rs));
     const est = list.filter(r => !r.provisional), prov = list.filter(r => r.provisional);
-    main.replaceChildren(h("h2", {text: "Ratings"}),
+    show(h("h2", {text: "Ratings"}),
       h("nav", {class: "tabs", id: "ladders", "aria-label": "Ladders"}, pools.map(p => h("a", {href: "#/ratings?pool=" + encodeURIComponent(p.pool),
         "aria-current": p.pool === pool ? "page" : null, "data-pool": p.pool, text: `${ladderName(p.pool)} (${p.players})`}))),
       h("h3", {id: "laddertitle", text: ladderName(pool)}),
@@ -1145,7 +1156,7 @@ async function viewRatings(params) {
       est.length ? table("leaderboard", "Established ratings", est) : h("p", {id: "leaderboard-none", text: "No established rating on this ladder yet."}),
       prov.length ? h("section", {}, h("h3", {text: "Provisional"}), h("p", {class: "muted", text: "Fewer games: these ratings may still move a lot (marked ?)."}),
         table("provisional", "Provisional ratings", prov)) : null);
-  } catch (ex) { main.replaceChildren(h("p", {class: "err", text: ex.message})); }
+  } catch (ex) { show(h("p", {class: "err", text: ex.message})); }
 }
 
 // ratingChart draws one ladder's history as a line: each rated game, in
@@ -1171,16 +1182,16 @@ function ratingChart(points) {
 }
 
 async function viewPlayer(name, params) {
-  main.replaceChildren(h("h2", {text: name}), h("p", {text: "Loading…"}));
+  show(h("h2", {text: name}), h("p", {text: "Loading…"}));
   const before = +(params.get("before") || 0);
   let p;
   try { p = await api("players/" + encodeURIComponent(name) + (before ? "?before=" + before : "")); }
   catch (ex) {
     if (ex.status === 404) {
-      main.replaceChildren(h("h2", {id: "noplayer", text: "No such player"}),
+      show(h("h2", {id: "noplayer", text: "No such player"}),
         h("p", {text: `Nobody plays here as “${name}”: no account and no bot of that name.`}),
         h("p", {}, h("a", {href: "#/ratings", text: "See the ratings"}), " · ", h("a", {href: "#/lobby", text: "the lobby"})));
-    } else main.replaceChildren(h("p", {class: "err", text: ex.message}));
+    } else show(h("p", {class: "err", text: ex.message}));
     return;
   }
   const err = h("p", {class: "err", role: "alert"});
@@ -1231,7 +1242,7 @@ async function viewPlayer(name, params) {
     h("td", {text: g.rated ? "rated" + (g.change !== undefined && g.change !== null ? ` ${g.change >= 0 ? "+" : "−"}${Math.abs(g.change)}` : "") : (g.casual ? "casual" : "unrated")}),
     h("td", {text: g.time_control}), h("td", {text: rulesName(g.rules)}))));
   rulesFilter.addEventListener("change", drawList);
-  main.replaceChildren(h("h2", {text: p.name}),
+  show(h("h2", {text: p.name}),
     h("div", {class: "row"}, followers, follow), err,
     p.ratings.length ? h("table", {id: "playerratings"}, h("caption", {class: "sr-only", text: "Ratings on each ladder"}),
       h("tr", {}, h("th", {scope: "col", text: "Ladder"}), h("th", {scope: "col", class: "num", text: "Rating"}), h("th", {scope: "col", class: "num", text: "Games"})),
