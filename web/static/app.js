@@ -473,16 +473,20 @@ function viewGame(id) {
   const asked = h("div", {id: "asked"});
   const summary = h("section", {id: "summary", class: "panel summary", hidden: true, "aria-label": "Game summary"});
   const anim = h("input", {type: "checkbox", id: "animate", checked: settings.animate, onchange: e => { settings.animate = e.target.checked; }});
-  const btn = (id, text, fn, key) => h("button", {type: "button", id, "aria-keyshortcuts": key, onclick: fn}, text);
-  const bHint = btn("hint", "Hint (h)", () => hint(), "h");
-  const bAuto = btn("auto", "Computer moves for me (space)", () => auto(), "Space");
-  const bUndo = btn("undo", "Undo (u)", () => act("takeback"), "u");
+  // A button's words: on a phone the short ones, without the key, so that
+  // the row of a game's actions is one line whatever it holds (nothing
+  // below it moves when the game arrives and some go).
+  const words = (long, short, key) => [h("span", {class: "long", text: long}), h("span", {class: "short", text: short || long}), key ? h("span", {class: "key", text: ` (${key})`}) : null];
+  const btn = (id, text, fn, key, short, keyText) => h("button", {type: "button", id, "aria-keyshortcuts": key, onclick: fn}, words(text, short, keyText));
+  const bHint = btn("hint", "Hint", () => hint(), "h", null, "h");
+  const bAuto = btn("auto", "Computer moves for me", () => auto(), "Space", "Move for me", "space");
+  const bUndo = btn("undo", "Undo", () => act("takeback"), "u", null, "u");
   const bResign = btn("resign", "Resign", () => { if (confirm("Resign this game?")) act("resign"); });
   // Until both sides have moved a game may be called off, by either.
   const bAbort = btn("abort", "Abort", () => act("abort"));
   // In a game between people without a clock, the win may be claimed from
   // an opponent who sits on their move (the server says when).
-  const bClaim = btn("claim", "Claim the win", () => act("claim"));
+  const bClaim = btn("claim", "Claim the win", () => act("claim"), null, "Claim");
   const bPrev = btn("prev", "◀ Back", () => step(-1), "ArrowLeft");
   const bNext = btn("next", "Forward ▶", () => step(1), "ArrowRight");
   const bLive = btn("latest", "Latest", () => { cursor = null; render(); });
@@ -492,8 +496,8 @@ function viewGame(id) {
     replaying = true; cursor = null; shown = 0; render();
     queue = queue.then(() => animateTo()).catch(() => {}).then(() => { replaying = false; render(); });
   });
-  const bSwap = btn("swap", "Swap sides (s)", () => play("swap"), "s");
-  const clock = h("span", {id: "clock", class: "muted", "aria-live": "off"});
+  const bSwap = btn("swap", "Swap sides", () => play("swap"), "s", "Swap", "s");
+  const clock = h("span", {id: "clock", class: "muted", "aria-live": "off", hidden: true});
   const controls = h("div", {class: "row", id: "controls"}, bSwap, bHint, bAuto, bUndo, bAbort, bResign, bClaim, clock);
   // As the game will most likely show them, so nothing moves when it comes.
   controls.hidden = !mine && !myId; bSwap.hidden = true; bClaim.hidden = true; bAbort.hidden = true;
@@ -525,7 +529,9 @@ function viewGame(id) {
       });
     }
     if (st && st.live && !animating && cursor === null && shown === st.moves.length && !st.over && !myTurn()) status.textContent = statusText(shown, st.moves.length);
-    if (!st || !myTurn() || !st.per_move_ms) { clock.textContent = ""; return; }
+    // Empty, the clock takes no place (it would wrap the row of buttons).
+    if (!st || !myTurn() || !st.per_move_ms) { clock.textContent = ""; clock.hidden = true; return; }
+    clock.hidden = false;
     const left = Math.max(0, st.per_move_ms - (performance.now() - turnSince));
     clock.textContent = `${Math.ceil(left / 1000)} s left`;
     clock.classList.toggle("err", left < 5000);
@@ -641,7 +647,7 @@ function viewGame(id) {
     bHint.disabled = !myTurn(); bAuto.disabled = bHint.disabled;
     bUndo.hidden = !(st.casual && mine && !st.over && (people || vsComputer));
     bUndo.disabled = offline || !(st.casual && mine && total > 0) || (people && st.takeback_ask === mine.seat);
-    bUndo.textContent = people ? "Ask to take back (u)" : "Undo (u)";
+    bUndo.replaceChildren(...words(people ? "Ask to take back" : "Undo", people ? "Takeback?" : "Undo", "u").filter(Boolean));
     if (mine && people && st.takeback_ask === 1 - mine.seat && !st.over) {
       asked.replaceChildren(h("p", {class: "panel", id: "takebackask"}, "Your opponent asks to take back their last move. ",
         h("button", {type: "button", id: "tbaccept", onclick: () => act("takeback")}, "Accept"), " ",
