@@ -2,7 +2,7 @@ package web
 
 import (
 	"fmt"
-	"html"
+	"io"
 	"net/http"
 	"strings"
 
@@ -60,12 +60,13 @@ func presetSummary(r kalah.Rules) string {
 }
 
 // notFound answers a path the page does not have with a page of its own
-// (404), in the page's look: what was asked, and the way back.
+// (404), in the page's look, with the way back. It does not repeat the
+// path: nothing a stranger sends comes back in a page.
 func (h *Handler) notFound(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusNotFound)
-	fmt.Fprintf(w, `<!doctype html>
+	io.WriteString(w, `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -78,10 +79,10 @@ func (h *Handler) notFound(w http.ResponseWriter, r *http.Request) {
 <header><h1><a href="/#/lobby">Kalah</a></h1></header>
 <main id="main">
 <h2>No such page</h2>
-<p>There is nothing at <code>%s</code> on this server.</p>
+<p>There is nothing at this address on this server: the link may be wrong or cut short.</p>
 <p><a href="/#/lobby">Go to the lobby</a>, or <a href="/#/watch">watch the games being played</a>.</p>
 </main>
 </body>
 </html>
-`, html.EscapeString(r.URL.Path))
+`)
 }
