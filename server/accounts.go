@@ -86,20 +86,31 @@ const guestTTL = 365 * 24 * time.Hour
 // or, if create, a new guest (the cookie set on w). token is the seat's
 // token the request gives, if any.
 func (s *Server) actor(w http.ResponseWriter, r *http.Request, token string, create bool) Actor {
+	a, _ := s.actorErr(w, r, token, create)
+	return a
+}
+
+// actorErr is actor, with the store's failure to tell a session: a
+// request that must know who asks answers it (503), not as a stranger's.
+func (s *Server) actorErr(w http.ResponseWriter, r *http.Request, token string, create bool) (Actor, error) {
 	a := Actor{Token: token}
-	if u := s.sessionUser(r); u != "" {
+	u, err := s.session(r)
+	if err != nil {
+		return a, err
+	}
+	if u != "" {
 		a.ID = identity.Of(identity.Person, u)
-		return a
+		return a, nil
 	}
 	if h := r.Header.Get("Authorization"); strings.HasPrefix(h, "Bearer ") {
 		if bot, err := s.st.BearerBot(r.Context(), h); err == nil {
 			a.ID = identity.Of(identity.Bot, bot)
-			return a
+			return a, nil
 		}
 	}
 	if c, err := r.Cookie(GuestCookie); err == nil && len(c.Value) == 32 {
 		a.ID = identity.GuestOf(c.Value)
-		return a
+		return a, nil
 	}
 	if create {
 		secret, _ := newToken()
@@ -107,7 +118,7 @@ func (s *Server) actor(w http.ResponseWriter, r *http.Request, token string, cre
 			HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: netx.HTTPS(r)})
 		a.ID = identity.GuestOf(secret)
 	}
-	return a
+	return a, nil
 }
 
 // rateOK applies the per-address login limit to sign-ups and sign-ins.

@@ -281,6 +281,8 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/games/{id}/board", s.apiBoard)
 	mux.HandleFunc("GET /api/games/{id}/record", s.apiRecord)
 	mux.HandleFunc("GET /api/games/{id}/board/events", s.streamed(StreamBoard, s.apiBoardEvents))
+	mux.HandleFunc("GET /api/games/{id}/chat", s.apiChat)
+	mux.HandleFunc("POST /api/games/{id}/chat", s.apiChatSay)
 	mux.HandleFunc("POST /api/arranged", s.apiArranged)
 	mux.HandleFunc("GET /api/bots", s.apiBots)
 	mux.HandleFunc("GET /api/bots/online", s.apiOnlineBots)
@@ -291,8 +293,13 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/seeks/{id}", s.apiSeekState)
 	mux.HandleFunc("POST /api/seeks/{id}/accept", s.apiSeekAccept)
 	mux.HandleFunc("POST /api/seeks/{id}/cancel", s.apiSeekCancel)
+	mux.HandleFunc("GET /api/seeks/{id}/events", s.streamed(StreamSeek, s.apiSeekEvents))
 	mux.HandleFunc("GET /api/players/{name}", s.apiPlayer)
 	mux.HandleFunc("GET /api/players/{name}/records", s.apiPlayerRecords)
+	mux.HandleFunc("POST /api/players/{name}/follow", s.apiFollow(true))
+	mux.HandleFunc("POST /api/players/{name}/unfollow", s.apiFollow(false))
+	mux.HandleFunc("GET /api/account/following", s.apiFollowing)
+	mux.HandleFunc("GET /api/ratings/pools", s.apiPools)
 	mux.HandleFunc("POST /api/account/signup", s.apiSignup)
 	mux.HandleFunc("POST /api/account/login", s.apiLogin)
 	mux.HandleFunc("POST /api/account/logout", s.apiLogout)
@@ -519,11 +526,15 @@ func (s *Server) seatRequest(w http.ResponseWriter, r *http.Request) (int64, Act
 	if err == nil && r.ContentLength != 0 {
 		err = ReadJSON(w, r, &req)
 	}
+	var a Actor
+	if err == nil {
+		a, err = s.actorErr(w, r, req.Token, false)
+	}
 	if err != nil {
 		WriteError(w, err)
 		return 0, Actor{}, req, false
 	}
-	return id, s.actor(w, r, req.Token, false), req, true
+	return id, a, req, true
 }
 
 // seatAction serves a request a player makes on their game (resign,

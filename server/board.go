@@ -76,6 +76,10 @@ type Board struct {
 	// GiveTimeMS is what a player adds to their opponent's clock
 	// (moretime); zero where it is not offered.
 	GiveTimeMS int64 `json:"give_time_ms,omitempty"`
+	// ThinkingMS is how long the side to move had been thinking as this
+	// answer was made (a live game whose turn has started): a page shows
+	// a computer's thinking by it, honestly, whatever the clock.
+	ThinkingMS int64 `json:"thinking_ms,omitempty"`
 }
 
 // Seat is one seat of a Board.
@@ -191,6 +195,9 @@ func (s *Server) BoardOf(ctx context.Context, id int64) (Board, error) {
 	opening, _ := strconv.Atoi(v.Record.Tags[tagOpening])
 	b.Abortable = !g.Over() && (v.Human[0] || v.Human[1]) && !(movedBy(g, opening, 0) && movedBy(g, opening, 1))
 	b.Running = -1
+	if v.live && v.running >= 0 && !v.TurnStarted.IsZero() {
+		b.ThinkingMS = max(time.Since(v.TurnStarted).Milliseconds(), 0)
+	}
 	given := given(v.Record.Tags)
 	if cl, inc := v.ClockMS, v.IncrementMS; cl > 0 {
 		b.ClockMS, b.IncrementMS = cl, inc
@@ -326,6 +333,9 @@ func (s *Server) apiBoardEvents(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, err)
 		return
 	}
+	// The game's chat, the lines this reader may read (chat.go).
+	chat, stopChat := s.chatFeed(r.Context(), id, s.actor(w, r, "", false))
+	defer stopChat()
 	netx.LongLived(w)
 	rc := http.NewResponseController(w)
 	w.Header().Set("Content-Type", "text/event-stream")
@@ -359,6 +369,13 @@ func (s *Server) apiBoardEvents(w http.ResponseWriter, r *http.Request) {
 			return
 		case <-ping.C:
 			if _, err := io.WriteString(w, ": ping\n\n"); err != nil {
+				return
+			}
+			rc.Flush()
+			continue
+		case c := <-chat:
+			data, _ := json.Marshal(c)
+			if _, err := fmt.Fprintf(w, "event: chat\ndata: %s\n\n", data); err != nil {
 				return
 			}
 			rc.Flush()

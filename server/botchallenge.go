@@ -164,7 +164,12 @@ func (s *Server) answerPerson(c *conn, name string, ch *challenge, accept bool) 
 		pc.reply <- personReply{err: err}
 		return
 	}
-	su := setup{rated: pc.rated, tags: map[string]string{}}
+	// Not rated is casual (no takebacks, for a bot cannot grant one; no
+	// hints, which are against the computer only).
+	su := setup{rated: pc.rated, casual: !pc.rated, tags: map[string]string{}}
+	if su.casual {
+		su.tags[tagCasual] = "yes"
+	}
 	if pc.clock > 0 {
 		su.ref = &referee.Referee{Budget: pc.clock, Increment: pc.inc, Grace: 250 * time.Millisecond}
 		su.tags[tagPerMove] = "0"

@@ -36,7 +36,7 @@ const (
 	streamOther  = "other"  // anything else LimitStreams is given
 )
 
-var streamKinds = []string{StreamEvents, StreamBoard, StreamWSBot, StreamKGPWS, streamOther}
+var streamKinds = []string{StreamEvents, StreamBoard, StreamWSBot, StreamKGPWS, StreamSeek, streamOther}
 
 // ErrTooManyStreams refuses a long-lived request over a limit.
 var ErrTooManyStreams = fmt.Errorf("%w: too many open streams", ErrTooMany)

@@ -430,6 +430,9 @@ func (s *Server) TakeBack(ctx context.Context, id int64, a Actor) error {
 		if !l.casual {
 			return fmt.Errorf("takeback: %w", ErrNotCasual)
 		}
+		if opp := l.seats[1-seat]; !opp.human && opp.st.Kind != "spec" {
+			return fmt.Errorf("takeback: %w: a bot cannot be asked for one", ErrNotCasual)
+		}
 		if l.seats[1-seat].human {
 			if l.takebackAsk != 1-seat {
 				if !movedBy(l.g, l.opening, seat) {
@@ -630,7 +633,7 @@ func (s *Server) Hint(ctx context.Context, id int64, a Actor) (kalah.Move, error
 		switch {
 		case err != nil:
 			return err
-		case !l.casual || l.seats[1-seat].human:
+		case !l.casual || l.seats[1-seat].st.Kind != "spec":
 			return fmt.Errorf("hint: %w (against the computer)", ErrNotCasual)
 		case l.g.Over():
 			return kalah.ErrGameOver

@@ -178,7 +178,8 @@ func TestInviteJoin(t *testing.T) {
 	if _, _, err := ts.srv.Join(ctx, st.ID, guest, ""); !errors.Is(err, ErrNoSeat) {
 		t.Fatalf("a join without the invitation: %v", err)
 	}
-	if _, _, err := ts.srv.Join(ctx, st.ID, guest, st.Invite[:31]+"0"); !errors.Is(err, ErrNoSeat) {
+	wrong := st.Invite[:31] + map[bool]string{true: "1", false: "0"}[st.Invite[31] == '0']
+	if _, _, err := ts.srv.Join(ctx, st.ID, guest, wrong); !errors.Is(err, ErrNoSeat) {
 		t.Fatalf("a join with a wrong invitation: %v", err)
 	}
 	seat, tok, err := ts.srv.Join(ctx, st.ID, guest, st.Invite)

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -165,18 +166,28 @@ type Profile struct {
 	ID      identity.ID          `json:"id"`
 	Ratings []store.Rated        `json:"ratings"`
 	History []store.HistoryPoint `json:"history"`
-	Games   []GameInfo           `json:"games"`
+	// Games are the latest finished games, each from the player's side
+	// (profile.go).
+	Games []ArchiveGame `json:"games"`
+	// Followers count who follows the player; Following says whether the
+	// reader does.
+	Followers int  `json:"followers"`
+	Following bool `json:"following"`
 }
 
 func (s *Server) apiPlayer(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
 	defer cancel()
-	who, err := s.st.Identity(ctx, r.PathValue("name")) // 404 for no one of that name
+	who, err := s.st.Identity(ctx, r.PathValue("name"))
+	if errors.Is(err, store.ErrNotFound) {
+		WriteError(w, noPlayer(r.PathValue("name")))
+		return
+	}
 	if err != nil {
 		WriteError(w, err)
 		return
 	}
-	p := Profile{Name: who.Name, ID: who, Ratings: []store.Rated{}, History: []store.HistoryPoint{}, Games: []GameInfo{}}
+	p := Profile{Name: who.Name, ID: who, Ratings: []store.Rated{}, History: []store.HistoryPoint{}, Games: []ArchiveGame{}}
 	if rs, e := s.st.PlayerRatings(ctx, who); e == nil && rs != nil {
 		p.Ratings = rs
 	} else {
@@ -190,7 +201,7 @@ func (s *Server) apiPlayer(w http.ResponseWriter, r *http.Request) {
 	limit, _ := strconv.Atoi(r.URL.Query().Get("limit"))
 	before, _ := strconv.ParseInt(r.URL.Query().Get("before"), 10, 64)
 	if gs, e := s.FinishedGames(ctx, min(max(limit, 20), 100), before, who); e == nil && gs != nil {
-		p.Games = gs
+		p.Games = s.archive(ctx, gs, who)
 	} else if e != nil {
 		err = e
 	}
@@ -198,6 +209,7 @@ func (s *Server) apiPlayer(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, err)
 		return
 	}
+	s.profileExtras(r, &p)
 	WriteJSON(w, http.StatusOK, p)
 }
 
@@ -206,7 +218,11 @@ func (s *Server) apiPlayer(w http.ResponseWriter, r *http.Request) {
 func (s *Server) apiPlayerRecords(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 20*time.Second)
 	defer cancel()
-	who, err := s.st.Identity(ctx, r.PathValue("name")) // 404 for no one of that name
+	who, err := s.st.Identity(ctx, r.PathValue("name"))
+	if errors.Is(err, store.ErrNotFound) {
+		WriteError(w, noPlayer(r.PathValue("name")))
+		return
+	}
 	if err != nil {
 		WriteError(w, err)
 		return

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -48,8 +49,8 @@ func TestSeekAccept(t *testing.T) {
 		return resp.StatusCode
 	}
 	ann, bob, guest := person("ann"), person("bob"), &http.Client{}
-	if code := call(guest, "POST", "/api/seeks", `{"clock_ms":60000}`, nil); code != 401 {
-		t.Fatalf("a guest's seek: %d", code)
+	if code := call(guest, "POST", "/api/seeks", `{"clock_ms":60000,"rated":true}`, nil); code != 401 {
+		t.Fatalf("a guest's rated seek: %d", code)
 	}
 	var sk Seek
 	if code := call(ann, "POST", "/api/seeks", `{"rules":{"houses":6,"seeds":4},"clock_ms":180000,"increment_ms":2000,"rated":true}`, &sk); code != 201 || sk.ID == 0 {
@@ -172,6 +173,18 @@ func TestPersonChallengesBot(t *testing.T) {
 		b, _ := ts.srv.BoardOf(context.Background(), r.st.ID)
 		if b.Seats[0].Name != "ann" || b.Seats[1].Name != "robo" || b.Seats[0].ID != identity.Of(identity.Person, "ann") || b.Seats[1].ID != identity.Of(identity.Bot, "robo") {
 			t.Fatalf("the game: %+v", b.Seats)
+		}
+		// Not rated is casual; but a bot is asked for no takeback, and
+		// hints are against the computer only.
+		if !b.Casual || b.Rated {
+			t.Errorf("an unrated challenge: casual %v, rated %v", b.Casual, b.Rated)
+		}
+		ann := Actor{Token: r.st.Tokens[0]}
+		if err := ts.srv.TakeBack(context.Background(), r.st.ID, ann); !errors.Is(err, ErrNotCasual) {
+			t.Errorf("a takeback against a bot: %v", err)
+		}
+		if _, err := ts.srv.Hint(context.Background(), r.st.ID, ann); !errors.Is(err, ErrNotCasual) {
+			t.Errorf("a hint against a bot: %v", err)
 		}
 	}
 	get(t, ts, "/api/bots/online", &online)

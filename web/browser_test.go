@@ -200,6 +200,12 @@ func open(t testing.TB, ctx context.Context, url string) {
 	waitJS(t, ctx, "document.body.dataset.ready")
 }
 
+// accessibleName is JavaScript for the name a screen reader gives the
+// element css: its aria-label, or its text without what is aria-hidden.
+func accessibleName(css string) string {
+	return `(el => el.getAttribute("aria-label") || [...el.childNodes].filter(c => !(c.getAttribute && c.getAttribute("aria-hidden") === "true")).map(c => c.textContent).join(""))(document.querySelector(` + strconv.Quote(css) + `))`
+}
+
 // takeSeat gives the open page the seat of game id, as the page keeps it
 // after starting or joining a game itself.
 func takeSeat(t testing.TB, ctx context.Context, id string, seat int, token string) {
@@ -278,9 +284,9 @@ func TestBrowserPlayFullGame(t *testing.T) {
 	click(t, ctx, "#start")
 	waitJS(t, ctx, `location.hash.startsWith("#/game/")`)
 	waitJS(t, ctx, `document.querySelectorAll("button.pit").length === 12 && document.querySelector("button.pit:not(:disabled)")`)
-	label := eval[string](t, ctx, `document.querySelector('button.pit[data-side="S"][data-house="3"]').getAttribute("aria-label")`)
+	label := eval[string](t, ctx, accessibleName(`button.pit[data-side="S"][data-house="3"]`))
 	if label != "Your house 3, 4 seeds" {
-		t.Errorf("aria-label %q", label)
+		t.Errorf("house 3's name %q", label)
 	}
 	// House 3 ends in the store: an extra turn, called out.
 	click(t, ctx, `button.pit[data-side="S"][data-house="3"]`)
@@ -374,7 +380,7 @@ func TestBrowserWatchLive(t *testing.T) {
 	if eval[bool](t, ctx, `document.querySelector("#controls").offsetParent !== null`) {
 		t.Error("a spectator sees the seat controls")
 	}
-	label := eval[string](t, ctx, `document.querySelector('button.pit[data-side="S"][data-house="1"]').getAttribute("aria-label")`)
+	label := eval[string](t, ctx, accessibleName(`button.pit[data-side="S"][data-house="1"]`))
 	if !strings.HasPrefix(label, "South house 1, ") {
 		t.Errorf("spectator label %q", label)
 	}
@@ -649,15 +655,21 @@ func TestBrowserReplay(t *testing.T) {
 	waitJS(t, ctx, fmt.Sprintf(`document.querySelector("#status").textContent === "Move %d of %d"`, len(final.Moves)-1, len(final.Moves)))
 }
 
-// TestBrowserUnknownGame shows why a game link does not work, and drops
-// the board outline and the loading line shown meanwhile.
+// TestBrowserUnknownGame: a link to no game (a word, a number no game
+// has) shows a page that says so, with the way on, and none of a game's
+// shell: no board outline, no buttons, no loading line.
 func TestBrowserUnknownGame(t *testing.T) {
 	srv, _ := browserServer(t)
 	ctx := browser(t, 600, 400)
-	open(t, ctx, srv.URL+"/#/game/nope")
-	waitJS(t, ctx, `document.querySelector("#gameerr").textContent.includes("no such game")`)
-	if eval[bool](t, ctx, `!!document.querySelector(".board") || document.querySelector("#status").textContent !== ""`) {
-		t.Errorf("after the error the page still shows the outline or %q", eval[string](t, ctx, `document.querySelector("#status").textContent`))
+	for _, id := range []string{"nope", "99999"} {
+		open(t, ctx, srv.URL+"/?"+id+"#/game/"+id)
+		waitJS(t, ctx, `document.querySelector("#missinggame") && document.querySelector("#gameerr").textContent.includes("no such game")`)
+		if n := eval[int](t, ctx, `document.querySelectorAll("main .board, main button, #status, #chat").length`); n != 0 {
+			t.Errorf("game %s: the missing game's page shows %d pieces of a game", id, n)
+		}
+		if !eval[bool](t, ctx, `!!document.querySelector('main a[href="#/lobby"]')`) {
+			t.Errorf("game %s: no way on", id)
+		}
 	}
 }
 

@@ -88,10 +88,11 @@ func TestBrowserSeekRatedGame(t *testing.T) {
 	}
 	shot(t, ann, "rated-game-over")
 	open(t, ann, srv.URL+"/#/ratings")
-	waitJS(t, ann, `document.querySelectorAll("#leaderboard tr").length === 3`)
+	// One ladder, its two players provisional after a game each: apart.
+	waitJS(t, ann, `document.querySelectorAll("#provisional tr").length === 3 && document.querySelector("#leaderboard-none")`)
 	shot(t, ann, "ratings")
 	// Ann's page: her ladder, her games, a download of them all.
-	click(t, ann, `#leaderboard a[href="#/player/ann"]`)
-	waitJS(t, ann, `document.querySelectorAll("#playerratings tr").length === 2 && document.querySelectorAll("#playergames li").length === 1 && document.querySelector("#downloadall")`)
+	click(t, ann, `#provisional a[href="#/player/ann"]`)
+	waitJS(t, ann, `document.querySelectorAll("#playerratings tr").length === 2 && document.querySelectorAll("#playergames tr").length === 1 && document.querySelector("#downloadall")`)
 	shot(t, ann, "player")
 }

@@ -172,6 +172,8 @@ func (h *Handler) routes() {
 	api := h.opts.Server.Handler()
 	m.Handle(Prefix, api)
 	m.Handle("/ws/", api)
+	// Anything else: a page that says so (words.go).
+	m.HandleFunc("/", h.notFound)
 }
 
 // ServeHTTP implements http.Handler. Every answer carries the security
@@ -249,7 +251,7 @@ func (h *Handler) static(name string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		a, ok := h.files[name]
 		if !ok {
-			http.NotFound(w, r)
+			h.notFound(w, r)
 			return
 		}
 		w.Header().Set("Content-Type", a.ctype)
@@ -284,10 +286,12 @@ type Meta struct {
 	Bots []string `json:"bots,omitempty"`
 }
 
-// PresetInfo is a named rule set.
+// PresetInfo is a named rule set: its source, and in Summary what it is
+// in plain words.
 type PresetInfo struct {
-	Rules  kalah.Rules `json:"rules"`
-	Source string      `json:"source"`
+	Rules   kalah.Rules `json:"rules"`
+	Source  string      `json:"source"`
+	Summary string      `json:"summary"`
 }
 
 // PlayerInfo is a kind of computer player.
@@ -307,7 +311,7 @@ type LevelInfo struct {
 func (h *Handler) meta(w http.ResponseWriter, r *http.Request) {
 	var m Meta
 	for _, p := range kalah.Presets() {
-		m.Presets = append(m.Presets, PresetInfo{Rules: p.Rules, Source: p.Source})
+		m.Presets = append(m.Presets, PresetInfo{Rules: p.Rules, Source: p.Source, Summary: presetSummary(p.Rules)})
 	}
 	for _, p := range player.List() {
 		if p.Raw || p.Name+":" == server.BotPrefix {

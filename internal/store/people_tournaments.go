@@ -289,8 +289,6 @@ func (s *Store) JoinPeopleTournament(ctx context.Context, id int64, who identity
 	return already, nil
 }
 
-// ErrFull refuses an entrant to a tournament that has as many as it takes.
-var ErrFull = errors.New("tournament full")
 
 // WithdrawFromPeopleTournament makes who inactive in tournament id: they
 // are paired no more, and keep what they scored. ErrNotFound if they never

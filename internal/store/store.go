@@ -714,7 +714,7 @@ func hashToken(token string, salt []byte) []byte {
 
 // schemaVersion is the PRAGMA user_version of a database this release
 // writes; migrate brings older ones up to it, one step at a time.
-const schemaVersion = 6
+const schemaVersion = 7
 
 // migrations[v] takes a database from user_version v to v+1.
 var migrations = []func(tx *sql.Tx) error{
@@ -791,6 +791,8 @@ CREATE INDEX IF NOT EXISTS rating_history_name ON rating_history(name, pool, at)
 	migrateIdentities,
 	// 5 -> 6: people's tournaments, arenas and Swiss (people_tournaments.go).
 	migratePeopleTournaments,
+	// 6 -> 7: games' chats and the players people follow (social.go).
+	migrateSocial,
 }
 
 func hasColumn(tx *sql.Tx, table, column string) (bool, error) {

@@ -28,13 +28,17 @@ function h(tag, attrs, ...kids) {
   return el;
 }
 
+// show puts a view's pieces in the page, leaving out those it has not
+// (null: a section for the signed-in only, say).
+function show(...kids) { main.replaceChildren(...kids.flat().filter(k => k !== null && k !== undefined && k !== false)); }
+
 async function api(path, body) {
   const opt = body === undefined ? {} : {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)};
   let r;
   try { r = await fetch(API + path, opt); }
   catch (ex) { throw new Error("The server cannot be reached: check the connection; the page tries again by itself."); }
   const data = await r.json().catch(() => ({error: "bad response " + r.status}));
-  if (!r.ok) throw new Error(data.error || ("HTTP " + r.status));
+  if (!r.ok) { const e = new Error(data.error || ("HTTP " + r.status)); e.status = r.status; throw e; }
   return data;
 }
 
@@ -65,7 +69,13 @@ function viewAccount() {
     const pass = h("input", {id: "acctpass", type: "password", autocomplete: "current-password", required: true, minlength: 8});
     const act = async what => {
       err.textContent = "";
-      try { await account("/" + what, {name: name.value.trim(), password: pass.value}); await loadMe(); route(); announce("Signed in as " + me.name); }
+      try {
+        await account("/" + what, {name: name.value.trim(), password: pass.value});
+        await loadMe();
+        announce((what === "signup" ? "Account created; signed in as " : "Signed in as ") + me.name);
+        // Back where the person was when they went to sign in.
+        if (backTo && backTo !== location.hash) location.hash = backTo; else route();
+      }
       catch (ex) { err.textContent = ex.message; }
     };
     const form = h("form", {id: "acctform", onsubmit: e => { e.preventDefault(); act("login"); }},
@@ -179,7 +189,8 @@ function rulesForm(legend) {
     const p = presets.find(p => p.rules.name === sel.value).rules;
     houses.value = p.houses; seeds.value = p.seeds; ec.checked = p.empty_capture; early.checked = p.early_end;
     pie.checked = p.pie; sos.checked = p.sow_opponent_store; end.value = p.end;
-    src.textContent = presets.find(p => p.rules.name === sel.value).source;
+    const pr = presets.find(p => p.rules.name === sel.value);
+    src.textContent = `${pr.summary} (Source: ${pr.source}.)`;
   }
   sel.addEventListener("change", load);
   load();
@@ -218,6 +229,12 @@ function viewPlay() {
   const clock = h("select", {id: "clock"}, [["0", "No clock"], ["f:60000:0", "1+0 (a minute a game)"], ["f:180000:2000", "3+2"], ["f:300000:3000", "5+3"], ["f:600000:0", "10+0"],
     ["10000", "10 s a move"], ["30000", "30 s a move"], ["60000", "1 min a move"]].map(([v, t]) => h("option", {value: v, text: t})));
   const casual = h("input", {type: "checkbox", id: "casual", checked: true});
+  // Casual means takebacks, and hints against the computer only: the
+  // label says what this game's casual gives.
+  const casualWhat = h("span", {id: "casualwhat"});
+  const sayCasual = () => { casualWhat.textContent = opp.value === "human" ? "Casual (takebacks, asked of your opponent)" : "Casual (takebacks and hints)"; };
+  opp.addEventListener("change", sayCasual);
+  sayCasual();
   const err = h("p", {class: "err", role: "alert"});
   const form = h("form", {onsubmit: async e => {
     e.preventDefault();
@@ -236,7 +253,7 @@ function viewPlay() {
     h("fieldset", {}, h("legend", {text: "Players"}),
       h("p", {class: "muted", id: "playingas", text: me ? `You play as ${me.name}.` : (myId ? `You play as ${myId.replace(/^guest:/, "").slice(0, 12)} (a guest): sign in to play under your name.` : "You play as a guest: sign in to play under your name.")}),
       h("label", {}, "Opponent", opp), h("label", {}, "Who starts", first),
-      h("label", {}, "Clock", clock), h("label", {}, casual, "Casual (undo and hints)")),
+      h("label", {}, "Clock", clock), h("label", {}, casual, casualWhat)),
     rules.el,
     h("p", {class: "muted", text: "You play the bottom row (South). Keys in a game: 1–9 sow a house, space lets the computer choose your move, u undo, h hint, ← → step through the moves."}),
     h("button", {type: "submit", class: "primary", id: "start"}, "Start game"), err);
@@ -271,8 +288,8 @@ function boardView(n, opts) {
   const cells = {};
   // Where each cell goes is the style sheet's (--c, --r): beside the
   // houses on a wide screen, above and below them on a phone.
-  const storeTop = h("div", {class: "store stop", role: "img"});
-  const storeBottom = h("div", {class: "store sbottom", role: "img"});
+  const storeTop = h("div", {class: "store stop", role: opts.edit ? null : "img"});
+  const storeBottom = h("div", {class: "store sbottom", role: opts.edit ? null : "img"});
   el.append(storeTop);
   for (let c = 0; c < n; c++) { // top row: the top side's houses n..1
     const house = n - c;
@@ -317,11 +334,16 @@ function boardView(n, opts) {
         const house = isStore ? 0 : (side === "S" ? i + 1 : i - n);
         const label = opts.label(side, house, pits[i]);
         if (opts.edit && !isStore) { c.input.value = pits[i]; continue; }
-        c.setAttribute("aria-label", label);
         if (isStore) {
+          c.setAttribute("aria-label", label);
           c.replaceChildren(String(pits[i]), h("small", {text: opts.name(side)}));
         } else {
-          c.replaceChildren(h("span", {class: "k", "aria-hidden": "true", text: house}), String(pits[i]), seedDots(pits[i]));
+          // The accessible name is the content, so it holds what is seen
+          // (the count) within the words (whose house, how many seeds).
+          const cnt = String(pits[i]), cut = label.lastIndexOf(cnt);
+          const [before, after] = cut < 0 ? [label + ": ", ""] : [label.slice(0, cut), label.slice(cut + cnt.length)];
+          c.replaceChildren(h("span", {class: "k", "aria-hidden": "true", text: house}), h("span", {class: "sr-only", text: before}), h("span", {class: "n", text: String(pits[i])}),
+            h("span", {class: "sr-only", text: after}), seedDots(pits[i]));
           const legal = !!(o.legal && side === o.toMove && o.legal.includes(String(house)) && o.canMove);
           c.disabled = !legal;
           c.classList.toggle("legal", legal);
@@ -332,6 +354,20 @@ function boardView(n, opts) {
       }
     }};
 }
+
+// fitBoards lays every board of the page out so that no house is below
+// 44 px, the least a finger hits: across the screen where the houses fit,
+// else upright (the houses in two columns, the stores above and below,
+// sowing still counter-clockwise). Called once a board is on the page, and
+// when the window changes.
+function fitBoards() {
+  for (const b of main.querySelectorAll(".board")) {
+    b.classList.remove("vertical");
+    const pit = b.querySelector(".pit");
+    if (pit && pit.getBoundingClientRect().width < 44) b.classList.add("vertical");
+  }
+}
+window.addEventListener("resize", fitBoards);
 
 function sowPath(rules, before, side, house) {
   const n = rules.houses, total = 2 * n + 2;
@@ -366,6 +402,58 @@ function describeMove(st, m, me) {
   return s;
 }
 
+// ---- a game's chat ----
+// chatPanel is a game's chat: the players' room for its two players, the
+// spectators' for everyone else (the players read it too once the game is
+// over, as on lichess); lines come on the game's stream (add). A switch
+// hides it, remembered in this browser.
+function chatPanel(id, token) {
+  const list = h("ul", {class: "chat", id: "chatlines", "aria-live": "polite", "aria-label": "Messages", tabindex: "0"});
+  const input = h("input", {id: "chatinput", maxlength: 140, autocomplete: "off", placeholder: "Say something…", "aria-label": "Message"});
+  const why = h("p", {class: "muted", id: "chatwhy"});
+  const cerr = h("p", {class: "err", role: "alert", id: "chaterr"});
+  const form = h("form", {class: "row", id: "chatform", onsubmit: async e => {
+    e.preventDefault(); cerr.textContent = "";
+    const text = input.value.trim();
+    if (!text) return;
+    try {
+      const line = await api(`games/${id}/chat`, Object.assign({text}, token() ? {token: token()} : {}));
+      input.value = ""; add(line);
+      if (!myId) await loadMe(); // a guest is someone now
+    } catch (ex) { cerr.textContent = ex.message; }
+  }}, input, h("button", {type: "submit", id: "chatsend", text: "Send"}));
+  const title = h("h3", {id: "chattitle", text: "Chat"});
+  const show = h("input", {type: "checkbox", id: "chatshow", checked: localStorage.getItem("kalah.chat") !== "off"});
+  const body = h("div", {id: "chatbody"}, list, form, why, cerr);
+  body.hidden = !show.checked;
+  show.addEventListener("change", () => { body.hidden = !show.checked; localStorage.setItem("kalah.chat", show.checked ? "on" : "off"); });
+  const el = h("section", {class: "panel", id: "chat", "aria-labelledby": "chattitle"}, h("div", {class: "row chathead"}, title, h("label", {}, show, "Show the chat")), body);
+  const seen = new Set();
+  let room = "";
+  function add(l) {
+    if (seen.has(l.id)) return;
+    seen.add(l.id);
+    const none = list.querySelector(".nochat");
+    if (none) none.remove();
+    list.append(h("li", {"data-room": l.room}, h("strong", {text: l.name}), room && l.room !== room ? h("span", {class: "muted", text: " (spectator)"}) : null, ": ", l.text));
+    list.scrollTop = list.scrollHeight;
+  }
+  async function load() {
+    try {
+      const v = await api(`games/${id}/chat` + (token() ? "?token=" + encodeURIComponent(token()) : ""));
+      room = v.room;
+      title.textContent = v.room === "players" ? "Chat with your opponent" : "Spectators' chat";
+      form.hidden = !v.can_write;
+      why.textContent = v.can_write ? "" : v.why;
+      seen.clear();
+      list.replaceChildren();
+      if (!v.lines.length) list.append(h("li", {class: "muted nochat", text: "No message yet."}));
+      for (const l of v.lines) add(l);
+    } catch (ex) { el.hidden = true; }
+  }
+  return {el, add, load, close() {}};
+}
+
 // ---- a game: play, watch or replay ----
 function viewGame(id) {
   let st = null, mine = legacySeat(id), shown = -1, cursor = null, busy = false, animating = false, queue = Promise.resolve();
@@ -377,6 +465,7 @@ function viewGame(id) {
   // its place, so that the controls below do not jump down under a click
   // (a click meant for them would land on a house).
   const boardBox = h("div", {id: "boardbox"}, ghostBoard(6));
+  requestAnimationFrame(fitBoards);
   const labels = [h("p", {class: "label", id: "toplabel"}), h("p", {class: "label", id: "bottomlabel"})];
   const movesEl = h("div", {class: "moves", id: "moves", "aria-label": "Moves", tabindex: "0"});
   const err = h("p", {class: "err", role: "alert", id: "gameerr"});
@@ -384,16 +473,20 @@ function viewGame(id) {
   const asked = h("div", {id: "asked"});
   const summary = h("section", {id: "summary", class: "panel summary", hidden: true, "aria-label": "Game summary"});
   const anim = h("input", {type: "checkbox", id: "animate", checked: settings.animate, onchange: e => { settings.animate = e.target.checked; }});
-  const btn = (id, text, fn, key) => h("button", {type: "button", id, "aria-keyshortcuts": key, onclick: fn}, text);
-  const bHint = btn("hint", "Hint (h)", () => hint(), "h");
-  const bAuto = btn("auto", "Computer moves for me (space)", () => auto(), "Space");
-  const bUndo = btn("undo", "Undo (u)", () => act("takeback"), "u");
+  // A button's words: on a phone the short ones, without the key, so that
+  // the row of a game's actions is one line whatever it holds (nothing
+  // below it moves when the game arrives and some go).
+  const words = (long, short, key) => [h("span", {class: "long", text: long}), h("span", {class: "short", text: short || long}), key ? h("span", {class: "key", text: ` (${key})`}) : null];
+  const btn = (id, text, fn, key, short, keyText) => h("button", {type: "button", id, "aria-keyshortcuts": key, onclick: fn}, words(text, short, keyText));
+  const bHint = btn("hint", "Hint", () => hint(), "h", null, "h");
+  const bAuto = btn("auto", "Computer moves for me", () => auto(), "Space", "Move for me", "space");
+  const bUndo = btn("undo", "Undo", () => act("takeback"), "u", null, "u");
   const bResign = btn("resign", "Resign", () => { if (confirm("Resign this game?")) act("resign"); });
   // Until both sides have moved a game may be called off, by either.
   const bAbort = btn("abort", "Abort", () => act("abort"));
   // In a game between people without a clock, the win may be claimed from
   // an opponent who sits on their move (the server says when).
-  const bClaim = btn("claim", "Claim the win", () => act("claim"));
+  const bClaim = btn("claim", "Claim the win", () => act("claim"), null, "Claim");
   const bPrev = btn("prev", "◀ Back", () => step(-1), "ArrowLeft");
   const bNext = btn("next", "Forward ▶", () => step(1), "ArrowRight");
   const bLive = btn("latest", "Latest", () => { cursor = null; render(); });
@@ -403,8 +496,8 @@ function viewGame(id) {
     replaying = true; cursor = null; shown = 0; render();
     queue = queue.then(() => animateTo()).catch(() => {}).then(() => { replaying = false; render(); });
   });
-  const bSwap = btn("swap", "Swap sides (s)", () => play("swap"), "s");
-  const clock = h("span", {id: "clock", class: "muted", "aria-live": "off"});
+  const bSwap = btn("swap", "Swap sides", () => play("swap"), "s", "Swap", "s");
+  const clock = h("span", {id: "clock", class: "muted", "aria-live": "off", hidden: true});
   const controls = h("div", {class: "row", id: "controls"}, bSwap, bHint, bAuto, bUndo, bAbort, bResign, bClaim, clock);
   // As the game will most likely show them, so nothing moves when it comes.
   controls.hidden = !mine && !myId; bSwap.hidden = true; bClaim.hidden = true; bAbort.hidden = true;
@@ -435,25 +528,51 @@ function viewGame(id) {
         if (running && low && mine && seat === mine.seat && !warned) { warned = true; announce("Low on time: " + fmtClock(ms)); }
       });
     }
-    if (!st || !myTurn() || !st.per_move_ms) { clock.textContent = ""; return; }
+    if (st && st.live && !animating && cursor === null && shown === st.moves.length && !st.over && !myTurn()) status.textContent = statusText(shown, st.moves.length);
+    // Empty, the clock takes no place (it would wrap the row of buttons).
+    if (!st || !myTurn() || !st.per_move_ms) { clock.textContent = ""; clock.hidden = true; return; }
+    clock.hidden = false;
     const left = Math.max(0, st.per_move_ms - (performance.now() - turnSince));
     clock.textContent = `${Math.ceil(left / 1000)} s left`;
     clock.classList.toggle("err", left < 5000);
   }, 100);
   cleanup.push(() => clearInterval(ticker));
+  const moveHead = h("div", {class: "movehead", "aria-hidden": "true"}, h("span"), h("span", {id: "movefirst", text: "South"}), h("span", {id: "movesecond", text: "North"}));
+  // A seat of the release before moves by its token; the chat knows it so.
+  const chat = chatPanel(id, () => mine && mine.token);
+  cleanup.push(chat.close);
   main.replaceChildren(h("h2", {id: "gametitle", text: "Game"}), share, h("div", {class: "labelrow"}, labels[0], clocks[0]), boardBox,
     h("div", {class: "labelrow"}, labels[1], clocks[1]), status, callout, asked,
     controls,
     h("div", {class: "row"}, bPrev, bNext, bLive, bReplay, h("label", {}, anim, "Animate sowing"),
       h("a", {href: API + "games/" + id + "/record", id: "download", download: "kalah-" + id + ".txt"}, "Download record"),
       h("a", {href: "#/analyze?game=" + id, id: "analyzelink"}, "Analyze this game")),
-    h("h3", {text: "Moves"}), movesEl, err, summary);
+    h("h3", {text: "Moves"}), moveHead, movesEl, err, summary, chat.el);
 
   function me() { return mine ? mine.seat : null; }
   // offline is set while the connection to the server is lost: the page
   // says so, takes no move, and reloads the game when it is back.
   let offline = false;
   function myTurn() { return st && !st.over && mine && st.to_move_seat === mine.seat && st.live && !offline; }
+  // thinkFrom is when the side to move began its turn, as this page
+  // knows it: the server's reading (thinking_ms) where it gave one, else
+  // when the page saw the turn begin.
+  let thinkFrom = performance.now();
+  // statusText says where the game stands (after k of total moves). A
+  // computer's turn says that it thinks and for how long, from the
+  // server's reading (thinking_ms) on: a slow level is seen to work.
+  function statusText(k, total) {
+    if (offline) return "Connection lost: reconnecting…";
+    if (cursor !== null) return `Move ${k} of ${total}`;
+    if (k < total) return status.textContent; // moves still being shown
+    if (st.over) return resultText();
+    if (myTurn()) return "Your move" + (st.per_move_ms ? ` (${st.per_move_ms / 1000} s)` : "");
+    if (!st.live) return "Stopped";
+    const mover = st.seats[st.to_move_seat];
+    const name = sideName(st, st.to_move, me());
+    if (mover && !mover.human) return `${name} is thinking… ${Math.floor((performance.now() - thinkFrom) / 1000)} s`;
+    return `${name} to move…`;
+  }
   // posAt is the board after k moves; after the last, the board as it
   // stands (a forfeit gives it to the winner, even before any move).
   function posAt(k) { return k === st.moves.length ? st.pits : k === 0 ? st.start : st.moves[k - 1].pits; }
@@ -479,6 +598,7 @@ function viewGame(id) {
       name: side => sideName(st, side, me()),
       onMove: (side, house) => play(String(house))});
     boardBox.replaceChildren(board.el);
+    fitBoards();
   }
 
   function render(sow) {
@@ -505,33 +625,39 @@ function viewGame(id) {
     labels[1].textContent = `${sideName(st, myBottom, me())}${ratingOf(myBottom)} (${myBottom === "S" ? "South" : "North"})`;
     $("#gametitle").textContent = `${st.seats[0].name} vs ${st.seats[1].name} — ${st.rules_text}`;
     drawMoves(k);
-    let s = status.textContent;
-    if (offline) s = "Connection lost: reconnecting…";
-    else if (cursor !== null) s = `Move ${k} of ${total}`;
-    else if (k < total) { /* moves still being shown */ }
-    else if (st.over) s = resultText();
-    else if (myTurn()) s = "Your move" + (st.per_move_ms ? ` (${st.per_move_ms / 1000} s)` : "");
-    else if (!st.live) s = "Stopped";
-    else s = `${sideName(st, st.to_move, me())} to move…`;
-    if (!animating) status.textContent = s;
+    if (!animating) status.textContent = statusText(k, total);
+    // The tab says when it is your turn, for a player in another tab.
+    document.title = (myTurn() ? "Your turn · " : "") + `${st.seats[0].name || "?"} vs ${st.seats[1].name || "?"} — Kalah`;
     controls.hidden = !mine;
+    // Until both sides have moved a game is aborted, not resigned: both
+    // players see Abort (lichess's way), nobody else.
     bAbort.hidden = !(mine && st.abortable && st.live);
     bResign.hidden = !!(mine && st.abortable && st.live);
     bSwap.hidden = !(live && myTurn() && st.legal.includes("swap"));
     const key = st.moves.length + ":" + st.version;
     if (myTurn() && turnKey.split(":")[0] !== String(st.moves.length)) { turnSince = performance.now(); }
     turnKey = key;
-    const casualMine = st.casual && mine && !st.over;
-    bHint.disabled = !casualMine || !myTurn(); bAuto.disabled = bHint.disabled;
+    // One meaning of casual: takebacks (asked of a person, at once against
+    // the computer), hints against the computer only; each button shown
+    // only where it works.
+    const opp = mine ? st.seats[1 - mine.seat] : null;
     const people = st.seats[0].human && st.seats[1].human;
+    const vsComputer = !!(opp && !opp.human && opp.spec);
+    bHint.hidden = bAuto.hidden = !(st.casual && vsComputer && !st.over);
+    bHint.disabled = !myTurn(); bAuto.disabled = bHint.disabled;
+    bUndo.hidden = !(st.casual && mine && !st.over && (people || vsComputer));
     bUndo.disabled = offline || !(st.casual && mine && total > 0) || (people && st.takeback_ask === mine.seat);
-    bUndo.textContent = people ? "Ask to take back (u)" : "Undo (u)";
+    bUndo.replaceChildren(...words(people ? "Ask to take back" : "Undo", people ? "Takeback?" : "Undo", "u").filter(Boolean));
     if (mine && people && st.takeback_ask === 1 - mine.seat && !st.over) {
       asked.replaceChildren(h("p", {class: "panel", id: "takebackask"}, "Your opponent asks to take back their last move. ",
         h("button", {type: "button", id: "tbaccept", onclick: () => act("takeback")}, "Accept"), " ",
         h("button", {type: "button", id: "tbdecline", onclick: () => act("takeback/decline")}, "Decline")));
     } else if (mine && people && st.takeback_ask === mine.seat && !st.over) {
       asked.replaceChildren(h("p", {class: "panel muted", id: "takebackwait", text: "Takeback asked: waiting for your opponent."}));
+    } else if (mine && st.over && st.rematch && opp && opp.human) {
+      // The opponent asked for the rematch: say so where it is seen.
+      asked.replaceChildren(h("p", {class: "panel", id: "rematchoffer"}, `${opp.name || "Your opponent"} offers a rematch. `,
+        h("button", {type: "button", class: "primary", id: "rematchaccept", onclick: rematch}, "Play the rematch")));
     } else asked.replaceChildren();
     bResign.disabled = offline || !mine || st.over;
     bClaim.hidden = !(mine && !st.over && st.live && !st.clock_ms && st.seats[0].human && st.seats[1].human && st.to_move_seat !== mine.seat);
@@ -559,7 +685,12 @@ function viewGame(id) {
   function resultText() {
     const [s, n] = st.score;
     let r;
-    if (st.termination === "aborted") return "Game aborted" + (st.reason ? ` — ${st.reason.replace(/^Aborted: /, "")}` : "");
+    if (st.termination === "aborted") {
+      const myName = mine ? st.seats[mine.seat].name : null;
+      const by = (st.reason || "").match(/^Aborted by (.+)$/);
+      if (by) return by[1] === myName ? "You aborted the game" : `${by[1]} aborted the game`;
+      return "Game aborted" + (st.reason ? ` — ${st.reason.replace(/^Aborted: /, "")}` : "");
+    }
     if (st.result === "draw") r = "A draw";
     else {
       const winSide = st.result === "south" ? "S" : "N";
@@ -650,15 +781,16 @@ function viewGame(id) {
     if (prev && (ns.version < prev.version || (ns.version === prev.version && ns.takeback_ask === prev.takeback_ask &&
       JSON.stringify(ns.seats) === JSON.stringify(prev.seats) && ns.trouble === prev.trouble))) return;
     st = ns;
+    if (!prev || prev.moves.length !== ns.moves.length || prev.to_move_seat !== ns.to_move_seat || ns.thinking_ms !== undefined) thinkFrom = performance.now() - (ns.thinking_ms || 0);
     const was = mine;
     mine = mySeat(ns, id);
-    if (prev && (was === null) !== (mine === null)) setup();
+    if (prev && (was === null) !== (mine === null)) { setup(); chat.load(); }
     clockAt = performance.now();
     if (prev && ns.moves.length > prev.moves.length) sound(ns.moves[ns.moves.length - 1].capture ? "capture" : "move");
     if (prev && ns.over && !prev.over) sound("end");
     if (first || prev.moves.length > ns.moves.length) {
       // A new view, or moves were taken back: show the position as it stands.
-      if (first) setup();
+      if (first) { setup(); chat.load(); }
       shown = ns.moves.length;
       render();
       return;
@@ -713,18 +845,25 @@ function viewGame(id) {
     const key = st.version + ":" + k;
     if (key === movesKey) return;
     movesKey = key;
-    if (!st.move_text) { movesEl.textContent = "(no moves yet)"; return; }
+    // Two columns, a turn each (the first mover's, the other's), numbered;
+    // the text reads as the notation does ("1. 3+6 2 2. ..."), a space
+    // between cells, which the grid does not draw.
+    const firstSide = st.start_to_move === "N" ? "North" : "South";
+    $("#movefirst").textContent = firstSide; $("#movesecond").textContent = firstSide === "South" ? "North" : "South";
+    if (!st.move_text) { movesEl.replaceChildren(h("span", {class: "nomoves", text: "(no moves yet)"})); return; }
     let ply = 0;
     const parts = [];
     st.move_text.split(" ").forEach((tok, i) => {
       if (i > 0) parts.push(" ");
-      if (/^\d+\.$/.test(tok) || ply >= st.moves.length) { parts.push(tok); return; }
+      if (/^\d+\.$/.test(tok)) { parts.push(h("span", {class: "mn", text: tok})); return; }
+      const cell = h("span", {class: "mt"});
+      parts.push(cell);
       tok.split("+").forEach((p, j) => {
-        if (j > 0) parts.push("+");
-        if (p === "" || ply >= st.moves.length) { parts.push(p); return; }
+        if (j > 0) cell.append("+");
+        if (p === "" || ply >= st.moves.length) { cell.append(p); return; }
         ply++;
         const at = ply;
-        parts.push(h("span", {class: "mv" + (at === k ? " cur" : ""), "data-k": at, role: "link", tabindex: "-1",
+        cell.append(h("span", {class: "mv" + (at === k ? " cur" : ""), "data-k": at, role: "link", tabindex: "-1",
           onclick: () => { cursor = at === st.moves.length ? null : at; if (cursor === null) shown = st.moves.length; render(); }}, p));
       });
     });
@@ -743,9 +882,9 @@ function viewGame(id) {
     if (!st || e.target.matches("input,select,textarea") || e.ctrlKey || e.metaKey || e.altKey) return;
     if (/^[1-9]$/.test(e.key)) { play(e.key); e.preventDefault(); }
     else if (e.key === "0" && st.rules.houses >= 10) { play("10"); e.preventDefault(); }
-    else if (e.key === " ") { if (st.casual && mine) { auto(); e.preventDefault(); } }
-    else if (e.key === "u") act("takeback");
-    else if (e.key === "h") hint();
+    else if (e.key === " ") { if (!bAuto.hidden) { auto(); e.preventDefault(); } }
+    else if (e.key === "u") { if (!bUndo.hidden) act("takeback"); }
+    else if (e.key === "h") { if (!bHint.hidden) hint(); }
     else if (e.key === "s" && st.legal && st.legal.includes("swap")) play("swap");
     else if (e.key === "ArrowLeft") { step(-1); e.preventDefault(); }
     else if (e.key === "ArrowRight") { step(1); e.preventDefault(); }
@@ -761,8 +900,10 @@ function viewGame(id) {
   }, 2000);
   cleanup.push(() => clearInterval(rematchWatch));
   const es = new EventSource(API + "games/" + id + "/board/events");
+  es.addEventListener("chat", ev => chat.add(JSON.parse(ev.data)));
   es.addEventListener("state", ev => {
     const ns = JSON.parse(ev.data);
+    if (st && ns.over && !st.over) chat.load();
     if (offline) { offline = false; err.textContent = ""; announce("Connected again"); if (st && ns.version === st.version) render(); }
     update(ns);
   });
@@ -773,7 +914,14 @@ function viewGame(id) {
       return;
     }
     es.close();
-    api("games/" + id + "/board").catch(ex => {
+    api("games/" + id + "/board").then(ns => update(ns)).catch(ex => {
+      if (ex.status === 404) {
+        main.replaceChildren(h("h2", {id: "missinggame", text: "No such game"}),
+          h("p", {id: "gameerr", text: `There is no game ${id} here: no such game. The link may be wrong or cut short.`}),
+          h("p", {}, h("a", {href: "#/watch", text: "See the games being played"}), " · ", h("a", {href: "#/lobby", text: "start one in the lobby"})));
+        document.title = "No such game — Kalah";
+        return;
+      }
       err.textContent = `Cannot load game ${id}: ${ex.message}.`;
       status.textContent = ""; boardBox.replaceChildren(); // no game to hold a place for
     });
@@ -855,6 +1003,17 @@ function viewWatch() {
 }
 
 // ---- the lobby: play the computer in a click, seek a person, watch ----
+// tcText writes a clock as lichess does: "3+2", "½+0", or "no clock".
+function tcText(clockMS, incMS) {
+  if (!clockMS) return "no clock";
+  const m = clockMS / 60000;
+  return `${{0.25: "¼", 0.5: "½", 0.75: "¾"}[m] || m}+${incMS / 1000}`;
+}
+// playerLink names a player, linked to their page if they have one (an
+// account or a bot; guests and programs have none).
+function playerLink(name, id) {
+  return id && /^(user|bot):/.test(id) ? h("a", {href: "#/player/" + encodeURIComponent(name), text: name}) : h("span", {text: name});
+}
 function viewLobby() {
   const err = h("p", {class: "err", role: "alert", id: "lobbyerr"});
   const levels = h("div", {class: "row", id: "levels"}, meta.levels.map(l => h("button", {type: "button", class: "level", "data-level": l.name, title: l.description,
@@ -865,80 +1024,112 @@ function viewLobby() {
         await loadMe(); location.hash = "#/game/" + c.id;
       } catch (ex) { err.textContent = ex.message; }
     }}, l.name)));
-  const preset = h("select", {id: "seekpreset"}, meta.presets.filter(p => !p.rules.pie || true).map(p => h("option", {value: p.rules.name, text: p.rules.name})));
-  const rated = h("input", {type: "checkbox", id: "seekrated", checked: true});
+  // The rules of a person's game, each preset with what it is in words.
+  const preset = h("select", {id: "seekpreset", "aria-describedby": "presetinfo"}, meta.presets.map(p => h("option", {value: p.rules.name, text: p.rules.name})));
+  const presetInfo = h("p", {class: "muted", id: "presetinfo"});
+  const showPreset = () => { const p = meta.presets.find(p => p.rules.name === preset.value); presetInfo.textContent = p ? p.summary : ""; };
+  preset.addEventListener("change", showPreset);
+  showPreset();
+  const rulesOf = () => meta.presets.find(p => p.rules.name === preset.value).rules;
+  // Rated games need an account; a guest plays casual ones.
+  const rated = h("input", {type: "checkbox", id: "seekrated", checked: !!me, disabled: !me});
+  const range = h("select", {id: "seekrange"}, [["0", "anyone"], ["100", "±100"], ["200", "±200"], ["300", "±300"], ["500", "±500"]].map(([v, t]) => h("option", {value: v, text: t})));
   const waiting = h("div", {id: "seekwait"});
-  let mySeek = null, poll = null;
-  const stopWaiting = () => { if (poll) clearInterval(poll); poll = null; mySeek = null; waiting.replaceChildren(); };
-  cleanup.push(() => { if (poll) clearInterval(poll); });
+  // A seek lives while this page follows it (its event stream): leaving
+  // the lobby, or closing the page, ends it.
+  let mySeek = null, seekES = null;
+  const stopWaiting = () => { if (seekES) seekES.close(); seekES = null; mySeek = null; waiting.replaceChildren(); };
+  cleanup.push(() => { if (seekES) seekES.close(); });
   async function seek(clockMS, incMS, label) {
     err.textContent = "";
-    if (!me) { err.replaceChildren("Playing a person needs an account: ", h("a", {href: "#/account", text: "sign in or create one"}), "."); return; }
-    const rules = meta.presets.find(p => p.rules.name === preset.value).rules;
+    const isRated = rated.checked && !!me;
+    let sk;
     try {
-      mySeek = await api("seeks", {rules, clock_ms: clockMS, increment_ms: incMS, rated: rated.checked});
+      sk = await api("seeks", {rules: rulesOf(), clock_ms: clockMS, increment_ms: incMS, rated: isRated, range: +range.value});
     } catch (ex) { err.textContent = ex.message; return; }
-    waiting.replaceChildren(h("p", {class: "panel", id: "seeking"}, `Waiting for an opponent: ${preset.value}, ${label}${rated.checked ? ", rated" : ""}… `,
+    if (seekES) seekES.close(); // the server keeps one seek a person: this one
+    if (!myId) await loadMe(); // a guest is someone now
+    if (sk.game > 0) { location.hash = "#/game/" + sk.game; return; } // an equal offer was waiting
+    mySeek = sk;
+    waiting.replaceChildren(h("p", {class: "panel", id: "seeking"}, `Waiting for an opponent: ${preset.value}, ${label}${isRated ? ", rated" : ", casual"}${+range.value ? ", rating " + range.selectedOptions[0].text : ""}… `,
       h("button", {type: "button", id: "cancelseek", text: "Cancel", onclick: async () => {
-        try { await api(`seeks/${mySeek.id}/cancel`, {}); } catch (ex) { /* taken meanwhile */ }
-        stopWaiting(); load();
+        const id = mySeek && mySeek.id;
+        stopWaiting();
+        if (id) { try { await api(`seeks/${id}/cancel`, {}); } catch (ex) { /* gone with its stream */ } }
+        load();
       }})));
-    poll = setInterval(async () => {
-      if (!mySeek) return;
-      try {
-        const sk = await api(`seeks/${mySeek.id}`);
-        if (sk.game > 0) { stopWaiting(); location.hash = "#/game/" + sk.game; }
-      } catch (ex) { stopWaiting(); err.textContent = ex.message; }
-    }, 700);
+    const es = new EventSource(API + "seeks/" + sk.id + "/events");
+    seekES = es;
+    es.addEventListener("paired", ev => { const s = JSON.parse(ev.data); stopWaiting(); location.hash = "#/game/" + s.game; });
+    es.addEventListener("gone", () => { stopWaiting(); load(); });
+    es.onerror = () => {
+      // The browser tries again by itself; the server dropped the seek when
+      // the stream broke, so it answers 404 and the browser gives up.
+      if (es.readyState === EventSource.CLOSED && seekES === es) { stopWaiting(); err.textContent = "The connection was lost and your seek with it: seek again."; load(); }
+    };
     load();
   }
   const controls = [["1+0", 60000, 0], ["3+2", 180000, 2000], ["5+3", 300000, 3000], ["10+0", 600000, 0]];
   const quick = h("div", {class: "row", id: "quick"}, controls.map(([label, c, i]) => h("button", {type: "button", class: "seek", "data-tc": label, onclick: () => seek(c, i, label)}, label)));
   const seeksEl = h("ul", {class: "games", id: "seeks"});
   const liveEl = h("ul", {class: "games", id: "livegames"});
+  const followEl = h("ul", {class: "games", id: "followgames"});
   const botsEl = h("ul", {class: "games", id: "botsonline"});
-  const tc = sk => sk.clock_ms ? `${sk.clock_ms / 60000}+${sk.increment_ms / 1000}` : "no clock";
+  const chalTC = h("select", {id: "chaltc"}, [["180000:2000", "3+2"], ["60000:0", "1+0"], ["300000:3000", "5+3"], ["600000:0", "10+0"], ["0:0", "no clock"]].map(([v, t]) => h("option", {value: v, text: t})));
+  const tc = sk => tcText(sk.clock_ms, sk.increment_ms);
+  const gameLine = g => h("li", {class: "gameline"}, miniBoard(g.position),
+    h("span", {}, h("a", {href: "#/game/" + g.id}, `${g.south} vs ${g.north}`), ` — ${rulesName(g.rules)}, move ${g.plies + 1}`,
+      g.watchers ? h("span", {class: "muted", text: ` · ${g.watchers} watching`}) : null));
   async function load() {
     try {
-      const [sks, live, bots, online] = await Promise.all([api("seeks"), api("games?status=live"), api("bots").catch(() => []), api("bots/online").catch(() => [])]);
+      const [sks, live, bots, online, following] = await Promise.all([api("seeks"), api("games?status=live"), api("bots").catch(() => []), api("bots/online").catch(() => []),
+        me ? api("account/following").catch(() => null) : null]);
       seeksEl.replaceChildren(...(sks.length ? sks.map(sk => h("li", {"data-seek": sk.id},
-        h("a", {href: "#/player/" + encodeURIComponent(sk.by), text: sk.by}), sk.rating ? ` ${sk.rating.rating}${sk.rating.provisional ? "?" : ""}` : "",
-        ` — ${rulesName(sk.rules)}, ${tc(sk)}${sk.rated ? ", rated" : ", casual"} `,
-        me && sk.by === me.name ? h("span", {class: "muted", text: "(yours)"}) : h("button", {type: "button", class: "accept", text: "Accept", onclick: async () => {
+        playerLink(sk.by, sk.by_id), sk.rating ? ` ${sk.rating.rating}${sk.rating.provisional ? "?" : ""}` : "",
+        ` — ${rulesName(sk.rules)}, ${tc(sk)}${sk.rated ? ", rated" : ", casual"}${sk.range ? `, rating ±${sk.range}` : ""} `,
+        myId && sk.by_id === myId ? h("span", {class: "muted", text: "(yours)"}) : h("button", {type: "button", class: "accept", text: "Accept", onclick: async () => {
           err.textContent = "";
-          if (!me) { err.replaceChildren("Accepting a game needs an account: ", h("a", {href: "#/account", text: "sign in or create one"}), "."); return; }
+          if (sk.rated && !me) { err.replaceChildren("A rated game needs an account: ", h("a", {href: "#/account", text: "sign in or create one"}), "."); return; }
           try {
             const c = await api(`seeks/${sk.id}/accept`, {});
+            if (!myId) await loadMe();
             location.hash = "#/game/" + c.id;
           } catch (ex) { err.textContent = ex.message; load(); }
-        }}))) : [h("li", {class: "muted", text: "No one is waiting. Seek a game above."})]));
-      liveEl.replaceChildren(...(live.length ? live.slice(0, 20).map(g => h("li", {class: "gameline"}, miniBoard(g.position),
-        h("span", {}, h("a", {href: "#/game/" + g.id}, `${g.south} vs ${g.north}`), ` — ${rulesName(g.rules)}, move ${g.plies + 1}`,
-          g.watchers ? h("span", {class: "muted", text: ` · ${g.watchers} watching`}) : null))) : [h("li", {class: "muted", text: "No game is being played."})]));
+        }}))) : [h("li", {class: "muted", text: "No one is waiting. Choose a clock above: an equal offer is paired at once."})]));
+      liveEl.replaceChildren(...(live.length ? live.slice(0, 20).map(gameLine) : [h("li", {class: "muted", text: "No game is being played."})]));
+      if (following) {
+        followEl.replaceChildren(...(following.games.length ? following.games.map(gameLine)
+          : [h("li", {class: "muted", text: following.players.length ? "None of the players you follow is playing now." : "You follow no one yet: follow players from their page."})]));
+      }
       // Bots online and free take a challenge if they will (kalah bot
       // --accept does); those waiting for tournament games do not.
       botsEl.replaceChildren(...online.map(b => h("li", {"data-bot": b}, h("a", {href: "#/player/" + encodeURIComponent(b), text: b}), " ",
-        h("button", {type: "button", class: "challenge", text: "Challenge (3+2)", onclick: async e => {
+        h("button", {type: "button", class: "challenge", text: "Challenge", onclick: async e => {
           err.textContent = "";
           if (!me) { err.replaceChildren("Challenging a bot needs an account: ", h("a", {href: "#/account", text: "sign in or create one"}), "."); return; }
-          const rules = meta.presets.find(p => p.rules.name === preset.value).rules;
+          const [c, i] = chalTC.value.split(":").map(Number);
           e.target.disabled = true; e.target.textContent = "Asking…";
           try {
-            const c = await api(`bots/${encodeURIComponent(b)}/challenge`, {rules, clock_ms: 180000, increment_ms: 2000, rated: rated.checked});
-            location.hash = "#/game/" + c.id;
-          } catch (ex) { err.textContent = ex.message; e.target.disabled = false; e.target.textContent = "Challenge (3+2)"; }
+            const g = await api(`bots/${encodeURIComponent(b)}/challenge`, {rules: rulesOf(), clock_ms: c, increment_ms: i, rated: rated.checked});
+            location.hash = "#/game/" + g.id;
+          } catch (ex) { err.textContent = ex.message; e.target.disabled = false; e.target.textContent = "Challenge"; }
         }}))),
         ...bots.map(b => h("li", {class: "muted", text: `${b.name || b}: waiting for tournament games`})));
       if (!online.length && !bots.length) botsEl.replaceChildren(h("li", {class: "muted", text: "No bot is online. A bot takes challenges with kalah bot --accept."}));
     } catch (ex) { err.textContent = ex.message; }
   }
-  main.replaceChildren(h("h2", {text: "Play Kalah"}),
+  show(h("h2", {text: "Play Kalah"}),
     h("section", {class: "panel"}, h("h3", {text: "Play the computer"}), h("p", {class: "muted", text: "One click: a casual game (takebacks and hints), no clock. More choices under Play."}), levels),
     h("section", {class: "panel"}, h("h3", {text: "Play a person"}),
-      h("div", {class: "row"}, h("label", {}, "Rules", preset), h("label", {}, rated, "Rated")), quick, waiting,
+      h("div", {class: "row"}, h("label", {}, "Rules", preset), h("label", {}, rated, "Rated"),
+        me ? null : h("span", {class: "muted", id: "ratednote"}, "Rated games need an account: ", h("a", {href: "#/account", text: "sign in"}), "."),
+        h("label", {}, "Opponent's rating", range)),
+      presetInfo, quick, waiting,
       h("h4", {text: "Open seeks"}), seeksEl, h("p", {}, "Or play in a tournament: ", h("a", {href: "#/tournaments", id: "lobbytours", text: "arenas and Swiss"}), ".")),
+    me ? h("section", {class: "panel", id: "following"}, h("h3", {text: "Players you follow, playing now"}), followEl) : null,
     h("section", {class: "panel"}, h("h3", {text: "Games being played"}), liveEl, h("p", {}, h("a", {href: "#/watch", text: "All games"}), " · ", h("a", {href: "#/ratings", text: "Ratings"}))),
-    h("section", {class: "panel"}, h("h3", {text: "Bots online"}), botsEl),
+    h("section", {class: "panel"}, h("h3", {text: "Bots online"}), h("div", {class: "row"}, h("label", {}, "Clock", chalTC),
+      h("span", {class: "muted", text: "With the rules above; rated if Rated is checked, else casual."})), botsEl),
     err);
   load();
   const t = setInterval(load, 2000);
@@ -946,55 +1137,132 @@ function viewLobby() {
 }
 
 // ---- ratings: the ladders and a player's page ----
+// ladderName says a ladder ("kalah/blitz") in words.
+function ladderName(pool) { const [r, c] = pool.split("/"); return `${r}, ${c}`; }
 async function viewRatings(params) {
-  const pool = params.get("pool") || "";
-  main.replaceChildren(h("h2", {text: "Ratings"}), h("p", {text: "Loading…"}));
+  show(h("h2", {text: "Ratings"}), h("p", {text: "Loading…"}));
   try {
-    const list = await api("ratings" + (pool ? "?pool=" + encodeURIComponent(pool) : ""));
-    main.replaceChildren(h("h2", {text: "Ratings" + (pool ? ": " + pool : "")}),
-      h("p", {class: "muted", text: "Glicko-2, people and bots on one ladder a rule preset and time control. A rating marked ? is provisional."}),
-      list.length ? h("table", {id: "leaderboard"}, h("tr", {}, ["#", "Player", "Ladder", "Rating", "Games"].map((c, i) => h("th", {class: i === 0 || i > 2 ? "num" : null, text: c}))),
-        list.map((r, i) => h("tr", {}, h("td", {class: "num", text: i + 1}), h("td", {}, h("a", {href: "#/player/" + encodeURIComponent(r.name), text: r.name})),
-          h("td", {}, h("a", {href: "#/ratings?pool=" + encodeURIComponent(r.pool), text: r.pool})),
-          h("td", {class: "num", text: Math.round(r.rating) + (r.provisional ? "?" : "")}), h("td", {class: "num", text: r.games}))))
-        : h("p", {text: "No rated game yet."}));
-  } catch (ex) { main.replaceChildren(h("p", {class: "err", text: ex.message})); }
+    const pools = await api("ratings/pools");
+    if (!pools.length) { show(h("h2", {text: "Ratings"}), h("p", {text: "No rated game yet."})); return; }
+    let pool = params.get("pool") || "";
+    if (!pools.some(p => p.pool === pool)) pool = pools[0].pool;
+    const list = await api("ratings?limit=200&pool=" + encodeURIComponent(pool));
+    // One ladder at a time (a rule preset and a time control); players
+    // whose rating is still provisional apart, below.
+    const rows = rs => rs.map((r, i) => h("tr", {}, h("td", {class: "num", text: i + 1}), h("td", {}, h("a", {href: "#/player/" + encodeURIComponent(r.name), text: r.name})),
+      h("td", {class: "num", text: Math.round(r.rating) + (r.provisional ? "?" : "")}), h("td", {class: "num", text: r.games})));
+    const table = (id, caption, rs) => h("table", {id}, h("caption", {class: "sr-only", text: caption}),
+      h("tr", {}, ["#", "Player", "Rating", "Games"].map((c, i) => h("th", {scope: "col", class: i === 1 ? null : "num", text: c}))), rows(rs));
+    const est = list.filter(r => !r.provisional), prov = list.filter(r => r.provisional);
+    show(h("h2", {text: "Ratings"}),
+      h("nav", {class: "tabs", id: "ladders", "aria-label": "Ladders"}, pools.map(p => h("a", {href: "#/ratings?pool=" + encodeURIComponent(p.pool),
+        "aria-current": p.pool === pool ? "page" : null, "data-pool": p.pool, text: `${ladderName(p.pool)} (${p.players})`}))),
+      h("h3", {id: "laddertitle", text: ladderName(pool)}),
+      h("p", {class: "muted", text: "Glicko-2, people and bots on one ladder a rule preset and time control."}),
+      est.length ? table("leaderboard", "Established ratings", est) : h("p", {id: "leaderboard-none", text: "No established rating on this ladder yet."}),
+      prov.length ? h("section", {}, h("h3", {text: "Provisional"}), h("p", {class: "muted", text: "Fewer games: these ratings may still move a lot (marked ?)."}),
+        table("provisional", "Provisional ratings", prov)) : null);
+  } catch (ex) { show(h("p", {class: "err", text: ex.message})); }
+}
+
+// ratingChart draws one ladder's history as a line: each rated game, in
+// order, to the rating after it.
+function ratingChart(points) {
+  const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+  const w = 600, hgt = 160, ys = points.map(x => x.rating);
+  const lo = Math.min(...ys) - 20, hi = Math.max(...ys) + 20;
+  const pt = (x, y) => `${20 + x * (w - 40) / Math.max(1, ys.length - 1)},${hgt - 20 - (y - lo) * (hgt - 40) / (hi - lo)}`;
+  svg.setAttribute("viewBox", `0 0 ${w} ${hgt}`); svg.setAttribute("class", "graph"); svg.setAttribute("role", "img");
+  svg.setAttribute("aria-label", `Rating after each of ${ys.length} games: from ${Math.round(ys[0])} to ${Math.round(ys[ys.length - 1])}`);
+  const ns = "http://www.w3.org/2000/svg";
+  const line = document.createElementNS(ns, "polyline");
+  line.setAttribute("fill", "none"); line.setAttribute("class", "chartline"); line.setAttribute("stroke-width", "2");
+  line.setAttribute("points", ys.map((y, i) => pt(i, y)).join(" "));
+  svg.append(line);
+  for (const [y, text] of [[14, Math.round(hi)], [hgt - 4, Math.round(lo)]]) {
+    const t = document.createElementNS(ns, "text");
+    t.setAttribute("x", "4"); t.setAttribute("y", String(y)); t.setAttribute("font-size", "11"); t.setAttribute("class", "charttext"); t.textContent = text;
+    svg.append(t);
+  }
+  return svg;
 }
 
 async function viewPlayer(name, params) {
-  main.replaceChildren(h("h2", {text: name}), h("p", {text: "Loading…"}));
+  show(h("h2", {text: name}), h("p", {text: "Loading…"}));
   const before = +(params.get("before") || 0);
-  try {
-    const p = await api("players/" + encodeURIComponent(name) + (before ? "?before=" + before : ""));
-    const chart = h("div", {id: "ratingchart"});
-    // The archive: this page's games, filtered by rules.
-    const rulesFilter = h("select", {id: "prules"}, h("option", {value: "", text: "any"}), [...new Set(p.games.map(g => rulesName(g.rules)))].map(n => h("option", {value: n, text: n})));
-    const list = h("ul", {class: "games", id: "playergames"});
-    const drawList = () => list.replaceChildren(...p.games.filter(g => !rulesFilter.value || rulesName(g.rules) === rulesFilter.value).map(g => h("li", {}, h("a", {href: "#/game/" + g.id}, `${g.south} vs ${g.north}`),
-      ` — ${rulesName(g.rules)}, ${g.score.south}–${g.score.north}, ${resultWord(g)}`)));
-    rulesFilter.addEventListener("change", drawList);
-    if (p.history.length > 1) {
-      const w = 600, hgt = 160, xs = p.history.map((_, i) => i), ys = p.history.map(x => x.rating);
-      const lo = Math.min(...ys) - 20, hi = Math.max(...ys) + 20;
-      const pt = (x, y) => `${20 + x * (w - 40) / Math.max(1, xs.length - 1)},${hgt - 20 - (y - lo) * (hgt - 40) / (hi - lo)}`;
-      const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
-      svg.setAttribute("viewBox", `0 0 ${w} ${hgt}`); svg.setAttribute("class", "graph"); svg.setAttribute("role", "img");
-      svg.setAttribute("aria-label", `Rating history: from ${Math.round(ys[0])} to ${Math.round(ys[ys.length - 1])}`);
-      svg.innerHTML = `<polyline fill="none" stroke="#1c6dd0" stroke-width="2" points="${ys.map((y, i) => pt(i, y)).join(" ")}"/>` +
-        `<text x="4" y="14" font-size="11">${Math.round(hi)}</text><text x="4" y="${hgt - 4}" font-size="11">${Math.round(lo)}</text>`;
-      chart.append(svg);
-    }
-    main.replaceChildren(h("h2", {text: p.name}),
-      p.ratings.length ? h("table", {id: "playerratings"}, h("tr", {}, h("th", {text: "Ladder"}), h("th", {class: "num", text: "Rating"}), h("th", {class: "num", text: "Games"})),
-        p.ratings.map(r => h("tr", {}, h("td", {text: r.pool}), h("td", {class: "num", text: Math.round(r.rating) + (r.provisional ? "?" : "")}), h("td", {class: "num", text: r.games}))))
-        : h("p", {text: "No rated game yet."}),
-      chart,
-      h("h3", {text: "Games"}),
-      h("div", {class: "row"}, h("label", {}, "Rules ", rulesFilter), h("a", {href: API + "players/" + encodeURIComponent(name) + "/records", id: "downloadall", download: ""}, "Download every game")),
-      list,
-      p.games.length >= 20 ? h("a", {id: "olderplayer", href: `#/player/${encodeURIComponent(name)}?before=${Math.min(...p.games.map(g => g.id))}`}, "Older games") : "");
-    drawList();
-  } catch (ex) { main.replaceChildren(h("p", {class: "err", text: ex.message})); }
+  let p;
+  try { p = await api("players/" + encodeURIComponent(name) + (before ? "?before=" + before : "")); }
+  catch (ex) {
+    if (ex.status === 404) {
+      show(h("h2", {id: "noplayer", text: "No such player"}),
+        h("p", {text: `Nobody plays here as “${name}”: no account and no bot of that name.`}),
+        h("p", {}, h("a", {href: "#/ratings", text: "See the ratings"}), " · ", h("a", {href: "#/lobby", text: "the lobby"})));
+    } else show(h("p", {class: "err", text: ex.message}));
+    return;
+  }
+  const err = h("p", {class: "err", role: "alert"});
+  // Follow: their games show in your lobby.
+  const followers = h("span", {class: "muted", id: "followers", text: `${p.followers} follower${p.followers === 1 ? "" : "s"}`});
+  let following = p.following;
+  const follow = me && !(p.id === myId) ? h("button", {type: "button", id: "followbtn", "aria-pressed": String(following), text: following ? "Unfollow" : "Follow",
+    onclick: async e => {
+      err.textContent = "";
+      try {
+        await api(`players/${encodeURIComponent(p.name)}/${following ? "unfollow" : "follow"}`, {});
+        following = !following; p.followers += following ? 1 : -1;
+        e.target.textContent = following ? "Unfollow" : "Follow"; e.target.setAttribute("aria-pressed", String(following));
+        followers.textContent = `${p.followers} follower${p.followers === 1 ? "" : "s"}`;
+        announce(following ? `You follow ${p.name}: their games show in your lobby` : `You no longer follow ${p.name}`);
+      } catch (ex) { err.textContent = ex.message; }
+    }}) : null;
+  // The chart: one ladder at a time, chosen by tabs.
+  const byPool = new Map();
+  for (const x of p.history) { if (!byPool.has(x.pool)) byPool.set(x.pool, []); byPool.get(x.pool).push(x); }
+  const chartPools = [...byPool.keys()].sort((a, b) => byPool.get(b).length - byPool.get(a).length);
+  const chart = h("div", {id: "ratingchart", role: "tabpanel"});
+  let shownPool = chartPools[0];
+  const tabs = h("div", {class: "tabs", role: "tablist", id: "charttabs", "aria-label": "Rating history by ladder"});
+  function drawChart() {
+    tabs.replaceChildren(...chartPools.map(pl => h("button", {type: "button", role: "tab", "aria-selected": String(pl === shownPool), "data-pool": pl,
+      tabindex: pl === shownPool ? "0" : "-1", text: `${ladderName(pl)} (${byPool.get(pl).length})`, onclick: () => { shownPool = pl; drawChart(); }})));
+    const pts = byPool.get(shownPool) || [];
+    chart.dataset.pool = shownPool || "";
+    chart.replaceChildren(pts.length > 1 ? ratingChart(pts) : h("p", {class: "muted", text: pts.length ? `One rated game on this ladder: ${Math.round(pts[0].rating)} after it.` : ""}));
+  }
+  tabs.addEventListener("keydown", e => {
+    const i = chartPools.indexOf(shownPool), to = {ArrowRight: i + 1, ArrowLeft: i - 1}[e.key];
+    if (to === undefined || to < 0 || to >= chartPools.length) return;
+    shownPool = chartPools[to]; drawChart(); tabs.querySelector(`[data-pool="${CSS.escape(shownPool)}"]`).focus(); e.preventDefault();
+  });
+  if (chartPools.length) drawChart();
+  // The archive, each game from this player's side.
+  const rulesFilter = h("select", {id: "prules"}, h("option", {value: "", text: "any"}), [...new Set(p.games.map(g => rulesName(g.rules)))].map(n => h("option", {value: n, text: n})));
+  const list = h("tbody", {id: "playergames"});
+  const day = t => t ? new Date(t).toLocaleDateString(undefined, {year: "numeric", month: "short", day: "numeric"}) : "";
+  const outcome = {won: "Won", lost: "Lost", draw: "Draw", aborted: "Aborted"};
+  const drawList = () => list.replaceChildren(...p.games.filter(g => !rulesFilter.value || rulesName(g.rules) === rulesFilter.value).map(g => h("tr", {"data-game": g.id, class: "o-" + g.outcome},
+    h("td", {text: day(g.finished || g.created)}),
+    h("td", {}, playerLink(g.opponent, g.opponent_id), g.opponent_rating ? ` (${g.opponent_rating})` : ""),
+    h("td", {}, h("a", {href: "#/game/" + g.id, text: outcome[g.outcome] || g.outcome})),
+    h("td", {class: "num", text: `${g.score.south}–${g.score.north}`}),
+    h("td", {text: g.rated ? "rated" + (g.change !== undefined && g.change !== null ? ` ${g.change >= 0 ? "+" : "−"}${Math.abs(g.change)}` : "") : (g.casual ? "casual" : "unrated")}),
+    h("td", {text: g.time_control}), h("td", {text: rulesName(g.rules)}))));
+  rulesFilter.addEventListener("change", drawList);
+  show(h("h2", {text: p.name}),
+    h("div", {class: "row"}, followers, follow), err,
+    p.ratings.length ? h("table", {id: "playerratings"}, h("caption", {class: "sr-only", text: "Ratings on each ladder"}),
+      h("tr", {}, h("th", {scope: "col", text: "Ladder"}), h("th", {scope: "col", class: "num", text: "Rating"}), h("th", {scope: "col", class: "num", text: "Games"})),
+      p.ratings.map(r => h("tr", {}, h("td", {}, h("a", {href: "#/ratings?pool=" + encodeURIComponent(r.pool), text: ladderName(r.pool)})),
+        h("td", {class: "num", text: Math.round(r.rating) + (r.provisional ? "?" : "")}), h("td", {class: "num", text: r.games}))))
+      : h("p", {text: "No rated game yet."}),
+    chartPools.length ? h("section", {"aria-label": "Rating history"}, h("h3", {text: "Rating history"}), tabs, chart) : null,
+    h("h3", {text: "Games"}),
+    h("div", {class: "row"}, h("label", {}, "Rules ", rulesFilter), h("a", {href: API + "players/" + encodeURIComponent(name) + "/records", id: "downloadall", download: ""}, "Download every game")),
+    p.games.length ? h("div", {class: "tablewrap"}, h("table", {id: "archive"}, h("caption", {class: "sr-only", text: "Finished games, from " + p.name + "'s side"}),
+      h("thead", {}, h("tr", {}, ["Date", "Opponent", "Result", "Score", "Rated", "Clock", "Rules"].map(c => h("th", {scope: "col", text: c})))), list))
+      : h("p", {text: "No finished game yet."}),
+    p.games.length >= 20 ? h("a", {id: "olderplayer", href: `#/player/${encodeURIComponent(name)}?before=${Math.min(...p.games.map(g => g.id))}`}, "Older games") : "");
+  drawList();
 }
 
 // ---- analyze: a position and a game ----
@@ -1049,6 +1317,7 @@ function viewAnalyze(params) {
     }
     edit.el.addEventListener("change", () => { posIn.value = editorText(); });
     boardBox.replaceChildren(edit.el);
+    fitBoards();
     posIn.value = editorText();
   }
   function editorText() {
@@ -1144,6 +1413,7 @@ function viewAnalyze(params) {
         (p.move ? `; played ${p.move}, best ${p.best}` : "")}),
       h("button", {type: "button", id: "gnext", onclick: () => { at = Math.min(n - 1, at + 1); drawGraph(); }}, "▶")), stepBoard.el,
       h("p", {id: "accuracy"}, accText("S"), h("br"), accText("N")), list);
+    fitBoards();
   }
   let gameRules = null, gameStart = null;
   // ← → Home End step through the analysed game.
@@ -1157,13 +1427,14 @@ function viewAnalyze(params) {
   };
   form.el.addEventListener("change", e => { if (["preset", "houses", "seeds"].includes(e.target.id)) { posIn.value = ""; drawEditor(""); } });
   posIn.addEventListener("change", () => drawEditor(posIn.value, true));
-  main.replaceChildren(h("h2", {text: "Analyze"}),
+  const posSection = h("section", {id: "possection", "aria-labelledby": "postitle"}, h("h3", {id: "postitle", text: "A position"}),
     form.el,
     h("div", {class: "row"}, h("label", {}, "Side to move", toMoveSel), h("label", {}, "Think", time)),
     h("div", {class: "row"}, h("label", {for: "position"}, "Position"), posIn, h("button", {type: "button", class: "primary", id: "analyzebtn", onclick: analyze}, "Analyze")),
     h("p", {id: "poshelp", class: "muted", text: "Paste a position (South's houses / North's houses, stores, side to move) or type the counts on the board."}),
-    boardBox, out, err,
-    h("h3", {text: "A whole game"}), h("label", {for: "gamemoves"}, "Moves in our notation, or a whole record (a downloaded one: paste it or open its file)"), movesIn,
+    boardBox, out, err);
+  const gameSection = h("section", {id: "gamesection", "aria-labelledby": "gametitle2"},
+    h("h3", {id: "gametitle2", text: "A whole game"}), h("label", {for: "gamemoves"}, "Moves in our notation, or a whole record (a downloaded one: paste it or open its file)"), movesIn,
     h("label", {}, "Open a record ", h("input", {type: "file", id: "recordfile", accept: ".txt,.kalah,text/plain", onchange: async e => {
       const f = e.target.files[0];
       if (!f) return;
@@ -1171,6 +1442,9 @@ function viewAnalyze(params) {
       movesIn.value = await f.text(); gameRules = null; gameStart = null; analyzeGame();
     }})),
     h("div", {class: "row"}, h("button", {type: "button", id: "gamebtn", onclick: analyzeGame}, "Analyze the game")), graphBox);
+  // A game's analysis leads with its graph (on a phone the position's
+  // editor would bury it); a position's, with the editor.
+  main.replaceChildren(h("h2", {text: "Analyze"}), ...(params.get("game") ? [gameSection, posSection] : [posSection, gameSection]));
   if (params.get("position")) posIn.value = params.get("position");
   drawEditor(posIn.value);
   if (params.get("position")) analyze();
@@ -1392,10 +1666,16 @@ function viewTournament(id) {
 }
 
 // ---- routing ----
+// backTo is where the page was before it went to the account page: signing
+// in or up goes back there. ("" when the account page was the first.)
+let backTo = "", shownHash = null;
 function route() {
   for (const f of cleanup) f();
   cleanup = []; keyHandler = null;
   const [path, query] = (location.hash.slice(1) || "/lobby").split("?");
+  if (path.startsWith("/account") && shownHash !== null && !shownHash.startsWith("#/account")) backTo = shownHash || "#/lobby";
+  else if (!path.startsWith("/account")) backTo = "";
+  shownHash = location.hash;
   const params = new URLSearchParams(query || "");
   const parts = path.split("/").filter(Boolean);
   const section = parts[0] === "game" && legacySeat(parts[1]) ? "play" : ({game: "watch", tournament: "tournaments", player: "ratings"}[parts[0]] || parts[0]);
