@@ -279,7 +279,7 @@ type Server struct {
 	anonKGP   anonLabels // names of anonymous KGP clients (kgp.go)
 	// houseGames counts the house games started (housebot.go).
 	houseGames atomic.Uint64
-	chat      chatHub // games' chats, to their board streams (chat.go)
+	chat       chatHub // games' chats, to their board streams (chat.go)
 }
 
 // New starts a server on cfg.Store and resumes the unfinished games in it.

@@ -289,7 +289,6 @@ func (s *Store) JoinPeopleTournament(ctx context.Context, id int64, who identity
 	return already, nil
 }
 
-
 // WithdrawFromPeopleTournament makes who inactive in tournament id: they
 // are paired no more, and keep what they scored. ErrNotFound if they never
 // joined.
