@@ -525,7 +525,10 @@ func (l *loop) botMove(c *conn, resign bool, m kalah.Move) error {
 		l.forfeit(seat, fmt.Errorf("%w: %s by %s in %s", kalah.ErrIllegalMove, m, l.g.ToMove(), l.g.Position()))
 		return nil
 	}
-	return l.play(seat, m)
+	if err := l.play(seat, m); err != nil && l.halted == nil {
+		return err
+	}
+	return nil // or the game stops for its store, which both bots are told
 }
 
 func (c *conn) challenge(name string, m line.Msg) {
