@@ -91,6 +91,7 @@ func (c *conn) writeLoop() {
 	ping := time.NewTicker(c.srv.cfg.IdleTimeout / 4)
 	defer ping.Stop()
 	timeout := c.srv.cfg.WriteTimeout
+	var batch []string
 	for {
 		select {
 		case s := <-c.out:
@@ -100,7 +101,18 @@ func (c *conn) writeLoop() {
 				timeout = 100 * time.Millisecond
 			default:
 			}
-			if err := c.t.WriteLine(s, timeout); err != nil {
+			// The lines queued meanwhile go out with it, in one write.
+			batch = append(batch[:0], s)
+		more:
+			for len(batch) < 64 {
+				select {
+				case s := <-c.out:
+					batch = append(batch, s)
+				default:
+					break more
+				}
+			}
+			if err := line.WriteLines(c.t, batch, timeout); err != nil {
 				c.close()
 				return
 			}

@@ -38,6 +38,11 @@ func migrateIdentities(tx *sql.Tx) error {
 	if err != nil {
 		return err
 	}
+	// Bots are found by name whatever its case (a login, a bot's owner):
+	// an index of that, or every look is a scan of every bot.
+	if _, err := tx.Exec(`CREATE INDEX IF NOT EXISTS bots_name_nocase ON bots(name COLLATE NOCASE)`); err != nil {
+		return err
+	}
 	if err := rekeyRatings(tx, renamed); err != nil {
 		return err
 	}

@@ -99,6 +99,9 @@ type Store struct {
 	once   sync.Once
 	// checkpoints is closed when the checkpointer has stopped.
 	checkpoints chan struct{}
+	// insertMove inserts one move, prepared once on the writer's
+	// connection.
+	insertMove *sql.Stmt
 	pageSize    int64 // the database's page size, to size the WAL
 	path        string
 	// commits and committed count committed transactions and the writes
@@ -260,6 +263,11 @@ func Open(path string) (*Store, error) {
 		}
 		go s.checkpointer()
 	}
+	if s.insertMove, err = wdb.Prepare(`INSERT INTO moves(game, ply, side, house, swap, ms) VALUES(?,?,?,?,?,?)`); err != nil {
+		db.Close()
+		wdb.Close()
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
 	go s.writer()
 	return s, nil
 }
@@ -268,6 +276,7 @@ func Open(path string) (*Store, error) {
 func (s *Store) Close() error {
 	s.once.Do(func() { close(s.done) })
 	<-s.closed
+	s.insertMove.Close()
 	if s.checkpoints != nil {
 		<-s.checkpoints
 		s.wdb.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -333,9 +342,19 @@ func (s *Store) commit(batch []writeReq) {
 		}
 		errs[i] = atomically(tx, r.fn)
 	}
+	// Moves go in with one statement a chunk: a statement is atomic by
+	// itself in SQLite, so a failed one (a duplicate) leaves nothing and
+	// needs no savepoint; its rows are then tried one by one, so only the
+	// bad row fails. One move, the common case under load, takes the
+	// statement prepared once.
 	for len(moves) > 0 {
 		chunk := moves[:min(len(moves), 150)]
 		moves = moves[len(chunk):]
+		if len(chunk) == 1 {
+			m := batch[chunk[0]].move
+			_, errs[chunk[0]] = tx.Stmt(s.insertMove).Exec(m.game, m.ply, m.side, m.house, m.swap, m.ms)
+			continue
+		}
 		var q strings.Builder
 		q.WriteString("INSERT INTO moves(game, ply, side, house, swap, ms) VALUES ")
 		args := make([]any, 0, 6*len(chunk))
@@ -347,13 +366,10 @@ func (s *Store) commit(batch []writeReq) {
 			m := batch[i].move
 			args = append(args, m.game, m.ply, m.side, m.house, m.swap, m.ms)
 		}
-		if err := atomically(tx, func(tx *sql.Tx) error { _, err := tx.Exec(q.String(), args...); return err }); err != nil {
+		if _, err := tx.Exec(q.String(), args...); err != nil {
 			for _, i := range chunk {
 				m := batch[i].move
-				errs[i] = atomically(tx, func(tx *sql.Tx) error {
-					_, err := tx.Exec(`INSERT INTO moves(game, ply, side, house, swap, ms) VALUES(?,?,?,?,?,?)`, m.game, m.ply, m.side, m.house, m.swap, m.ms)
-					return err
-				})
+				_, errs[i] = tx.Stmt(s.insertMove).Exec(m.game, m.ply, m.side, m.house, m.swap, m.ms)
 			}
 		}
 	}

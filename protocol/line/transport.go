@@ -28,6 +28,26 @@ type Transport interface {
 	RemoteAddr() string
 }
 
+// LinesWriter is a Transport that sends several lines at once: over TCP
+// in one write (one system call for a move's "moved", "state" and "go"),
+// over a WebSocket still one message a line.
+type LinesWriter interface {
+	WriteLines(lines []string, timeout time.Duration) error
+}
+
+// WriteLines sends lines over t, at once where t can.
+func WriteLines(t Transport, lines []string, timeout time.Duration) error {
+	if lw, ok := t.(LinesWriter); ok {
+		return lw.WriteLines(lines, timeout)
+	}
+	for _, s := range lines {
+		if err := t.WriteLine(s, timeout); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // ErrTimeout is returned by a Transport whose read or write timed out.
 var ErrTimeout = errors.New("timed out")
 
@@ -36,6 +56,9 @@ type tcpTransport struct {
 	r  *Reader
 	w  *bufio.Writer
 	wm sync.Mutex
+	// perLine flushes after every line: over a WebSocket each line is a
+	// message of its own.
+	perLine bool
 }
 
 // NewTCP returns a Transport over a stream connection, reading lines of at
@@ -58,6 +81,10 @@ func (t *tcpTransport) ReadLine(timeout time.Duration) (string, error) {
 }
 
 func (t *tcpTransport) WriteLine(s string, timeout time.Duration) error {
+	return t.WriteLines([]string{s}, timeout)
+}
+
+func (t *tcpTransport) WriteLines(lines []string, timeout time.Duration) error {
 	t.wm.Lock()
 	defer t.wm.Unlock()
 	var dl time.Time
@@ -65,9 +92,16 @@ func (t *tcpTransport) WriteLine(s string, timeout time.Duration) error {
 		dl = time.Now().Add(timeout)
 	}
 	t.c.SetWriteDeadline(dl)
-	t.w.WriteString(s)
-	t.w.WriteByte('\n')
-	err := t.w.Flush()
+	var err error
+	for i, s := range lines {
+		t.w.WriteString(s)
+		t.w.WriteByte('\n')
+		if t.perLine || i == len(lines)-1 {
+			if err = t.w.Flush(); err != nil {
+				break
+			}
+		}
+	}
 	if ne, ok := err.(net.Error); ok && ne.Timeout() {
 		return fmt.Errorf("%w: %w", ErrTimeout, err)
 	}
@@ -89,7 +123,9 @@ func NewWebSocket(c *websocket.Conn, max int, addr string) Transport {
 	// A message may hold a few lines; the reader bounds each line.
 	c.SetReadLimit(4*int64(max) + 2)
 	nc := websocket.NetConn(context.Background(), c, websocket.MessageText)
-	return NewTCP(wsConn{Conn: nc, addr: addr, rd: newDeadlineReader(nc)}, max)
+	t := NewTCP(wsConn{Conn: nc, addr: addr, rd: newDeadlineReader(nc)}, max).(*tcpTransport)
+	t.perLine = true
+	return t
 }
 
 // wsConn gives a WebSocket's byte stream the peer's address, and read
