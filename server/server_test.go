@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -24,6 +25,9 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if addr := os.Getenv("KALAH_OPENLOOP_BOTS"); addr != "" {
+		os.Exit(openLoopBots(addr))
+	}
 	goleak.VerifyTestMain(m)
 }
 
