@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
+	"io"
 	"runtime"
 	"slices"
 	"sync"
@@ -40,11 +40,21 @@ type Options struct {
 	// null-window search of MTD(f), so a long search can show how it goes.
 	// It must return quickly.
 	Progress func(Progress)
+	// ProgressEvery is how many nodes of the main thread pass between the
+	// reports within a pass (default 4 M, about a second).
+	ProgressEvery uint64
 	// NoBook turns off the opening books (package book): by default Solve,
 	// Analyze, Search and the players answer at once, exactly, for every
 	// position an embedded book of the rules holds. Benchmarks and tests of
 	// the search set it.
 	NoBook bool
+	// Tuning, if not nil, replaces DefaultTuning: benchmarks and tests
+	// compare a search with and without a feature.
+	Tuning *Tuning
+	// Debug, if not nil, receives a line for every pass of MTD(f) of every
+	// thread and for every root move of an exact pass (kalah solve writes
+	// it to standard error with KALAH_ENGINE_DEBUG=1).
+	Debug io.Writer
 }
 
 // Progress is where a search stands: the iteration (a depth, or 0 for the
@@ -72,7 +82,9 @@ type Engine struct {
 	g     game
 	tt    *table
 	o     Options
+	tune  Tuning
 	books []*book.Book
+	start time.Time // for Debug's times
 }
 
 // New returns an engine for rules r.
@@ -94,7 +106,13 @@ func New(r kalah.Rules, o Options) (*Engine, error) {
 			return nil, err
 		}
 	}
-	e := &Engine{rules: r, g: newGame(r), tt: newTable(o.TableMB), o: o}
+	if o.ProgressEvery == 0 {
+		o.ProgressEvery = 1 << 22
+	}
+	e := &Engine{rules: r, g: newGame(r), tt: newTable(o.TableMB), o: o, tune: DefaultTuning(), start: time.Now()}
+	if o.Tuning != nil {
+		e.tune = *o.Tuning
+	}
 	if !o.NoBook {
 		e.books = book.For(r)
 	}
@@ -169,25 +187,24 @@ func (e *Engine) newRun(ctx context.Context) (*run, func()) {
 
 func (r *run) searcher(id int, stop *atomic.Bool, total int) *searcher {
 	e := r.e
-	s := &searcher{g: &e.g, tt: e.tt, dbK: -1, stop: stop, runStop: &r.stop, live: &r.live, deadline: r.deadline, id: id, rankKeys: !e.g.EarlyEnd() && exactKeys(e.g.M, total)}
-	s.ttMin, s.etcMin = ttMinSeeds, etcMinSeeds
+	t := e.tune
+	s := &searcher{g: &e.g, tt: e.tt, dbK: -1, tune: t, stop: stop, runStop: &r.stop, live: &r.live, deadline: r.deadline, id: id,
+		rankKeys: !e.g.EarlyEnd() && exactKeys(e.g.M, total), debug: e.o.Debug, debugStart: e.start}
+	s.ttMin, s.etcMin = t.TTMinSeeds, t.ETCMinSeeds
 	if id == 0 && e.o.Progress != nil {
-		s.progress, s.started = e.o.Progress, r.started
+		s.progress, s.progressEvery, s.started = e.o.Progress, e.o.ProgressEvery, r.started
 	}
 	if e.o.DB != nil {
 		s.db, s.dbK = e.o.DB, e.o.DB.Seeds()
-		s.ttMin, s.etcMin = max(s.ttMin, s.dbK+dbTTMargin), max(s.etcMin, s.dbK+dbETCMargin)
+		s.ttMin, s.etcMin = max(s.ttMin, s.dbK+t.DBTTMargin), max(s.etcMin, s.dbK+t.DBETCMargin)
 	}
-	s.busy, s.busyMin = r.busy, max(s.ttMin, busyMinSeeds)
+	s.busy, s.busyMin = r.busy, max(s.ttMin, t.BusyMinSeeds)
 	if s.db != nil {
-		s.busyMin = max(s.busyMin, s.dbK+dbBusyMargin)
+		s.busyMin = max(s.busyMin, s.dbK+t.DBBusyMargin)
 	}
-	s.prefetch, s.lazy, s.dbKids, s.allAhead = prefetchChildren, lazyChildren, dbChildren, allAhead
 	return s
 }
 
-// parallel runs f on the main searcher and on helper searchers until the
-// main one returns; it returns the main searcher.
 // estimate returns a function giving a position's depth-d value from
 // the mover's view, searched on every thread, and whether the search was
 // not stopped; it clears *allExact when a value is only an estimate.
@@ -208,6 +225,8 @@ func (r *run) estimate(e *Engine, d int, allExact *bool) func(q kalah.Position) 
 	}
 }
 
+// parallel runs f on the main searcher and on helper searchers until the
+// main one returns; it returns the main searcher.
 func (r *run) parallel(total int, f func(s *searcher)) *searcher {
 	main := r.searcher(0, &r.stop, total)
 	var helpStop atomic.Bool
@@ -328,8 +347,8 @@ func (e *Engine) Solve(ctx context.Context, p kalah.Position) (Result, error) {
 		if r.stop.Load() {
 			return Result{}, ctx.Err()
 		}
-		if debug {
-			fmt.Fprintf(os.Stderr, "solve: root moves checked (%v)\n", time.Since(debugStart).Round(time.Millisecond))
+		if e.o.Debug != nil {
+			fmt.Fprintf(e.o.Debug, "solve: root moves checked (%v)\n", time.Since(e.start).Round(time.Millisecond))
 		}
 		for j, i := range moves {
 			if good[j] {
@@ -340,8 +359,8 @@ func (e *Engine) Solve(ctx context.Context, p kalah.Position) (Result, error) {
 	}
 	if p.Phase() == kalah.PhasePlay {
 		res.PV = e.pv(r, p, res.Value, 60)
-		if debug {
-			fmt.Fprintf(os.Stderr, "solve: principal variation found (%v)\n", time.Since(debugStart).Round(time.Millisecond))
+		if e.o.Debug != nil {
+			fmt.Fprintf(e.o.Debug, "solve: principal variation found (%v)\n", time.Since(e.start).Round(time.Millisecond))
 		}
 	}
 	if r.stop.Load() {
@@ -382,16 +401,13 @@ func (e *Engine) exactRoot(r *run, q kalah.Position) (int, rootMoves, bool) {
 	return v, rm, !r.stop.Load()
 }
 
-// Iterative deepening before an exact search: deepIDSeeds is the least
-// seeds in the houses for which it goes to deepIDDepth plies; below, one
-// ply. Measured on two cores from the start: Kalah(6,4) (48 seeds) with the
-// 20-seed database took 49.7 M nodes on one thread with 1 to 3 plies, 56-84 M
-// with 4 to 24 (the depth-limited moves, found with a leaf value of zero,
-// mislead the exact search near the root: with 16 plies and then the
-// exact search started from the depth-1 guess, 72 M); Kalah(6,5) (60 seeds)
-// with the 24-seed database took 846 s of search with 1 ply (its first
-// exact pass alone 383 s, with an unordered table) and 455 s with 16
-// plies, whose first exact pass took 10 s (docs/PERFORMANCE.md).
+// Iterative deepening before an exact search: from deepIDSeeds seeds in the
+// houses it goes to deepIDDepth plies, below that one ply. The depth-limited
+// moves, found with a leaf value of zero, mislead the exact search of a
+// mid-sized board (Kalah(6,4) takes more nodes with 4 to 24 plies than with
+// 1 to 3), but on a large one the first exact pass is hopeless without the
+// order they leave in the table (Kalah(6,5) searches twice as long with one
+// ply): docs/PERFORMANCE.md, "Tuning".
 const (
 	deepIDSeeds = 49
 	deepIDDepth = 16

@@ -399,13 +399,13 @@ func TestClear(t *testing.T) {
 // first fails to cut only starts their memory reads early; the search, node
 // for node, is the same (one thread).
 func TestAllAheadSameSearch(t *testing.T) {
-	defer func(v bool) { allAhead = v }(allAhead)
 	r := kalah.Rules{Houses: 5, Seeds: 3}
 	var nodes [2]uint64
 	var values [2]int
 	for i, on := range []bool{false, true} {
-		allAhead = on
-		e, err := New(r, Options{TableMB: 4, Threads: 1, NoBook: true})
+		tune := DefaultTuning()
+		tune.AllAhead = on
+		e, err := New(r, Options{TableMB: 4, Threads: 1, NoBook: true, Tuning: &tune})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -424,13 +424,11 @@ func TestAllAheadSameSearch(t *testing.T) {
 // testing a bound inside the known range) and after them, the range
 // narrowing to the value.
 func TestProgress(t *testing.T) {
-	defer func(m uint64) { progressEvery = m }(progressEvery)
-	progressEvery = 1 << 10
 	r := kalah.Standard()
 	r.Houses, r.Seeds = 4, 3
 	for _, threads := range []int{1, 2} {
 		var got []Progress
-		e, err := New(r, Options{TableMB: 1, Threads: threads, NoBook: true, Progress: func(p Progress) { got = append(got, p) }})
+		e, err := New(r, Options{TableMB: 1, Threads: threads, NoBook: true, ProgressEvery: 1 << 10, Progress: func(p Progress) { got = append(got, p) }})
 		if err != nil {
 			t.Fatal(err)
 		}

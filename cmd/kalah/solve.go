@@ -95,6 +95,9 @@ func (f *engineFlags) setup(ctx context.Context, e *env, r kalah.Rules, st *stat
 		e.log.Info("endgame database ready", "seeds", db.Seeds(), "entries", db.Entries(), "time", time.Since(start).Round(time.Millisecond))
 	}
 	o := engine.Options{TableMB: autoTableMB(*f.ttMB, inHouses(p)), Threads: *f.threads, DB: db, MaxDepth: *f.idDepth, NoBook: *f.noBook}
+	if os.Getenv("KALAH_ENGINE_DEBUG") != "" {
+		o.Debug = e.stderr // every pass of every thread, for studying the search
+	}
 	if st != nil {
 		o.Progress = searchProgress(st)
 	}
