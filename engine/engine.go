@@ -20,6 +20,10 @@ import (
 // hold (more than 255 seeds in all).
 var ErrTooLarge = errors.New("position too large for the engine")
 
+// ErrNodeLimit is returned by a call that searched Options.NodeLimit nodes
+// without an answer.
+var ErrNodeLimit = errors.New("node limit reached")
+
 // Options configure an Engine. The zero value is usable.
 type Options struct {
 	// TableMB is the size of the transposition table in MiB (default 256).
@@ -40,6 +44,12 @@ type Options struct {
 	// null-window search of MTD(f), so a long search can show how it goes.
 	// It must return quickly.
 	Progress func(Progress)
+	// NodeLimit, if not zero, stops a call once its threads have searched
+	// that many nodes: Solve, Best, Analyze and Test then return
+	// ErrNodeLimit, Search its best move so far. With one thread the nodes
+	// a search takes do not depend on the machine, so the limit is a
+	// measure of "fast" that a book build can repeat exactly.
+	NodeLimit uint64
 	// ProgressEvery is how many nodes of the main thread pass between the
 	// reports within a pass (default 4 M, about a second).
 	ProgressEvery uint64
@@ -158,14 +168,15 @@ type MoveValue struct {
 
 // run is one search over the shared table by the main thread and helpers.
 type run struct {
-	e        *Engine
-	deadline time.Time
-	stop     atomic.Bool
-	nodes    atomic.Uint64
-	live     atomic.Uint64 // every thread's nodes so far, added every thousand or so, for progress
-	threads  int
-	started  time.Time
-	busy     *busyTable // nil on one thread
+	e         *Engine
+	deadline  time.Time
+	stop      atomic.Bool
+	overLimit atomic.Bool // stopped by Options.NodeLimit
+	nodes     atomic.Uint64
+	live      atomic.Uint64 // every thread's nodes so far, added every thousand or so, for progress
+	threads   int
+	started   time.Time
+	busy      *busyTable // nil on one thread
 }
 
 func (e *Engine) newRun(ctx context.Context) (*run, func()) {
@@ -185,10 +196,19 @@ func (e *Engine) newRun(ctx context.Context) (*run, func()) {
 	return r, func() { close(done) }
 }
 
+// err is why a stopped run stopped: its node limit or ctx's end.
+func (r *run) err(ctx context.Context) error {
+	if r.overLimit.Load() {
+		return ErrNodeLimit
+	}
+	return ctx.Err()
+}
+
 func (r *run) searcher(id int, stop *atomic.Bool, total int) *searcher {
 	e := r.e
 	t := e.tune
 	s := &searcher{g: &e.g, tt: e.tt, dbK: -1, tune: t, stop: stop, runStop: &r.stop, live: &r.live, deadline: r.deadline, id: id,
+		nodeLimit: e.o.NodeLimit, overLimit: &r.overLimit,
 		rankKeys: !e.g.EarlyEnd() && exactKeys(e.g.M, total), debug: e.o.Debug, debugStart: e.start}
 	s.ttMin, s.etcMin = t.TTMinSeeds, t.ETCMinSeeds
 	if id == 0 && e.o.Progress != nil {
@@ -289,7 +309,7 @@ func (e *Engine) Solve(ctx context.Context, p kalah.Position) (Result, error) {
 	if p.Phase() != kalah.PhasePlay {
 		vals, ok := e.moveValues(p, func(q kalah.Position) (int, bool) { return e.exact(r, q) })
 		if !ok {
-			return Result{}, ctx.Err()
+			return Result{}, r.err(ctx)
 		}
 		res.Value = -1 << 20
 		for _, mv := range vals {
@@ -303,7 +323,7 @@ func (e *Engine) Solve(ctx context.Context, p kalah.Position) (Result, error) {
 	} else {
 		v, rm, ok := e.exactRoot(r, p)
 		if !ok {
-			return Result{}, ctx.Err()
+			return Result{}, r.err(ctx)
 		}
 		res.Value = v
 		// A move is optimal if a null-window test shows it reaches v, unless
@@ -345,7 +365,7 @@ func (e *Engine) Solve(ctx context.Context, p kalah.Position) (Result, error) {
 			})
 		}
 		if r.stop.Load() {
-			return Result{}, ctx.Err()
+			return Result{}, r.err(ctx)
 		}
 		if e.o.Debug != nil {
 			fmt.Fprintf(e.o.Debug, "solve: root moves checked (%v)\n", time.Since(e.start).Round(time.Millisecond))
@@ -364,7 +384,7 @@ func (e *Engine) Solve(ctx context.Context, p kalah.Position) (Result, error) {
 		}
 	}
 	if r.stop.Load() {
-		return Result{}, ctx.Err()
+		return Result{}, r.err(ctx)
 	}
 	res.Nodes = r.nodes.Load()
 	res.Time = time.Since(start)
@@ -563,7 +583,7 @@ func (e *Engine) Analyze(ctx context.Context, p kalah.Position, limit time.Durat
 		defer done()
 		vals, ok := e.moveValues(p, func(q kalah.Position) (int, bool) { return e.exact(r, q) })
 		if !ok {
-			return nil, ctx.Err()
+			return nil, r.err(ctx)
 		}
 		return vals, nil
 	}
@@ -612,24 +632,44 @@ func (e *Engine) Analyze(ctx context.Context, p kalah.Position, limit time.Durat
 // position as far as it got. It always returns a legal move if p is in play,
 // even when stopped at once.
 func (e *Engine) Search(ctx context.Context, p kalah.Position, limit time.Duration) (Result, error) {
-	return e.search(ctx, p, limit, false)
+	res, _, err := e.search(ctx, p, limit, false)
+	return res, err
+}
+
+// Best finds the exact value of p and one move that achieves it: what the
+// perfect player plays. It is Solve without the other optimal moves and the
+// principal variation, which often cost as much again. From a book it
+// chooses the optimal house nearest the store, the move the strategy books
+// (package book) follow. It runs until done or until ctx is cancelled or
+// the node limit is reached (then it returns that error).
+func (e *Engine) Best(ctx context.Context, p kalah.Position) (Result, error) {
+	res, stopped, err := e.search(ctx, p, 0, true)
+	if err == nil && !res.Exact {
+		err = stopped
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	res.PV = res.Best
+	return res, nil
 }
 
 // search is Search; exact turns to an unlimited search after MaxDepth
-// iterations instead of deepening further.
-func (e *Engine) search(ctx context.Context, p kalah.Position, limit time.Duration, exact bool) (Result, error) {
+// iterations instead of deepening further. stopped is why the search
+// stopped before it proved the value (the deadline, ctx, the node limit).
+func (e *Engine) search(ctx context.Context, p kalah.Position, limit time.Duration, exact bool) (res Result, stopped, err error) {
 	start := time.Now()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if err := e.check(p); err != nil {
-		return Result{}, err
+		return Result{}, nil, err
 	}
 	if p.Over(&e.rules) {
-		return Result{}, kalah.ErrGameOver
+		return Result{}, nil, kalah.ErrGameOver
 	}
 	if res, ok := e.bookResult(p, start); ok {
 		res.Best = res.PV[:1:1] // the move the PV follows
-		return res, nil
+		return res, nil, nil
 	}
 	r, done := e.newRun(ctx)
 	defer done()
@@ -637,7 +677,16 @@ func (e *Engine) search(ctx context.Context, p kalah.Position, limit time.Durati
 		r.deadline = start.Add(limit)
 	}
 	legal := p.Moves()
-	res := Result{Best: legal[:1:1], Depth: 0}
+	res = Result{Best: legal[:1:1], Depth: 0}
+	defer func() {
+		res.Nodes, res.Time = r.nodes.Load(), time.Since(start)
+		if r.stop.Load() {
+			stopped = r.err(ctx)
+			if stopped == nil {
+				stopped = context.DeadlineExceeded // the limit's deadline
+			}
+		}
+	}()
 	if p.Phase() != kalah.PhasePlay {
 		// The pie opening: compare the options by shallow estimates
 		// deepened while time lasts.
@@ -659,8 +708,7 @@ func (e *Engine) search(ctx context.Context, p kalah.Position, limit time.Durati
 				break
 			}
 		}
-		res.Nodes, res.Time = r.nodes.Load(), time.Since(start)
-		return res, nil
+		return res, nil, nil
 	}
 	b := e.g.FromPosition(&p)
 	r.parallel(p.Total(), func(s *searcher) {
@@ -681,8 +729,7 @@ func (e *Engine) search(ctx context.Context, p kalah.Position, limit time.Durati
 			}
 		})
 	})
-	res.Nodes, res.Time = r.nodes.Load(), time.Since(start)
-	return res, nil
+	return res, nil, nil
 }
 
 // SearchDepth searches p by iterative deepening to depth plies (stopping
@@ -715,7 +762,7 @@ func (e *Engine) SearchDepth(ctx context.Context, p kalah.Position, depth int) (
 		})
 	})
 	if r.stop.Load() {
-		return Result{}, ctx.Err()
+		return Result{}, r.err(ctx)
 	}
 	res.Nodes, res.Time = r.nodes.Load(), time.Since(start)
 	return res, nil

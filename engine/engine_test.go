@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -460,6 +461,72 @@ func TestProgress(t *testing.T) {
 		// Every thread's nodes, up to the last pass: most of the solve's.
 		if last.Nodes > res.Nodes || last.Nodes < res.Nodes/2 {
 			t.Errorf("%d threads: last report %d nodes; the solve %d", threads, last.Nodes, res.Nodes)
+		}
+	}
+}
+
+// TestBestMatchesBrute: Best's value is the brute force's and its move
+// reaches it, on small boards of every rule switch, one and two threads.
+func TestBestMatchesBrute(t *testing.T) {
+	for _, sz := range [][2]int{{2, 2}, {3, 2}, {3, 3}, {4, 2}} {
+		for _, r := range allRules(sz[0], sz[1]) {
+			if r.Pie {
+				continue // Best of a pie position is Search's estimate; Solve handles it
+			}
+			p := r.Start()
+			memo := map[string]int{}
+			want := bruteMemo(&r, pitsOf(&p), int(p.ToMove()), memo)
+			for threads := 1; threads <= 2; threads++ {
+				e, err := New(r, Options{TableMB: 1, Threads: threads, NoBook: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, err := e.Best(context.Background(), p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !res.Exact || res.Value != want || len(res.Best) != 1 || bruteMove(&r, p, res.Best[0], memo) != want {
+					t.Errorf("%s, %d threads: best %+v; brute force %d", r, threads, res, want)
+				}
+			}
+		}
+	}
+}
+
+// TestNodeLimit: a call stops at its node limit with ErrNodeLimit, after
+// as many nodes on one thread every time, and a limit above the search's
+// nodes changes nothing.
+func TestNodeLimit(t *testing.T) {
+	r := kalah.Standard()
+	r.Houses, r.Seeds = 5, 3
+	free, err := New(r, Options{TableMB: 4, Threads: 1, NoBook: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := free.Best(context.Background(), r.Start())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want.Nodes < 1<<15 {
+		t.Fatalf("the test needs a search of more than %d nodes: %d", 1<<15, want.Nodes)
+	}
+	for _, limit := range []uint64{want.Nodes / 4, want.Nodes + 4096} {
+		e, err := New(r, Options{TableMB: 4, Threads: 1, NoBook: true, NodeLimit: limit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := e.Best(context.Background(), r.Start())
+		if limit < want.Nodes {
+			if !errors.Is(err, ErrNodeLimit) {
+				t.Errorf("limit %d of %d nodes: %+v, %v; want ErrNodeLimit", limit, want.Nodes, res, err)
+			}
+			if _, err := e.Solve(context.Background(), r.Start()); !errors.Is(err, ErrNodeLimit) {
+				t.Errorf("Solve with limit %d: %v; want ErrNodeLimit", limit, err)
+			}
+			continue
+		}
+		if err != nil || res.Value != want.Value || res.Nodes != want.Nodes {
+			t.Errorf("limit %d above the %d nodes: %+v, %v", limit, want.Nodes, res, err)
 		}
 	}
 }

@@ -164,12 +164,12 @@ func (p *Player) Move(ctx context.Context, g *kalah.Game, c player.Clock) (kalah
 	if p.exact {
 		// Try to solve in most of the time; if that fails, spend the rest
 		// deepening the estimate over the table the attempt filled.
-		res, err = p.e.search(ctx, pos, limit*3/5, true)
+		res, _, err = p.e.search(ctx, pos, limit*3/5, true)
 		if rem := limit - time.Since(start); err == nil && !res.Exact && ctx.Err() == nil && rem > time.Millisecond {
-			res, err = p.e.search(ctx, pos, rem, false)
+			res, _, err = p.e.search(ctx, pos, rem, false)
 		}
 	} else {
-		res, err = p.e.search(ctx, pos, limit, false)
+		res, _, err = p.e.search(ctx, pos, limit, false)
 	}
 	if err != nil {
 		return kalah.NoMove, err

@@ -28,11 +28,13 @@ type searcher struct {
 	busy     *busyTable // nil on one thread
 	busyMin  int        // least seeds to mark a node busy
 
-	stop     *atomic.Bool // this thread's stop signal
-	runStop  *atomic.Bool // the whole run's, set when the deadline passes
-	deadline time.Time    // zero for none
-	aborted  bool
-	id       int // 0 for the main thread
+	stop      *atomic.Bool // this thread's stop signal
+	runStop   *atomic.Bool // the whole run's, set when the deadline passes
+	deadline  time.Time    // zero for none
+	nodeLimit uint64       // the run's nodes at which it stops (Options.NodeLimit), zero for none
+	overLimit *atomic.Bool // set when it does
+	aborted   bool
+	id        int // 0 for the main thread
 
 	nodes    uint64
 	horizon  uint64 // depth-limited leaves and estimated table bounds used
@@ -191,17 +193,22 @@ func (s *searcher) search(b *board, alpha, beta, depth, ply int) int {
 }
 
 // poll runs every 1024 nodes: it adds the nodes to the run's count,
-// reports progress within a long pass, and stops the search when told to
-// or when the deadline has passed.
+// reports progress within a long pass, and stops the search when told to,
+// when the deadline has passed or at the node limit.
 func (s *searcher) poll() {
 	s.flush()
 	if s.progress != nil && s.pass.Running && s.nodes >= s.nextReport {
 		s.nextReport = s.nodes + s.progressEvery
 		s.report()
 	}
-	if s.stop.Load() {
+	switch {
+	case s.stop.Load():
 		s.aborted = true
-	} else if !s.deadline.IsZero() && time.Now().After(s.deadline) {
+	case !s.deadline.IsZero() && time.Now().After(s.deadline):
+		s.runStop.Store(true)
+		s.aborted = true
+	case s.nodeLimit != 0 && s.live.Load() >= s.nodeLimit:
+		s.overLimit.Store(true)
 		s.runStop.Store(true)
 		s.aborted = true
 	}
