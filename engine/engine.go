@@ -287,6 +287,11 @@ func diff(p *kalah.Position, s kalah.Side) int { return p.Store(s) - p.Store(s.O
 // principal variation. It runs until done or until ctx is cancelled (then it
 // returns ctx's error).
 func (e *Engine) Solve(ctx context.Context, p kalah.Position) (Result, error) {
+	return e.solve(ctx, p, 60)
+}
+
+// solve is Solve with a principal variation of up to plies moves.
+func (e *Engine) solve(ctx context.Context, p kalah.Position, plies int) (Result, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if err := e.check(p); err != nil {
@@ -377,8 +382,8 @@ func (e *Engine) Solve(ctx context.Context, p kalah.Position) (Result, error) {
 		}
 		slices.Sort(res.Best)
 	}
-	if p.Phase() == kalah.PhasePlay {
-		res.PV = e.pv(r, p, res.Value, 60)
+	if p.Phase() == kalah.PhasePlay && plies > 0 {
+		res.PV = e.pv(r, p, res.Value, plies)
 		if e.o.Debug != nil {
 			fmt.Fprintf(e.o.Debug, "solve: principal variation found (%v)\n", time.Since(e.start).Round(time.Millisecond))
 		}

@@ -530,3 +530,90 @@ func TestNodeLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestAnalyzeGameMatchesBrute analyses random games of small boards under
+// every rule switch (but the pie) and checks every position's value, its
+// best move and the played move's value by brute force, and that a second
+// analysis, on two threads, says the same.
+func TestAnalyzeGameMatchesBrute(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, sz := range [][2]int{{3, 3}, {4, 2}, {2, 5}} {
+		for _, r := range allRules(sz[0], sz[1]) {
+			if r.Pie {
+				continue
+			}
+			memo := map[string]int{}
+			for game := 0; game < 3; game++ {
+				p := r.Start()
+				start := p
+				var moves []kalah.Move
+				for !p.Over(&r) {
+					ms := p.Moves()
+					m := ms[rng.IntN(len(ms))]
+					moves = append(moves, m)
+					p.Play(&r, int(m))
+				}
+				var runs [2][]PlyValue
+				for i, threads := range []int{1, 2} {
+					e, err := New(r, Options{TableMB: 1, Threads: threads, NoBook: true})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if runs[i], err = e.AnalyzeGame(context.Background(), start, moves, 0); err != nil {
+						t.Fatal(err)
+					}
+				}
+				q := start
+				for i, v := range runs[0] {
+					w := runs[1][i]
+					if v.Value != w.Value || v.Best != w.Best || v.PlayedValue != w.PlayedValue || v.Exact != w.Exact {
+						t.Fatalf("%s ply %d: one thread %+v, two %+v", r, i, v, w)
+					}
+					if q.Over(&r) {
+						if i != len(moves) || v.Value != 0 || !v.Exact {
+							t.Fatalf("%s ply %d (over): %+v", r, i, v)
+						}
+						break
+					}
+					want := bruteMemo(&r, pitsOf(&q), int(q.ToMove()), memo)
+					if !v.Exact || v.Value != want || bruteMove(&r, q, v.Best, memo) != want {
+						t.Fatalf("%s %s (ply %d): %+v; brute force %d", r, q, i, v, want)
+					}
+					if pv := bruteMove(&r, q, moves[i], memo); v.Played != moves[i] || v.PlayedValue != pv {
+						t.Fatalf("%s %s (ply %d): played %s worth %d, analysis %+v", r, q, i, moves[i], pv, v)
+					}
+					if v.PlayedValue == v.Value && v.Best != v.Played {
+						t.Fatalf("%s %s (ply %d): the played move is best, the analysis names %s", r, q, i, v.Best)
+					}
+					q.Play(&r, int(moves[i]))
+				}
+			}
+		}
+	}
+}
+
+// TestAnalyzeGameEstimates: a game too large to prove within the limit
+// gets estimates, marked so, and the last positions, small enough, exact.
+func TestAnalyzeGameEstimates(t *testing.T) {
+	r := kalah.Rules{Houses: 6, Seeds: 6}
+	e, err := New(r, Options{TableMB: 16, Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	moves := []kalah.Move{1, 2, 3}
+	vals, err := e.AnalyzeGame(context.Background(), r.Start(), moves, 20*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vals) != len(moves)+1 {
+		t.Fatalf("%d values for %d moves", len(vals), len(moves))
+	}
+	for i, v := range vals {
+		if v.Exact || v.Depth == 0 || v.Best == kalah.NoMove {
+			t.Errorf("ply %d of Kalah(6,6): %+v, want an estimate", i, v)
+		}
+	}
+	if _, err := e.AnalyzeGame(context.Background(), r.Start(), []kalah.Move{1, 1}, 0); err == nil {
+		t.Error("an illegal move was analysed")
+	}
+}
