@@ -646,8 +646,12 @@ func (e *Engine) Search(ctx context.Context, p kalah.Position, limit time.Durati
 // principal variation, which often cost as much again. From a book it
 // chooses the optimal house nearest the store, the move the strategy books
 // (package book) follow. It runs until done or until ctx is cancelled or
-// the node limit is reached (then it returns that error).
+// the node limit is reached (then it returns that error). Positions of the
+// pie phase are Solve's (ErrNotInPlay).
 func (e *Engine) Best(ctx context.Context, p kalah.Position) (Result, error) {
+	if p.Phase() != kalah.PhasePlay {
+		return Result{}, ErrNotInPlay
+	}
 	res, stopped, err := e.search(ctx, p, 0, true)
 	if err == nil && !res.Exact {
 		err = stopped
