@@ -44,7 +44,10 @@ type PlyValue struct {
 // was a mistake) is the position solved. Each proof also leaves in the
 // table much of the proof of the position before it.
 func (e *Engine) AnalyzeGame(ctx context.Context, start kalah.Position, moves []kalah.Move, limit time.Duration) ([]PlyValue, error) {
-	if start.Phase() != kalah.PhasePlay && len(moves) > 0 || start.Phase() != kalah.PhasePlay && !start.Over(&e.rules) {
+	if err := e.check(start); err != nil {
+		return nil, fmt.Errorf("analyze game: %w", err)
+	}
+	if start.Phase() != kalah.PhasePlay {
 		return nil, fmt.Errorf("analyze game: %w", ErrNotInPlay)
 	}
 	pos := []kalah.Position{start}
