@@ -18,8 +18,8 @@ import (
 // against the solver, an engine of its own searching without books, and
 // that a second analysis says the same. By default it analyses each game
 // from its twentieth ply (a few seconds) with a 14-seed database built in
-// memory; KALAH_LONG=1 analyses the whole games with the 20-seed database
-// (KALAH_EGDB_DIR's, or built) and logs the time of each, which
+// memory; KALAH_LONG=1 analyses the whole games with the perfect player's
+// database (KALAH_EGDB_DIR's, or built) and logs the time of each, which
 // docs/PERFORMANCE.md records from kalah analyze --game.
 func TestAnalyzeRecordedGames(t *testing.T) {
 	files, err := filepath.Glob("testdata/games/*.txt")
@@ -31,7 +31,7 @@ func TestAnalyzeRecordedGames(t *testing.T) {
 	var db *egdb.DB
 	from := 20
 	if long {
-		_, db = perfectDB(t, r)
+		_, db = testDB(t, r, PerfectDBSeeds)
 		from = 0
 	} else if db, err = egdb.Build(context.Background(), r, 14, egdb.BuildOptions{}); err != nil {
 		t.Fatal(err)

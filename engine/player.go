@@ -45,11 +45,14 @@ func init() {
 // games keeps it small.
 const PlayerTableMB = 64
 
-// PerfectDBSeeds is the endgame database the perfect player looks for
-// first: the one its strategy books were measured with (package book,
-// Book.Frontier), for six houses. Built once with kalah egdb build --seeds
-// 20 (226 MB, under a minute on two cores).
-const PerfectDBSeeds = 20
+// PerfectDBSeeds is the endgame database the perfect player's strategy
+// books were measured with (package book, Book.Frontier), for six houses:
+// the players use the largest one in the data directory, and with this one
+// or larger, perfect answers within PerfectNodes where the books end. Built
+// once with kalah egdb build --seeds 24 (1.25 GB, two to four minutes on
+// two cores). A smaller database makes fewer positions fast: the strategy
+// books of Kalah(6,4) would hold several times as many.
+const PerfectDBSeeds = 24
 
 // PerfectNodes is how much search a strategy book leaves to the perfect
 // player: the positions it does not hold are answered, on one thread with a

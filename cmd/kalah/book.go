@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"kalah"
@@ -96,10 +97,15 @@ func runBookBuild(ctx context.Context, e *env, args []string) error {
 	ttMB := fs.Int("tt-mb", 1024, "transposition table size in MiB")
 	threads := fs.Int("threads", 2, "search threads")
 	every := fs.Duration("checkpoint", time.Minute, "how often to save the checkpoint")
+	solvedFiles := fs.String("solved", "", "book files (comma-separated) whose values to take instead of solving a position they hold, such as a strategy book")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	r, err := rf.rules()
+	if err != nil {
+		return err
+	}
+	solved, err := readSolved(r, *solvedFiles)
 	if err != nil {
 		return err
 	}
@@ -148,6 +154,9 @@ func runBookBuild(ctx context.Context, e *env, args []string) error {
 	start := time.Now()
 	b, err := book.Build(ctx, r, *plies, book.BuildOptions{
 		Solve: func(ctx context.Context, p kalah.Position) ([]int, error) {
+			if vals, ok := lookupSolved(solved, r, p); ok {
+				return vals, nil
+			}
 			res, err := eng.Solve(ctx, p)
 			if err != nil {
 				return nil, err
@@ -197,10 +206,15 @@ func runBookStrategy(ctx context.Context, e *env, args []string) error {
 	ttMB := fs.Int("tt-mb", 1024, "transposition table of the solves in MiB")
 	threads := fs.Int("threads", 2, "threads of the solves")
 	every := fs.Duration("checkpoint", time.Minute, "how often to save the checkpoint")
+	solvedFiles := fs.String("solved", "", "book files (comma-separated) whose values to take instead of solving a position they hold: the values are exact whatever database found them")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	r, err := rf.rules()
+	if err != nil {
+		return err
+	}
+	solved, err := readSolved(r, *solvedFiles)
 	if err != nil {
 		return err
 	}
@@ -261,6 +275,9 @@ func runBookStrategy(ctx context.Context, e *env, args []string) error {
 		Plies:   *plies,
 		Opening: opening,
 		Solve: func(ctx context.Context, p kalah.Position) ([]int, error) {
+			if vals, ok := lookupSolved(solved, r, p); ok {
+				return vals, nil
+			}
 			res, err := solver.Solve(ctx, p)
 			if err != nil {
 				return nil, err
@@ -313,4 +330,39 @@ func optimalValues(r kalah.Rules, p kalah.Position, res engine.Result) []int {
 		out[int(m)-1] = res.Value
 	}
 	return out
+}
+
+// readSolved reads the books of --solved, which must hold values of r's
+// variant (any seeds a house).
+func readSolved(r kalah.Rules, files string) ([]*book.Book, error) {
+	var out []*book.Book
+	for _, path := range strings.Split(files, ",") {
+		if path = strings.TrimSpace(path); path == "" {
+			continue
+		}
+		b, err := book.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		if !b.Fits(r) {
+			return nil, usagef("--solved %s: %s, not %s", path, b.Describe(), r)
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+// lookupSolved returns p's entry from the first of books that holds it, as
+// a Solve function answers: the values it knows, Unknown for the others.
+func lookupSolved(books []*book.Book, r kalah.Rules, p kalah.Position) ([]int, bool) {
+	for _, b := range books {
+		if vals, ok := b.Lookup(&p); ok {
+			out := make([]int, r.Houses)
+			for i, v := range vals {
+				out[i] = int(v)
+			}
+			return out, true
+		}
+	}
+	return nil, false
 }
