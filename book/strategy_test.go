@@ -4,7 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"math/rand/v2"
+	"os"
+	"strconv"
 	"testing"
+	"time"
 
 	"kalah"
 	"kalah/book"
@@ -215,5 +219,117 @@ func TestStrategyFollowsOpening(t *testing.T) {
 		if _, ok := b.Lookup(&p); ok {
 			t.Errorf("%s: copied from the opening book", p)
 		}
+	}
+}
+
+// TestEmbeddedStrategy checks each embedded strategy book against the
+// lines it promises (the player following the books, the opponent playing
+// everything, from every position within its plies): each of its
+// positions is met on those lines. Then
+// the engine, searching, solves a sample of them: by default three of each
+// Kalah(6,3) book (a second or two each) and none of Kalah(6,4) (seconds
+// to minutes each); KALAH_BOOK_SAMPLE=N solves N of every book, and
+// KALAH_BOOK_EGDB names an endgame database file for the solver (else one
+// of 12 seeds is built).
+func TestEmbeddedStrategy(t *testing.T) {
+	books, err := book.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sample := -1
+	if s := os.Getenv("KALAH_BOOK_SAMPLE"); s != "" {
+		if sample, err = strconv.Atoi(s); err != nil || sample < 0 {
+			t.Fatalf("KALAH_BOOK_SAMPLE=%q: want a count", s)
+		}
+	}
+	n := 0
+	for _, b := range books {
+		if b.Kind() != book.Strategy {
+			continue
+		}
+		n++
+		t.Run(book.StrategyFileName(b.Variant()), func(t *testing.T) {
+			r := b.Variant().Rules()
+			var kept []kalah.Position
+			left := 0
+			met := map[uint64]bool{}
+			opp := map[uint64]bool{}
+			var player, opponent func(p kalah.Position)
+			player = func(p kalah.Position) {
+				if met[book.Key(&p)] {
+					return
+				}
+				met[book.Key(&p)] = true
+				if _, ok := b.Lookup(&p); ok {
+					kept = append(kept, p)
+				}
+				var vals []int8
+				for _, c := range book.For(r) {
+					if v, ok := c.Lookup(&p); ok {
+						vals = v // the books agree: their values are exact
+						break
+					}
+				}
+				if vals == nil {
+					left++ // left to the search
+					return
+				}
+				q := p
+				if q.Play(&r, book.Choice(vals))&kalah.End != 0 {
+					return
+				}
+				if q.ToMove() == p.ToMove() {
+					player(q)
+				} else {
+					opponent(q)
+				}
+			}
+			opponent = func(p kalah.Position) {
+				if opp[book.Key(&p)] {
+					return
+				}
+				opp[book.Key(&p)] = true
+				for _, m := range p.Moves() {
+					q := p
+					if q.Play(&r, int(m))&kalah.End != 0 {
+						continue
+					}
+					if q.ToMove() == p.ToMove() {
+						opponent(q)
+					} else {
+						player(q)
+					}
+				}
+			}
+			for _, p := range positions(r, b.Plies()) {
+				player(p)
+				opponent(p)
+			}
+			if len(kept) != b.Len() {
+				t.Fatalf("%s: its lines meet %d of its positions", b.Describe(), len(kept))
+			}
+			t.Logf("%s: %d positions met, %d left to the search", b.Describe(), len(met), left)
+			draws := sample
+			if draws < 0 {
+				draws = 0
+				if r.Seeds <= 3 {
+					draws = 3
+				}
+			}
+			if draws == 0 {
+				return
+			}
+			_, e := solver(t, r)
+			rng := rand.New(rand.NewPCG(27, uint64(r.Seeds)))
+			for range draws {
+				p := kept[rng.IntN(len(kept))]
+				start := time.Now()
+				check(t, e, b, p)
+				t.Logf("%s: the solver agrees with the book (%v)", p, time.Since(start).Round(time.Millisecond))
+			}
+		})
+	}
+	if n == 0 {
+		t.Fatal("no embedded strategy book")
 	}
 }
