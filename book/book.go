@@ -135,7 +135,11 @@ func (b *Book) Len() int { return len(b.keys) }
 // Describe sums the book up in a line.
 func (b *Book) Describe() string {
 	if b.kind == Strategy {
-		return fmt.Sprintf("%s, strategy from %d plies, %d positions (down to searches of %d nodes with the %d-seed database)", b.v, b.plies, len(b.keys), b.nodeLimit, b.dbSeeds)
+		db := "without an endgame database"
+		if b.dbSeeds > 0 {
+			db = fmt.Sprintf("with the %d-seed database", b.dbSeeds)
+		}
+		return fmt.Sprintf("%s, strategy from %d plies, %d positions (down to searches of %d nodes %s)", b.v, b.plies, len(b.keys), b.nodeLimit, db)
 	}
 	return fmt.Sprintf("%s, %d plies, %d positions", b.v, b.plies, len(b.keys))
 }

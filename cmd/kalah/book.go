@@ -41,7 +41,11 @@ func runBook(ctx context.Context, e *env, args []string) error {
 		if fs.NArg() == 0 {
 			books, err := book.Embedded()
 			for _, b := range books {
-				fmt.Fprintf(e.stdout, "built in: %s (%s)\n", b.Describe(), book.FileName(b.Variant()))
+				name := book.FileName(b.Variant())
+				if b.Kind() == book.Strategy {
+					name = book.StrategyFileName(b.Variant())
+				}
+				fmt.Fprintf(e.stdout, "built in: %s (%s)\n", b.Describe(), name)
 			}
 			if len(books) == 0 && err == nil {
 				fmt.Fprintln(e.stdout, "no opening book is built in")
