@@ -84,26 +84,63 @@ func (v Variant) String() string {
 	return r.String()
 }
 
-// Book is an opening book of one variant. It is read-only and safe for
-// concurrent use.
+// Kind says which positions a book holds.
+type Kind uint8
+
+const (
+	// Opening books hold every position within Plies moves of the start,
+	// with every move's value (at the last ply, the optimal moves').
+	Opening Kind = iota
+	// Strategy books hold the positions a player meets that follows the
+	// books (the optimal move nearest the store: Choice) from any position
+	// within Plies moves of the start, whatever its opponent plays, until
+	// the solver answers fast (BuildStrategy); each with the values of its
+	// optimal moves.
+	Strategy
+)
+
+// Book is an opening or strategy book of one variant. It is read-only and
+// safe for concurrent use.
 type Book struct {
 	v     Variant
+	kind  Kind
 	plies int
-	keys  []uint64 // sorted
-	vals  []int8   // Houses a key
+	// A strategy book's frontier: the endgame database's seeds and the
+	// node limit its positions' searches were measured with.
+	dbSeeds   int
+	nodeLimit uint32
+	keys      []uint64 // sorted
+	vals      []int8   // Houses a key
 }
 
 // Variant returns the rules the book was built for.
 func (b *Book) Variant() Variant { return b.v }
 
-// Plies returns how many moves from the start the book covers.
+// Kind returns which positions the book holds.
+func (b *Book) Kind() Kind { return b.kind }
+
+// Plies returns how many moves from the start the book covers: every
+// position within them for an opening book, the positions the strategy
+// starts from for a strategy book.
 func (b *Book) Plies() int { return b.plies }
+
+// Frontier returns what a strategy book's build counted as fast: a search
+// of at most nodes nodes on one thread with a fresh table and the endgame
+// database of dbSeeds seeds (zero for an opening book).
+func (b *Book) Frontier() (dbSeeds int, nodes uint64) { return b.dbSeeds, uint64(b.nodeLimit) }
 
 // Len returns the number of positions in the book.
 func (b *Book) Len() int { return len(b.keys) }
 
 // Describe sums the book up in a line.
 func (b *Book) Describe() string {
+	if b.kind == Strategy {
+		db := "without an endgame database"
+		if b.dbSeeds > 0 {
+			db = fmt.Sprintf("with the %d-seed database", b.dbSeeds)
+		}
+		return fmt.Sprintf("%s, strategy from %d plies, %d positions (down to searches of %d nodes %s)", b.v, b.plies, len(b.keys), b.nodeLimit, db)
+	}
 	return fmt.Sprintf("%s, %d plies, %d positions", b.v, b.plies, len(b.keys))
 }
 
@@ -147,6 +184,19 @@ func Best(vals []int8) int {
 		best = max(best, int(v))
 	}
 	return best
+}
+
+// Choice returns the house (1-based) a player following the books sows in
+// a position whose move values are vals: the optimal house nearest the
+// store, as the strategy books were built (0 if no move is known).
+func Choice(vals []int8) int {
+	best := Best(vals)
+	for i := len(vals) - 1; i >= 0; i-- {
+		if int(vals[i]) == best && best > Unknown {
+			return i + 1
+		}
+	}
+	return 0
 }
 
 // Complete reports whether vals holds the exact value of every legal move.

@@ -231,6 +231,9 @@ func TestEmbeddedMatchesSolver(t *testing.T) {
 		}
 	}
 	for _, b := range books {
+		if b.Kind() != book.Opening {
+			continue // TestEmbeddedStrategy
+		}
 		t.Run(book.FileName(b.Variant()), func(t *testing.T) {
 			r := b.Variant().Rules()
 			all := positions(r, b.Plies())
@@ -448,9 +451,14 @@ func TestFor(t *testing.T) {
 	for _, seeds := range []int{3, 4, 5} {
 		r := kalah.Standard()
 		r.Seeds = seeds
-		bs := book.For(r)
+		var bs []*book.Book
+		for _, b := range book.For(r) {
+			if b.Kind() == book.Opening {
+				bs = append(bs, b)
+			}
+		}
 		if len(bs) != 3 {
-			t.Fatalf("%s: %d books fit, want all three", r, len(bs))
+			t.Fatalf("%s: %d opening books fit, want all three", r, len(bs))
 		}
 		if bs[0].Variant().Seeds != seeds {
 			t.Errorf("%s: the first book is of %d seeds", r, bs[0].Variant().Seeds)
@@ -458,7 +466,9 @@ func TestFor(t *testing.T) {
 	}
 	r := kalah.Standard()
 	r.EmptyCapture = true
-	if bs := book.For(r); len(bs) != 0 {
-		t.Errorf("%s: %d books", r, len(bs))
+	for _, b := range book.For(r) {
+		if !b.Variant().EmptyCapture || b.Kind() != book.Strategy {
+			t.Errorf("%s: %s fits", r, b.Describe())
+		}
 	}
 }

@@ -1,9 +1,19 @@
-// Package book is the opening book: the exact value of every legal move in
-// every position within a few plies of the start of the standard games,
-// computed once by the engine (kalah book build) and embedded in the
-// binary. The books built in are listed in data/README.md: Kalah(6,3) to 6
-// plies, Kalah(6,4) to 3, and of Kalah(6,5) the start alone (its value and
-// optimal move: one solve of 18 minutes on two cores).
+// Package book holds the opening and strategy books: exact values computed
+// once by the engine (kalah book build, kalah book strategy) and embedded in
+// the binary, so that the engine answers their positions at once. The books
+// built in are listed in data/README.md.
+//
+// An opening book holds the exact value of every legal move in every
+// position within a few plies of the start: Kalah(6,3) to 6 plies,
+// Kalah(6,4) to 3, and of Kalah(6,5) the start alone (its value and optimal
+// move: one solve of 18 minutes on two cores).
+//
+// A strategy book holds what the perfect player needs to answer at once
+// beyond the opening book: every position it meets when it follows the books
+// (the optimal move nearest the store, Choice) from any position within a
+// few plies of the start, whatever its opponent plays, down to positions its
+// own search answers within a fixed number of nodes (BuildStrategy). Each
+// holds the values of its optimal moves.
 //
 // # Positions and values
 //
@@ -38,13 +48,16 @@
 //
 // # File
 //
-// A book file is a 32-byte header (magic "KALAHBK\x00", the format version,
-// the rules switches, seeds a house, plies, the entry count, the payload's
-// CRC-32C and the header's own), then the payload: the sorted keys as
-// unsigned varint differences, then the move values, one byte a house an
-// entry. Parse refuses a file that is truncated, padded, fails a checksum,
-// or holds keys out of order or values out of range, with an error wrapping
-// ErrCorrupt.
+// An opening book file is a 32-byte header (magic "KALAHBK\x00", the format
+// version 1, the rules switches, seeds a house, plies, two zero bytes, the
+// entry count, the payload's CRC-32C and the header's own), then the
+// payload: the sorted keys as unsigned varint differences, then the move
+// values, one byte a house an entry. A strategy book file is version 2: its
+// 40-byte header has the kind (1) and the endgame database's seeds in the
+// two bytes, and after the payload's CRC-32C the node limit of its
+// frontier, four zero bytes and the header's CRC-32C. Parse refuses a file
+// that is truncated, padded, fails a checksum, or holds keys out of order
+// or values out of range, with an error wrapping ErrCorrupt.
 //
 // # Use
 //

@@ -6,15 +6,20 @@ import (
 	"hash/crc32"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"kalah"
 	kboard "kalah/internal/board"
 )
 
 const (
-	magic      = "KALAHBK\x00"
-	version    = 1
-	headerSize = 32
+	magic = "KALAHBK\x00"
+	// Opening books are written in version 1, with a 32-byte header;
+	// strategy books in version 2, whose 40-byte header adds the frontier.
+	version         = 1
+	headerSize      = 32
+	versionStrategy = 2
+	headerStrategy  = 40
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -35,9 +40,13 @@ func (b *Book) Marshal() []byte {
 	for _, v := range b.vals[:len(b.keys)*n] {
 		pay = append(pay, byte(v))
 	}
-	h := make([]byte, headerSize, headerSize+len(pay))
+	size, ver := headerSize, uint32(version)
+	if b.kind == Strategy {
+		size, ver = headerStrategy, versionStrategy
+	}
+	h := make([]byte, size, size+len(pay))
 	copy(h, magic)
-	binary.LittleEndian.PutUint32(h[8:], version)
+	binary.LittleEndian.PutUint32(h[8:], ver)
 	h[12] = uint8(n)
 	h[13] = uint8(b.v.Seeds)
 	h[14] = boolByte(b.v.EmptyCapture)
@@ -46,7 +55,12 @@ func (b *Book) Marshal() []byte {
 	h[17] = uint8(b.plies)
 	binary.LittleEndian.PutUint32(h[20:], uint32(len(b.keys)))
 	binary.LittleEndian.PutUint32(h[24:], crc32.Checksum(pay, castagnoli))
-	binary.LittleEndian.PutUint32(h[28:], crc32.Checksum(h[:28], castagnoli))
+	if b.kind == Strategy {
+		h[18] = uint8(b.kind)
+		h[19] = uint8(b.dbSeeds)
+		binary.LittleEndian.PutUint32(h[28:], b.nodeLimit)
+	}
+	binary.LittleEndian.PutUint32(h[size-4:], crc32.Checksum(h[:size-4], castagnoli))
 	return append(h, pay...)
 }
 
@@ -68,13 +82,25 @@ func Parse(data []byte) (*Book, error) {
 	if len(data) < headerSize || string(data[:8]) != magic {
 		return nil, bad("not an opening book (bad magic)")
 	}
-	if v := binary.LittleEndian.Uint32(data[8:]); v != version {
-		return nil, bad("format version %d (this program reads %d)", v, version)
+	size, kind := headerSize, Opening
+	switch v := binary.LittleEndian.Uint32(data[8:]); v {
+	case version:
+	case versionStrategy:
+		size, kind = headerStrategy, Strategy
+	default:
+		return nil, bad("format version %d (this program reads %d and %d)", v, version, versionStrategy)
 	}
-	if got, want := crc32.Checksum(data[:28], castagnoli), binary.LittleEndian.Uint32(data[28:]); got != want {
+	if len(data) < size {
+		return nil, bad("truncated header")
+	}
+	if got, want := crc32.Checksum(data[:size-4], castagnoli), binary.LittleEndian.Uint32(data[size-4:]); got != want {
 		return nil, bad("header checksum %08x, want %08x", got, want)
 	}
-	if data[14] > 1 || data[16] > 1 || data[18] != 0 || data[19] != 0 || data[15] > uint8(kalah.MoverEmpty) {
+	if data[14] > 1 || data[16] > 1 || data[15] > uint8(kalah.MoverEmpty) {
+		return nil, bad("impossible header values")
+	}
+	if kind == Opening && (data[18] != 0 || data[19] != 0) ||
+		kind == Strategy && (Kind(data[18]) != Strategy || binary.LittleEndian.Uint32(data[32:]) != 0) {
 		return nil, bad("impossible header values")
 	}
 	r := kalah.Rules{Houses: int(data[12]), Seeds: int(data[13]), EmptyCapture: data[14] == 1,
@@ -88,7 +114,7 @@ func Parse(data []byte) (*Book, error) {
 		return nil, bad("%d plies (at most %d)", plies, MaxPlies)
 	}
 	count := int(binary.LittleEndian.Uint32(data[20:]))
-	pay := data[headerSize:]
+	pay := data[size:]
 	if got, want := crc32.Checksum(pay, castagnoli), binary.LittleEndian.Uint32(data[24:]); got != want {
 		return nil, bad("payload checksum %08x, want %08x", got, want)
 	}
@@ -99,7 +125,10 @@ func Parse(data []byte) (*Book, error) {
 		return nil, bad("%d entries cannot fit in %d bytes", count, len(pay))
 	}
 	limit := kboard.Choose(total+2*n, 2*n) // keys of boards of up to total seeds
-	b := &Book{v: v, plies: plies, keys: make([]uint64, count)}
+	b := &Book{v: v, kind: kind, plies: plies, keys: make([]uint64, count)}
+	if kind == Strategy {
+		b.dbSeeds, b.nodeLimit = int(data[19]), binary.LittleEndian.Uint32(data[28:])
+	}
 	var last uint64
 	for i := range count {
 		d, w := binary.Uvarint(pay)
@@ -194,4 +223,10 @@ func FileName(v Variant) string {
 		s += "-sowopp"
 	}
 	return s + ".kbook"
+}
+
+// StrategyFileName returns the conventional file name of a strategy book,
+// such as "kalah-6x4-strategy.kbook".
+func StrategyFileName(v Variant) string {
+	return strings.TrimSuffix(FileName(v), ".kbook") + "-strategy.kbook"
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
+	"io"
 	"runtime"
 	"slices"
 	"sync"
@@ -19,6 +19,10 @@ import (
 // ErrTooLarge is returned for positions the engine's compact board cannot
 // hold (more than 255 seeds in all).
 var ErrTooLarge = errors.New("position too large for the engine")
+
+// ErrNodeLimit is returned by a call that searched Options.NodeLimit nodes
+// without an answer.
+var ErrNodeLimit = errors.New("node limit reached")
 
 // Options configure an Engine. The zero value is usable.
 type Options struct {
@@ -40,11 +44,27 @@ type Options struct {
 	// null-window search of MTD(f), so a long search can show how it goes.
 	// It must return quickly.
 	Progress func(Progress)
+	// NodeLimit, if not zero, stops a call once its threads have searched
+	// that many nodes: Solve, Best, Analyze and Test then return
+	// ErrNodeLimit, Search its best move so far. With one thread the nodes
+	// a search takes do not depend on the machine, so the limit is a
+	// measure of "fast" that a book build can repeat exactly.
+	NodeLimit uint64
+	// ProgressEvery is how many nodes of the main thread pass between the
+	// reports within a pass (default 4 M, about a second).
+	ProgressEvery uint64
 	// NoBook turns off the opening books (package book): by default Solve,
 	// Analyze, Search and the players answer at once, exactly, for every
 	// position an embedded book of the rules holds. Benchmarks and tests of
 	// the search set it.
 	NoBook bool
+	// Tuning, if not nil, replaces DefaultTuning: benchmarks and tests
+	// compare a search with and without a feature.
+	Tuning *Tuning
+	// Debug, if not nil, receives a line for every pass of MTD(f) of every
+	// thread and for every root move of an exact pass (kalah solve writes
+	// it to standard error with KALAH_ENGINE_DEBUG=1).
+	Debug io.Writer
 }
 
 // Progress is where a search stands: the iteration (a depth, or 0 for the
@@ -72,7 +92,9 @@ type Engine struct {
 	g     game
 	tt    *table
 	o     Options
+	tune  Tuning
 	books []*book.Book
+	start time.Time // for Debug's times
 }
 
 // New returns an engine for rules r.
@@ -94,7 +116,13 @@ func New(r kalah.Rules, o Options) (*Engine, error) {
 			return nil, err
 		}
 	}
-	e := &Engine{rules: r, g: newGame(r), tt: newTable(o.TableMB), o: o}
+	if o.ProgressEvery == 0 {
+		o.ProgressEvery = 1 << 22
+	}
+	e := &Engine{rules: r, g: newGame(r), tt: newTable(o.TableMB), o: o, tune: DefaultTuning(), start: time.Now()}
+	if o.Tuning != nil {
+		e.tune = *o.Tuning
+	}
 	if !o.NoBook {
 		e.books = book.For(r)
 	}
@@ -140,14 +168,15 @@ type MoveValue struct {
 
 // run is one search over the shared table by the main thread and helpers.
 type run struct {
-	e        *Engine
-	deadline time.Time
-	stop     atomic.Bool
-	nodes    atomic.Uint64
-	live     atomic.Uint64 // every thread's nodes so far, added every thousand or so, for progress
-	threads  int
-	started  time.Time
-	busy     *busyTable // nil on one thread
+	e         *Engine
+	deadline  time.Time
+	stop      atomic.Bool
+	overLimit atomic.Bool // stopped by Options.NodeLimit
+	nodes     atomic.Uint64
+	live      atomic.Uint64 // every thread's nodes so far, added every thousand or so, for progress
+	threads   int
+	started   time.Time
+	busy      *busyTable // nil on one thread
 }
 
 func (e *Engine) newRun(ctx context.Context) (*run, func()) {
@@ -167,27 +196,35 @@ func (e *Engine) newRun(ctx context.Context) (*run, func()) {
 	return r, func() { close(done) }
 }
 
+// err is why a stopped run stopped: its node limit or ctx's end.
+func (r *run) err(ctx context.Context) error {
+	if r.overLimit.Load() {
+		return ErrNodeLimit
+	}
+	return ctx.Err()
+}
+
 func (r *run) searcher(id int, stop *atomic.Bool, total int) *searcher {
 	e := r.e
-	s := &searcher{g: &e.g, tt: e.tt, dbK: -1, stop: stop, runStop: &r.stop, live: &r.live, deadline: r.deadline, id: id, rankKeys: !e.g.EarlyEnd() && exactKeys(e.g.M, total)}
-	s.ttMin, s.etcMin = ttMinSeeds, etcMinSeeds
+	t := e.tune
+	s := &searcher{g: &e.g, tt: e.tt, dbK: -1, tune: t, stop: stop, runStop: &r.stop, live: &r.live, deadline: r.deadline, id: id,
+		nodeLimit: e.o.NodeLimit, overLimit: &r.overLimit,
+		rankKeys: !e.g.EarlyEnd() && exactKeys(e.g.M, total), debug: e.o.Debug, debugStart: e.start}
+	s.ttMin, s.etcMin = t.TTMinSeeds, t.ETCMinSeeds
 	if id == 0 && e.o.Progress != nil {
-		s.progress, s.started = e.o.Progress, r.started
+		s.progress, s.progressEvery, s.started = e.o.Progress, e.o.ProgressEvery, r.started
 	}
 	if e.o.DB != nil {
 		s.db, s.dbK = e.o.DB, e.o.DB.Seeds()
-		s.ttMin, s.etcMin = max(s.ttMin, s.dbK+dbTTMargin), max(s.etcMin, s.dbK+dbETCMargin)
+		s.ttMin, s.etcMin = max(s.ttMin, s.dbK+t.DBTTMargin), max(s.etcMin, s.dbK+t.DBETCMargin)
 	}
-	s.busy, s.busyMin = r.busy, max(s.ttMin, busyMinSeeds)
+	s.busy, s.busyMin = r.busy, max(s.ttMin, t.BusyMinSeeds)
 	if s.db != nil {
-		s.busyMin = max(s.busyMin, s.dbK+dbBusyMargin)
+		s.busyMin = max(s.busyMin, s.dbK+t.DBBusyMargin)
 	}
-	s.prefetch, s.lazy, s.dbKids, s.allAhead = prefetchChildren, lazyChildren, dbChildren, allAhead
 	return s
 }
 
-// parallel runs f on the main searcher and on helper searchers until the
-// main one returns; it returns the main searcher.
 // estimate returns a function giving a position's depth-d value from
 // the mover's view, searched on every thread, and whether the search was
 // not stopped; it clears *allExact when a value is only an estimate.
@@ -208,6 +245,8 @@ func (r *run) estimate(e *Engine, d int, allExact *bool) func(q kalah.Position) 
 	}
 }
 
+// parallel runs f on the main searcher and on helper searchers until the
+// main one returns; it returns the main searcher.
 func (r *run) parallel(total int, f func(s *searcher)) *searcher {
 	main := r.searcher(0, &r.stop, total)
 	var helpStop atomic.Bool
@@ -248,6 +287,11 @@ func diff(p *kalah.Position, s kalah.Side) int { return p.Store(s) - p.Store(s.O
 // principal variation. It runs until done or until ctx is cancelled (then it
 // returns ctx's error).
 func (e *Engine) Solve(ctx context.Context, p kalah.Position) (Result, error) {
+	return e.solve(ctx, p, 60)
+}
+
+// solve is Solve with a principal variation of up to plies moves.
+func (e *Engine) solve(ctx context.Context, p kalah.Position, plies int) (Result, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if err := e.check(p); err != nil {
@@ -270,7 +314,7 @@ func (e *Engine) Solve(ctx context.Context, p kalah.Position) (Result, error) {
 	if p.Phase() != kalah.PhasePlay {
 		vals, ok := e.moveValues(p, func(q kalah.Position) (int, bool) { return e.exact(r, q) })
 		if !ok {
-			return Result{}, ctx.Err()
+			return Result{}, r.err(ctx)
 		}
 		res.Value = -1 << 20
 		for _, mv := range vals {
@@ -284,7 +328,7 @@ func (e *Engine) Solve(ctx context.Context, p kalah.Position) (Result, error) {
 	} else {
 		v, rm, ok := e.exactRoot(r, p)
 		if !ok {
-			return Result{}, ctx.Err()
+			return Result{}, r.err(ctx)
 		}
 		res.Value = v
 		// A move is optimal if a null-window test shows it reaches v, unless
@@ -326,10 +370,10 @@ func (e *Engine) Solve(ctx context.Context, p kalah.Position) (Result, error) {
 			})
 		}
 		if r.stop.Load() {
-			return Result{}, ctx.Err()
+			return Result{}, r.err(ctx)
 		}
-		if debug {
-			fmt.Fprintf(os.Stderr, "solve: root moves checked (%v)\n", time.Since(debugStart).Round(time.Millisecond))
+		if e.o.Debug != nil {
+			fmt.Fprintf(e.o.Debug, "solve: root moves checked (%v)\n", time.Since(e.start).Round(time.Millisecond))
 		}
 		for j, i := range moves {
 			if good[j] {
@@ -338,14 +382,14 @@ func (e *Engine) Solve(ctx context.Context, p kalah.Position) (Result, error) {
 		}
 		slices.Sort(res.Best)
 	}
-	if p.Phase() == kalah.PhasePlay {
-		res.PV = e.pv(r, p, res.Value, 60)
-		if debug {
-			fmt.Fprintf(os.Stderr, "solve: principal variation found (%v)\n", time.Since(debugStart).Round(time.Millisecond))
+	if p.Phase() == kalah.PhasePlay && plies > 0 {
+		res.PV = e.pv(r, p, res.Value, plies)
+		if e.o.Debug != nil {
+			fmt.Fprintf(e.o.Debug, "solve: principal variation found (%v)\n", time.Since(e.start).Round(time.Millisecond))
 		}
 	}
 	if r.stop.Load() {
-		return Result{}, ctx.Err()
+		return Result{}, r.err(ctx)
 	}
 	res.Nodes = r.nodes.Load()
 	res.Time = time.Since(start)
@@ -382,16 +426,13 @@ func (e *Engine) exactRoot(r *run, q kalah.Position) (int, rootMoves, bool) {
 	return v, rm, !r.stop.Load()
 }
 
-// Iterative deepening before an exact search: deepIDSeeds is the least
-// seeds in the houses for which it goes to deepIDDepth plies; below, one
-// ply. Measured on two cores from the start: Kalah(6,4) (48 seeds) with the
-// 20-seed database took 49.7 M nodes on one thread with 1 to 3 plies, 56-84 M
-// with 4 to 24 (the depth-limited moves, found with a leaf value of zero,
-// mislead the exact search near the root: with 16 plies and then the
-// exact search started from the depth-1 guess, 72 M); Kalah(6,5) (60 seeds)
-// with the 24-seed database took 846 s of search with 1 ply (its first
-// exact pass alone 383 s, with an unordered table) and 455 s with 16
-// plies, whose first exact pass took 10 s (docs/PERFORMANCE.md).
+// Iterative deepening before an exact search: from deepIDSeeds seeds in the
+// houses it goes to deepIDDepth plies, below that one ply. The depth-limited
+// moves, found with a leaf value of zero, mislead the exact search of a
+// mid-sized board (Kalah(6,4) takes more nodes with 4 to 24 plies than with
+// 1 to 3), but on a large one the first exact pass is hopeless without the
+// order they leave in the table (Kalah(6,5) searches twice as long with one
+// ply): docs/PERFORMANCE.md, "Tuning".
 const (
 	deepIDSeeds = 49
 	deepIDDepth = 16
@@ -547,7 +588,7 @@ func (e *Engine) Analyze(ctx context.Context, p kalah.Position, limit time.Durat
 		defer done()
 		vals, ok := e.moveValues(p, func(q kalah.Position) (int, bool) { return e.exact(r, q) })
 		if !ok {
-			return nil, ctx.Err()
+			return nil, r.err(ctx)
 		}
 		return vals, nil
 	}
@@ -596,24 +637,48 @@ func (e *Engine) Analyze(ctx context.Context, p kalah.Position, limit time.Durat
 // position as far as it got. It always returns a legal move if p is in play,
 // even when stopped at once.
 func (e *Engine) Search(ctx context.Context, p kalah.Position, limit time.Duration) (Result, error) {
-	return e.search(ctx, p, limit, false)
+	res, _, err := e.search(ctx, p, limit, false)
+	return res, err
+}
+
+// Best finds the exact value of p and one move that achieves it: what the
+// perfect player plays. It is Solve without the other optimal moves and the
+// principal variation, which often cost as much again. From a book it
+// chooses the optimal house nearest the store, the move the strategy books
+// (package book) follow. It runs until done or until ctx is cancelled or
+// the node limit is reached (then it returns that error). Positions of the
+// pie phase are Solve's (ErrNotInPlay).
+func (e *Engine) Best(ctx context.Context, p kalah.Position) (Result, error) {
+	if p.Phase() != kalah.PhasePlay {
+		return Result{}, ErrNotInPlay
+	}
+	res, stopped, err := e.search(ctx, p, 0, true)
+	if err == nil && !res.Exact {
+		err = stopped
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	res.PV = res.Best
+	return res, nil
 }
 
 // search is Search; exact turns to an unlimited search after MaxDepth
-// iterations instead of deepening further.
-func (e *Engine) search(ctx context.Context, p kalah.Position, limit time.Duration, exact bool) (Result, error) {
+// iterations instead of deepening further. stopped is why the search
+// stopped before it proved the value (the deadline, ctx, the node limit).
+func (e *Engine) search(ctx context.Context, p kalah.Position, limit time.Duration, exact bool) (res Result, stopped, err error) {
 	start := time.Now()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if err := e.check(p); err != nil {
-		return Result{}, err
+		return Result{}, nil, err
 	}
 	if p.Over(&e.rules) {
-		return Result{}, kalah.ErrGameOver
+		return Result{}, nil, kalah.ErrGameOver
 	}
 	if res, ok := e.bookResult(p, start); ok {
 		res.Best = res.PV[:1:1] // the move the PV follows
-		return res, nil
+		return res, nil, nil
 	}
 	r, done := e.newRun(ctx)
 	defer done()
@@ -621,7 +686,16 @@ func (e *Engine) search(ctx context.Context, p kalah.Position, limit time.Durati
 		r.deadline = start.Add(limit)
 	}
 	legal := p.Moves()
-	res := Result{Best: legal[:1:1], Depth: 0}
+	res = Result{Best: legal[:1:1], Depth: 0}
+	defer func() {
+		res.Nodes, res.Time = r.nodes.Load(), time.Since(start)
+		if r.stop.Load() {
+			stopped = r.err(ctx)
+			if stopped == nil {
+				stopped = context.DeadlineExceeded // the limit's deadline
+			}
+		}
+	}()
 	if p.Phase() != kalah.PhasePlay {
 		// The pie opening: compare the options by shallow estimates
 		// deepened while time lasts.
@@ -643,8 +717,7 @@ func (e *Engine) search(ctx context.Context, p kalah.Position, limit time.Durati
 				break
 			}
 		}
-		res.Nodes, res.Time = r.nodes.Load(), time.Since(start)
-		return res, nil
+		return res, nil, nil
 	}
 	b := e.g.FromPosition(&p)
 	r.parallel(p.Total(), func(s *searcher) {
@@ -665,8 +738,7 @@ func (e *Engine) search(ctx context.Context, p kalah.Position, limit time.Durati
 			}
 		})
 	})
-	res.Nodes, res.Time = r.nodes.Load(), time.Since(start)
-	return res, nil
+	return res, nil, nil
 }
 
 // SearchDepth searches p by iterative deepening to depth plies (stopping
@@ -699,7 +771,7 @@ func (e *Engine) SearchDepth(ctx context.Context, p kalah.Position, depth int) (
 		})
 	})
 	if r.stop.Load() {
-		return Result{}, ctx.Err()
+		return Result{}, r.err(ctx)
 	}
 	res.Nodes, res.Time = r.nodes.Load(), time.Since(start)
 	return res, nil

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -399,13 +400,13 @@ func TestClear(t *testing.T) {
 // first fails to cut only starts their memory reads early; the search, node
 // for node, is the same (one thread).
 func TestAllAheadSameSearch(t *testing.T) {
-	defer func(v bool) { allAhead = v }(allAhead)
 	r := kalah.Rules{Houses: 5, Seeds: 3}
 	var nodes [2]uint64
 	var values [2]int
 	for i, on := range []bool{false, true} {
-		allAhead = on
-		e, err := New(r, Options{TableMB: 4, Threads: 1, NoBook: true})
+		tune := DefaultTuning()
+		tune.AllAhead = on
+		e, err := New(r, Options{TableMB: 4, Threads: 1, NoBook: true, Tuning: &tune})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -424,13 +425,11 @@ func TestAllAheadSameSearch(t *testing.T) {
 // testing a bound inside the known range) and after them, the range
 // narrowing to the value.
 func TestProgress(t *testing.T) {
-	defer func(m uint64) { progressEvery = m }(progressEvery)
-	progressEvery = 1 << 10
 	r := kalah.Standard()
 	r.Houses, r.Seeds = 4, 3
 	for _, threads := range []int{1, 2} {
 		var got []Progress
-		e, err := New(r, Options{TableMB: 1, Threads: threads, NoBook: true, Progress: func(p Progress) { got = append(got, p) }})
+		e, err := New(r, Options{TableMB: 1, Threads: threads, NoBook: true, ProgressEvery: 1 << 10, Progress: func(p Progress) { got = append(got, p) }})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -463,5 +462,158 @@ func TestProgress(t *testing.T) {
 		if last.Nodes > res.Nodes || last.Nodes < res.Nodes/2 {
 			t.Errorf("%d threads: last report %d nodes; the solve %d", threads, last.Nodes, res.Nodes)
 		}
+	}
+}
+
+// TestBestMatchesBrute: Best's value is the brute force's and its move
+// reaches it, on small boards of every rule switch, one and two threads.
+func TestBestMatchesBrute(t *testing.T) {
+	for _, sz := range [][2]int{{2, 3}, {3, 2}, {2, 4}} {
+		for _, r := range allRules(sz[0], sz[1]) {
+			if r.Pie {
+				continue // Best of a pie position is Search's estimate; Solve handles it
+			}
+			p := r.Start()
+			memo := map[string]int{}
+			want := bruteMemo(&r, pitsOf(&p), int(p.ToMove()), memo)
+			for threads := 1; threads <= 2; threads++ {
+				e, err := New(r, Options{TableMB: 1, Threads: threads, NoBook: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, err := e.Best(context.Background(), p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !res.Exact || res.Value != want || len(res.Best) != 1 || bruteMove(&r, p, res.Best[0], memo) != want {
+					t.Errorf("%s, %d threads: best %+v; brute force %d", r, threads, res, want)
+				}
+			}
+		}
+	}
+}
+
+// TestNodeLimit: a call stops at its node limit with ErrNodeLimit, after
+// as many nodes on one thread every time, and a limit above the search's
+// nodes changes nothing.
+func TestNodeLimit(t *testing.T) {
+	r := kalah.Standard()
+	r.Houses, r.Seeds = 5, 3
+	free, err := New(r, Options{TableMB: 4, Threads: 1, NoBook: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := free.Best(context.Background(), r.Start())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want.Nodes < 1<<15 {
+		t.Fatalf("the test needs a search of more than %d nodes: %d", 1<<15, want.Nodes)
+	}
+	for _, limit := range []uint64{want.Nodes / 4, want.Nodes + 4096} {
+		e, err := New(r, Options{TableMB: 4, Threads: 1, NoBook: true, NodeLimit: limit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := e.Best(context.Background(), r.Start())
+		if limit < want.Nodes {
+			if !errors.Is(err, ErrNodeLimit) {
+				t.Errorf("limit %d of %d nodes: %+v, %v; want ErrNodeLimit", limit, want.Nodes, res, err)
+			}
+			if _, err := e.Solve(context.Background(), r.Start()); !errors.Is(err, ErrNodeLimit) {
+				t.Errorf("Solve with limit %d: %v; want ErrNodeLimit", limit, err)
+			}
+			continue
+		}
+		if err != nil || res.Value != want.Value || res.Nodes != want.Nodes {
+			t.Errorf("limit %d above the %d nodes: %+v, %v", limit, want.Nodes, res, err)
+		}
+	}
+}
+
+// TestAnalyzeGameMatchesBrute analyses random games of small boards under
+// every rule switch (but the pie) and checks every position's value, its
+// best move and the played move's value by brute force, and that a second
+// analysis, on two threads, says the same.
+func TestAnalyzeGameMatchesBrute(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, sz := range [][2]int{{3, 3}, {4, 2}, {2, 5}} {
+		for _, r := range allRules(sz[0], sz[1]) {
+			if r.Pie {
+				continue
+			}
+			memo := map[string]int{}
+			for game := 0; game < 3; game++ {
+				p := r.Start()
+				start := p
+				var moves []kalah.Move
+				for !p.Over(&r) {
+					ms := p.Moves()
+					m := ms[rng.IntN(len(ms))]
+					moves = append(moves, m)
+					p.Play(&r, int(m))
+				}
+				var runs [2][]PlyValue
+				for i, threads := range []int{1, 2} {
+					e, err := New(r, Options{TableMB: 1, Threads: threads, NoBook: true})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if runs[i], err = e.AnalyzeGame(context.Background(), start, moves, 0); err != nil {
+						t.Fatal(err)
+					}
+				}
+				q := start
+				for i, v := range runs[0] {
+					w := runs[1][i]
+					if v.Value != w.Value || v.Best != w.Best || v.PlayedValue != w.PlayedValue || v.Exact != w.Exact {
+						t.Fatalf("%s ply %d: one thread %+v, two %+v", r, i, v, w)
+					}
+					if q.Over(&r) {
+						if i != len(moves) || v.Value != 0 || !v.Exact {
+							t.Fatalf("%s ply %d (over): %+v", r, i, v)
+						}
+						break
+					}
+					want := bruteMemo(&r, pitsOf(&q), int(q.ToMove()), memo)
+					if !v.Exact || v.Value != want || bruteMove(&r, q, v.Best, memo) != want {
+						t.Fatalf("%s %s (ply %d): %+v; brute force %d", r, q, i, v, want)
+					}
+					if pv := bruteMove(&r, q, moves[i], memo); v.Played != moves[i] || v.PlayedValue != pv {
+						t.Fatalf("%s %s (ply %d): played %s worth %d, analysis %+v", r, q, i, moves[i], pv, v)
+					}
+					if v.PlayedValue == v.Value && v.Best != v.Played {
+						t.Fatalf("%s %s (ply %d): the played move is best, the analysis names %s", r, q, i, v.Best)
+					}
+					q.Play(&r, int(moves[i]))
+				}
+			}
+		}
+	}
+}
+
+// TestAnalyzeGameEstimates: a game too large to prove within the limit
+// gets estimates, marked so, and the last positions, small enough, exact.
+func TestAnalyzeGameEstimates(t *testing.T) {
+	r := kalah.Rules{Houses: 6, Seeds: 6}
+	e, err := New(r, Options{TableMB: 16, Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	moves := []kalah.Move{1, 2, 3}
+	vals, err := e.AnalyzeGame(context.Background(), r.Start(), moves, 20*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vals) != len(moves)+1 {
+		t.Fatalf("%d values for %d moves", len(vals), len(moves))
+	}
+	for i, v := range vals {
+		if v.Exact || v.Depth == 0 || v.Best == kalah.NoMove {
+			t.Errorf("ply %d of Kalah(6,6): %+v, want an estimate", i, v)
+		}
+	}
+	if _, err := e.AnalyzeGame(context.Background(), r.Start(), []kalah.Move{1, 1}, 0); err == nil {
+		t.Error("an illegal move was analysed")
 	}
 }

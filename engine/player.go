@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sync"
@@ -39,6 +40,27 @@ func init() {
 		Description: "perfect play wherever the position can be solved in time"})
 }
 
+// PlayerTableMB is the transposition table of the engine and perfect
+// players in MiB unless tt= says otherwise: per game, so a server with many
+// games keeps it small.
+const PlayerTableMB = 64
+
+// PerfectDBSeeds is the endgame database the perfect player's strategy
+// books were measured with (package book, Book.Frontier), for six houses:
+// the players use the largest one in the data directory, and with this one
+// or larger, perfect answers within PerfectNodes where the books end. Built
+// once with kalah egdb build --seeds 24 (1.25 GB, two to four minutes on
+// two cores). A smaller database makes fewer positions fast: the strategy
+// books of Kalah(6,4) would hold several times as many.
+const PerfectDBSeeds = 24
+
+// PerfectNodes is how much search a strategy book leaves to the perfect
+// player: the positions it does not hold are answered, on one thread with a
+// fresh table, in at most this many nodes (about 20 ms on the 2-core
+// machine of docs/PERFORMANCE.md; its table, warm from the moves before,
+// usually makes it less).
+const PerfectNodes = 100_000
+
 // Player plays with an Engine: anytime, within its clock.
 type Player struct {
 	e       *Engine
@@ -69,7 +91,7 @@ func newPlayer(s player.Spec, o player.Options, exact bool) (*Player, error) {
 	if err != nil {
 		return nil, err
 	}
-	mb, err := s.Int("tt", 64)
+	mb, err := s.Int("tt", PlayerTableMB)
 	if err != nil || mb < 1 || mb > 16384 {
 		return nil, fmt.Errorf("player %s: tt=%s: want MiB from 1 to 16384", s.Name, s.Params["tt"])
 	}
@@ -98,10 +120,11 @@ var (
 )
 
 // sharedDB returns an endgame database for the rules, shared by every
-// player of the process: k seeds from the default directory (built there if
-// missing), or with k < 0 the largest database already in the default
-// directory, else one of 10 seeds built in memory (a fraction of a second).
-// k = 0 means none.
+// player of the process: k seeds from the default directory, or with k < 0
+// the largest database already there (PerfectDBSeeds is the one the
+// strategy books assume), else one of 10 seeds built in memory (a fraction
+// of a second), with a warning that replies will be slower. k = 0 means
+// none.
 func sharedDB(r kalah.Rules, k int) (*egdb.DB, error) {
 	if k == 0 || egdb.Supported(r) != nil {
 		return nil, nil
@@ -140,6 +163,10 @@ func sharedDB(r kalah.Rules, k int) (*egdb.DB, error) {
 	if db := dbCache[key]; db != nil {
 		return db, nil
 	}
+	if r.Houses == 6 {
+		slog.Warn("no endgame database for the engine's players: the perfect player's searches beyond its books take longer until one is built",
+			"rules", r.String(), "dir", dir, "build", fmt.Sprintf("kalah egdb build --seeds %d", PerfectDBSeeds))
+	}
 	db, err := egdb.Build(context.Background(), r, 10, egdb.BuildOptions{})
 	if err != nil {
 		return nil, err
@@ -164,12 +191,12 @@ func (p *Player) Move(ctx context.Context, g *kalah.Game, c player.Clock) (kalah
 	if p.exact {
 		// Try to solve in most of the time; if that fails, spend the rest
 		// deepening the estimate over the table the attempt filled.
-		res, err = p.e.search(ctx, pos, limit*3/5, true)
+		res, _, err = p.e.search(ctx, pos, limit*3/5, true)
 		if rem := limit - time.Since(start); err == nil && !res.Exact && ctx.Err() == nil && rem > time.Millisecond {
-			res, err = p.e.search(ctx, pos, rem, false)
+			res, _, err = p.e.search(ctx, pos, rem, false)
 		}
 	} else {
-		res, err = p.e.search(ctx, pos, limit, false)
+		res, _, err = p.e.search(ctx, pos, limit, false)
 	}
 	if err != nil {
 		return kalah.NoMove, err

@@ -72,7 +72,7 @@ func (e *Engine) Test(ctx context.Context, p kalah.Position, gamma int) (Bound, 
 		}
 	})
 	if r.stop.Load() {
-		return Bound{}, ctx.Err()
+		return Bound{}, r.err(ctx)
 	}
 	// Every value has the parity of the seeds left: tighten the bound.
 	if !res.Exact && (res.Value-seeds)&1 != 0 {

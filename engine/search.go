@@ -2,8 +2,8 @@ package engine
 
 import (
 	"fmt"
+	"io"
 	"math/bits"
-	"os"
 	"sync/atomic"
 	"time"
 
@@ -11,7 +11,8 @@ import (
 )
 
 // etcDepth is the least remaining depth at which the enhanced transposition
-// cut-off probes the children before searching them.
+// cut-off probes the children before searching them: nearer the horizon a
+// subtree costs less than the probes.
 const etcDepth = 3
 
 // searcher is one thread's search state over the shared table.
@@ -21,16 +22,25 @@ type searcher struct {
 	db       *egdb.DB
 	dbK      int // seeds the database covers, or -1
 	rankKeys bool
-	stop     *atomic.Bool   // this thread's stop signal
-	runStop  *atomic.Bool   // the whole run's, set when the deadline passes
-	live     *atomic.Uint64 // the run's nodes so far, for progress
-	counted  uint64         // the nodes added to live
-	deadline time.Time      // zero for none
-	aborted  bool
-	id       int // 0 for the main thread
+	tune     Tuning
+	ttMin    int        // least seeds for a table probe (Tuning, raised by the database)
+	etcMin   int        // least seeds for the enhanced transposition cut-off
+	busy     *busyTable // nil on one thread
+	busyMin  int        // least seeds to mark a node busy
+
+	stop      *atomic.Bool // this thread's stop signal
+	runStop   *atomic.Bool // the whole run's, set when the deadline passes
+	deadline  time.Time    // zero for none
+	nodeLimit uint64       // the run's nodes at which it stops (Options.NodeLimit), zero for none
+	overLimit *atomic.Bool // set when it does
+	aborted   bool
+	id        int // 0 for the main thread
+
 	nodes    uint64
 	horizon  uint64 // depth-limited leaves and estimated table bounds used
 	rootMove int
+	stack    [][16]kid // children by ply, reused to avoid clearing
+
 	// In an exact pass that can prove the value is floor (its window is
 	// just above the proven lower bound floor), each root move is first
 	// tested against floor: one below it needs no search at the pass's
@@ -40,86 +50,26 @@ type searcher struct {
 	floorPass   bool // the last pass of mtd was such a pass
 	floor       int
 	below, tied uint32 // root moves, by house bit
-	leafValue   func(b *board, seeds int) int
-	stack       [][16]kid // children by ply, reused to avoid clearing
-	ttMin       int       // least seeds for a table probe
-	etcMin      int       // least seeds for the enhanced transposition cut-off
-	progress    func(Progress)
-	pass        Progress // the running pass of mtd, for progress
-	nextReport  uint64   // the main thread's nodes at the next report within a pass
-	started     time.Time
-	busy        *busyTable // nil on one thread
-	busyMin     int        // least seeds to mark a node busy
-	prefetch    bool       // prefetch the children's table buckets and database entries
-	lazy        bool       // sow children only when searched
-	dbKids      bool       // value the children in the database first (dbChildren)
-	allAhead    bool       // once the first child fails to cut, sow and prefetch the rest (allAhead)
+
+	// Progress reports, by the main thread only.
+	progress      func(Progress)
+	progressEvery uint64         // main-thread nodes between reports within a pass
+	pass          Progress       // the running pass of mtd
+	nextReport    uint64         // the main thread's nodes at the next report within a pass
+	live          *atomic.Uint64 // the run's nodes so far
+	counted       uint64         // this thread's nodes added to live
+	started       time.Time
+	debug         io.Writer // nil: no trace of the passes
+	debugStart    time.Time
 }
 
-// debug prints each MTD(f) pass of every thread to stderr
-// (KALAH_ENGINE_DEBUG=1).
-var (
-	debug      = os.Getenv("KALAH_ENGINE_DEBUG") != ""
-	debugStart = time.Now()
-)
-
-// Tuning: the least seeds in the houses for a table probe and for the
-// enhanced transposition cut-off; below them a subtree is cheaper to search
-// than a cache miss. With an endgame database of K seeds they rise to
-// K+dbTTMargin and K+dbETCMargin (Kalah(6,4) with K = 20: 26 s instead of
-// 43 s on two cores with margins 4 and 16). Since children are sown lazily,
-// a table margin of 3 is the best (one thread, from the start: 17 seeds
-// 24.8-26.0 s against 25.6 s with 2, 28.6 s with 4 and 27.5 s with 1; 20
-// seeds 9.7-9.9 s against 9.8-10.4 s with 4).
-var (
-	ttMinSeeds  = 4
-	etcMinSeeds = 20
-	dbTTMargin  = 3
-	dbETCMargin = 16
-)
-
-// progressEvery sets how often a long pass reports its progress: every
-// 4 M nodes of the main thread, about a second.
-var progressEvery uint64 = 1 << 22
-
-// prefetchChildren turns on the prefetch of each child's table bucket or
-// database entry when the children are generated (PREFETCH=0 in the
-// benchmarks turns it off, to compare).
-var prefetchChildren = true
-
-// lazyChildren turns on sowing a child only when it is searched (LAZY=0 in
-// the benchmarks turns it off, to compare).
-var lazyChildren = true
-
-// dbChildren turns on valuing, before any sibling is searched, the
-// children that fall into the endgame database: their entries are
-// prefetched together, so the misses overlap, and one that refutes the
-// window spares the search of the rest (DBKIDS=0 in the benchmarks turns
-// it off, to compare).
-var dbChildren = true
-
-// allAhead turns on, at a node whose first child did not refute the window
-// (so most likely one where every child is searched), sowing the other
-// children at once and prefetching their table buckets together
-// (ALLAHEAD=0 in the benchmarks turns it off, to compare).
-var allAhead = true
-
-// busyMinSeeds is the least seeds (and at least the table's) at which a
-// thread marks the node it searches, so that the others defer it. Below it
-// the marks cost more than the work they share: Kalah(6,3) on two threads
-// took the fewest nodes with 12 of 4, 12 and 20.
-var busyMinSeeds = 12
-
-// dbBusyMargin raises busyMinSeeds to K+8 with a K-seed database: Kalah(6,4)
-// with 20 seeds on two threads, four runs each, took 6.7-7.5 s with the
-// marks from 24 seeds, 5.6-6.8 s from 28 and 5.9-6.5 s from 36.
-var dbBusyMargin = 8
-
+// kid is one child of a node: the move, its sowing (or the prediction of
+// it), its place in the order, and what is known of it before its search.
 type kid struct {
 	b      board
-	d      int
-	i      int
-	score  int
+	d      int // the change of the store difference for the mover
+	i      int // the house sown
+	score  int // the move ordering's key, larger first
 	extra  bool
 	over   bool
 	played bool // b, d, extra and over are the sowing's; else d and extra are predicted
@@ -128,6 +78,30 @@ type kid struct {
 	v      int // if known, the move's value once read
 }
 
+// node is what the steps of one search call share: the window, the table's
+// entry, the children and their order.
+type node struct {
+	b           *board
+	alpha, beta int
+	depth, ply  int
+	next        int // the children's depth
+	seeds       int // in the houses
+	useTT       bool
+	key         uint64
+	prior       entry // the table's entry, if found
+	found       bool
+	nodes0      uint64 // the node count at this node: the work below it decides its place in the table
+	horizon0    uint64 // the horizon count before the children: did they use estimates?
+	kids        *[16]kid
+	order       [16]uint8 // kids by index into kids, best first
+	cnt         int
+	lazy        bool // children sown only when searched
+	sown        int  // children sown ahead to be read from the database
+}
+
+// key is b's table key: the exact rank of its houses where every board of
+// the game has a distinct one, else a hash (with the stores under the
+// early end, where they change play).
 func (s *searcher) key(b *board) uint64 {
 	if s.rankKeys {
 		return rankKey(b, s.g.M)
@@ -135,131 +109,188 @@ func (s *searcher) key(b *board) uint64 {
 	return hashKey(b, s.g.EarlyEnd())
 }
 
-// eval estimates the future store difference at a depth-limited leaf: zero,
-// that is, the store difference so far. Weighting the seeds on each side
-// (a quarter of the difference) played worse at 100 ms a move as North
-// against the searching seed players (docs/EXPERIMENTS.md).
-func (s *searcher) eval(b *board, seeds int) int {
-	if s.leafValue != nil {
-		return s.leafValue(b, seeds)
-	}
-	return 0
-}
-
 // search returns the value of b for the mover (the future store difference
 // it can force) if it lies strictly between alpha and beta, else a bound on
 // the same side (fail-soft). depth is the plies left, or exactDepth for no
-// limit.
+// limit. Its steps, in the order they run, are numbered as in Stockfish's
+// search; each ends the search of this node where it can.
 func (s *searcher) search(b *board, alpha, beta, depth, ply int) int {
+	// Step 1. Count the node, and now and then report progress and check
+	// for a stop or the deadline.
 	s.nodes++
 	if s.nodes&1023 == 0 {
-		s.flush()
-		if s.progress != nil && s.pass.Running && s.nodes >= s.nextReport {
-			// Within a long pass, too: about once a second.
-			s.nextReport = s.nodes + progressEvery
-			s.report()
-		}
-		if s.stop.Load() {
-			s.aborted = true
-		} else if !s.deadline.IsZero() && time.Now().After(s.deadline) {
-			s.runStop.Store(true)
-			s.aborted = true
-		}
+		s.poll()
 	}
 	if s.aborted {
 		return 0
 	}
-	g := s.g
-	seeds := g.Seeds(b)
+
+	// Step 2. Values without a search (not at the root, which needs a
+	// move): every seed left goes to one store or the other, so the value
+	// lies in [-seeds, seeds] (with their parity), and the endgame database
+	// holds it.
+	seeds := s.g.Seeds(b)
 	if ply > 0 {
-		// Every seed left goes to one store or the other: the value lies in
-		// [-seeds, seeds] and has the parity of seeds.
-		if seeds <= alpha {
+		switch {
+		case seeds <= alpha:
 			return seeds
-		}
-		if -seeds >= beta {
+		case -seeds >= beta:
 			return -seeds
-		}
-		if seeds <= s.dbK {
-			v, _ := s.db.Value(b.H[:g.M], seeds)
+		case seeds <= s.dbK:
+			v, _ := s.db.Value(b.H[:s.g.M], seeds)
 			return v
 		}
 	}
-	nodes0 := s.nodes
-	useTT := seeds >= s.ttMin
-	var key uint64
-	ttMove := -1
-	var prior entry
-	var found bool
-	if useTT {
-		key = s.key(b)
-		prior, found = s.tt.probe(key)
-	}
-	if found {
-		ttMove = prior.move
-		if prior.depth >= depth && ply > 0 {
-			cut, v := false, 0
-			switch {
-			case prior.lo >= beta:
-				cut, v = true, prior.lo
-			case prior.hi <= alpha:
-				cut, v = true, prior.hi
-			case prior.lo == prior.hi:
-				cut, v = true, prior.lo
-			}
-			if cut {
-				if prior.depth != exactDepth {
-					s.horizon++
-				}
-				return v
-			}
-		}
-	}
-	if depth <= 0 {
-		s.horizon++
-		return s.eval(b, seeds)
-	}
-	h0 := s.horizon
-	next := depth - 1
-	if depth == exactDepth {
-		next = exactDepth
+
+	// Step 3. The transposition table: a stored bound may settle the
+	// window; else the stored move is tried first.
+	n := node{b: b, alpha: alpha, beta: beta, depth: depth, ply: ply, seeds: seeds, nodes0: s.nodes}
+	if v, ok := s.probe(&n); ok {
+		return v
 	}
 
-	if ply >= len(s.stack) {
-		s.stack = append(s.stack, make([][16]kid, ply+1-len(s.stack))...)
+	// Step 4. The horizon of a depth-limited search.
+	if depth <= 0 {
+		s.horizon++
+		return s.eval(b)
 	}
-	kids := &s.stack[ply]
-	// Below the enhanced transposition cut-off, a child is sown only when
-	// its turn to be searched comes: the order comes from Predict, and a
-	// cut-off by an early child spares the sowing of the rest.
-	lazy := s.lazy && !(ply > 0 && depth >= etcDepth && seeds >= s.etcMin)
-	var order [16]uint8
-	cnt, sown := 0, 0
+	n.horizon0 = s.horizon
+	n.next = depth - 1
+	if depth == exactDepth {
+		n.next = exactDepth
+	}
+
+	// Step 5. The children, in order: the table's move, extra turns, then
+	// by what the move takes.
+	s.generate(&n)
+
+	// Step 6. Enhanced transposition cut-off: a child the table already
+	// shows refuting the window ends the search here.
+	if ply > 0 && !n.lazy {
+		if v, ok := s.etc(&n); ok {
+			return v
+		}
+	}
+
+	// Step 7. The children in the endgame database, their entries read
+	// together, and the moves that end the game: one that refutes the
+	// window ends the search here.
+	if n.sown > 0 {
+		if v, ok := s.knownChildren(&n); ok {
+			return v
+		}
+	}
+
+	// Step 8. Search the children.
+	best, bestMove := s.searchChildren(&n)
+	if s.aborted {
+		return 0
+	}
+
+	// Step 9. Store the result in the table.
+	s.save(&n, best, bestMove)
+	return best
+}
+
+// poll runs every 1024 nodes: it adds the nodes to the run's count,
+// reports progress within a long pass, and stops the search when told to,
+// when the deadline has passed or at the node limit.
+func (s *searcher) poll() {
+	s.flush()
+	if s.progress != nil && s.pass.Running && s.nodes >= s.nextReport {
+		s.nextReport = s.nodes + s.progressEvery
+		s.report()
+	}
+	switch {
+	case s.stop.Load():
+		s.aborted = true
+	case !s.deadline.IsZero() && time.Now().After(s.deadline):
+		s.runStop.Store(true)
+		s.aborted = true
+	case s.nodeLimit != 0 && s.live.Load() >= s.nodeLimit:
+		s.overLimit.Store(true)
+		s.runStop.Store(true)
+		s.aborted = true
+	}
+}
+
+// probe reads the table's entry for n (from TTMinSeeds: smaller subtrees
+// are cheaper searched again than missed in the cache). A bound deep
+// enough that settles the window is returned, except at the root, which
+// must find a move; an estimate used counts towards the horizon.
+func (s *searcher) probe(n *node) (int, bool) {
+	n.useTT = n.seeds >= s.ttMin
+	if !n.useTT {
+		return 0, false
+	}
+	n.key = s.key(n.b)
+	n.prior, n.found = s.tt.probe(n.key)
+	if !n.found || n.prior.depth < n.depth || n.ply == 0 {
+		return 0, false
+	}
+	var v int
+	switch p := n.prior; {
+	case p.lo >= n.beta:
+		v = p.lo
+	case p.hi <= n.alpha:
+		v = p.hi
+	case p.lo == p.hi:
+		v = p.lo
+	default:
+		return 0, false
+	}
+	if n.prior.depth != exactDepth {
+		s.horizon++
+	}
+	return v, true
+}
+
+// eval estimates the future store difference at a depth-limited leaf:
+// zero, that is, the store difference so far. Weighting the seeds on each
+// side (a quarter of the difference) played worse at 100 ms a move as
+// North against the searching seed players (docs/EXPERIMENTS.md).
+func (s *searcher) eval(*board) int { return 0 }
+
+// generate fills n's children and their order. Below the enhanced
+// transposition cut-off (Tuning.Lazy) a child is sown only when its turn
+// comes, ordered by board.Predict's arithmetic; except that a child whose
+// seeds fall into the endgame database is sown now and its entry
+// prefetched (Tuning.DBChildren), for step 7. Above it every child is
+// sown, for the cut-off's probes, and its table bucket prefetched.
+func (s *searcher) generate(n *node) {
+	g, b := s.g, n.b
+	if n.ply >= len(s.stack) {
+		s.stack = append(s.stack, make([][16]kid, n.ply+1-len(s.stack))...)
+	}
+	n.kids = &s.stack[n.ply]
+	n.lazy = s.tune.Lazy && !(n.ply > 0 && n.depth >= etcDepth && n.seeds >= s.etcMin)
+	ttMove := -1
+	if n.found {
+		ttMove = n.prior.move
+	}
 	for i := g.N - 1; i >= 0; i-- {
 		if b.H[i] == 0 {
 			continue
 		}
-		k := &kids[i]
+		k := &n.kids[i]
 		k.i = i
-		if lazy {
+		if n.lazy {
 			k.d, k.extra = g.Predict(b, i)
 			k.over, k.played, k.known = false, false, false
 			// Predict's gain is what the sowing takes from the houses
 			// (at least, when seeds go to the opponent's store too).
-			if s.dbKids && ply > 0 && seeds-k.d <= s.dbK {
+			if s.tune.DBChildren && n.ply > 0 && n.seeds-k.d <= s.dbK {
 				s.sow(k, b)
 				if cs := g.Seeds(&k.b); !k.over && cs <= s.dbK {
 					k.known, k.cs = true, cs
 					s.db.Prefetch(k.b.H[:g.M], cs)
 				}
-				sown++
+				n.sown++
 			}
 		} else {
 			k.known = false
 			s.sow(k, b)
-			if s.prefetch {
-				// Start the child's table or database miss now, so that the
-				// misses of the children searched after the first overlap.
+			if s.tune.Prefetch {
 				s.prefetchKid(k)
 			}
 		}
@@ -267,143 +298,127 @@ func (s *searcher) search(b *board, alpha, beta, depth, ply int) int {
 		case i == ttMove:
 			k.score = 1 << 30
 		case k.extra:
-			k.score = 1<<29 + i
+			k.score = 1<<29 + i // nearest the store first: it leaves the others' seeds in place
 		default:
 			k.score = k.d*64 + i // captures and passing the store first
 		}
-		order[cnt] = uint8(i)
-		cnt++
+		n.order[n.cnt] = uint8(i)
+		n.cnt++
 	}
-	for j := 1; j < cnt; j++ {
-		for l := j; l > 0 && kids[order[l]].score > kids[order[l-1]].score; l-- {
-			order[l], order[l-1] = order[l-1], order[l]
+	// Insertion sort: six children at most on a standard board.
+	for j := 1; j < n.cnt; j++ {
+		for l := j; l > 0 && n.kids[n.order[l]].score > n.kids[n.order[l-1]].score; l-- {
+			n.order[l], n.order[l-1] = n.order[l-1], n.order[l]
 		}
 	}
+}
 
-	if ply > 0 && !lazy {
-		// Enhanced transposition cut-off: a child already known to refute
-		// the window ends the search here.
-		for j := 0; j < cnt; j++ {
-			k := &kids[order[j]]
-			lb, ok, est := 0, false, false
-			switch {
-			case k.over:
-				lb, ok = k.d, true
-			case depth >= etcDepth && seeds >= s.etcMin:
-				e, hit := s.tt.probe(s.key(&k.b))
-				if hit && e.depth >= next {
-					ok, est = true, e.depth != exactDepth
-					if k.extra {
-						lb = k.d + e.lo
-					} else {
-						lb = k.d - e.hi
-					}
-				}
-			}
-			if ok && lb >= beta {
-				if est {
-					s.horizon++
-				}
-				s.save(key, prior, found, lb, seeds, alpha, beta, depth, h0, k.i, nodes0)
-				return lb
-			}
-		}
-	}
-
-	if sown > 0 {
-		// The children in the database, their entries loaded together, and
-		// those that end the game: a refutation among them ends the search
-		// here.
-		for j := 0; j < cnt; j++ {
-			k := &kids[order[j]]
-			v := k.d // a move that ends the game
-			switch {
-			case k.known:
-				s.nodes++ // a child visited, as when searched
-				dv, _ := s.db.Value(k.b.H[:g.M], k.cs)
+// etc is the enhanced transposition cut-off: a child that ends the game,
+// or whose table entry bounds it, with a value at least beta refutes the
+// window without a search (from ETCMinSeeds and etcDepth plies left,
+// where the probes cost less than the subtree they may save).
+func (s *searcher) etc(n *node) (int, bool) {
+	for j := 0; j < n.cnt; j++ {
+		k := &n.kids[n.order[j]]
+		lb, ok, est := 0, false, false
+		switch {
+		case k.over:
+			lb, ok = k.d, true
+		case n.depth >= etcDepth && n.seeds >= s.etcMin:
+			e, hit := s.tt.probe(s.key(&k.b))
+			if hit && e.depth >= n.next {
+				ok, est = true, e.depth != exactDepth
 				if k.extra {
-					v = k.d + dv
+					lb = k.d + e.lo
 				} else {
-					v = k.d - dv
+					lb = k.d - e.hi
 				}
-				k.v = v
-			case !k.played || !k.over:
-				continue
-			}
-			if v >= beta {
-				s.save(key, prior, found, v, seeds, alpha, beta, depth, h0, k.i, nodes0)
-				return v
 			}
 		}
+		if ok && lb >= n.beta {
+			if est {
+				s.horizon++
+			}
+			s.save(n, lb, k.i)
+			return lb, true
+		}
 	}
+	return 0, false
+}
 
-	best, bestMove := -1<<20, -1
-	a := alpha
-	// With helpers, a child another thread is searching is deferred to the
-	// end (simplified ABDADA), so the threads spread over the moves.
-	share := s.busy != nil && seeds >= s.busyMin && useTT
+// knownChildren values the children generate sowed into the endgame
+// database (each counted as a node, as if searched) and those that end the
+// game; the first that refutes the window ends the search.
+func (s *searcher) knownChildren(n *node) (int, bool) {
+	for j := 0; j < n.cnt; j++ {
+		k := &n.kids[n.order[j]]
+		v := k.d // a move that ends the game
+		switch {
+		case k.known:
+			s.nodes++
+			dv, _ := s.db.Value(k.b.H[:s.g.M], k.cs)
+			if k.extra {
+				v = k.d + dv
+			} else {
+				v = k.d - dv
+			}
+			k.v = v
+		case !k.played || !k.over:
+			continue
+		}
+		if v >= n.beta {
+			s.save(n, v, k.i)
+			return v, true
+		}
+	}
+	return 0, false
+}
+
+// searchChildren searches n's children in order until one refutes the
+// window, and returns the best value and move (fail-soft). With helper
+// threads, a child another thread is searching is deferred to a second
+// round (simplified ABDADA), so the threads spread over the moves. At the
+// root of a floor pass (searcher.floor) each move is first tested against
+// the floor.
+func (s *searcher) searchChildren(n *node) (best, bestMove int) {
+	best, bestMove = -1<<20, -1
+	a := n.alpha
+	share := s.busy != nil && n.seeds >= s.busyMin && n.useTT
 	if share {
-		s.busy.enter(key)
+		s.busy.enter(n.key)
 	}
 	var deferred uint32
-children:
-	for pass := 0; pass < 2; pass++ {
-		for j := 0; j < cnt; j++ {
-			k := &kids[order[j]]
-			if pass == 1 && deferred&(1<<j) == 0 {
+rounds:
+	for round := 0; round < 2; round++ {
+		for j := 0; j < n.cnt; j++ {
+			k := &n.kids[n.order[j]]
+			if round == 1 && deferred&(1<<j) == 0 {
 				continue
 			}
-			if j == 1 && pass == 0 && lazy && s.allAhead {
-				// The first child did not refute the window: this is most
-				// likely a node where every child is searched, so sow the
-				// rest now and start their table misses together.
-				for l := 1; l < cnt; l++ {
-					if kk := &kids[order[l]]; !kk.played {
-						s.sow(kk, b)
-						s.prefetchKid(kk)
-					}
-				}
+			if j == 1 && round == 0 && n.lazy && s.tune.AllAhead {
+				s.sowRest(n)
 			}
 			if !k.played {
-				s.sow(k, b)
+				s.sow(k, n.b)
 			}
-			if pass == 0 && share && j > 0 && !k.over && !k.known && s.busy.busy(s.key(&k.b)) {
+			if round == 0 && share && j > 0 && !k.over && !k.known && s.busy.busy(s.key(&k.b)) {
 				deferred |= 1 << j
 				continue
 			}
-			var v int
-			switch {
-			case k.over:
-				v = k.d
-			case k.known:
-				v = k.v // read from the database above
-			case ply == 0 && s.floorOn && !s.reaches(&k.b, k.d, k.extra, s.floor):
-				v = s.floor - 1 // below the floor, so below the window
-			case k.extra:
-				v = k.d + s.search(&k.b, a-k.d, beta-k.d, next, ply+1)
-			default:
-				v = k.d - s.search(&k.b, k.d-beta, k.d-a, next, ply+1)
-			}
+			v := s.child(n, k, a)
 			if s.aborted {
-				return 0
+				return 0, -1
 			}
-			if ply == 0 && s.floorOn {
-				if v < s.floor {
-					s.below |= 1 << k.i
-				} else if v < beta {
-					s.tied |= 1 << k.i
-				}
-			}
-			if debug && ply == 0 && depth == exactDepth {
-				fmt.Fprintf(os.Stderr, "thread %d:   root move %d (window %d..%d): %d (%v)\n", s.id, k.i+1, alpha, beta, v, time.Since(debugStart).Round(time.Millisecond))
+			if n.ply == 0 {
+				s.rootResult(n, k, v)
 			}
 			if v > best {
 				best, bestMove = v, k.i
-				if ply == 0 {
+				if n.ply == 0 {
 					s.rootMove = k.i
 				}
-				if v >= beta {
-					break children
+				if v >= n.beta {
+					break rounds
 				}
 				a = max(a, v)
 			}
@@ -413,10 +428,53 @@ children:
 		}
 	}
 	if share {
-		s.busy.leave(key)
+		s.busy.leave(n.key)
 	}
-	s.save(key, prior, found, best, seeds, alpha, beta, depth, h0, bestMove, nodes0)
-	return best
+	return best, bestMove
+}
+
+// sowRest runs when a node's first child did not refute the window
+// (Tuning.AllAhead): most likely every child will be searched, so the rest
+// are sown now and their table misses started together.
+func (s *searcher) sowRest(n *node) {
+	for l := 1; l < n.cnt; l++ {
+		if k := &n.kids[n.order[l]]; !k.played {
+			s.sow(k, n.b)
+			s.prefetchKid(k)
+		}
+	}
+}
+
+// child returns the value of child k of n for n's mover, searched with the
+// window (a, beta): an extra turn adds the child's value, a turn that
+// passes negates it.
+func (s *searcher) child(n *node, k *kid, a int) int {
+	switch {
+	case k.over:
+		return k.d
+	case k.known:
+		return k.v // read from the database in step 7
+	case n.ply == 0 && s.floorOn && !s.reaches(&k.b, k.d, k.extra, s.floor):
+		return s.floor - 1 // below the floor, so below the window
+	case k.extra:
+		return k.d + s.search(&k.b, a-k.d, n.beta-k.d, n.next, n.ply+1)
+	}
+	return k.d - s.search(&k.b, k.d-n.beta, k.d-a, n.next, n.ply+1)
+}
+
+// rootResult sorts a root move of a floor pass (below the floor, or equal
+// to it) for Solve, and traces it.
+func (s *searcher) rootResult(n *node, k *kid, v int) {
+	if s.floorOn {
+		if v < s.floor {
+			s.below |= 1 << k.i
+		} else if v < n.beta {
+			s.tied |= 1 << k.i
+		}
+	}
+	if s.debug != nil && n.depth == exactDepth {
+		fmt.Fprintf(s.debug, "thread %d:   root move %d (window %d..%d): %d (%v)\n", s.id, k.i+1, n.alpha, n.beta, v, time.Since(s.debugStart).Round(time.Millisecond))
+	}
 }
 
 // flush adds this thread's nodes since the last flush to the run's count.
@@ -462,25 +520,30 @@ func (s *searcher) prefetchKid(k *kid) {
 	}
 }
 
-// save stores the result of a search of the window (alpha, beta) in the
-// table, merged with what was known.
-func (s *searcher) save(key uint64, prior entry, found bool, best, seeds, alpha, beta, depth int, h0 uint64, move int, nodes0 uint64) {
-	if seeds < s.ttMin {
+// save stores the result best of the search of n, with the move that gave
+// it, in the table, merged with what was known: the bounds of the same
+// depth narrowed, a deeper entry kept. The bound is proven (exactDepth) if
+// no estimate was used below; proven bounds take the parity of the seeds.
+// The work below the node (log2 of its nodes) decides which entry of a full
+// bucket gives way.
+func (s *searcher) save(n *node, best, move int) {
+	if !n.useTT {
 		return
 	}
-	if s.horizon == h0 {
-		depth = exactDepth // no estimate was used: the bound is proven
+	seeds, depth := n.seeds, n.depth
+	if s.horizon == n.horizon0 {
+		depth = exactDepth
 	}
 	lo, hi := -seeds, seeds
-	if found && prior.depth == depth {
-		lo, hi = prior.lo, prior.hi
-	} else if found && prior.depth > depth {
+	if n.found && n.prior.depth == depth {
+		lo, hi = n.prior.lo, n.prior.hi
+	} else if n.found && n.prior.depth > depth {
 		return
 	}
 	switch {
-	case best >= beta:
+	case best >= n.beta:
 		lo = max(lo, best)
-	case best <= alpha:
+	case best <= n.alpha:
 		hi = min(hi, best)
 	default:
 		lo, hi = best, best
@@ -496,15 +559,15 @@ func (s *searcher) save(key uint64, prior entry, found bool, best, seeds, alpha,
 	if lo > hi { // estimates from different searches disagree: keep the new one
 		lo, hi = -seeds, seeds
 		switch {
-		case best >= beta:
+		case best >= n.beta:
 			lo = best
-		case best <= alpha:
+		case best <= n.alpha:
 			hi = best
 		default:
 			lo, hi = best, best
 		}
 	}
-	s.tt.store(key, entry{lo: lo, hi: hi, depth: depth, move: move}, bits.Len64(s.nodes-nodes0))
+	s.tt.store(n.key, entry{lo: lo, hi: hi, depth: depth, move: move}, bits.Len64(s.nodes-n.nodes0))
 }
 
 // mtd finds the value of b at the given depth by a series of null-window
@@ -535,8 +598,8 @@ func (s *searcher) mtd(b *board, guess, depth int) (int, int) {
 		if s.aborted {
 			return 0, move
 		}
-		if debug {
-			fmt.Fprintf(os.Stderr, "thread %d: mtd depth %d beta %d: %d (nodes %d, %v)\n", s.id, depth, beta, r, s.nodes, time.Since(debugStart).Round(time.Millisecond))
+		if s.debug != nil {
+			fmt.Fprintf(s.debug, "thread %d: mtd depth %d beta %d: %d (nodes %d, %v)\n", s.id, depth, beta, r, s.nodes, time.Since(s.debugStart).Round(time.Millisecond))
 		}
 		if r >= beta {
 			lo, move = r, s.rootMove

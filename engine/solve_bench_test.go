@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"io"
 	"os"
 	"slices"
 	"strconv"
@@ -15,17 +16,11 @@ import (
 // BenchmarkSolve63 solves Kalah(6,3) from the start on one thread, without
 // a database.
 func BenchmarkSolve63(b *testing.B) {
-	if v := os.Getenv("TT_MIN"); v != "" {
-		ttMinSeeds, _ = strconv.Atoi(v)
-	}
-	if v := os.Getenv("ETC_MIN"); v != "" {
-		etcMinSeeds, _ = strconv.Atoi(v)
-	}
+	t := benchTuning()
 	r := kalah.Standard()
 	r.Seeds = 3
 	for b.Loop() {
-		md, _ := strconv.Atoi(os.Getenv("MAXD"))
-		e, _ := New(r, Options{TableMB: 64, Threads: 1, MaxDepth: md, NoBook: true})
+		e, _ := New(r, Options{TableMB: 64, Threads: 1, MaxDepth: envInt("MAXD", 0), NoBook: true, Tuning: &t, Debug: benchDebug()})
 		res, err := e.Solve(context.Background(), r.Start())
 		if err != nil || res.Value != 2 {
 			b.Fatalf("%+v %v", res, err)
@@ -50,7 +45,7 @@ func envInt(name string, def int) int {
 // an 8192 MiB table is the Kalah(6,5) target). It reports the build's and
 // the search's seconds and the nodes, and checks the published value.
 func BenchmarkSolveFromNothing(b *testing.B) {
-	benchToggles()
+	t := benchTuning()
 	k := envInt("KALAH_BENCH_BUILD", -1)
 	if k < 0 {
 		b.Skip("set KALAH_BENCH_BUILD to the seeds of the endgame database to build (16 for Kalah(6,4))")
@@ -65,7 +60,7 @@ func BenchmarkSolveFromNothing(b *testing.B) {
 			b.Fatal(err)
 		}
 		t1 := time.Now()
-		e, err := New(r, Options{TableMB: envInt("KALAH_BENCH_TT", 256), Threads: envInt("KALAH_BENCH_THREADS", 2), DB: db, MaxDepth: envInt("MAXD", 0), NoBook: true})
+		e, err := New(r, Options{TableMB: envInt("KALAH_BENCH_TT", 256), Threads: envInt("KALAH_BENCH_THREADS", 2), DB: db, MaxDepth: envInt("MAXD", 0), NoBook: true, Tuning: &t, Debug: benchDebug()})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -87,7 +82,7 @@ func BenchmarkSolveFromNothing(b *testing.B) {
 // principal variation (KALAH_BENCH_PLIES, default 6) on one thread, probing
 // the endgame database file named by KALAH_BENCH_EGDB (skipped if unset).
 // KALAH_BENCH_THREADS and KALAH_BENCH_TT (MiB) change the threads (1) and
-// the table (512). benchToggles lists the switches of the engine's
+// the table (512). benchTuning lists the switches of the engine's
 // features, to compare; EGDB_MAP=1 maps the database file rather than
 // loading it.
 func BenchmarkSolve64DB(b *testing.B) {
@@ -95,7 +90,7 @@ func BenchmarkSolve64DB(b *testing.B) {
 	if path == "" {
 		b.Skip("set KALAH_BENCH_EGDB to an endgame database file of Kalah(6,4)")
 	}
-	benchToggles()
+	t := benchTuning()
 	plies := 6
 	if v := os.Getenv("KALAH_BENCH_PLIES"); v != "" {
 		plies, _ = strconv.Atoi(v)
@@ -116,8 +111,7 @@ func BenchmarkSolve64DB(b *testing.B) {
 	for _, m := range []int{3, 6, 2, 1, 5, 5, 6, 2, 6, 5, 4, 1}[:plies] {
 		p.Play(&r, m)
 	}
-	md, _ := strconv.Atoi(os.Getenv("MAXD"))
-	e, err := New(r, Options{TableMB: envInt("KALAH_BENCH_TT", 512), Threads: envInt("KALAH_BENCH_THREADS", 1), DB: db, MaxDepth: md, NoBook: true})
+	e, err := New(r, Options{TableMB: envInt("KALAH_BENCH_TT", 512), Threads: envInt("KALAH_BENCH_THREADS", 1), DB: db, MaxDepth: envInt("MAXD", 0), NoBook: true, Tuning: &t, Debug: benchDebug()})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -170,29 +164,30 @@ func TestPublished(t *testing.T) {
 	}
 }
 
-// benchToggles sets the engine's tuning from the environment, to compare
-// with and without a change: TT_MARGIN, ETC_MARGIN, BUSY_MARGIN, and
-// PREFETCH=0, LAZY=0, DBKIDS=0 or ALLAHEAD=0 to turn those off.
-func benchToggles() {
-	if v := os.Getenv("TT_MARGIN"); v != "" {
-		dbTTMargin, _ = strconv.Atoi(v)
+// benchTuning returns the default tuning changed by the environment, to
+// compare a search with and without a change: TT_MIN, ETC_MIN, TT_MARGIN,
+// ETC_MARGIN, BUSY_MIN and BUSY_MARGIN set those thresholds, PREFETCH=0,
+// LAZY=0, DBKIDS=0 and ALLAHEAD=0 turn those features off. Each benchmark
+// passes its own copy to its engines (Options.Tuning).
+func benchTuning() Tuning {
+	t := DefaultTuning()
+	for name, p := range map[string]*int{"TT_MIN": &t.TTMinSeeds, "ETC_MIN": &t.ETCMinSeeds, "TT_MARGIN": &t.DBTTMargin,
+		"ETC_MARGIN": &t.DBETCMargin, "BUSY_MIN": &t.BusyMinSeeds, "BUSY_MARGIN": &t.DBBusyMargin} {
+		*p = envInt(name, *p)
 	}
-	if v := os.Getenv("ETC_MARGIN"); v != "" {
-		dbETCMargin, _ = strconv.Atoi(v)
+	for name, p := range map[string]*bool{"PREFETCH": &t.Prefetch, "LAZY": &t.Lazy, "DBKIDS": &t.DBChildren, "ALLAHEAD": &t.AllAhead} {
+		if os.Getenv(name) == "0" {
+			*p = false
+		}
 	}
-	if os.Getenv("PREFETCH") == "0" {
-		prefetchChildren = false
+	return t
+}
+
+// benchDebug returns where the engine traces its passes: standard error
+// with KALAH_ENGINE_DEBUG=1, as kalah solve does.
+func benchDebug() io.Writer {
+	if os.Getenv("KALAH_ENGINE_DEBUG") != "" {
+		return os.Stderr
 	}
-	if os.Getenv("LAZY") == "0" {
-		lazyChildren = false
-	}
-	if os.Getenv("DBKIDS") == "0" {
-		dbChildren = false
-	}
-	if os.Getenv("ALLAHEAD") == "0" {
-		allAhead = false
-	}
-	if v := os.Getenv("BUSY_MARGIN"); v != "" {
-		dbBusyMargin, _ = strconv.Atoi(v)
-	}
+	return nil
 }

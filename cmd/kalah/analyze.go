@@ -3,7 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
+	"io"
+	"os"
 	"sort"
 	"strings"
 	"time"
@@ -17,11 +21,12 @@ func init() {
 }
 
 func runAnalyze(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "analyze", "[--position P] [--time D] [--json] [--egdb FILE|--egdb-seeds K]",
-		"Values every legal move for the side to move: exact values (the final store\ndifference it can force after the move, less the current one), or with --time\nthe best estimates within the limit and the depth of each.")
+	fs := newFlags(e, "analyze", "[--position P | --game FILE] [--time D] [--json] [--egdb FILE|--egdb-seeds K]",
+		"Values every legal move for the side to move: exact values (the final store\ndifference it can force after the move, less the current one), or with --time\nthe best estimates within the limit and the depth of each.\n\nWith --game, values every position of a game (a record as kalah match\n--record or the web page writes it, the text notation, or bare moves under\nthe rules flags; - reads standard input): its exact value, an optimal move,\nand what the move played gave away. Exact unless the rules have more than\n48 seeds, or --time is given: then a position not proven within --time\n(default 1s) gets an estimate, marked as one.")
 	rf := addRulesFlags(fs)
 	ef := addEngineFlags(fs)
 	limit := fs.Duration("time", 0, "time limit (0: solve exactly)")
+	gameFile := fs.String("game", "", "analyze every position of the game in FILE (- for standard input)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -31,6 +36,14 @@ func runAnalyze(ctx context.Context, e *env, args []string) error {
 	r, err := rf.rules()
 	if err != nil {
 		return err
+	}
+	if *gameFile != "" {
+		if *ef.position != "" {
+			return usagef("--game and --position: give one")
+		}
+		timeSet := false
+		fs.Visit(func(f *flag.Flag) { timeSet = timeSet || f.Name == "time" })
+		return runAnalyzeGame(ctx, e, r, ef, *gameFile, *limit, timeSet)
 	}
 	ef.analyze = true
 	st := newStatus(e, "analyzing")
@@ -140,4 +153,170 @@ func estimate(p kalah.Position, final int) string {
 		return fmt.Sprintf("%s ahead by about %d", me.Other(), -final)
 	}
 	return "about level"
+}
+
+// maxExactGameSeeds is the most seeds in all of the rules whose games kalah
+// analyze --game solves exactly by default: Kalah(6,4) takes a second or
+// two a game, Kalah(6,5) minutes for a single early position.
+const maxExactGameSeeds = 48
+
+// readGame reads a game record: JSON (one record, as kalah match --record
+// writes a line), the text notation, or bare moves under rules r.
+func readGame(e *env, r kalah.Rules, name string) (*kalah.Game, error) {
+	in := e.stdin
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		in = f
+	}
+	data, err := io.ReadAll(io.LimitReader(in, 16<<20))
+	if err != nil {
+		return nil, err
+	}
+	text := strings.TrimSpace(string(data))
+	switch {
+	case text == "":
+		return nil, errors.New("the game is empty")
+	case strings.HasPrefix(text, "{"):
+		line, _, _ := strings.Cut(text, "\n")
+		g := new(kalah.Game)
+		if err := json.Unmarshal([]byte(line), g); err != nil {
+			return nil, fmt.Errorf("the game record: %w", err)
+		}
+		return g, nil
+	}
+	g, err := readGameText(r, text)
+	if err != nil {
+		return nil, fmt.Errorf("the game: %w", err)
+	}
+	return g, nil
+}
+
+// gamePly is one line of kalah analyze --game's JSON.
+type gamePly struct {
+	Ply      int        `json:"ply"`
+	Position string     `json:"position"`
+	ToMove   kalah.Side `json:"to_move"`
+	// Final is the final store difference the side to move can force,
+	// its store less the other's (Value plus the difference now).
+	Final int `json:"final"`
+	engine.PlyValue
+	Loss int `json:"loss,omitempty"` // what the move played gave away
+}
+
+func runAnalyzeGame(ctx context.Context, e *env, flagRules kalah.Rules, ef *engineFlags, name string, limit time.Duration, timeSet bool) error {
+	g, err := readGame(e, flagRules, name)
+	if err != nil {
+		return err
+	}
+	r := g.Rules()
+	if !timeSet && r.TotalSeeds() > maxExactGameSeeds {
+		limit = time.Second
+	}
+	switch {
+	case *ef.ttMB < 0 || *ef.threads < 1 || *ef.threads > 256 || *ef.ttMB > 1<<20:
+		return usagef("--tt-mb must be 0 to %d and --threads 1 to 256", 1<<20)
+	case *ef.egdbSeeds < -1 || *ef.egdbSeeds > 40:
+		return usagef("--egdb-seeds %d: want 0 (none) to 40", *ef.egdbSeeds)
+	}
+	seeds := *ef.egdbSeeds
+	if seeds < 0 && *ef.egdbFile == "" {
+		seeds = autoSeeds(r, r.TotalSeeds())
+	}
+	db, err := loadDB(ctx, e, r, *ef.egdbFile, max(seeds, 0))
+	if err != nil {
+		return err
+	}
+	if db != nil {
+		defer db.Close()
+	}
+	mb := autoTableMB(*ef.ttMB, r.TotalSeeds())
+	if limit > 0 && *ef.ttMB == 0 {
+		mb = 256 // estimates within a limit: no table of gigabytes to clear
+	}
+	eng, err := engine.New(r, engine.Options{TableMB: mb, Threads: *ef.threads, DB: db, NoBook: *ef.noBook})
+	if err != nil {
+		return err
+	}
+	var moves []kalah.Move
+	for _, m := range g.Moves() {
+		moves = append(moves, m.Move)
+	}
+	st := newStatus(e, "analyzing")
+	start := time.Now()
+	vals, err := eng.AnalyzeGame(ctx, g.Start(), moves, limit)
+	st.done()
+	if err != nil {
+		return err
+	}
+	took := time.Since(start)
+	out := make([]gamePly, len(vals))
+	var nodes uint64
+	estimates := 0
+	for i, v := range vals {
+		p := g.PositionAt(i)
+		out[i] = gamePly{Ply: i, Position: p.String(), ToMove: p.ToMove(), Final: v.Value + diff(p), PlyValue: v}
+		if v.Played != kalah.NoMove {
+			out[i].Loss = max(v.Value-v.PlayedValue, 0)
+		}
+		nodes += v.Nodes
+		if !v.Exact {
+			estimates++
+		}
+	}
+	if *ef.jsonOut {
+		return json.NewEncoder(e.stdout).Encode(struct {
+			Rules     kalah.Rules `json:"rules"`
+			Plies     []gamePly   `json:"plies"`
+			Nodes     uint64      `json:"nodes"`
+			TimeMS    float64     `json:"time_ms"`
+			Estimates int         `json:"estimates"`
+		}{r, out, nodes, float64(took.Microseconds()) / 1000, estimates})
+	}
+	fmt.Fprintf(e.stdout, "rules: %s\n\n%4s  %-7s %-6s %-5s %-36s %s\n", r, "ply", "to move", "played", "best", "value with best play", "the move played")
+	for _, o := range out {
+		p := g.PositionAt(o.Ply)
+		if p.Over(&r) {
+			fmt.Fprintf(e.stdout, "%4d  game over: %s\n", o.Ply, outcome(p, diff(p)))
+			continue
+		}
+		what := outcome(p, o.Final)
+		if !o.Exact {
+			what = "~ " + estimate(p, o.Final) + fmt.Sprintf(" (depth %d)", o.Depth)
+		}
+		played, verdict := "-", ""
+		if o.Played != kalah.NoMove {
+			played = o.Played.String()
+			verdict = "best"
+			if o.Loss > 0 {
+				verdict = fmt.Sprintf("gives away %d (%s)", o.Loss, lossClass(o.Loss))
+			}
+			if !o.Exact || o.Ply+1 < len(out) && !out[o.Ply+1].Exact {
+				verdict = "~ " + verdict // from estimates
+			}
+		}
+		fmt.Fprintln(e.stdout, strings.TrimRight(fmt.Sprintf("%4d  %-7s %-6s %-5s %-36s %s", o.Ply, o.ToMove, played, o.Best, what, verdict), " "))
+	}
+	kind := "every value exact"
+	if estimates > 0 {
+		kind = fmt.Sprintf("%d of %d values are estimates (marked ~)", estimates, len(out))
+	}
+	fmt.Fprintf(e.stdout, "\n%s; %d nodes, %v\n", kind, nodes, took.Round(time.Millisecond))
+	return nil
+}
+
+// lossClass names a move by the seeds it gave away, as the web page does.
+func lossClass(loss int) string {
+	switch {
+	case loss <= 0:
+		return "best"
+	case loss == 1:
+		return "an inaccuracy"
+	case loss <= 3:
+		return "a mistake"
+	}
+	return "a blunder"
 }

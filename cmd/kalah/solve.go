@@ -95,6 +95,9 @@ func (f *engineFlags) setup(ctx context.Context, e *env, r kalah.Rules, st *stat
 		e.log.Info("endgame database ready", "seeds", db.Seeds(), "entries", db.Entries(), "time", time.Since(start).Round(time.Millisecond))
 	}
 	o := engine.Options{TableMB: autoTableMB(*f.ttMB, inHouses(p)), Threads: *f.threads, DB: db, MaxDepth: *f.idDepth, NoBook: *f.noBook}
+	if os.Getenv("KALAH_ENGINE_DEBUG") != "" {
+		o.Debug = e.stderr // every pass of every thread, for studying the search
+	}
 	if st != nil {
 		o.Progress = searchProgress(st)
 	}
@@ -214,11 +217,10 @@ func moves(ms []kalah.Move) string {
 }
 
 // autoTableMB is the table a solve of a position of the given seeds uses:
-// mb if given, else 256 MiB up to 48 seeds (Kalah(6,4) with a 20-seed
-// database took 5.9-7.3 s on two threads with 256 MiB, 7.0-7.3 s with 64,
-// 9.2-10.2 s with 1024) and above that half the memory available, at
-// least 2 GiB and at most 8 GiB (Kalah(6,5) takes under 10 minutes with
-// 8 GiB and a 24-seed database: docs/PERFORMANCE.md).
+// mb if given, else 256 MiB up to 48 seeds, where a larger table's cache
+// and TLB misses cost more than the transpositions it keeps, and above
+// that half the memory available, at least 2 GiB and at most 8 GiB, which
+// Kalah(6,5) needs to finish in minutes (docs/PERFORMANCE.md, "Tuning").
 func autoTableMB(mb, seeds int) int {
 	switch {
 	case mb > 0:
@@ -259,12 +261,11 @@ func availableMB() (int, bool) {
 // autoSeeds picks the endgame database a solve of a position of the given
 // seeds (in all) uses when none is named: the largest already built for
 // these rules, else one of min(17, a third of the seeds + 1) seeds, or 24
-// from 56 seeds, or none where the rules have no databases. Kalah(6,4) gets
-// 17, built in 4-5 s: from nothing on two cores, three runs each
-// (BenchmarkSolveFromNothing, docs/PERFORMANCE.md), 22.0-24.5 s in all
-// against 23.5-28.0 s with 16 seeds (3 s to build, more to search).
-// Kalah(6,5) gets 24 (1.25 GB, built in about 2 minutes), with which it is
-// solved in under 10 minutes.
+// from 56 seeds, or none where the rules have no databases. The size
+// balances the build against the search it saves when solving from
+// nothing: Kalah(6,4) is fastest with 17 (built in seconds), Kalah(6,5)
+// with 24 (1.25 GB, built in about 2 minutes); docs/PERFORMANCE.md,
+// "Tuning".
 func autoSeeds(r kalah.Rules, seeds int) int {
 	if egdb.Supported(r) != nil {
 		return 0

@@ -1,0 +1,172 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"kalah"
+	"kalah/book"
+)
+
+// PlyValue is the analysis of one position of a game.
+type PlyValue struct {
+	// Value is the position's value for its side to move, in the units of
+	// Result.Value (0 once the game is over).
+	Value int `json:"value"`
+	// Exact says Value is proven; otherwise it is an estimate at Depth.
+	Exact bool `json:"exact"`
+	Depth int  `json:"depth,omitempty"`
+	// Best is an optimal move (NoMove once the game is over): the move
+	// played where it is optimal, else the optimal house nearest the
+	// store, so that the analysis is the same on every run.
+	Best kalah.Move `json:"best,omitempty"`
+	// Played is the move played from here (NoMove at the end of the
+	// game), and PlayedValue its value for the mover: Value less
+	// PlayedValue is what the move gave away.
+	Played      kalah.Move `json:"played,omitempty"`
+	PlayedValue int        `json:"played_value"`
+	Book        bool       `json:"book,omitempty"` // from a book, without a search
+	Nodes       uint64     `json:"nodes"`
+}
+
+// AnalyzeGame values every position of the game that starts at start and
+// plays moves: position i is the one before moves[i], the last the one
+// after them. With limit zero every value is exact (it runs until done or
+// ctx is cancelled); otherwise a position not proven within limit gets an
+// estimate of that time, and so do the positions before it.
+//
+// It works backwards from the end: the value of the move played from a
+// position is known from the position after it, so one null-window test
+// shows whether another move is better; only when one is (the move played
+// was a mistake) is the position solved. Each proof also leaves in the
+// table much of the proof of the position before it.
+func (e *Engine) AnalyzeGame(ctx context.Context, start kalah.Position, moves []kalah.Move, limit time.Duration) ([]PlyValue, error) {
+	if err := e.check(start); err != nil {
+		return nil, fmt.Errorf("analyze game: %w", err)
+	}
+	if start.Phase() != kalah.PhasePlay {
+		return nil, fmt.Errorf("analyze game: %w", ErrNotInPlay)
+	}
+	pos := []kalah.Position{start}
+	for i, m := range moves {
+		p := pos[i]
+		if p.Over(&e.rules) {
+			return nil, fmt.Errorf("analyze game: move %d (%s) after the end", i+1, m)
+		}
+		if !slices.Contains(p.Moves(), m) || m == kalah.Swap {
+			return nil, fmt.Errorf("analyze game: move %d (%s) is not legal in %s", i+1, m, p)
+		}
+		p.Play(&e.rules, int(m))
+		pos = append(pos, p)
+	}
+	out := make([]PlyValue, len(pos))
+	for i := len(pos) - 1; i >= 0; i-- {
+		p := pos[i]
+		if p.Over(&e.rules) {
+			out[i] = PlyValue{Exact: true}
+			continue
+		}
+		pv := PlyValue{Played: kalah.NoMove}
+		known := false // the played move's value is exact
+		if i < len(moves) {
+			pv.Played = moves[i]
+			pv.PlayedValue, known = e.playedValue(p, pos[i+1], out[i+1])
+		}
+		var err error
+		if pv, err = e.analyzePly(ctx, p, pv, known, limit); err != nil {
+			return nil, err
+		}
+		out[i] = pv
+	}
+	return out, nil
+}
+
+// playedValue is the value of the move from p to q for p's mover, given
+// q's analysis, and whether it is exact.
+func (e *Engine) playedValue(p, q kalah.Position, next PlyValue) (int, bool) {
+	me := p.ToMove()
+	if q.Over(&e.rules) {
+		q.Settle(&e.rules)
+		return diff(&q, me) - diff(&p, me), true
+	}
+	fin := diff(&q, q.ToMove()) + next.Value
+	if q.ToMove() != me {
+		fin = -fin
+	}
+	return fin - diff(&p, me), next.Exact
+}
+
+// analyzePly values p, whose played move (if any) is in pv: from a book,
+// by a test of the played move when its value is known, by a solve, or by
+// an estimate when limit runs out.
+func (e *Engine) analyzePly(ctx context.Context, p kalah.Position, pv PlyValue, known bool, limit time.Duration) (PlyValue, error) {
+	e.mu.Lock()
+	vals, ok := e.bookMoves(&p)
+	e.mu.Unlock()
+	if ok {
+		pv.Value, pv.Exact, pv.Book = book.Best(vals), true, true
+		pv.Best = kalah.Move(book.Choice(vals))
+		if pv.Played != kalah.NoMove && known && pv.PlayedValue == pv.Value {
+			pv.Best = pv.Played
+		}
+		return pv, nil
+	}
+	cctx, cancel := ctx, context.CancelFunc(func() {})
+	if limit > 0 {
+		cctx, cancel = context.WithTimeout(ctx, limit)
+	}
+	defer cancel()
+	// fatal sorts an error: the limit's deadline leads to an estimate,
+	// anything else ends the analysis.
+	fatal := func(err error) error {
+		switch {
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case errors.Is(err, context.DeadlineExceeded):
+			return nil
+		}
+		return err
+	}
+	solve := true
+	if known {
+		// Every move's value has the parity of the seeds left, so a test
+		// one above the played move's value settles whether it is best.
+		b, err := e.Test(cctx, p, pv.PlayedValue+1)
+		pv.Nodes += b.Nodes
+		if err == nil && !b.Lower {
+			pv.Value, pv.Exact, pv.Best = pv.PlayedValue, true, pv.Played
+			return pv, nil
+		}
+		if err != nil {
+			if err := fatal(err); err != nil {
+				return pv, err
+			}
+			solve = false // out of time
+		}
+	}
+	if solve {
+		res, err := e.solve(cctx, p, 0)
+		pv.Nodes += res.Nodes
+		if err == nil {
+			pv.Value, pv.Exact, pv.Best = res.Value, true, slices.Max(res.Best)
+			if pv.Played != kalah.NoMove && known && pv.PlayedValue == pv.Value {
+				pv.Best = pv.Played
+			}
+			return pv, nil
+		}
+		if err := fatal(err); err != nil {
+			return pv, err
+		}
+	}
+	// Out of time: an estimate, searched for as long again.
+	res, err := e.Search(ctx, p, limit)
+	if err != nil {
+		return pv, err
+	}
+	pv.Nodes += res.Nodes
+	pv.Value, pv.Exact, pv.Depth, pv.Best = res.Value, res.Exact, res.Depth, res.Best[0]
+	return pv, nil
+}

@@ -1,0 +1,56 @@
+package engine
+
+// Tuning holds the search's thresholds and switches. Every engine has its
+// own (Options.Tuning), so two engines in one process, or a benchmark and a
+// test, never share one; DefaultTuning is what the measurements in
+// docs/PERFORMANCE.md chose. A change of any field changes the nodes a
+// search visits (except the Prefetch and AllAhead switches, which only move
+// memory reads earlier), so compare with the node counts of kalah bench and
+// BenchmarkSolve64DB.
+type Tuning struct {
+	// TTMinSeeds is the least seeds in the houses for a table probe, and
+	// ETCMinSeeds for the enhanced transposition cut-off: below them a
+	// subtree is cheaper to search again than a cache miss.
+	TTMinSeeds, ETCMinSeeds int
+	// With an endgame database of K seeds the two rise to K+DBTTMargin and
+	// K+DBETCMargin: just above the database a subtree ends in database
+	// reads after a ply or two, cheaper than the table's miss.
+	DBTTMargin, DBETCMargin int
+	// BusyMinSeeds is the least seeds (and at least TTMinSeeds) at which a
+	// thread marks the node it searches so that the others defer it
+	// (simplified ABDADA), and DBBusyMargin raises it to K+DBBusyMargin
+	// with a database: below, the marks cost more than the work they share.
+	BusyMinSeeds, DBBusyMargin int
+	// Prefetch starts the memory read of each child's table bucket or
+	// database entry when the child is sown, so that the misses overlap.
+	Prefetch bool
+	// Lazy sows a child only when its turn to be searched comes (the order
+	// comes from board.Predict), below the enhanced transposition cut-off:
+	// a cut-off by an early child spares the sowing of the rest.
+	Lazy bool
+	// DBChildren values the children that fall into the endgame database
+	// before any sibling is searched: their entries are read together, and
+	// one that refutes the window spares the search of the rest.
+	DBChildren bool
+	// AllAhead sows the other children at once, and prefetches their table
+	// buckets together, at a node whose first child did not refute the
+	// window (most likely one where every child is searched).
+	AllAhead bool
+}
+
+// DefaultTuning returns the tuning every engine uses unless told otherwise.
+// The figures behind each value are in docs/PERFORMANCE.md ("Tuning").
+func DefaultTuning() Tuning {
+	return Tuning{
+		TTMinSeeds:   4,
+		ETCMinSeeds:  20,
+		DBTTMargin:   3,
+		DBETCMargin:  16,
+		BusyMinSeeds: 12,
+		DBBusyMargin: 8,
+		Prefetch:     true,
+		Lazy:         true,
+		DBChildren:   true,
+		AllAhead:     true,
+	}
+}
