@@ -102,8 +102,8 @@ type Store struct {
 	// insertMove inserts one move, prepared once on the writer's
 	// connection.
 	insertMove *sql.Stmt
-	pageSize    int64 // the database's page size, to size the WAL
-	path        string
+	pageSize   int64 // the database's page size, to size the WAL
+	path       string
 	// commits and committed count committed transactions and the writes
 	// in them (Commits, Writes).
 	commits, committed atomic.Uint64
