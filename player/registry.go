@@ -132,7 +132,10 @@ type Info struct {
 	Summary string // what it is, in one line
 	Source  string // where it comes from
 	Raw     bool   // takes everything after "name:" as one argument
-	New     func(s Spec, o Options) (Player, error)
+	// Server marks players that play only in games a server arranges
+	// (bot:NAME): a form offers them by name, not as a kind.
+	Server bool
+	New    func(s Spec, o Options) (Player, error)
 }
 
 // Level is a friendly difficulty name for a player spec.

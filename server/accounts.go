@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"kalah/internal/httpapi"
 	"kalah/internal/identity"
 	"kalah/internal/netx"
 	"kalah/internal/store"
@@ -67,7 +68,7 @@ func (s *Server) signedIn(w http.ResponseWriter, r *http.Request, what string) (
 		err = fmt.Errorf("%w: sign in to %s", ErrSignIn, what)
 	}
 	if err != nil {
-		WriteError(w, err)
+		httpapi.WriteError(w, err)
 		return "", false
 	}
 	return u, true
@@ -126,7 +127,7 @@ func (s *Server) rateOK(w http.ResponseWriter, r *http.Request) bool {
 	if !s.limiter.Allow(hostOf(r)) {
 		s.refused("login-rate")
 		w.Header().Set("Retry-After", "1")
-		WriteJSON(w, http.StatusTooManyRequests, map[string]string{"error": "too many attempts from your address; wait a little"})
+		httpapi.WriteJSON(w, http.StatusTooManyRequests, map[string]string{"error": "too many attempts from your address; wait a little"})
 		return false
 	}
 	return true
@@ -136,14 +137,14 @@ func (s *Server) accountErr(w http.ResponseWriter, err error) {
 	if errors.Is(err, store.ErrHashBusy) {
 		s.refused("hashing-busy")
 	}
-	WriteError(w, err)
+	httpapi.WriteError(w, err)
 }
 
 // POST /api/account/signup {"name","password"}: a new account, signed in.
 func (s *Server) apiSignup(w http.ResponseWriter, r *http.Request) {
 	var c credentials
-	if err := ReadJSON(w, r, &c); err != nil {
-		WriteError(w, err)
+	if err := httpapi.ReadJSON(w, r, &c); err != nil {
+		httpapi.WriteError(w, err)
 		return
 	}
 	if !s.rateOK(w, r) {
@@ -160,14 +161,14 @@ func (s *Server) apiSignup(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.log.Info("account created", "name", c.Name)
-	WriteJSON(w, http.StatusCreated, map[string]string{"name": c.Name})
+	httpapi.WriteJSON(w, http.StatusCreated, map[string]string{"name": c.Name})
 }
 
 // POST /api/account/login {"name","password"}: signs in.
 func (s *Server) apiLogin(w http.ResponseWriter, r *http.Request) {
 	var c credentials
-	if err := ReadJSON(w, r, &c); err != nil {
-		WriteError(w, err)
+	if err := httpapi.ReadJSON(w, r, &c); err != nil {
+		httpapi.WriteError(w, err)
 		return
 	}
 	if !s.rateOK(w, r) {
@@ -184,7 +185,7 @@ func (s *Server) apiLogin(w http.ResponseWriter, r *http.Request) {
 		s.accountErr(w, err)
 		return
 	}
-	WriteJSON(w, http.StatusOK, map[string]string{"name": name})
+	httpapi.WriteJSON(w, http.StatusOK, map[string]string{"name": name})
 }
 
 // POST /api/account/logout: ends the session.
@@ -193,19 +194,19 @@ func (s *Server) apiLogout(w http.ResponseWriter, r *http.Request) {
 		s.st.EndSession(r.Context(), c.Value)
 	}
 	http.SetCookie(w, &http.Cookie{Name: SessionCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: netx.HTTPS(r)})
-	WriteJSON(w, http.StatusOK, map[string]string{})
+	httpapi.WriteJSON(w, http.StatusOK, map[string]string{})
 }
 
 // GET /api/account: who the request is: a signed-in person (with the bots
 // they own), or a bot by its token (Authorization: Bearer).
 func (s *Server) apiAccount(w http.ResponseWriter, r *http.Request) {
 	if bot, err := s.st.BearerBot(r.Context(), r.Header.Get("Authorization")); err == nil {
-		WriteJSON(w, http.StatusOK, map[string]any{"bot": bot})
+		httpapi.WriteJSON(w, http.StatusOK, map[string]any{"bot": bot})
 		return
 	}
 	user, err := s.session(r)
 	if err != nil {
-		WriteError(w, err)
+		httpapi.WriteError(w, err)
 		return
 	}
 	if user == "" && r.Header.Get("Authorization") != "" {
@@ -219,7 +220,7 @@ func (s *Server) apiAccount(w http.ResponseWriter, r *http.Request) {
 		if a := s.actor(w, r, "", false); !a.ID.IsZero() {
 			out["id"], out["guest"] = a.ID, a.ID.Display()
 		}
-		WriteJSON(w, http.StatusOK, out)
+		httpapi.WriteJSON(w, http.StatusOK, out)
 		return
 	}
 	bots, err := s.st.BotsOf(r.Context(), user)
@@ -230,7 +231,7 @@ func (s *Server) apiAccount(w http.ResponseWriter, r *http.Request) {
 	if bots == nil {
 		bots = []string{}
 	}
-	WriteJSON(w, http.StatusOK, map[string]any{"name": user, "id": identity.Of(identity.Person, user), "bots": bots})
+	httpapi.WriteJSON(w, http.StatusOK, map[string]any{"name": user, "id": identity.Of(identity.Person, user), "bots": bots})
 }
 
 // POST /api/account/bots {"name"}: a new bot of the signed-in person; its
@@ -243,8 +244,8 @@ func (s *Server) apiNewBot(w http.ResponseWriter, r *http.Request) {
 	var req struct {
 		Name string `json:"name"`
 	}
-	if err := ReadJSON(w, r, &req); err != nil {
-		WriteError(w, err)
+	if err := httpapi.ReadJSON(w, r, &req); err != nil {
+		httpapi.WriteError(w, err)
 		return
 	}
 	token, err := s.st.CreateBot(r.Context(), user, req.Name)
@@ -253,6 +254,6 @@ func (s *Server) apiNewBot(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.log.Info("bot created", "owner", user, "bot", req.Name)
-	WriteJSON(w, http.StatusCreated, map[string]string{"name": req.Name, "token": token,
+	httpapi.WriteJSON(w, http.StatusCreated, map[string]string{"name": req.Name, "token": token,
 		"note": "keep the token: it is shown only now; it logs the bot in with login NAME TOKEN, set auth:token, or Authorization: Bearer"})
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"kalah"
+	"kalah/internal/httpapi"
 	"kalah/internal/identity"
 	"kalah/internal/netx"
 	"kalah/internal/store"
@@ -261,7 +262,7 @@ func (s *Server) Subscribe(id int64, who Actor) (<-chan Event, func(), error) {
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
-		WriteError(w, fmt.Errorf("%w: no route %s %s", ErrNotFound, r.Method, r.URL.Path))
+		httpapi.WriteError(w, fmt.Errorf("%w: no route %s %s", ErrNotFound, r.Method, r.URL.Path))
 	})
 	mux.HandleFunc("GET /ws/bot", s.serveWSLimited)
 	mux.HandleFunc("GET /api/games", s.apiGames)
@@ -307,7 +308,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /api/account/bots", s.apiNewBot)
 	// Limits keyed by address count the real client behind a trusted
 	// proxy; every answer carries the security headers.
-	return s.cfg.TrustedProxies.RealClients(netx.Secured(Requests(writesChecked(mux), s.log)))
+	return s.cfg.TrustedProxies.RealClients(netx.Secured(httpapi.Requests(writesChecked(mux), s.log)))
 }
 
 // writesChecked refuses a request that changes something unless its body
@@ -328,17 +329,17 @@ func (s *Server) apiGames(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	status := q.Get("status")
 	if status != "" && status != "live" && status != "finished" {
-		WriteError(w, fmt.Errorf("%w: status %q: want live or finished (or none: both)", ErrBadRequest, status))
+		httpapi.WriteError(w, fmt.Errorf("%w: status %q: want live or finished (or none: both)", ErrBadRequest, status))
 		return
 	}
 	var who identity.ID
 	if name := q.Get("player"); name != "" {
 		var err error
 		if who, err = s.st.Identity(r.Context(), name); errors.Is(err, store.ErrNotFound) {
-			WriteJSON(w, http.StatusOK, []GameInfo{}) // nobody of that name: no games
+			httpapi.WriteJSON(w, http.StatusOK, []GameInfo{}) // nobody of that name: no games
 			return
 		} else if err != nil {
-			WriteError(w, err)
+			httpapi.WriteError(w, err)
 			return
 		}
 	}
@@ -353,7 +354,7 @@ func (s *Server) apiGames(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		if status == "live" {
-			WriteJSON(w, http.StatusOK, games)
+			httpapi.WriteJSON(w, http.StatusOK, games)
 			return
 		}
 	}
@@ -361,10 +362,10 @@ func (s *Server) apiGames(w http.ResponseWriter, r *http.Request) {
 	before, _ := strconv.ParseInt(q.Get("before"), 10, 64)
 	done, err := s.FinishedGames(r.Context(), min(max(limit, 0), 1000), before, who)
 	if err != nil {
-		WriteError(w, err)
+		httpapi.WriteError(w, err)
 		return
 	}
-	WriteJSON(w, http.StatusOK, append(games, done...))
+	httpapi.WriteJSON(w, http.StatusOK, append(games, done...))
 }
 
 // pathID reads a route's {id}: a game's number, or an id GameID knows.
@@ -377,22 +378,22 @@ func (s *Server) apiGame(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		var v GameView
 		if v, err = s.Game(r.Context(), id); err == nil {
-			WriteJSON(w, http.StatusOK, v)
+			httpapi.WriteJSON(w, http.StatusOK, v)
 			return
 		}
 	}
-	WriteError(w, err)
+	httpapi.WriteError(w, err)
 }
 
 func (s *Server) apiEvents(w http.ResponseWriter, r *http.Request) {
 	id, err := s.pathID(r)
 	if err != nil {
-		WriteError(w, err)
+		httpapi.WriteError(w, err)
 		return
 	}
 	ch, cancel, err := s.Subscribe(id, s.actor(w, r, "", false))
 	if err != nil {
-		WriteError(w, err)
+		httpapi.WriteError(w, err)
 		return
 	}
 	defer cancel()
@@ -425,8 +426,8 @@ func (s *Server) apiEvents(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) apiStart(w http.ResponseWriter, r *http.Request) {
 	var req GameRequest
-	if err := ReadJSON(w, r, &req); err != nil {
-		WriteError(w, err)
+	if err := httpapi.ReadJSON(w, r, &req); err != nil {
+		httpapi.WriteError(w, err)
 		return
 	}
 	// A guest may play the computer or invite a friend; a game with no
@@ -448,10 +449,10 @@ func (s *Server) apiStart(w http.ResponseWriter, r *http.Request) {
 	req.by = s.actor(w, r, "", true).ID
 	st, err := s.StartGameFor(r.Context(), s.Requester(r), req)
 	if err != nil {
-		WriteError(w, err)
+		httpapi.WriteError(w, err)
 		return
 	}
-	WriteJSON(w, http.StatusCreated, st)
+	httpapi.WriteJSON(w, http.StatusCreated, st)
 }
 
 func (s *Server) apiMove(w http.ResponseWriter, r *http.Request) {
@@ -465,7 +466,7 @@ func (s *Server) apiMove(w http.ResponseWriter, r *http.Request) {
 	}
 	m, err := kalah.ParseMove(req.Move)
 	if err != nil {
-		WriteError(w, fmt.Errorf("%w: %w", ErrBadRequest, err))
+		httpapi.WriteError(w, fmt.Errorf("%w: %w", ErrBadRequest, err))
 		return
 	}
 	s.answerBoard(w, r, id, s.Move(r.Context(), id, a, m))
@@ -474,15 +475,15 @@ func (s *Server) apiMove(w http.ResponseWriter, r *http.Request) {
 // answerBoard answers a seat's request with the game's Board, or err.
 func (s *Server) answerBoard(w http.ResponseWriter, r *http.Request, id int64, err error) {
 	if err != nil {
-		WriteError(w, err)
+		httpapi.WriteError(w, err)
 		return
 	}
 	b, err := s.BoardOf(r.Context(), id)
 	if err != nil {
-		WriteError(w, err)
+		httpapi.WriteError(w, err)
 		return
 	}
-	WriteJSON(w, http.StatusOK, b)
+	httpapi.WriteJSON(w, http.StatusOK, b)
 }
 
 // hostOf is the address a request's client is counted under by the
@@ -524,14 +525,14 @@ func (s *Server) seatRequest(w http.ResponseWriter, r *http.Request) (int64, Act
 	var req seatBody
 	id, err := s.pathID(r)
 	if err == nil && r.ContentLength != 0 {
-		err = ReadJSON(w, r, &req)
+		err = httpapi.ReadJSON(w, r, &req)
 	}
 	var a Actor
 	if err == nil {
 		a, err = s.actorErr(w, r, req.Token, false)
 	}
 	if err != nil {
-		WriteError(w, err)
+		httpapi.WriteError(w, err)
 		return 0, Actor{}, req, false
 	}
 	return id, a, req, true
@@ -556,10 +557,10 @@ func (s *Server) apiJoin(w http.ResponseWriter, r *http.Request) {
 	}
 	seat, token, err := s.Join(r.Context(), id, s.actor(w, r, "", true), req.Invite)
 	if err != nil {
-		WriteError(w, err)
+		httpapi.WriteError(w, err)
 		return
 	}
-	WriteJSON(w, http.StatusOK, map[string]any{"seat": seat, "token": token})
+	httpapi.WriteJSON(w, http.StatusOK, map[string]any{"seat": seat, "token": token})
 }
 
 func (s *Server) apiHint(w http.ResponseWriter, r *http.Request) {
@@ -571,10 +572,10 @@ func (s *Server) apiHint(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	m, err := s.Hint(ctx, id, a)
 	if err != nil {
-		WriteError(w, err)
+		httpapi.WriteError(w, err)
 		return
 	}
-	WriteJSON(w, http.StatusOK, map[string]string{"move": m.String()})
+	httpapi.WriteJSON(w, http.StatusOK, map[string]string{"move": m.String()})
 }
 
 // Requester names who makes r, for the limits on unfinished games:
@@ -620,8 +621,8 @@ func (s *Server) apiRematch(w http.ResponseWriter, r *http.Request) {
 	}
 	st, err := s.Rematch(r.Context(), id, a)
 	if err != nil {
-		WriteError(w, err)
+		httpapi.WriteError(w, err)
 		return
 	}
-	WriteJSON(w, http.StatusCreated, st)
+	httpapi.WriteJSON(w, http.StatusCreated, st)
 }

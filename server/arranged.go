@@ -46,6 +46,7 @@ func init() {
 		Usage:   "bot:NAME",
 		Summary: "the bot NAME logged in to kalah serve (it sent wait): plays in tournaments run by that server",
 		Source:  "kalah's line protocol (docs/PROTOCOL.md)",
+		Server:  true,
 		New: func(sp player.Spec, o player.Options) (player.Player, error) {
 			if _, err := botName(sp); err != nil {
 				return nil, err

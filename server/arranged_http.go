@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"kalah"
+	"kalah/internal/httpapi"
 	"kalah/internal/netx"
 	"kalah/player"
 )
@@ -115,13 +116,13 @@ func (s *Server) apiArranged(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var req ArrangedRequest
-	if err := ReadJSON(w, r, &req); err != nil {
-		WriteError(w, err)
+	if err := httpapi.ReadJSON(w, r, &req); err != nil {
+		httpapi.WriteError(w, err)
 		return
 	}
 	a, err := s.arranged(req)
 	if err != nil {
-		WriteError(w, err)
+		httpapi.WriteError(w, err)
 		return
 	}
 	if s.cfg.AdminToken == "" {
@@ -131,7 +132,7 @@ func (s *Server) apiArranged(w http.ResponseWriter, r *http.Request) {
 		for _, spec := range []string{a.South, a.North} {
 			if name, ok, _ := BotName(spec); ok {
 				if err := s.mayEnter(r.Context(), org, name); err != nil {
-					WriteError(w, err)
+					httpapi.WriteError(w, err)
 					return
 				}
 			}
@@ -182,13 +183,13 @@ func (s *Server) apiArranged(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case errors.Is(err, ErrBusy):
 			w.Header().Set("Retry-After", "1")
-			WriteError(w, err)
+			httpapi.WriteError(w, err)
 		case errors.Is(err, ErrClosed):
-			WriteJSON(w, http.StatusServiceUnavailable, map[string]string{"error": err.Error()})
+			httpapi.WriteJSON(w, http.StatusServiceUnavailable, map[string]string{"error": err.Error()})
 		case err != nil:
-			WriteError(w, err)
+			httpapi.WriteError(w, err)
 		default:
-			WriteJSON(w, http.StatusOK, ArrangedReply{ID: res.ID, Record: res.Record, Reason: res.Reason})
+			httpapi.WriteJSON(w, http.StatusOK, ArrangedReply{ID: res.ID, Record: res.Record, Reason: res.Reason})
 		}
 		return
 	}
@@ -209,5 +210,5 @@ func (s *Server) apiBots(w http.ResponseWriter, r *http.Request) {
 	if bots == nil {
 		bots = []string{}
 	}
-	WriteJSON(w, http.StatusOK, bots)
+	httpapi.WriteJSON(w, http.StatusOK, bots)
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"kalah"
+	"kalah/internal/httpapi"
 	"kalah/internal/identity"
 	"kalah/internal/netx"
 	"kalah/internal/store"
@@ -257,27 +258,27 @@ func (s *Server) boardID(r *http.Request) (int64, error) {
 func (s *Server) apiBoard(w http.ResponseWriter, r *http.Request) {
 	id, err := s.boardID(r)
 	if err != nil {
-		WriteError(w, err)
+		httpapi.WriteError(w, err)
 		return
 	}
 	b, err := s.BoardOf(r.Context(), id)
 	if err != nil {
-		WriteError(w, err)
+		httpapi.WriteError(w, err)
 		return
 	}
-	WriteJSON(w, http.StatusOK, b)
+	httpapi.WriteJSON(w, http.StatusOK, b)
 }
 
 // apiRecord answers a game's record in the text notation, to download.
 func (s *Server) apiRecord(w http.ResponseWriter, r *http.Request) {
 	id, err := s.boardID(r)
 	if err != nil {
-		WriteError(w, err)
+		httpapi.WriteError(w, err)
 		return
 	}
 	v, err := s.Game(r.Context(), id)
 	if err != nil {
-		WriteError(w, err)
+		httpapi.WriteError(w, err)
 		return
 	}
 	// The record with what a reader wants beside the moves: the date, the
@@ -291,7 +292,7 @@ func (s *Server) apiRecord(w http.ResponseWriter, r *http.Request) {
 	tags["Site"] = "kalah serve"
 	b, err := s.BoardOf(r.Context(), id)
 	if err != nil {
-		WriteError(w, err)
+		httpapi.WriteError(w, err)
 		return
 	}
 	for i, side := range []string{"South", "North"} {
@@ -320,7 +321,7 @@ func (s *Server) apiRecord(w http.ResponseWriter, r *http.Request) {
 func (s *Server) apiBoardEvents(w http.ResponseWriter, r *http.Request) {
 	id, err := s.boardID(r)
 	if err != nil {
-		WriteError(w, err)
+		httpapi.WriteError(w, err)
 		return
 	}
 	// Subscribe before reading, so no change falls between the two.
@@ -330,7 +331,7 @@ func (s *Server) apiBoardEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	b, err := s.BoardOf(r.Context(), id)
 	if err != nil {
-		WriteError(w, err)
+		httpapi.WriteError(w, err)
 		return
 	}
 	// The game's chat, the lines this reader may read (chat.go).

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"kalah"
+	"kalah/internal/httpapi"
 	"kalah/internal/identity"
 	"kalah/internal/store"
 	"kalah/protocol/line"
@@ -59,7 +60,7 @@ func (s *Server) apiOnlineBots(w http.ResponseWriter, r *http.Request) {
 	if bots == nil {
 		bots = []string{}
 	}
-	WriteJSON(w, http.StatusOK, bots)
+	httpapi.WriteJSON(w, http.StatusOK, bots)
 }
 
 // apiChallengeBot asks a bot to play the signed-in person; it answers the
@@ -77,24 +78,24 @@ func (s *Server) apiChallengeBot(w http.ResponseWriter, r *http.Request) {
 		IncrementMS int64       `json:"increment_ms"`
 		Rated       bool        `json:"rated"`
 	}
-	if err := ReadJSON(w, r, &req); err != nil {
-		WriteError(w, err)
+	if err := httpapi.ReadJSON(w, r, &req); err != nil {
+		httpapi.WriteError(w, err)
 		return
 	}
 	if req.Rules.Houses == 0 && req.Rules.Seeds == 0 {
 		req.Rules = s.cfg.Rules
 	}
 	if err := req.Rules.Validate(); err != nil {
-		WriteError(w, fmt.Errorf("%w: %w", ErrBadRequest, err))
+		httpapi.WriteError(w, fmt.Errorf("%w: %w", ErrBadRequest, err))
 		return
 	}
 	if req.ClockMS < 0 || req.ClockMS > 3*3600_000 || req.IncrementMS < 0 || req.IncrementMS > 60_000 || (req.IncrementMS > 0 && req.ClockMS == 0) {
-		WriteError(w, fmt.Errorf("%w: a clock of %d ms with %d ms a move", ErrBadRequest, req.ClockMS, req.IncrementMS))
+		httpapi.WriteError(w, fmt.Errorf("%w: a clock of %d ms with %d ms a move", ErrBadRequest, req.ClockMS, req.IncrementMS))
 		return
 	}
 	name := r.PathValue("name")
 	if !slices.ContainsFunc(s.OnlineBots(), func(b string) bool { return strings.EqualFold(b, name) }) {
-		WriteError(w, fmt.Errorf("bot %s is not online and free: %w", name, ErrNotFound))
+		httpapi.WriteError(w, fmt.Errorf("bot %s is not online and free: %w", name, ErrNotFound))
 		return
 	}
 	pc := &personChallenge{who: who, clock: time.Duration(req.ClockMS) * time.Millisecond, inc: time.Duration(req.IncrementMS) * time.Millisecond,
@@ -103,12 +104,12 @@ func (s *Server) apiChallengeBot(w http.ResponseWriter, r *http.Request) {
 	to := s.sessions[identity.Of(identity.Bot, name).Key()]
 	if to == nil {
 		s.mu.Unlock()
-		WriteError(w, fmt.Errorf("bot %s is not online: %w", name, ErrNotFound))
+		httpapi.WriteError(w, fmt.Errorf("bot %s is not online: %w", name, ErrNotFound))
 		return
 	}
 	if why := s.challengeRefusalLocked(nil, user); why != "" {
 		s.mu.Unlock()
-		WriteError(w, fmt.Errorf("%w: %s", ErrTooMany, why))
+		httpapi.WriteError(w, fmt.Errorf("%w: %s", ErrTooMany, why))
 		return
 	}
 	s.nextChal++
@@ -124,13 +125,13 @@ func (s *Server) apiChallengeBot(w http.ResponseWriter, r *http.Request) {
 	select {
 	case rep := <-pc.reply:
 		if rep.err != nil {
-			WriteError(w, rep.err)
+			httpapi.WriteError(w, rep.err)
 			return
 		}
-		WriteJSON(w, http.StatusCreated, rep.st)
+		httpapi.WriteJSON(w, http.StatusCreated, rep.st)
 	case <-time.After(challengeTimeout):
 		withdraw()
-		WriteJSON(w, http.StatusGatewayTimeout, map[string]string{"error": fmt.Sprintf("%s did not answer the challenge in %v", name, challengeTimeout)})
+		httpapi.WriteJSON(w, http.StatusGatewayTimeout, map[string]string{"error": fmt.Sprintf("%s did not answer the challenge in %v", name, challengeTimeout)})
 	case <-r.Context().Done():
 		withdraw()
 	}

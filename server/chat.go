@@ -8,6 +8,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"kalah/internal/httpapi"
 	"kalah/internal/identity"
 	"kalah/internal/netx"
 	"kalah/internal/store"
@@ -157,17 +158,17 @@ type ChatView struct {
 func (s *Server) apiChat(w http.ResponseWriter, r *http.Request) {
 	id, err := s.pathID(r)
 	if err != nil {
-		WriteError(w, err)
+		httpapi.WriteError(w, err)
 		return
 	}
 	role, err := s.chatRole(r.Context(), id, s.actor(w, r, r.URL.Query().Get("token"), false))
 	if err != nil {
-		WriteError(w, err)
+		httpapi.WriteError(w, err)
 		return
 	}
 	lines, err := s.st.Chat(r.Context(), id, role.rooms()...)
 	if err != nil {
-		WriteError(w, err)
+		httpapi.WriteError(w, err)
 		return
 	}
 	out := ChatView{Room: role.room(), Lines: lines}
@@ -179,28 +180,28 @@ func (s *Server) apiChat(w http.ResponseWriter, r *http.Request) {
 	} else {
 		out.CanWrite = true // a stranger becomes a guest by writing, where guests may
 	}
-	WriteJSON(w, http.StatusOK, out)
+	httpapi.WriteJSON(w, http.StatusOK, out)
 }
 
 // apiChatSay writes a line in the reader's room of a game's chat.
 func (s *Server) apiChatSay(w http.ResponseWriter, r *http.Request) {
 	id, err := s.pathID(r)
 	if err != nil {
-		WriteError(w, err)
+		httpapi.WriteError(w, err)
 		return
 	}
 	var req struct {
 		Token string `json:"token,omitempty"`
 		Text  string `json:"text"`
 	}
-	if err := ReadJSON(w, r, &req); err != nil {
-		WriteError(w, err)
+	if err := httpapi.ReadJSON(w, r, &req); err != nil {
+		httpapi.WriteError(w, err)
 		return
 	}
 	a := s.actor(w, r, req.Token, false)
 	role, err := s.chatRole(r.Context(), id, a)
 	if err != nil {
-		WriteError(w, err)
+		httpapi.WriteError(w, err)
 		return
 	}
 	if role.who.IsZero() && !role.rated {
@@ -208,36 +209,36 @@ func (s *Server) apiChatSay(w http.ResponseWriter, r *http.Request) {
 		role.who = s.actor(w, r, "", true).ID
 	}
 	if err := role.writable(); err != nil {
-		WriteError(w, err)
+		httpapi.WriteError(w, err)
 		return
 	}
 	text := identity.CleanText(req.Text, 0)
 	switch n := utf8.RuneCountInString(text); {
 	case n == 0:
-		WriteError(w, fmt.Errorf("%w: say something", ErrBadRequest))
+		httpapi.WriteError(w, fmt.Errorf("%w: say something", ErrBadRequest))
 		return
 	case n > MaxChatText:
-		WriteError(w, fmt.Errorf("%w: %d characters: a line has at most %d", ErrBadRequest, n, MaxChatText))
+		httpapi.WriteError(w, fmt.Errorf("%w: %d characters: a line has at most %d", ErrBadRequest, n, MaxChatText))
 		return
 	}
 	byWho, byAddr := s.chat.limiters()
 	if !byWho.Allow(role.who.Key()) || !byAddr.Allow(hostOf(r)) {
 		s.refused("chat-rate")
 		w.Header().Set("Retry-After", "2")
-		WriteError(w, fmt.Errorf("%w: you are writing too fast; wait a little", ErrTooMany))
+		httpapi.WriteError(w, fmt.Errorf("%w: you are writing too fast; wait a little", ErrTooMany))
 		return
 	}
 	line, err := s.st.AddChat(r.Context(), store.ChatLine{Game: id, Room: role.room(), By: role.who, Text: text}, MaxChatLines)
 	if errors.Is(err, store.ErrFull) {
-		WriteError(w, fmt.Errorf("%w: this chat holds %d lines, its most", ErrNoSeat, MaxChatLines))
+		httpapi.WriteError(w, fmt.Errorf("%w: this chat holds %d lines, its most", ErrNoSeat, MaxChatLines))
 		return
 	}
 	if err != nil {
-		WriteError(w, err)
+		httpapi.WriteError(w, err)
 		return
 	}
 	s.chat.publish(line, role.over)
-	WriteJSON(w, http.StatusCreated, line)
+	httpapi.WriteJSON(w, http.StatusCreated, line)
 }
 
 // publish hands a line to the streams of its game that may read it: the

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 
+	"kalah/internal/httpapi"
 	"kalah/internal/identity"
 	"kalah/internal/store"
 )
@@ -54,12 +55,12 @@ func (s *Server) apiFollow(follow bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		me, err := s.follower(r)
 		if err != nil {
-			WriteError(w, err)
+			httpapi.WriteError(w, err)
 			return
 		}
 		who, err := s.followed(r)
 		if err != nil {
-			WriteError(w, err)
+			httpapi.WriteError(w, err)
 			return
 		}
 		switch {
@@ -74,10 +75,10 @@ func (s *Server) apiFollow(follow bool) http.HandlerFunc {
 			}
 		}
 		if err != nil {
-			WriteError(w, err)
+			httpapi.WriteError(w, err)
 			return
 		}
-		WriteJSON(w, http.StatusOK, map[string]any{"player": who, "following": follow})
+		httpapi.WriteJSON(w, http.StatusOK, map[string]any{"player": who, "following": follow})
 	}
 }
 
@@ -86,12 +87,12 @@ func (s *Server) apiFollow(follow bool) http.HandlerFunc {
 func (s *Server) apiFollowing(w http.ResponseWriter, r *http.Request) {
 	me, err := s.follower(r)
 	if err != nil {
-		WriteError(w, err)
+		httpapi.WriteError(w, err)
 		return
 	}
 	ids, err := s.st.Following(r.Context(), me)
 	if err != nil {
-		WriteError(w, err)
+		httpapi.WriteError(w, err)
 		return
 	}
 	out := Following{Players: ids, Games: []GameInfo{}}
@@ -103,5 +104,5 @@ func (s *Server) apiFollowing(w http.ResponseWriter, r *http.Request) {
 			out.Games = append(out.Games, g)
 		}
 	}
-	WriteJSON(w, http.StatusOK, out)
+	httpapi.WriteJSON(w, http.StatusOK, out)
 }

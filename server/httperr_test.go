@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"kalah/internal/httpapi"
 )
 
 // lockedBuffer is a log's output, read while the server writes it.
@@ -71,7 +73,10 @@ func TestStoreFailureIsNotTheClientsFault(t *testing.T) {
 		}
 		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		var e errorBody
+		var e struct {
+			Error     string `json:"error"`
+			RequestID string `json:"request_id"`
+		}
 		json.Unmarshal(b, &e)
 		switch {
 		case resp.StatusCode < 400:
@@ -97,10 +102,10 @@ func TestStoreFailureIsNotTheClientsFault(t *testing.T) {
 func TestStatusOf(t *testing.T) {
 	for err, want := range map[error]int{
 		ErrBadRequest: 400, fmt.Errorf("x: %w", ErrNotFound): 404, ErrForbidden: 403, ErrSignIn: 401,
-		ErrNotYourTurn: 409, ErrTooMany: 429, ErrBusy: 503, ErrClosed: 503, errNotJSON: 415,
+		ErrNotYourTurn: 409, ErrTooMany: 429, ErrBusy: 503, ErrClosed: 503, httpapi.ErrNotJSON: 415,
 		fmt.Errorf("a failure of the server's own"): 500,
 	} {
-		if got := StatusOf(err); got != want {
+		if got := httpapi.StatusOf(err); got != want {
 			t.Errorf("StatusOf(%v) = %d, want %d", err, got, want)
 		}
 	}

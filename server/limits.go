@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"kalah/internal/httpapi"
 	"kalah/internal/identity"
 	"net/http"
 	"strconv"
@@ -123,7 +124,7 @@ func (s *Server) openStream(w http.ResponseWriter, r *http.Request, kind string)
 			"streams-per-address":  fmt.Sprintf("your address has %d open streams, the most this server allows; close some (other tabs or bots)", s.cfg.MaxStreamsPerAddr),
 			"streams-per-identity": fmt.Sprintf("your account has %d open streams, the most this server allows; close some (other tabs or bots)", s.cfg.MaxStreamsPerIdentity),
 		}[reason]
-		WriteJSON(w, http.StatusTooManyRequests, map[string]string{"error": ErrTooManyStreams.Error() + ": " + what})
+		httpapi.WriteJSON(w, http.StatusTooManyRequests, map[string]string{"error": ErrTooManyStreams.Error() + ": " + what})
 		return nil, false
 	}
 	return release, true

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"kalah"
+	"kalah/internal/httpapi"
 	"kalah/internal/identity"
 	"kalah/internal/store"
 	"kalah/rating"
@@ -141,11 +142,11 @@ func (s *Server) profileExtras(r *http.Request, p *Profile) {
 func (s *Server) apiPools(w http.ResponseWriter, r *http.Request) {
 	pools, err := s.st.Pools(r.Context(), rating.ProvisionalRD)
 	if err != nil {
-		WriteError(w, err)
+		httpapi.WriteError(w, err)
 		return
 	}
 	if pools == nil {
 		pools = []store.Pool{}
 	}
-	WriteJSON(w, http.StatusOK, pools)
+	httpapi.WriteJSON(w, http.StatusOK, pools)
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"kalah"
+	"kalah/internal/httpapi"
 	"kalah/internal/identity"
 	"kalah/internal/store"
 	"kalah/rating"
@@ -150,13 +151,13 @@ func (s *Server) apiRatings(w http.ResponseWriter, r *http.Request) {
 	limit, _ := strconv.Atoi(r.URL.Query().Get("limit"))
 	list, err := s.st.Leaderboard(r.Context(), r.URL.Query().Get("pool"), limit)
 	if err != nil {
-		WriteError(w, err)
+		httpapi.WriteError(w, err)
 		return
 	}
 	if list == nil {
 		list = []store.Rated{}
 	}
-	WriteJSON(w, http.StatusOK, list)
+	httpapi.WriteJSON(w, http.StatusOK, list)
 }
 
 // Profile is a player's page: ratings on each ladder, the history, the
@@ -180,11 +181,11 @@ func (s *Server) apiPlayer(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	who, err := s.st.Identity(ctx, r.PathValue("name"))
 	if errors.Is(err, store.ErrNotFound) {
-		WriteError(w, noPlayer(r.PathValue("name")))
+		httpapi.WriteError(w, noPlayer(r.PathValue("name")))
 		return
 	}
 	if err != nil {
-		WriteError(w, err)
+		httpapi.WriteError(w, err)
 		return
 	}
 	p := Profile{Name: who.Name, ID: who, Ratings: []store.Rated{}, History: []store.HistoryPoint{}, Games: []ArchiveGame{}}
@@ -206,11 +207,11 @@ func (s *Server) apiPlayer(w http.ResponseWriter, r *http.Request) {
 		err = e
 	}
 	if err != nil {
-		WriteError(w, err)
+		httpapi.WriteError(w, err)
 		return
 	}
 	s.profileExtras(r, &p)
-	WriteJSON(w, http.StatusOK, p)
+	httpapi.WriteJSON(w, http.StatusOK, p)
 }
 
 // apiPlayerRecords answers a player's finished games as one text file of
@@ -220,16 +221,16 @@ func (s *Server) apiPlayerRecords(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	who, err := s.st.Identity(ctx, r.PathValue("name"))
 	if errors.Is(err, store.ErrNotFound) {
-		WriteError(w, noPlayer(r.PathValue("name")))
+		httpapi.WriteError(w, noPlayer(r.PathValue("name")))
 		return
 	}
 	if err != nil {
-		WriteError(w, err)
+		httpapi.WriteError(w, err)
 		return
 	}
 	games, err := s.st.Games(ctx, store.Filter{Status: store.Finished, Player: who, Limit: 500})
 	if err != nil {
-		WriteError(w, err)
+		httpapi.WriteError(w, err)
 		return
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"kalah"
+	"kalah/internal/httpapi"
 	"kalah/internal/identity"
 	"kalah/internal/netx"
 	"kalah/referee"
@@ -106,8 +107,8 @@ type seekRequest struct {
 
 func (s *Server) apiSeek(w http.ResponseWriter, r *http.Request) {
 	var req seekRequest
-	if err := ReadJSON(w, r, &req); err != nil {
-		WriteError(w, err)
+	if err := httpapi.ReadJSON(w, r, &req); err != nil {
+		httpapi.WriteError(w, err)
 		return
 	}
 	who, err := s.seeker(w, r, true)
@@ -115,22 +116,22 @@ func (s *Server) apiSeek(w http.ResponseWriter, r *http.Request) {
 		err = fmt.Errorf("%w: a rated game needs an account (a guest may seek a casual one)", ErrSignIn)
 	}
 	if err != nil {
-		WriteError(w, err)
+		httpapi.WriteError(w, err)
 		return
 	}
 	if req.Rules.Houses == 0 && req.Rules.Seeds == 0 {
 		req.Rules = s.cfg.Rules
 	}
 	if err := req.Rules.Validate(); err != nil {
-		WriteError(w, fmt.Errorf("%w: %w", ErrBadRequest, err))
+		httpapi.WriteError(w, fmt.Errorf("%w: %w", ErrBadRequest, err))
 		return
 	}
 	if req.ClockMS < 0 || req.ClockMS > 3*3600_000 || req.IncrementMS < 0 || req.IncrementMS > 60_000 || (req.IncrementMS > 0 && req.ClockMS == 0) {
-		WriteError(w, fmt.Errorf("%w: a clock of %d ms with %d ms a move", ErrBadRequest, req.ClockMS, req.IncrementMS))
+		httpapi.WriteError(w, fmt.Errorf("%w: a clock of %d ms with %d ms a move", ErrBadRequest, req.ClockMS, req.IncrementMS))
 		return
 	}
 	if req.Range < 0 || req.Range > maxRange {
-		WriteError(w, fmt.Errorf("%w: a rating range of %d: want 0 (anyone) to %d", ErrBadRequest, req.Range, maxRange))
+		httpapi.WriteError(w, fmt.Errorf("%w: a rating range of %d: want 0 (anyone) to %d", ErrBadRequest, req.Range, maxRange))
 		return
 	}
 	e := &seekEntry{Seek: Seek{By: who.Display(), ByID: who, Rules: req.Rules, ClockMS: req.ClockMS, IncrementMS: req.IncrementMS,
@@ -153,7 +154,7 @@ func (s *Server) apiSeek(w http.ResponseWriter, r *http.Request) {
 	if len(s.seeks.all) >= maxSeeks || perAddr >= maxSeeksPerAddr {
 		s.seeks.mu.Unlock()
 		s.refused("seeks")
-		WriteError(w, fmt.Errorf("%w: too many open seeks; accept one", ErrTooMany))
+		httpapi.WriteError(w, fmt.Errorf("%w: too many open seeks; accept one", ErrTooMany))
 		return
 	}
 	s.seeks.next++
@@ -163,7 +164,7 @@ func (s *Server) apiSeek(w http.ResponseWriter, r *http.Request) {
 	if mate == nil {
 		out := e.Seek
 		s.seeks.mu.Unlock()
-		WriteJSON(w, http.StatusCreated, out)
+		httpapi.WriteJSON(w, http.StatusCreated, out)
 		return
 	}
 	// An equal offer waits: the game starts now.
@@ -173,13 +174,13 @@ func (s *Server) apiSeek(w http.ResponseWriter, r *http.Request) {
 		s.seeks.mu.Lock()
 		s.dropSeekLocked(e.ID, e)
 		s.seeks.mu.Unlock()
-		WriteError(w, err)
+		httpapi.WriteError(w, err)
 		return
 	}
 	s.seeks.mu.Lock()
 	out := e.Seek
 	s.seeks.mu.Unlock()
-	WriteJSON(w, http.StatusCreated, out)
+	httpapi.WriteJSON(w, http.StatusCreated, out)
 }
 
 // seekRating returns a seek's seeker's rating on its ladder.
@@ -263,7 +264,7 @@ func (s *Server) apiSeeks(w http.ResponseWriter, r *http.Request) {
 			out[i].Rating = s.seekRating(r.Context(), &out[i])
 		}
 	}
-	WriteJSON(w, http.StatusOK, out)
+	httpapi.WriteJSON(w, http.StatusOK, out)
 }
 
 // seekOf returns seek {id} of a route, as it stands, and whether who is
@@ -285,13 +286,13 @@ func (s *Server) seekOf(r *http.Request, who identity.ID) (Seek, bool, error) {
 func (s *Server) apiSeekState(w http.ResponseWriter, r *http.Request) {
 	sk, mine, err := s.seekOf(r, s.actor(w, r, "", false).ID)
 	if err != nil {
-		WriteError(w, err)
+		httpapi.WriteError(w, err)
 		return
 	}
 	if !mine {
 		sk.Token = ""
 	}
-	WriteJSON(w, http.StatusOK, sk)
+	httpapi.WriteJSON(w, http.StatusOK, sk)
 }
 
 func (s *Server) apiSeekCancel(w http.ResponseWriter, r *http.Request) {
@@ -303,14 +304,14 @@ func (s *Server) apiSeekCancel(w http.ResponseWriter, r *http.Request) {
 	e := s.seeks.all[id]
 	switch {
 	case e == nil:
-		WriteError(w, fmt.Errorf("seek %d: %w", id, ErrNotFound))
+		httpapi.WriteError(w, fmt.Errorf("seek %d: %w", id, ErrNotFound))
 	case !e.ByID.Is(who):
-		WriteError(w, fmt.Errorf("%w: not your seek", ErrForbidden))
+		httpapi.WriteError(w, fmt.Errorf("%w: not your seek", ErrForbidden))
 	case e.Game != 0:
-		WriteError(w, fmt.Errorf("%w: it is paired already: game %d", ErrNoSeat, e.Game))
+		httpapi.WriteError(w, fmt.Errorf("%w: it is paired already: game %d", ErrNoSeat, e.Game))
 	default:
 		s.dropSeekLocked(id, e)
-		WriteJSON(w, http.StatusOK, map[string]string{"ok": "cancelled"})
+		httpapi.WriteJSON(w, http.StatusOK, map[string]string{"ok": "cancelled"})
 	}
 }
 
@@ -321,7 +322,7 @@ func (s *Server) apiSeekAccept(w http.ResponseWriter, r *http.Request) {
 	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
 	who, err := s.seeker(w, r, true)
 	if err != nil {
-		WriteError(w, err)
+		httpapi.WriteError(w, err)
 		return
 	}
 	s.seeks.mu.Lock()
@@ -340,7 +341,7 @@ func (s *Server) apiSeekAccept(w http.ResponseWriter, r *http.Request) {
 	}
 	if why != nil {
 		s.seeks.mu.Unlock()
-		WriteError(w, why)
+		httpapi.WriteError(w, why)
 		return
 	}
 	me := &seekEntry{Seek: Seek{ByID: who, By: who.Display(), Rules: e.Rules, ClockMS: e.ClockMS, IncrementMS: e.IncrementMS, Rated: e.Rated},
@@ -352,17 +353,17 @@ func (s *Server) apiSeekAccept(w http.ResponseWriter, r *http.Request) {
 		s.seeks.mu.Lock()
 		e.Game = 0
 		s.seeks.mu.Unlock()
-		WriteError(w, fmt.Errorf("%w: your rating %.0f is outside the range %s asked for (±%d)", ErrForbidden, me.rating, e.By, e.Range))
+		httpapi.WriteError(w, fmt.Errorf("%w: your rating %.0f is outside the range %s asked for (±%d)", ErrForbidden, me.rating, e.By, e.Range))
 		return
 	}
 	me.Game = -1
 	if err := s.pair(r.Context(), e, me); err != nil {
-		WriteError(w, err)
+		httpapi.WriteError(w, err)
 		return
 	}
 	out := Started{ID: me.Game}
 	out.Tokens[me.seat] = me.Token
-	WriteJSON(w, http.StatusCreated, out)
+	httpapi.WriteJSON(w, http.StatusCreated, out)
 }
 
 // apiSeekEvents is the seeker's presence: while this stream is open the
@@ -378,11 +379,11 @@ func (s *Server) apiSeekEvents(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case e == nil:
 		s.seeks.mu.Unlock()
-		WriteError(w, fmt.Errorf("seek %d: %w (a seek goes when its seeker leaves)", id, ErrNotFound))
+		httpapi.WriteError(w, fmt.Errorf("seek %d: %w (a seek goes when its seeker leaves)", id, ErrNotFound))
 		return
 	case !e.ByID.Is(who):
 		s.seeks.mu.Unlock()
-		WriteError(w, fmt.Errorf("%w: not your seek", ErrForbidden))
+		httpapi.WriteError(w, fmt.Errorf("%w: not your seek", ErrForbidden))
 		return
 	}
 	e.present++

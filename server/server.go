@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"kalah"
+	"kalah/internal/httpapi"
 	"kalah/internal/identity"
 	"kalah/internal/netx"
 	"kalah/internal/store"
@@ -240,7 +241,7 @@ var (
 	ErrForbidden   = errors.New("forbidden")
 	ErrClosed      = errors.New("server closed")
 	ErrBusy        = errors.New("already playing or queued")
-	ErrBadRequest  = errors.New("bad request")
+	ErrBadRequest  = httpapi.ErrBadRequest
 )
 
 // Server referees games between bots and people. Create it with New;
@@ -525,6 +526,6 @@ func (s *Server) admitted(w http.ResponseWriter, r *http.Request, what string) b
 		return true
 	}
 	w.Header().Set("WWW-Authenticate", `Bearer realm="kalah"`)
-	WriteJSON(w, http.StatusUnauthorized, map[string]string{"error": what + " needs the server's admin token (Authorization: Bearer TOKEN; kalah serve keeps it in admin.token in its data directory)"})
+	httpapi.WriteJSON(w, http.StatusUnauthorized, map[string]string{"error": what + " needs the server's admin token (Authorization: Bearer TOKEN; kalah serve keeps it in admin.token in its data directory)"})
 	return false
 }

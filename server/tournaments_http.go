@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 
+	"kalah/internal/httpapi"
 	"kalah/internal/identity"
 )
 
@@ -32,7 +33,7 @@ func (t *Tournaments) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			t.apiEntry(w, r, tid, action)
 		case action == "join" || action == "withdraw":
 			w.Header().Set("Allow", "POST")
-			WriteJSON(w, http.StatusMethodNotAllowed, map[string]string{"error": r.Method + " " + r.URL.Path + ": method not allowed"})
+			httpapi.WriteJSON(w, http.StatusMethodNotAllowed, map[string]string{"error": r.Method + " " + r.URL.Path + ": method not allowed"})
 		default:
 			t.fail(w, r, fmt.Errorf("%w: %s", ErrNoTournament, r.URL.Path))
 		}
@@ -47,7 +48,7 @@ func (t *Tournaments) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		t.apiCreate(w, r)
 	case one || r.URL.Path == "/api/tournaments":
 		w.Header().Set("Allow", map[bool]string{true: "GET", false: "GET, POST"}[one])
-		WriteJSON(w, http.StatusMethodNotAllowed, map[string]string{"error": r.Method + " " + r.URL.Path + ": method not allowed"})
+		httpapi.WriteJSON(w, http.StatusMethodNotAllowed, map[string]string{"error": r.Method + " " + r.URL.Path + ": method not allowed"})
 	default:
 		t.fail(w, r, fmt.Errorf("%w: %s", ErrNoTournament, r.URL.Path))
 	}
@@ -77,7 +78,7 @@ type tournamentRequest struct {
 
 func (t *Tournaments) apiCreate(w http.ResponseWriter, r *http.Request) {
 	var body tournamentRequest
-	if err := ReadJSON(w, r, &body); err != nil {
+	if err := httpapi.ReadJSON(w, r, &body); err != nil {
 		t.fail(w, r, fmt.Errorf("%w: request body: %w", ErrBadRequest, err))
 		return
 	}
@@ -106,7 +107,7 @@ func (t *Tournaments) apiCreate(w http.ResponseWriter, r *http.Request) {
 		t.fail(w, r, err)
 		return
 	}
-	WriteJSON(w, http.StatusCreated, st)
+	httpapi.WriteJSON(w, http.StatusCreated, st)
 }
 
 func (t *Tournaments) apiList(w http.ResponseWriter, r *http.Request) {
@@ -115,7 +116,7 @@ func (t *Tournaments) apiList(w http.ResponseWriter, r *http.Request) {
 		t.fail(w, r, err)
 		return
 	}
-	WriteJSON(w, http.StatusOK, list)
+	httpapi.WriteJSON(w, http.StatusOK, list)
 }
 
 // apiCreatePeople starts a people's tournament for the signed-in person
@@ -140,7 +141,7 @@ func (t *Tournaments) apiCreatePeople(w http.ResponseWriter, r *http.Request, bo
 		t.fail(w, r, err)
 		return
 	}
-	WriteJSON(w, http.StatusCreated, st)
+	httpapi.WriteJSON(w, http.StatusCreated, st)
 }
 
 // apiEntry joins or withdraws the requester, or with {"bot": NAME} their
@@ -149,7 +150,7 @@ func (t *Tournaments) apiEntry(w http.ResponseWriter, r *http.Request, id, actio
 	var body struct {
 		Bot string `json:"bot"`
 	}
-	if err := ReadJSON(w, r, &body); err != nil {
+	if err := httpapi.ReadJSON(w, r, &body); err != nil {
 		t.fail(w, r, err)
 		return
 	}
@@ -176,7 +177,7 @@ func (t *Tournaments) apiEntry(w http.ResponseWriter, r *http.Request, id, actio
 		t.fail(w, r, err)
 		return
 	}
-	WriteJSON(w, http.StatusOK, st)
+	httpapi.WriteJSON(w, http.StatusOK, st)
 }
 
 func (t *Tournaments) apiState(w http.ResponseWriter, r *http.Request, id string) {
@@ -187,7 +188,7 @@ func (t *Tournaments) apiState(w http.ResponseWriter, r *http.Request, id string
 			return
 		}
 		w.Header().Set("Cache-Control", "no-store")
-		WriteJSON(w, http.StatusOK, st)
+		httpapi.WriteJSON(w, http.StatusOK, st)
 		return
 	}
 	st, err := t.State(r.Context(), id)
@@ -195,10 +196,10 @@ func (t *Tournaments) apiState(w http.ResponseWriter, r *http.Request, id string
 		t.fail(w, r, err)
 		return
 	}
-	WriteJSON(w, http.StatusOK, st)
+	httpapi.WriteJSON(w, http.StatusOK, st)
 }
 
 // fail answers an error as every request of the API does (WriteError).
 func (t *Tournaments) fail(w http.ResponseWriter, r *http.Request, err error) {
-	WriteError(w, err)
+	httpapi.WriteError(w, err)
 }

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"kalah"
+	"kalah/internal/httpapi"
 	"kalah/search"
-	"kalah/server"
 )
 
 // MoveValue is what an analysis knows about one legal move. Value is the
@@ -45,7 +45,7 @@ type Analyzer interface {
 }
 
 // ErrNoMoves is returned when a position has no legal move.
-var ErrNoMoves = fmt.Errorf("%w: no legal moves: the game is over", server.ErrBadRequest)
+var ErrNoMoves = fmt.Errorf("%w: no legal moves: the game is over", httpapi.ErrBadRequest)
 
 // Search values moves with package search's alpha-beta (iterative
 // deepening, the simple utility: the store difference) where the engine

@@ -32,7 +32,7 @@ func TestBrowserBlunderMarked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := h.opts.Server.Resign(context.Background(), id, server.Actor{Token: c.Tokens[0]}); err != nil {
+	if err := h.opts.Server.(*server.Server).Resign(context.Background(), id, server.Actor{Token: c.Tokens[0]}); err != nil {
 		t.Fatal(err)
 	}
 	ctx := browser(t, 900, 1000)

@@ -45,7 +45,7 @@ type seatRequest struct {
 
 // startGame starts a game on the page's server, as the API would.
 func startGame(h *Handler, req NewGame) (Created, error) {
-	s, err := h.opts.Server.StartGame(context.Background(), req)
+	s, err := h.opts.Server.(*server.Server).StartGame(context.Background(), req)
 	if err != nil {
 		return Created{}, err
 	}
@@ -58,7 +58,7 @@ func boardOf(h *Handler, id string) (State, error) {
 	if err != nil {
 		return State{}, err
 	}
-	return h.opts.Server.BoardOf(context.Background(), n)
+	return h.opts.Server.(*server.Server).BoardOf(context.Background(), n)
 }
 
 // startAs signs up an account name on the page's server at base (over

@@ -4,9 +4,9 @@ import (
 	"kalah"
 )
 
-// The page's requests answer their errors as the server's do: with the
-// server's errors, mapped to statuses by server.StatusOf and answered by
-// server.WriteError (one HTTP layer for the whole API).
+// The page's requests answer their errors as the server's do, through the
+// one HTTP layer of the whole API (internal/httpapi: httpapi.StatusOf,
+// httpapi.WriteError).
 
 // Human is the spec of a seat played from a browser.
 const Human = "human"

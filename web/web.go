@@ -20,9 +20,9 @@ import (
 	"time"
 
 	"kalah"
+	"kalah/internal/httpapi"
 	"kalah/internal/netx"
 	"kalah/player"
-	"kalah/server"
 )
 
 //go:embed static
@@ -33,17 +33,39 @@ var staticFS embed.FS
 // (games, accounts, bots) to the server.
 const Prefix = "/api/"
 
+// Backend is the match server as the page uses it (*server.Server): the
+// rest of the API, who asks, the real client behind the server's trusted
+// proxies, and the refusals it counts. The page depends on this much
+// only: the server's work (games, tournaments, the store) stays the
+// server's.
+type Backend interface {
+	Handler() http.Handler
+	RealClients(http.Handler) http.Handler
+	Requester(*http.Request) string
+	Refused(reason string)
+}
+
+// TournamentAPI is the server's tournaments as the page mounts them
+// (*server.Tournaments): their part of the API, and the bots waiting to
+// be entered.
+type TournamentAPI interface {
+	http.Handler
+	Bots() []string
+}
+
 // Options configure the page.
 type Options struct {
-	// Server is the match server: the one runtime of every game the page
-	// starts and shows, and the rest of the API; required.
-	Server *server.Server
+	// Server is the match server (*server.Server): the one runtime of
+	// every game the page starts and shows, and the rest of the API;
+	// required.
+	Server Backend
 	// Analyzer values positions for the analysis board; nil means package
 	// engine (Engine).
 	Analyzer Analyzer
-	// Tournaments are the server's tournaments, whose part of the API
-	// (/api/tournaments) the page mounts; nil means none on this page.
-	Tournaments *server.Tournaments
+	// Tournaments are the server's tournaments (*server.Tournaments),
+	// whose part of the API (/api/tournaments) the page mounts; nil means
+	// none on this page.
+	Tournaments TournamentAPI
 	// Log receives request errors; nil discards them.
 	Log *slog.Logger
 	// MaxAnalysis bounds the time one analysis request may take; zero means
@@ -166,7 +188,7 @@ func (h *Handler) routes() {
 		m.Handle(Prefix+"tournaments/", t)
 	} else {
 		m.HandleFunc("GET "+Prefix+"tournaments", func(w http.ResponseWriter, r *http.Request) {
-			server.WriteJSON(w, http.StatusOK, []struct{}{})
+			httpapi.WriteJSON(w, http.StatusOK, []struct{}{})
 		})
 	}
 	api := h.opts.Server.Handler()
@@ -181,7 +203,7 @@ func (h *Handler) routes() {
 // this server's own scripts and styles and no framing); every limit keyed
 // by address counts the real client behind the server's trusted proxies.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	h.opts.Server.RealClients(server.Requests(http.HandlerFunc(h.serve), h.opts.Log)).ServeHTTP(w, r)
+	h.opts.Server.RealClients(httpapi.Requests(http.HandlerFunc(h.serve), h.opts.Log)).ServeHTTP(w, r)
 }
 
 func (h *Handler) serve(w http.ResponseWriter, r *http.Request) {
@@ -196,6 +218,10 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request) {
 // page sends one at a time, but a click may overlap the last answer.
 const analysesPerClient = 2
 
+// errAnalysesBusy refuses an analysis while the server runs as many as it
+// may.
+var errAnalysesBusy = errors.New("the server is analysing as many positions as it can")
+
 // errTooFast refuses a client over its analysis rate.
 var errTooFast = errors.New("too many analyses; wait a little")
 
@@ -207,7 +233,7 @@ func (h *Handler) admitAnalysis(w http.ResponseWriter, r *http.Request, budget t
 	who := h.opts.Server.Requester(r)
 	refuse := func(code int, err error) func() {
 		w.Header().Set("Retry-After", "2")
-		server.WriteJSON(w, code, map[string]string{"error": err.Error()})
+		httpapi.WriteJSON(w, code, map[string]string{"error": err.Error()})
 		return nil
 	}
 	if !h.analysisRate.Allow(who) {
@@ -240,7 +266,7 @@ func (h *Handler) admitAnalysis(w http.ResponseWriter, r *http.Request, budget t
 	case <-t.C:
 		done()
 		h.opts.Server.Refused("analysis-busy")
-		return refuse(http.StatusServiceUnavailable, fmt.Errorf("%w: the server is analysing as many positions as it can", server.ErrBusy))
+		return refuse(http.StatusServiceUnavailable, errAnalysesBusy)
 	case <-r.Context().Done():
 		done()
 		return nil
@@ -271,9 +297,9 @@ func (h *Handler) static(name string) http.HandlerFunc {
 	}
 }
 
-// fail answers an error as the whole API does (server.WriteError).
+// fail answers an error as the whole API does (httpapi.WriteError).
 func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
-	server.WriteError(w, err)
+	httpapi.WriteError(w, err)
 }
 
 // Meta is what the page needs to offer choices.
@@ -314,7 +340,7 @@ func (h *Handler) meta(w http.ResponseWriter, r *http.Request) {
 		m.Presets = append(m.Presets, PresetInfo{Rules: p.Rules, Source: p.Source, Summary: presetSummary(p.Rules)})
 	}
 	for _, p := range player.List() {
-		if p.Raw || p.Name+":" == server.BotPrefix {
+		if p.Raw || p.Server {
 			continue // external programs are for the command line, not a web form; bots are listed by name
 		}
 		m.Players = append(m.Players, PlayerInfo{Name: p.Name, Usage: p.Usage, Summary: p.Summary})
@@ -325,7 +351,7 @@ func (h *Handler) meta(w http.ResponseWriter, r *http.Request) {
 	if t := h.opts.Tournaments; t != nil {
 		m.Bots = t.Bots()
 	}
-	server.WriteJSON(w, http.StatusOK, m)
+	httpapi.WriteJSON(w, http.StatusOK, m)
 }
 
 // AnalyzeRequest asks for the value of every move of a position.
@@ -347,7 +373,7 @@ type AnalyzeResponse struct {
 
 func (h *Handler) budget(ms int) (time.Duration, error) {
 	if ms < 0 || time.Duration(ms)*time.Millisecond > h.opts.MaxAnalysis {
-		return 0, fmt.Errorf("%w: time_ms %d (want 0 to %d)", server.ErrBadRequest, ms, h.opts.MaxAnalysis.Milliseconds())
+		return 0, fmt.Errorf("%w: time_ms %d (want 0 to %d)", httpapi.ErrBadRequest, ms, h.opts.MaxAnalysis.Milliseconds())
 	}
 	if ms == 0 {
 		return min(time.Second, h.opts.MaxAnalysis), nil
@@ -357,7 +383,7 @@ func (h *Handler) budget(ms int) (time.Duration, error) {
 
 func (h *Handler) analyze(w http.ResponseWriter, r *http.Request) {
 	var req AnalyzeRequest
-	if err := server.ReadJSON(w, r, &req); err != nil {
+	if err := httpapi.ReadJSON(w, r, &req); err != nil {
 		h.fail(w, r, err)
 		return
 	}
@@ -400,7 +426,7 @@ func (h *Handler) analyze(w http.ResponseWriter, r *http.Request) {
 	}
 	out.Position, out.Pits = p.String(), pits(p)
 	out.Score = [2]int{p.Store(kalah.South), p.Store(kalah.North)}
-	server.WriteJSON(w, http.StatusOK, out)
+	httpapi.WriteJSON(w, http.StatusOK, out)
 }
 
 // GameAnalysisRequest asks for the evaluation of every position of a game.
@@ -451,7 +477,7 @@ func classOf(loss int) string {
 
 func (h *Handler) analyzeGame(w http.ResponseWriter, r *http.Request) {
 	var req GameAnalysisRequest
-	if err := server.ReadJSON(w, r, &req); err != nil {
+	if err := httpapi.ReadJSON(w, r, &req); err != nil {
 		h.fail(w, r, err)
 		return
 	}
@@ -464,7 +490,7 @@ func (h *Handler) analyzeGame(w http.ResponseWriter, r *http.Request) {
 	if strings.TrimSpace(req.Record) != "" {
 		rec, err := kalah.ParseGame(req.Record)
 		if err != nil {
-			h.fail(w, r, fmt.Errorf("%w: the record: %w", server.ErrBadRequest, err))
+			h.fail(w, r, fmt.Errorf("%w: the record: %w", httpapi.ErrBadRequest, err))
 			return
 		}
 		// Analysed from its start, with the moves it played.
@@ -477,7 +503,7 @@ func (h *Handler) analyzeGame(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		if err != nil {
-			h.fail(w, r, fmt.Errorf("%w: the record: %w", server.ErrBadRequest, err))
+			h.fail(w, r, fmt.Errorf("%w: the record: %w", httpapi.ErrBadRequest, err))
 			return
 		}
 		req.Moves = ""
@@ -498,12 +524,12 @@ func (h *Handler) analyzeGame(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := g.PlayMoveText(req.Moves); err != nil {
-		h.fail(w, r, fmt.Errorf("%w: %w", server.ErrBadRequest, err))
+		h.fail(w, r, fmt.Errorf("%w: %w", httpapi.ErrBadRequest, err))
 		return
 	}
 	n := g.Len() + 1
 	if n > 1000 {
-		h.fail(w, r, fmt.Errorf("%w: %d moves (at most 999 a game)", server.ErrBadRequest, n-1))
+		h.fail(w, r, fmt.Errorf("%w: %d moves (at most 999 a game)", httpapi.ErrBadRequest, n-1))
 		return
 	}
 	release := h.admitAnalysis(w, r, budget)
@@ -552,5 +578,5 @@ func (h *Handler) analyzeGame(w http.ResponseWriter, r *http.Request) {
 		}
 		out = append(out, ply)
 	}
-	server.WriteJSON(w, http.StatusOK, out)
+	httpapi.WriteJSON(w, http.StatusOK, out)
 }

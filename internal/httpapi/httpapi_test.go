@@ -1,0 +1,90 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"kalah"
+)
+
+var errTestGone = errors.New("test: gone")
+
+func init() { Map(http.StatusGone, errTestGone) }
+
+func TestStatusOf(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want int
+	}{
+		{nil, 200},
+		{ErrBadRequest, 400},
+		{fmt.Errorf("%w: house 9", ErrBadRequest), 400},
+		{ErrNotJSON, 415}, // wraps ErrBadRequest, but is mapped first
+		{fmt.Errorf("play: %w", kalah.ErrIllegalMove), 400},
+		{kalah.ErrGameOver, 409},
+		{fmt.Errorf("x: %w", errTestGone), 410}, // a package's own mapping
+		{context.DeadlineExceeded, 503},
+		{errors.New("disk on fire"), 500},
+	} {
+		if got := StatusOf(tc.err); got != tc.want {
+			t.Errorf("StatusOf(%v) = %d, want %d", tc.err, got, tc.want)
+		}
+	}
+}
+
+// TestServerFailureIsLoggedNotTold: a 500 answers with the request's id and
+// generic words; the failure's own words go to the log under that id.
+func TestServerFailureIsLoggedNotTold(t *testing.T) {
+	var logs strings.Builder
+	log := slog.New(slog.NewTextHandler(&logs, nil))
+	h := Requests(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		WriteError(w, errors.New("sqlite: disk I/O error at /var/lib/kalah"))
+	}), log)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("GET", "/api/x", nil))
+	var body struct {
+		Error     string `json:"error"`
+		RequestID string `json:"request_id"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
+		t.Fatal(err)
+	}
+	id := rec.Header().Get("X-Request-Id")
+	if rec.Code != 500 || id == "" || body.RequestID != id {
+		t.Fatalf("got %d, id %q, body %+v", rec.Code, id, body)
+	}
+	if strings.Contains(body.Error, "sqlite") || strings.Contains(body.Error, "/var") {
+		t.Errorf("the answer tells the failure's words: %q", body.Error)
+	}
+	if !strings.Contains(logs.String(), "id="+id) || !strings.Contains(logs.String(), "disk I/O") {
+		t.Errorf("the log lacks the failure under its id: %s", logs.String())
+	}
+}
+
+func TestReadJSON(t *testing.T) {
+	var v struct{ A int }
+	for _, tc := range []struct {
+		ctype, body string
+		want        int
+	}{
+		{"application/json", `{"A":1}`, 200},
+		{"application/json", ``, 200},
+		{"text/plain", `{"A":1}`, 415},
+		{"application/json", `{"B":1}`, 400},
+		{"application/json", `{"A":1} {}`, 400},
+		{"application/json", `{"A":"` + strings.Repeat("x", 70<<10) + `"}`, 400},
+	} {
+		r := httptest.NewRequest("POST", "/", strings.NewReader(tc.body))
+		r.Header.Set("Content-Type", tc.ctype)
+		if got := StatusOf(ReadJSON(httptest.NewRecorder(), r, &v)); got != tc.want {
+			t.Errorf("%s %.20q: %d, want %d", tc.ctype, tc.body, got, tc.want)
+		}
+	}
+}
