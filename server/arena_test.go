@@ -795,7 +795,7 @@ func TestArenaResume(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(st.Games) == 1 {
+		if len(st.Games) == 1 && st.Games[0].Game != "" { // paired, then started
 			first = st.Games[0]
 			break
 		}

@@ -286,7 +286,7 @@ func TestKGPCommandAgainstOurServer(t *testing.T) {
 // 200 states, over TCP and over WebSocket, no move may be lost, and any
 // error the server sends must reach the user's terminal.
 func TestKGPCommandWaitsForTheReferenceServer(t *testing.T) {
-	ref := &kgptest.RefServer{Register: 5 * time.Millisecond, States: 200, Seed: 7, Timeout: 500 * time.Millisecond}
+	ref := &kgptest.RefServer{Register: 5 * time.Millisecond, States: 200, Seed: 7, Timeout: 3 * time.Second}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	tcp, ws, results, stop := ref.Start(ctx)
@@ -306,7 +306,7 @@ func TestKGPCommandWaitsForTheReferenceServer(t *testing.T) {
 	}
 	// A server slower than the hold: its errors are shown, the answers go
 	// again, and still nothing is lost.
-	slow := &kgptest.RefServer{Register: 60 * time.Millisecond, States: 5, Seed: 8, Timeout: 500 * time.Millisecond}
+	slow := &kgptest.RefServer{Register: 60 * time.Millisecond, States: 5, Seed: 8, Timeout: 3 * time.Second}
 	tcp, _, results, stopSlow := slow.Start(ctx)
 	defer stopSlow()
 	var out, errb syncBuffer
