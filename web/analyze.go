@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"kalah"
+	"kalah/engine"
 	"kalah/internal/httpapi"
 	"kalah/search"
 )
@@ -42,6 +43,17 @@ func (a Analysis) Best() kalah.Move {
 // position must not be over.
 type Analyzer interface {
 	Analyze(ctx context.Context, r kalah.Rules, p kalah.Position, budget time.Duration) (Analysis, error)
+}
+
+// GameAnalyzer is an Analyzer that also values whole games at once
+// (Engine: engine.AnalyzeGame, backwards from the end, so that only the
+// mistakes are solved): every position's value for its side to move, its
+// optimal move and the value of the move played, exact where proven within
+// the budget and the same on every run. The game must start in play (no pie
+// phase).
+type GameAnalyzer interface {
+	Analyzer
+	AnalyzeGame(ctx context.Context, r kalah.Rules, start kalah.Position, moves []kalah.Move, budget time.Duration) ([]engine.PlyValue, error)
 }
 
 // ErrNoMoves is returned when a position has no legal move.

@@ -185,6 +185,26 @@ func (a *Engine) Analyze(ctx context.Context, r kalah.Rules, p kalah.Position, b
 	return out, nil
 }
 
+// AnalyzeGame implements GameAnalyzer with one of the variant's engines,
+// held for the whole game (its table carries each proof to the position
+// before). Each position gets an equal share of budget; one not proven
+// within it gets an estimate, and so do those before it.
+func (a *Engine) AnalyzeGame(ctx context.Context, r kalah.Rules, start kalah.Position, moves []kalah.Move, budget time.Duration) ([]engine.PlyValue, error) {
+	if err := r.Validate(); err != nil {
+		return nil, err
+	}
+	if budget <= 0 {
+		budget = time.Second
+	}
+	e, pool, err := a.acquire(ctx, r, budget/4)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { pool.free <- e }()
+	share := max(budget/time.Duration(len(moves)+1), time.Millisecond)
+	return e.AnalyzeGame(ctx, start, moves, share)
+}
+
 // findDB opens the endgame database for r with the most seeds in EgdbDir,
 // or returns nil if there is none that opens and checks out.
 func (a *Engine) findDB(r kalah.Rules) *egdb.DB {

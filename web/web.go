@@ -475,6 +475,55 @@ func classOf(loss int) string {
 	return "blunder"
 }
 
+// inPlay says p is past any pie phase.
+func inPlay(p kalah.Position) bool { return p.Phase() == kalah.PhasePlay }
+
+// wholeGame analyses g at once with ga, each position from South's view.
+func wholeGame(ctx context.Context, ga GameAnalyzer, g *kalah.Game, budget time.Duration) ([]Ply, error) {
+	rules := g.Rules()
+	played := g.Moves()
+	moves := make([]kalah.Move, len(played))
+	for i, m := range played {
+		moves[i] = m.Move
+	}
+	vals, err := ga.AnalyzeGame(ctx, rules, g.PositionAt(0), moves, budget)
+	if err != nil {
+		return nil, err
+	}
+	if len(vals) != len(moves)+1 {
+		return nil, fmt.Errorf("the analysis has %d positions for a game of %d", len(vals), len(moves)+1)
+	}
+	out := make([]Ply, len(vals))
+	for i, v := range vals {
+		p := g.PositionAt(i)
+		ply := Ply{Position: p.String(), Pits: pits(p), ToMove: p.ToMove().Letter(), Exact: v.Exact, Depth: v.Depth}
+		if i < len(moves) {
+			ply.Move = moves[i].String()
+			ply.Extra = played[i].Effect&kalah.Extra != 0
+			ply.Capture = played[i].Effect&kalah.Capture != 0
+		}
+		if p.Over(&rules) {
+			q := p
+			q.Settle(&rules)
+			ply.Value, ply.Exact = q.Store(kalah.South)-q.Store(kalah.North), true
+			out[i] = ply
+			continue
+		}
+		me := p.ToMove()
+		ply.Value = p.Store(me) - p.Store(me.Other()) + v.Value
+		ply.Best = v.Best.String()
+		if i < len(moves) {
+			ply.Loss = max(v.Value-v.PlayedValue, 0)
+			ply.Class, ply.LossExact = classOf(ply.Loss), v.Exact && vals[i+1].Exact
+		}
+		if me == kalah.North {
+			ply.Value = -ply.Value
+		}
+		out[i] = ply
+	}
+	return out, nil
+}
+
 func (h *Handler) analyzeGame(w http.ResponseWriter, r *http.Request) {
 	var req GameAnalysisRequest
 	if err := httpapi.ReadJSON(w, r, &req); err != nil {
@@ -540,6 +589,18 @@ func (h *Handler) analyzeGame(w http.ResponseWriter, r *http.Request) {
 	deadline := time.Now().Add(budget)
 	ctx, cancel := context.WithDeadline(r.Context(), deadline.Add(time.Second))
 	defer cancel()
+	if ga, ok := h.opts.Analyzer.(GameAnalyzer); ok && inPlay(g.PositionAt(0)) {
+		// The whole game at once, exact where it can be; an analyzer that
+		// cannot take it (rules too large, every engine busy) leaves it to
+		// the position-by-position analysis below in the time left.
+		if out, err := wholeGame(ctx, ga, g, budget); err == nil {
+			httpapi.WriteJSON(w, http.StatusOK, out)
+			return
+		} else if ctx.Err() != nil {
+			h.fail(w, r, err)
+			return
+		}
+	}
 	moves := g.Moves()
 	out := make([]Ply, 0, n)
 	rules := g.Rules()
