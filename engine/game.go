@@ -36,7 +36,9 @@ type PlyValue struct {
 // plays moves: position i is the one before moves[i], the last the one
 // after them. With limit zero every value is exact (it runs until done or
 // ctx is cancelled); otherwise a position not proven within limit gets an
-// estimate of that time, and so do the positions before it.
+// estimate of that time, and so do the positions before it. If ctx has a
+// deadline, each position's limit is instead its share of the time left
+// (plyLimit), so that the analysis ends by the deadline.
 //
 // It works backwards from the end: the value of the move played from a
 // position is known from the position after it, so one null-window test
@@ -76,12 +78,29 @@ func (e *Engine) AnalyzeGame(ctx context.Context, start kalah.Position, moves []
 			pv.PlayedValue, known = e.playedValue(p, pos[i+1], out[i+1])
 		}
 		var err error
-		if pv, err = e.analyzePly(ctx, p, pv, known, limit); err != nil {
+		if pv, err = e.analyzePly(ctx, p, pv, known, plyLimit(ctx, limit, i+1)); err != nil {
 			return nil, err
 		}
 		out[i] = pv
 	}
 	return out, nil
+}
+
+// plyLimit is the time for one position of AnalyzeGame when left
+// positions remain, this one included: limit, or, if ctx has a deadline,
+// the position's share of the time left, half for the exact attempt and
+// half for the estimate that follows if it runs out, a tenth held back so
+// that the position's limit ends before ctx does. The later positions,
+// analysed first, leave the time they do not use to the earlier ones,
+// which are the harder. Zero stays zero: exact, however long.
+func plyLimit(ctx context.Context, limit time.Duration, left int) time.Duration {
+	if limit <= 0 {
+		return limit
+	}
+	if d, ok := ctx.Deadline(); ok {
+		return max(time.Until(d)*9/10/time.Duration(2*left), time.Millisecond)
+	}
+	return limit
 }
 
 // playedValue is the value of the move from p to q for p's mover, given

@@ -91,3 +91,39 @@ func TestAnalyzeRecordedGames(t *testing.T) {
 		})
 	}
 }
+
+// TestAnalyzeGameWithinDeadline: a whole game of Kalah(6,4) from its start
+// without a database, given half a second a position but a deadline of 2 s
+// in all, answers about the deadline with estimates where it ran out,
+// never with the deadline's error.
+func TestAnalyzeGameWithinDeadline(t *testing.T) {
+	text, err := os.ReadFile("testdata/games/openspiel.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := kalah.ParseGame(string(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var moves []kalah.Move
+	for _, m := range g.Moves() {
+		moves = append(moves, m.Move)
+	}
+	e, err := New(kalah.Standard(), Options{TableMB: 16, NoBook: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	t0 := time.Now()
+	vals, err := e.AnalyzeGame(ctx, g.PositionAt(0), moves, 500*time.Millisecond)
+	if err != nil {
+		t.Fatalf("after %v: %v", time.Since(t0), err)
+	}
+	if took := time.Since(t0); took > 2500*time.Millisecond {
+		t.Errorf("took %v, well past the deadline", took) // a search's last iteration may overrun a little
+	}
+	if vals[0].Exact || !vals[len(vals)-1].Exact {
+		t.Errorf("the start exact %v, the end exact %v", vals[0].Exact, vals[len(vals)-1].Exact)
+	}
+}

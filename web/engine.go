@@ -187,8 +187,8 @@ func (a *Engine) Analyze(ctx context.Context, r kalah.Rules, p kalah.Position, b
 
 // AnalyzeGame implements GameAnalyzer with one of the variant's engines,
 // held for the whole game (its table carries each proof to the position
-// before). Each position gets an equal share of budget; one not proven
-// within it gets an estimate, and so do those before it.
+// before). Each position gets its share of the budget left; one not
+// proven within it gets an estimate, and so do those before it.
 func (a *Engine) AnalyzeGame(ctx context.Context, r kalah.Rules, start kalah.Position, moves []kalah.Move, budget time.Duration) ([]engine.PlyValue, error) {
 	if err := r.Validate(); err != nil {
 		return nil, err
@@ -201,6 +201,10 @@ func (a *Engine) AnalyzeGame(ctx context.Context, r kalah.Rules, start kalah.Pos
 		return nil, err
 	}
 	defer func() { pool.free <- e }()
+	// Each position has at least an equal share of the budget, and the
+	// time the later ones (analysed first) leave goes to the earlier.
+	ctx, cancel := context.WithTimeout(ctx, budget)
+	defer cancel()
 	share := max(budget/time.Duration(len(moves)+1), time.Millisecond)
 	return e.AnalyzeGame(ctx, start, moves, share)
 }
