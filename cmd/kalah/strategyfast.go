@@ -82,6 +82,9 @@ func (s *fastSet) write(path string) (err error) {
 	if _, err := f.Write(buf); err != nil {
 		return err
 	}
+	if err := f.Chmod(0o644); err != nil {
+		return err
+	}
 	if err := f.Close(); err != nil {
 		return err
 	}
