@@ -134,7 +134,7 @@ func TestPerfectFromOpenings(t *testing.T) {
 				if all {
 					k, budget = PerfectDBSeeds, perfectReplyNodes
 					if s == 4 && !hasStrategyBook(r) {
-						t.Skipf("no strategy book of %s is embedded: its replies are not bounded (book/data/README.md)", r)
+						t.Skipf("no strategy book of %s is embedded: its replies are not bounded (book/data/README.md)", name)
 					}
 				}
 				perfectFrom(t, r, openings2(r), k, budget, all)
@@ -223,6 +223,9 @@ func perfectFrom(t *testing.T, r kalah.Rules, opens [][]kalah.Move, k int, budge
 					if _, err := g.Play(m); err != nil {
 						t.Fatal(err)
 					}
+				}
+				if timed { // the long run: say how far it is
+					t.Logf("game %d of %d (opening %v, perfect %s against %s) done, %v", games, 4*len(opens), open, side, opp, time.Since(start).Round(time.Second))
 				}
 			}
 		}
