@@ -101,10 +101,10 @@ func hasStrategyBook(r kalah.Rules) bool {
 // book or from a short search.
 //
 // By default it plays Kalah(6,3), standard and with empty capture (every
-// opening: 2 x 2 x 2 x 35 games, about a minute on two cores), with KALAH_EGDB_DIR's
-// largest database or one of smallDBSeeds built in memory, each search
-// within smallDBReplyNodes: a fresh machine has neither the 24-seed
-// database nor the books of Kalah(6,4) that make it fast there.
+// opening: 2 x 2 x 2 x 35 games, 43 s on the shared 2-core machine), with
+// KALAH_EGDB_DIR's largest database or one of smallDBSeeds built in
+// memory, each search within smallDBReplyNodes: a fresh machine has
+// neither the 24-seed database nor the time for Kalah(6,4)'s solver checks.
 //
 // KALAH_PERFECT_ALL=1 plays the test: Kalah(6,4), standard and with
 // empty capture (and Kalah(6,3) again), every opening, with the databases
