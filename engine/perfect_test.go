@@ -149,7 +149,7 @@ func TestPerfectFromOpenings(t *testing.T) {
 func perfectFrom(t *testing.T, r kalah.Rules, opens [][]kalah.Move, k int, budget uint64, timed bool) {
 	dir, db := testDB(t, r, k)
 	t.Cleanup(func() { db.Close() }) // loaded outside the Go heap: 1.25 GB with 24 seeds
-	t.Setenv("KALAH_EGDB_DIR", dir) // where the perfect player finds it
+	t.Setenv("KALAH_EGDB_DIR", dir)  // where the perfect player finds it
 	solver, err := New(r, Options{TableMB: 256, Threads: 2, DB: db, NoBook: true})
 	if err != nil {
 		t.Fatal(err)
