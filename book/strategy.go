@@ -3,6 +3,7 @@ package book
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"time"
 
@@ -116,11 +117,33 @@ func (s *strategy) book() *Book {
 	return b
 }
 
+// checkpoint is the book a checkpoint saves: the positions kept so far
+// and those of Known not met again yet. A resumed build meets its known
+// positions again one by one, so a checkpoint of the kept ones alone,
+// saved (or stopped) before it has met them all, would lose the rest: a
+// resumed Kalah(6,4) build, stopped after 16 minutes, left a checkpoint of
+// 11,500 of its 27,000 positions.
+func (s *strategy) checkpoint() *Book {
+	k := s.o.Known
+	if k == nil || s.pr.Reused == k.Len() {
+		return s.book()
+	}
+	all := make(map[uint64][]int8, len(s.values)+k.Len())
+	n := k.v.Houses
+	for i, key := range k.keys {
+		all[key] = k.vals[i*n : (i+1)*n]
+	}
+	maps.Copy(all, s.values)
+	b := fromMap(s.v, s.o.Plies, all)
+	b.kind, b.dbSeeds, b.nodeLimit = Strategy, s.o.DBSeeds, uint32(s.o.NodeLimit)
+	return b
+}
+
 // stopped saves a checkpoint of a build that failed or was cancelled, so
 // that no solve is lost, and returns its error.
 func (s *strategy) stopped(err error) error {
 	if s.o.Checkpoint != nil && s.pr.Solved > s.pr.Reused {
-		if cerr := s.o.Checkpoint(s.book()); cerr != nil {
+		if cerr := s.o.Checkpoint(s.checkpoint()); cerr != nil {
 			return fmt.Errorf("%w (and saving a checkpoint: %v)", err, cerr)
 		}
 	}
@@ -212,7 +235,7 @@ func (s *strategy) progress(depth int) error {
 	}
 	if s.o.Checkpoint != nil && s.o.CheckpointEvery > 0 && time.Since(s.lastCheck) >= s.o.CheckpointEvery {
 		s.lastCheck = time.Now()
-		return s.o.Checkpoint(s.book())
+		return s.o.Checkpoint(s.checkpoint())
 	}
 	return nil
 }

@@ -182,13 +182,50 @@ func TestStrategyResume(t *testing.T) {
 	if !errors.Is(err, context.Canceled) || saved == nil || saved.Len() != 5 {
 		t.Fatalf("interrupted build: %v, checkpoint %v", err, saved)
 	}
+	// A resumed build's checkpoint, saved before it has met every known
+	// position again, holds them all the same.
+	ctx, cancel = context.WithCancel(context.Background())
+	var early *book.Book
+	reused := 0
+	_, err = book.BuildStrategy(ctx, small(), book.StrategyOptions{
+		Plies: plies, NodeLimit: strategyLimit, Known: saved, Solve: solve,
+		Fast: func(ctx context.Context, p kalah.Position) (bool, error) {
+			cancel() // stop at the first position not known
+			return false, ctx.Err()
+		},
+		Checkpoint:      func(b *book.Book) error { early = b; return nil },
+		CheckpointEvery: time.Nanosecond,
+		Progress:        func(pr book.StrategyProgress) { reused = pr.Reused },
+	})
+	if !errors.Is(err, context.Canceled) || reused >= 5 || early == nil || early.Len() != 5 {
+		t.Fatalf("resumption stopped after meeting %d known positions again: %v, checkpoint %v", reused, err, early)
+	}
+	// A resumed build stopped again, after one more solve, saves every
+	// position.
+	calls = 0
+	ctx, cancel = context.WithCancel(context.Background())
+	var again *book.Book
+	_, err = book.BuildStrategy(ctx, small(), book.StrategyOptions{
+		Plies: plies, NodeLimit: strategyLimit, Fast: fastFunc(t, small(), strategyLimit), Known: saved,
+		Solve: func(ctx context.Context, p kalah.Position) ([]int, error) {
+			if calls++; calls > 1 {
+				cancel()
+				return nil, ctx.Err()
+			}
+			return solve(ctx, p)
+		},
+		Checkpoint: func(b *book.Book) error { again = b; return nil },
+	})
+	if !errors.Is(err, context.Canceled) || again == nil || again.Len() != 6 {
+		t.Fatalf("interrupted resumption: %v, checkpoint %v", err, again)
+	}
 	calls = 0
 	got := buildStrategy(t, plies, book.StrategyOptions{
 		Solve: func(ctx context.Context, p kalah.Position) ([]int, error) { calls++; return solve(ctx, p) },
-		Known: saved,
+		Known: again,
 	})
-	if calls != want.Len()-5 {
-		t.Errorf("resumed build solved %d positions, want %d", calls, want.Len()-5)
+	if calls != want.Len()-6 {
+		t.Errorf("resumed build solved %d positions, want %d", calls, want.Len()-6)
 	}
 	if !bytes.Equal(got.Marshal(), want.Marshal()) {
 		t.Error("the resumed build differs")

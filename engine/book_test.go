@@ -218,9 +218,10 @@ func TestBookStarts(t *testing.T) {
 }
 
 // TestBookAnswersWithoutSearch: the start of Kalah(6,5) is answered (its book has the
-// value and best move) but not analysed (no other move's value); the start
-// of Kalah(6,4) both; a middle game neither, nor any position under rules
-// with no book.
+// value and best move) but not analysed (no other move's value), and so is
+// the start of Kalah(6,4) with empty capture (from its strategy book); the
+// start of Kalah(6,4) both; a middle game neither, nor any position under
+// rules with no book.
 func TestBookAnswersWithoutSearch(t *testing.T) {
 	r5 := kalah.Standard()
 	r5.Seeds = 5
@@ -231,6 +232,8 @@ func TestBookAnswersWithoutSearch(t *testing.T) {
 	}
 	egypt := kalah.Standard()
 	egypt.EmptyCapture = true
+	r55 := kalah.Standard()
+	r55.Houses = 5
 	for _, tc := range []struct {
 		name            string
 		r               kalah.Rules
@@ -240,7 +243,8 @@ func TestBookAnswersWithoutSearch(t *testing.T) {
 		{"Kalah(6,5) start", r5, r5.Start(), true, false},
 		{"Kalah(6,4) start", r4, r4.Start(), true, true},
 		{"middle game", r4, mid, false, false},
-		{"empty capture", egypt, egypt.Start(), false, false},
+		{"empty capture", egypt, egypt.Start(), true, false},
+		{"five houses", r55, r55.Start(), false, false},
 	} {
 		if got := BookAnswers(tc.r, &tc.p, false); got != tc.solve {
 			t.Errorf("%s: BookAnswers(solve) = %v", tc.name, got)

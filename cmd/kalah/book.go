@@ -200,7 +200,7 @@ func runBookBuild(ctx context.Context, e *env, args []string) error {
 // size, the same endgame database) within --nodes nodes.
 func runBookStrategy(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "book strategy", "[--rules R ...] [--plies N] [--nodes L] [--out FILE] [--egdb FILE | --egdb-seeds K] [--tt-mb N] [--threads N]",
-		"Builds the strategy book of the rules: from every position within N plies\nof the start, the perfect player's optimal move (the one nearest the store)\nand every move of its opponent, solving each position where the player is\nto move unless the player's own search (one thread, a fresh table) answers\nit within L nodes. The file is written atomically; a checkpoint\n(FILE.partial) is saved every minute and when interrupted, and a build to\nthe same FILE resumes from it.")
+		"Builds the strategy book of the rules: from every position within N plies\nof the start, the perfect player's optimal move (the one nearest the store)\nand every move of its opponent, solving each position where the player is\nto move unless the player's own search (one thread, a fresh table) answers\nit within L nodes. The file is written atomically; a checkpoint\n(FILE.partial, and the positions found fast in FILE.partial.fast) is saved\nevery minute and when interrupted, and a build to the same FILE resumes\nfrom it.")
 	rf := addRulesFlags(fs)
 	plies := fs.Int("plies", 3, "moves from the start the strategy starts from (either side to move)")
 	nodes := fs.Uint64("nodes", engine.PerfectNodes, "nodes of the player's search that count as fast")
@@ -272,6 +272,22 @@ func runBookStrategy(ctx context.Context, e *env, args []string) error {
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("%w (delete it to start afresh)", err)
 	}
+	fastPath := partial + ".fast"
+	fastKnown := newFastSet(v.String(), *nodes, dbSeeds)
+	if err := fastKnown.read(fastPath); err != nil {
+		return fmt.Errorf("%w (delete it to search its positions again)", err)
+	}
+	if fastKnown.len() > 0 {
+		e.log.Info("resuming with the fast positions found before", "file", fastPath, "positions", fastKnown.len())
+	}
+	fastSaved, fastReused := fastKnown.len(), 0
+	saveFast := func() error {
+		if fastKnown.len() == fastSaved {
+			return nil
+		}
+		fastSaved = fastKnown.len()
+		return fastKnown.write(fastPath)
+	}
 	e.log.Info("building strategy book", "rules", v.String(), "plies", *plies, "nodes", *nodes, "egdb", dbSeeds, "opening book", opening != nil, "file", path)
 	st := newStatus(e, "strategy")
 	start := time.Now()
@@ -289,17 +305,30 @@ func runBookStrategy(ctx context.Context, e *env, args []string) error {
 			return optimalValues(r, p, res), nil
 		},
 		Fast: func(ctx context.Context, p kalah.Position) (bool, error) {
+			k := book.Key(&p)
+			if fastKnown.has(k) {
+				fastReused++
+				return true, nil
+			}
 			fast.Clear()
 			_, err := fast.Best(ctx, p)
 			if errors.Is(err, engine.ErrNodeLimit) {
 				return false, nil
 			}
+			if err == nil {
+				fastKnown.add(k)
+			}
 			return err == nil, err
 		},
-		DBSeeds:         dbSeeds,
-		NodeLimit:       *nodes,
-		Known:           known,
-		Checkpoint:      func(b *book.Book) error { return b.WriteFile(partial) },
+		DBSeeds:   dbSeeds,
+		NodeLimit: *nodes,
+		Known:     known,
+		Checkpoint: func(b *book.Book) error {
+			if err := saveFast(); err != nil {
+				return err
+			}
+			return b.WriteFile(partial)
+		},
 		CheckpointEvery: *every,
 		Progress: func(pr book.StrategyProgress) {
 			st.show(fmt.Sprintf("%d positions solved (%d from the checkpoint), %d left to the search, %d plies deep (deepest %d), %v",
@@ -308,14 +337,20 @@ func runBookStrategy(ctx context.Context, e *env, args []string) error {
 	})
 	st.done()
 	if err != nil {
+		// Interrupted: keep the fast positions found since the last
+		// checkpoint too (the build saves the book's).
+		if ferr := saveFast(); ferr != nil {
+			return fmt.Errorf("%w (and saving %s: %v)", err, fastPath, ferr)
+		}
 		return err
 	}
 	if err := b.WriteFile(path); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	os.Remove(partial)
+	os.Remove(fastPath)
 	size := len(b.Marshal())
-	e.log.Info("strategy book written", "file", path, "positions", b.Len(), "bytes", size, "time", time.Since(start).Round(time.Millisecond))
+	e.log.Info("strategy book written", "file", path, "positions", b.Len(), "bytes", size, "time", time.Since(start).Round(time.Millisecond), "fast positions not searched again", fastReused)
 	fmt.Fprintf(e.stdout, "%s: %s, %d bytes, built in %v\n", path, b.Describe(), size, time.Since(start).Round(time.Millisecond))
 	return nil
 }
