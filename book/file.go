@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"hash/crc32"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"kalah"
 	kboard "kalah/internal/board"
+	"kalah/internal/datadir"
 )
 
 const (
@@ -181,31 +181,8 @@ func ReadFile(path string) (*Book, error) {
 
 // WriteFile writes the book to path through a temporary file renamed into
 // place, so a failure never leaves half a book under the final name.
-func (b *Book) WriteFile(path string) (err error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, ".kbook-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if _, err := f.Write(b.Marshal()); err != nil {
-		return err
-	}
-	if err := f.Chmod(0o644); err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+func (b *Book) WriteFile(path string) error {
+	return datadir.WriteBytes(path, 0o644, b.Marshal())
 }
 
 // FileName returns the conventional file name of a book, such as

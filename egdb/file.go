@@ -1,14 +1,12 @@
 package egdb
 
 import (
-	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
 	"os"
-	"path/filepath"
 	"syscall"
 	"unsafe"
 
@@ -151,36 +149,14 @@ func (db *DB) WriteFile(path string) (err error) {
 	db.crc = crc32.Checksum(payload(db.vals), castagnoli)
 	h := db.header()
 	h = binary.LittleEndian.AppendUint32(h, crc32.Checksum(h, castagnoli))
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".egdb-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
+	err = datadir.WriteFile(path, 0o644, func(w io.Writer) error {
+		if _, err := w.Write(h); err != nil {
+			return err
 		}
-	}()
-	w := bufio.NewWriterSize(f, 1<<20)
-	if _, err := w.Write(h); err != nil {
+		_, err := w.Write(payload(db.vals))
 		return err
-	}
-	if _, err := w.Write(payload(db.vals)); err != nil {
-		return err
-	}
-	if err := w.Flush(); err != nil {
-		return err
-	}
-	if err := f.Chmod(0o644); err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
+	})
+	if err != nil {
 		return err
 	}
 	db.path = path

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"kalah"
+	"kalah/internal/datadir"
 )
 
 // The files the game keeps under the data directory.
@@ -144,24 +145,10 @@ func (s *Session) SaveGame(dir string, now time.Time) (string, error) {
 // differ by a number).
 const maxSameSecond = 1000
 
-// writeFile writes b to path through a temporary file, so a reader never
-// sees half a file, creating the directories on the way.
+// writeFile writes b to path whole or not at all (a reader never sees
+// half a file), private to its owner, creating the directories on the way.
 func writeFile(path string, b []byte) (string, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return "", err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
-	if err != nil {
-		return "", err
-	}
-	_, werr := tmp.Write(b)
-	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(tmp.Name())
-		return "", err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
+	if err := datadir.WriteBytes(path, 0o600, b); err != nil {
 		return "", err
 	}
 	return path, nil

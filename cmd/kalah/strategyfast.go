@@ -1,12 +1,13 @@
 package main
 
 import (
+	"kalah/internal/datadir"
+
 	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 )
 
@@ -58,7 +59,7 @@ func (s *fastSet) read(path string) error {
 }
 
 // write saves the keys, sorted, through a temporary file renamed into place.
-func (s *fastSet) write(path string) (err error) {
+func (s *fastSet) write(path string) error {
 	keys := make([]uint64, 0, len(s.keys))
 	for k := range s.keys {
 		keys = append(keys, k)
@@ -69,24 +70,5 @@ func (s *fastSet) write(path string) (err error) {
 	for _, k := range keys {
 		buf = binary.LittleEndian.AppendUint64(buf, k)
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".fast-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if _, err := f.Write(buf); err != nil {
-		return err
-	}
-	if err := f.Chmod(0o644); err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+	return datadir.WriteBytes(path, 0o644, buf)
 }
