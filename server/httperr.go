@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"net/http"
 
 	"kalah/internal/httpapi"
@@ -16,7 +15,8 @@ import (
 // can run into below it, its own and those of the packages it uses, to
 // their statuses: 4xx for what the client asked (malformed, not allowed,
 // not there, not now), 503 for what the server cannot do just now (busy,
-// stopping, its store failing), and 500 for anything else.
+// stopping, its store failing; httpapi itself answers a request out of
+// time so), and 500 for anything else.
 func init() {
 	httpapi.Map(http.StatusBadRequest, player.ErrUnknownPlayer, store.ErrBadAccount, identity.ErrBadName, identity.ErrBadID)
 	httpapi.Map(http.StatusUnauthorized, ErrSignIn, store.ErrBadPassword, store.ErrNoSession)
@@ -24,6 +24,6 @@ func init() {
 	httpapi.Map(http.StatusNotFound, ErrNotFound, ErrNoTournament, tournament.ErrNotFound, store.ErrNotFound)
 	httpapi.Map(http.StatusConflict, ErrNotYourTurn, ErrNoSeat, ErrNotCasual, ErrTooLate, store.ErrNameTaken, ErrTournamentOver)
 	httpapi.Map(http.StatusTooManyRequests, ErrTooMany)
-	httpapi.Map(http.StatusServiceUnavailable, ErrBusy, ErrClosed, ErrNoHints, store.ErrHashBusy, store.ErrClosed, context.DeadlineExceeded, context.Canceled)
+	httpapi.Map(http.StatusServiceUnavailable, ErrBusy, ErrClosed, ErrNoHints, store.ErrHashBusy, store.ErrClosed)
 	httpapi.Internal(store.ErrClosed)
 }

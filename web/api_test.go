@@ -47,7 +47,7 @@ func serverTournaments(t testing.TB, ctx context.Context, msrv *server.Server) *
 
 // newServerWith serves the page over a match server of its own, whose
 // database keeps the page's tournaments too.
-func newServerWith(t *testing.T, cfg server.Config, o Options) (*httptest.Server, *Handler) {
+func newServerWith(t testing.TB, cfg server.Config, o Options) (*httptest.Server, *Handler) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	path := filepath.Join(t.TempDir(), "kalah.db")
@@ -62,7 +62,7 @@ func newServerWith(t *testing.T, cfg server.Config, o Options) (*httptest.Server
 	return srv, h
 }
 
-func newTestServerFor(t *testing.T, h http.Handler) *httptest.Server {
+func newTestServerFor(t testing.TB, h http.Handler) *httptest.Server {
 	srv := httptest.NewServer(h)
 	t.Cleanup(func() {
 		srv.CloseClientConnections()
@@ -75,7 +75,7 @@ func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 // call does a request and decodes a JSON answer into out (if not nil),
 // returning the status code.
-func call(t *testing.T, srv *httptest.Server, method, path string, body any, out any) int {
+func call(t testing.TB, srv *httptest.Server, method, path string, body any, out any) int {
 	t.Helper()
 	var rd io.Reader
 	switch b := body.(type) {
