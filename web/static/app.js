@@ -1311,6 +1311,8 @@ function viewAnalyze(params) {
     if (!pits) { pits = []; for (let i = 0; i < 2 * n + 2; i++) pits.push(i === n || i === 2 * n + 1 ? 0 : r.seeds); }
     edit.draw(pits, {});
     edit.toMove = m ? m[5] : "S";
+    if (m) toMoveSel.value = m[5];
+    playSide.value = toMoveSel.value;
     for (const i of [n, 2 * n + 1]) {
       const inp = h("input", {type: "number", min: 0, max: 999, class: "edit", value: pits[i], "aria-label": (i === n ? "South" : "North") + " store"});
       edit.cells[i].replaceChildren(inp); edit.cells[i].input = inp;
@@ -1328,7 +1330,7 @@ function viewAnalyze(params) {
     return `${s.join(",")}/${nn.join(",")} ${v(n)}-${v(2 * n + 1)} ${toMoveSel.value}`;
   }
   const toMoveSel = h("select", {id: "atomove"}, h("option", {value: "S", text: "South"}), h("option", {value: "N", text: "North"}));
-  toMoveSel.addEventListener("change", () => { posIn.value = editorText(); });
+  toMoveSel.addEventListener("change", () => { posIn.value = editorText(); playSide.value = toMoveSel.value; });
   async function analyze() {
     err.textContent = ""; out.replaceChildren(h("p", {text: "Thinking…"}));
     try {
@@ -1358,6 +1360,20 @@ function viewAnalyze(params) {
       toMoveSel.value = next.to_move;
       drawEditor(next.position);
       analyze();
+    } catch (ex) { err.textContent = ex.message; }
+  }
+  // Play from here: a casual game against a level from the position on
+  // the board, the person taking the side they choose (the side to move
+  // unless they choose the other).
+  const playOpp = h("select", {id: "pfopp"}, meta.levels.map(l => h("option", {value: l.spec, text: l.name})));
+  const playSide = h("select", {id: "pfside"}, h("option", {value: "S", text: "South"}), h("option", {value: "N", text: "North"}));
+  async function playHere() {
+    err.textContent = "";
+    const you = playSide.value, them = playOpp.value;
+    try {
+      const c = await api("games", {rules: rules(), start: posIn.value.trim(), casual: true,
+        south: you === "S" ? "human" : them, north: you === "N" ? "human" : them});
+      await loadMe(); location.hash = "#/game/" + c.id;
     } catch (ex) { err.textContent = ex.message; }
   }
   async function analyzeGame() {
@@ -1432,7 +1448,10 @@ function viewAnalyze(params) {
     h("div", {class: "row"}, h("label", {}, "Side to move", toMoveSel), h("label", {}, "Think", time)),
     h("div", {class: "row"}, h("label", {for: "position"}, "Position"), posIn, h("button", {type: "button", class: "primary", id: "analyzebtn", onclick: analyze}, "Analyze")),
     h("p", {id: "poshelp", class: "muted", text: "Paste a position (South's houses / North's houses, stores, side to move) or type the counts on the board."}),
-    boardBox, out, err);
+    boardBox,
+    meta.levels.length ? h("div", {class: "row", id: "playfrom"}, h("label", {}, "Play it against", playOpp), h("label", {}, "as", playSide),
+      h("button", {type: "button", id: "pfstart", onclick: playHere}, "Play from here")) : null,
+    out, err);
   const gameSection = h("section", {id: "gamesection", "aria-labelledby": "gametitle2"},
     h("h3", {id: "gametitle2", text: "A whole game"}), h("label", {for: "gamemoves"}, "Moves in our notation, or a whole record (a downloaded one: paste it or open its file)"), movesIn,
     h("label", {}, "Open a record ", h("input", {type: "file", id: "recordfile", accept: ".txt,.kalah,text/plain", onchange: async e => {
