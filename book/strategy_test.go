@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -368,5 +369,50 @@ func TestEmbeddedStrategy(t *testing.T) {
 	}
 	if n == 0 {
 		t.Fatal("no embedded strategy book")
+	}
+}
+
+// TestStrategyFastAhead: with FastWorkers the fast checks run several at
+// once, ahead of the build, each position checked once, and the book is
+// byte for byte the one built a check at a time.
+func TestStrategyFastAhead(t *testing.T) {
+	const plies = 2
+	want := buildStrategy(t, plies, book.StrategyOptions{})
+	r := small()
+	var mu sync.Mutex
+	checked := map[uint64]int{}
+	running, most := 0, 0
+	engines := make(chan func(context.Context, kalah.Position) (bool, error), 2)
+	for range 2 {
+		engines <- fastFunc(t, r, strategyLimit)
+	}
+	got := buildStrategy(t, plies, book.StrategyOptions{
+		FastWorkers: 2,
+		Fast: func(ctx context.Context, p kalah.Position) (bool, error) {
+			mu.Lock()
+			checked[book.Key(&p)]++
+			running++
+			most = max(most, running)
+			mu.Unlock()
+			time.Sleep(time.Millisecond) // long enough for the other to start
+			fast := <-engines
+			defer func() { engines <- fast }()
+			ok, err := fast(ctx, p)
+			mu.Lock()
+			running--
+			mu.Unlock()
+			return ok, err
+		},
+	})
+	if !bytes.Equal(got.Marshal(), want.Marshal()) {
+		t.Errorf("with two fast workers: %s; one at a time: %s", got.Describe(), want.Describe())
+	}
+	if most < 2 {
+		t.Errorf("at most %d fast checks ran at once", most)
+	}
+	for k, n := range checked {
+		if n > 1 {
+			t.Errorf("position %x checked %d times", k, n)
+		}
 	}
 }

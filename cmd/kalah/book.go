@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"kalah"
@@ -253,10 +254,17 @@ func runBookStrategy(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	fast, err := engine.New(r, engine.Options{TableMB: engine.PlayerTableMB, Threads: 1, DB: db, NoBook: true, NodeLimit: *nodes})
-	if err != nil {
-		return err
+	// The fast checks, one engine a thread (each search on one thread with
+	// a fresh table, as the player's), run --threads at once.
+	fastEngines := make(chan *engine.Engine, *threads)
+	for range *threads {
+		fast, err := engine.New(r, engine.Options{TableMB: engine.PlayerTableMB, Threads: 1, DB: db, NoBook: true, NodeLimit: *nodes})
+		if err != nil {
+			return err
+		}
+		fastEngines <- fast
 	}
+	var fastMu sync.Mutex // fastKnown, fastReused
 	var opening *book.Book
 	for _, b := range book.For(r) {
 		if b.Kind() == book.Opening && b.Variant() == v && b.Plies() >= *plies {
@@ -282,6 +290,8 @@ func runBookStrategy(ctx context.Context, e *env, args []string) error {
 	}
 	fastSaved, fastReused := fastKnown.len(), 0
 	saveFast := func() error {
+		fastMu.Lock()
+		defer fastMu.Unlock()
 		if fastKnown.len() == fastSaved {
 			return nil
 		}
@@ -306,23 +316,33 @@ func runBookStrategy(ctx context.Context, e *env, args []string) error {
 		},
 		Fast: func(ctx context.Context, p kalah.Position) (bool, error) {
 			k := book.Key(&p)
-			if fastKnown.has(k) {
+			fastMu.Lock()
+			known := fastKnown.has(k)
+			if known {
 				fastReused++
+			}
+			fastMu.Unlock()
+			if known {
 				return true, nil
 			}
+			fast := <-fastEngines
+			defer func() { fastEngines <- fast }()
 			fast.Clear()
 			_, err := fast.Best(ctx, p)
 			if errors.Is(err, engine.ErrNodeLimit) {
 				return false, nil
 			}
 			if err == nil {
+				fastMu.Lock()
 				fastKnown.add(k)
+				fastMu.Unlock()
 			}
 			return err == nil, err
 		},
-		DBSeeds:   dbSeeds,
-		NodeLimit: *nodes,
-		Known:     known,
+		FastWorkers: *threads,
+		DBSeeds:     dbSeeds,
+		NodeLimit:   *nodes,
+		Known:       known,
 		Checkpoint: func(b *book.Book) error {
 			if err := saveFast(); err != nil {
 				return err
