@@ -31,10 +31,10 @@ import (
 // the page offering the next move) is collected and logged.
 //
 // By default it plays Kalah(6,3) from every sixth opening, the engine
-// using what KALAH_EGDB_DIR holds (a fresh directory: a small database built
-// in memory), so a fresh machine runs it in seconds. KALAH_PERFECT_ALL=1
-// plays the test: Kalah(6,4), standard and with empty capture,
-// every opening, with KALAH_EGDB_DIR's 24-seed databases (engine.
+// with no database on disk (a small one built in memory), so a fresh
+// machine runs it in seconds. KALAH_PERFECT_ALL=1 plays the test:
+// Kalah(6,4), standard and with empty capture, every opening, with the
+// 24-seed databases in KALAH_PERFECT_EGDB_DIR (engine.
 // PerfectDBSeeds; the test is skipped without them), and fails any reply
 // the server recorded above 100 ms; docs/PERFORMANCE.md records the run.
 func TestBrowserPerfectFromOpenings(t *testing.T) {
@@ -50,11 +50,11 @@ func TestBrowserPerfectFromOpenings(t *testing.T) {
 		return r.Canonical()
 	}
 	variants := []variant{{"Kalah(6,3)", std(3, false), 6}}
-	dir := os.Getenv("KALAH_EGDB_DIR")
+	dir := os.Getenv("KALAH_PERFECT_EGDB_DIR") // TestMain empties KALAH_EGDB_DIR
 	if all {
 		variants = []variant{{"Kalah(6,4)", std(4, false), 1}, {"Kalah(6,4)-empty-capture", std(4, true), 1}}
 		if dir == "" {
-			t.Skip("KALAH_PERFECT_ALL needs KALAH_EGDB_DIR holding the 24-seed databases (kalah egdb build --seeds 24, and --empty-capture)")
+			t.Skip("KALAH_PERFECT_ALL needs KALAH_PERFECT_EGDB_DIR, a directory holding the 24-seed databases (kalah egdb build --seeds 24, and --empty-capture)")
 		}
 	} else {
 		dir = t.TempDir()
