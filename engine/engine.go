@@ -208,7 +208,7 @@ func (r *run) searcher(id int, stop *atomic.Bool, total int) *searcher {
 	e := r.e
 	t := e.tune
 	s := &searcher{g: &e.g, tt: e.tt, dbK: -1, tune: t, stop: stop, runStop: &r.stop, live: &r.live, deadline: r.deadline, id: id,
-		nodeLimit: e.o.NodeLimit, overLimit: &r.overLimit,
+		nodeLimit: e.o.NodeLimit, overLimit: &r.overLimit, onlyMine: !e.rules.SowOpponentStore,
 		rankKeys: !e.g.EarlyEnd() && exactKeys(e.g.M, total), debug: e.o.Debug, debugStart: e.start}
 	s.ttMin, s.etcMin = t.TTMinSeeds, t.ETCMinSeeds
 	if id == 0 && e.o.Progress != nil {

@@ -17,10 +17,13 @@ const etcDepth = 3
 
 // searcher is one thread's search state over the shared table.
 type searcher struct {
-	g        *game
-	tt       *table
-	db       *egdb.DB
-	dbK      int // seeds the database covers, or -1
+	g   *game
+	tt  *table
+	db  *egdb.DB
+	dbK int // seeds the database covers, or -1
+	// onlyMine says no sowing reaches the opponent's store: a child's
+	// seeds are then its parent's less the mover's gain (kidSeeds).
+	onlyMine bool
 	rankKeys bool
 	tune     Tuning
 	ttMin    int        // least seeds for a table probe (Tuning, raised by the database)
@@ -72,10 +75,10 @@ type kid struct {
 	score  int // the move ordering's key, larger first
 	extra  bool
 	over   bool
-	played bool // b, d, extra and over are the sowing's; else d and extra are predicted
-	known  bool // in the endgame database, of cs seeds: its entry is prefetched
-	cs     int
-	v      int // if known, the move's value once read
+	played bool   // b, d, extra and over are the sowing's; else d and extra are predicted
+	known  bool   // in the endgame database: its entry is prefetched
+	at     uint64 // if known, where its entry lies in the database
+	v      int    // if known, the move's value once read
 }
 
 // node is what the steps of one search call share: the window, the table's
@@ -115,6 +118,11 @@ func (s *searcher) key(b *board) uint64 {
 // limit. Its steps, in the order they run, are numbered as in Stockfish's
 // search; each ends the search of this node where it can.
 func (s *searcher) search(b *board, alpha, beta, depth, ply int) int {
+	return s.searchSeeds(b, s.g.Seeds(b), alpha, beta, depth, ply)
+}
+
+// searchSeeds is search of b, which holds seeds in its houses.
+func (s *searcher) searchSeeds(b *board, seeds, alpha, beta, depth, ply int) int {
 	// Step 1. Count the node, and now and then report progress and check
 	// for a stop or the deadline.
 	s.nodes++
@@ -129,7 +137,6 @@ func (s *searcher) search(b *board, alpha, beta, depth, ply int) int {
 	// move): every seed left goes to one store or the other, so the value
 	// lies in [-seeds, seeds] (with their parity), and the endgame database
 	// holds it.
-	seeds := s.g.Seeds(b)
 	if ply > 0 {
 		switch {
 		case seeds <= alpha:
@@ -281,9 +288,9 @@ func (s *searcher) generate(n *node) {
 			// (at least, when seeds go to the opponent's store too).
 			if s.tune.DBChildren && n.ply > 0 && n.seeds-k.d <= s.dbK {
 				s.sow(k, b)
-				if cs := g.Seeds(&k.b); !k.over && cs <= s.dbK {
-					k.known, k.cs = true, cs
-					s.db.Prefetch(k.b.H[:g.M], cs)
+				if cs := s.kidSeeds(n, k); !k.over && cs <= s.dbK {
+					k.known, k.at = true, s.db.Index(k.b.H[:g.M], cs)
+					s.db.PrefetchIndex(k.at)
 				}
 				n.sown++
 			}
@@ -291,7 +298,7 @@ func (s *searcher) generate(n *node) {
 			k.known = false
 			s.sow(k, b)
 			if s.tune.Prefetch {
-				s.prefetchKid(k)
+				s.prefetchKid(n, k)
 			}
 		}
 		switch {
@@ -356,7 +363,7 @@ func (s *searcher) knownChildren(n *node) (int, bool) {
 		switch {
 		case k.known:
 			s.nodes++
-			dv, _ := s.db.Value(k.b.H[:s.g.M], k.cs)
+			dv := s.db.ValueIndex(k.at)
 			if k.extra {
 				v = k.d + dv
 			} else {
@@ -440,7 +447,7 @@ func (s *searcher) sowRest(n *node) {
 	for l := 1; l < n.cnt; l++ {
 		if k := &n.kids[n.order[l]]; !k.played {
 			s.sow(k, n.b)
-			s.prefetchKid(k)
+			s.prefetchKid(n, k)
 		}
 	}
 }
@@ -457,9 +464,19 @@ func (s *searcher) child(n *node, k *kid, a int) int {
 	case n.ply == 0 && s.floorOn && !s.reaches(&k.b, k.d, k.extra, s.floor):
 		return s.floor - 1 // below the floor, so below the window
 	case k.extra:
-		return k.d + s.search(&k.b, a-k.d, n.beta-k.d, n.next, n.ply+1)
+		return k.d + s.searchSeeds(&k.b, s.kidSeeds(n, k), a-k.d, n.beta-k.d, n.next, n.ply+1)
 	}
-	return k.d - s.search(&k.b, k.d-n.beta, k.d-a, n.next, n.ply+1)
+	return k.d - s.searchSeeds(&k.b, s.kidSeeds(n, k), k.d-n.beta, k.d-a, n.next, n.ply+1)
+}
+
+// kidSeeds returns the seeds in the houses of n's sown child k (not over):
+// where no sowing reaches the opponent's store, what the move took from
+// the houses is the mover's gain, k.d.
+func (s *searcher) kidSeeds(n *node, k *kid) int {
+	if s.onlyMine {
+		return n.seeds - k.d
+	}
+	return s.g.Seeds(&k.b)
 }
 
 // rootResult sorts a root move of a floor pass (below the floor, or equal
@@ -507,13 +524,13 @@ func (s *searcher) sow(k *kid, b *board) {
 	k.played = true
 }
 
-// prefetchKid starts the memory read of sown child k's database entry or
-// table bucket, so that it overlaps other work.
-func (s *searcher) prefetchKid(k *kid) {
+// prefetchKid starts the memory read of n's sown child k's database entry
+// or table bucket, so that it overlaps other work.
+func (s *searcher) prefetchKid(n *node, k *kid) {
 	if k.over {
 		return
 	}
-	if cs := s.g.Seeds(&k.b); cs <= s.dbK {
+	if cs := s.kidSeeds(n, k); cs <= s.dbK {
 		s.db.Prefetch(k.b.H[:s.g.M], cs)
 	} else if cs >= s.ttMin {
 		s.tt.prefetch(s.key(&k.b))
