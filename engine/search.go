@@ -72,7 +72,6 @@ type kid struct {
 	b      board
 	d      int // the change of the store difference for the mover
 	i      int // the house sown
-	score  int // the move ordering's key, larger first
 	extra  bool
 	over   bool
 	played bool   // b, d, extra and over are the sowing's; else d and extra are predicted
@@ -269,55 +268,66 @@ func (s *searcher) generate(n *node) {
 	if n.ply >= len(s.stack) {
 		s.stack = append(s.stack, make([][16]kid, n.ply+1-len(s.stack))...)
 	}
-	n.kids = &s.stack[n.ply]
-	n.lazy = s.tune.Lazy && !(n.ply > 0 && n.depth >= etcDepth && n.seeds >= s.etcMin)
+	kids := &s.stack[n.ply]
+	n.kids = kids
+	lazy := s.tune.Lazy && !(n.ply > 0 && n.depth >= etcDepth && n.seeds >= s.etcMin)
+	n.lazy = lazy
+	// A lazy child whose predicted gain takes the seeds into the database
+	// is sown now (Predict's gain is what the sowing takes from the houses,
+	// at least, when seeds go to the opponent's store too).
+	dbGain := 1 << 30
+	if lazy && s.tune.DBChildren && n.ply > 0 && s.db != nil {
+		dbGain = n.seeds - s.dbK
+	}
 	ttMove := -1
 	if n.found {
 		ttMove = n.prior.move
 	}
+	// The children in order as they come (insertion: six at most on a
+	// standard board), by score, larger first.
+	var scores [16]int
+	cnt, sown := 0, 0
 	for i := g.N - 1; i >= 0; i-- {
-		if b.H[i] == 0 {
+		if b.H[i&31] == 0 {
 			continue
 		}
-		k := &n.kids[i]
+		k := &kids[i&15]
 		k.i = i
-		if n.lazy {
+		k.known = false
+		if lazy {
 			k.d, k.extra = g.Predict(b, i)
-			k.over, k.played, k.known = false, false, false
-			// Predict's gain is what the sowing takes from the houses
-			// (at least, when seeds go to the opponent's store too).
-			if s.tune.DBChildren && n.ply > 0 && n.seeds-k.d <= s.dbK {
+			k.over, k.played = false, false
+			if k.d >= dbGain {
 				s.sow(k, b)
 				if cs := s.kidSeeds(n, k); !k.over && cs <= s.dbK {
 					k.known, k.at = true, s.db.Index(k.b.H[:g.M], cs)
 					s.db.PrefetchIndex(k.at)
 				}
-				n.sown++
+				sown++
 			}
 		} else {
-			k.known = false
 			s.sow(k, b)
 			if s.tune.Prefetch {
 				s.prefetchKid(n, k)
 			}
 		}
+		var score int
 		switch {
 		case i == ttMove:
-			k.score = 1 << 30
+			score = 1 << 30
 		case k.extra:
-			k.score = 1<<29 + i // nearest the store first: it leaves the others' seeds in place
+			score = 1<<29 + i // nearest the store first: it leaves the others' seeds in place
 		default:
-			k.score = k.d*64 + i // captures and passing the store first
+			score = k.d*64 + i // captures and passing the store first
 		}
-		n.order[n.cnt] = uint8(i)
-		n.cnt++
-	}
-	// Insertion sort: six children at most on a standard board.
-	for j := 1; j < n.cnt; j++ {
-		for l := j; l > 0 && n.kids[n.order[l]].score > n.kids[n.order[l-1]].score; l-- {
-			n.order[l], n.order[l-1] = n.order[l-1], n.order[l]
+		j := cnt
+		for ; j > 0 && scores[j-1] < score; j-- {
+			scores[j], n.order[j] = scores[j-1], n.order[j-1]
 		}
+		scores[j&15], n.order[j&15] = score, uint8(i)
+		cnt++
 	}
+	n.cnt, n.sown = cnt, sown
 }
 
 // etc is the enhanced transposition cut-off: a child that ends the game,
