@@ -218,6 +218,13 @@ func (r *run) searcher(id int, stop *atomic.Bool, total int) *searcher {
 		s.db, s.dbK = e.o.DB, e.o.DB.Seeds()
 		s.ttMin, s.etcMin = max(s.ttMin, s.dbK+t.DBTTMargin), max(s.etcMin, s.dbK+t.DBETCMargin)
 	}
+	s.exposureMin = t.ExposureMinSeeds
+	if s.db != nil {
+		s.exposureMin = max(s.exposureMin, s.dbK+t.DBExposureMargin)
+	}
+	if !t.Exposure {
+		s.exposureMin = 1 << 30
+	}
 	s.busy, s.busyMin = r.busy, max(s.ttMin, t.BusyMinSeeds)
 	if s.db != nil {
 		s.busyMin = max(s.busyMin, s.dbK+t.DBBusyMargin)

@@ -26,10 +26,13 @@ type searcher struct {
 	onlyMine bool
 	rankKeys bool
 	tune     Tuning
-	ttMin    int        // least seeds for a table probe (Tuning, raised by the database)
-	etcMin   int        // least seeds for the enhanced transposition cut-off
-	busy     *busyTable // nil on one thread
-	busyMin  int        // least seeds to mark a node busy
+	ttMin    int // least seeds for a table probe (Tuning, raised by the database)
+	etcMin   int // least seeds for the enhanced transposition cut-off
+	// exposureMin is the least seeds at which the quiet moves are ordered
+	// by exposure (orderQuiet); above any board without Tuning.Exposure.
+	exposureMin int
+	busy        *busyTable // nil on one thread
+	busyMin     int        // least seeds to mark a node busy
 
 	stop      *atomic.Bool // this thread's stop signal
 	runStop   *atomic.Bool // the whole run's, set when the deadline passes
@@ -328,6 +331,58 @@ func (s *searcher) generate(n *node) {
 		cnt++
 	}
 	n.cnt, n.sown = cnt, sown
+	if n.seeds >= s.exposureMin && n.depth == exactDepth && s.onlyMine {
+		// The quiet children, score below 64, are last.
+		first := cnt
+		for first > 0 && scores[(first-1)&15] < 64 {
+			first--
+		}
+		if cnt-first > 1 {
+			s.orderQuiet(n, first)
+		}
+	}
+}
+
+// orderQuiet reorders n's quiet children (those that stay in the mover's
+// houses and take nothing, the table's move aside: n.order from first on,
+// nearest the store first, where no sowing reaches the opponent's store)
+// by the opponent's replies that would then capture the mover's seeds,
+// most first: where such a move refutes, its proof is smaller, the seeds
+// falling sooner into the endgame database (Tuning.Exposure).
+func (s *searcher) orderQuiet(n *node, first int) {
+	nh, b := s.g.N, n.b
+	// The mover's houses with seeds, and those a reply would capture
+	// from if they held seeds: opposite the opponent's empty houses where
+	// one of its sowings ends.
+	var mine, targets uint32
+	for j := 0; j < nh; j++ {
+		if b.H[j&31] != 0 {
+			mine |= 1 << (j & 31)
+		}
+		if p := j + int(b.H[(nh+j)&31]); p > j && p < nh && b.H[(nh+p)&31] == 0 {
+			targets |= 1 << ((nh - 1 - p) & 31)
+		}
+	}
+	if targets == 0 {
+		return
+	}
+	// A quiet move from house i empties it and fills the empty houses
+	// after it: its key is what that changes of the captures.
+	open := targets &^ mine
+	var keys [16]int
+	for j := first; j < n.cnt; j++ {
+		i := uint(n.order[j&15]) & 31
+		filled := (uint32(1)<<(b.H[i]&31) - 1) << ((i + 1) & 31)
+		key := bits.OnesCount32(open&filled)*16 + int(i)
+		if targets&(1<<i) != 0 {
+			key -= 16
+		}
+		keys[j&15] = key
+		for l := j; l > first && keys[(l-1)&15] < key; l-- {
+			keys[l&15], keys[(l-1)&15] = keys[(l-1)&15], key
+			n.order[l&15], n.order[(l-1)&15] = n.order[(l-1)&15], n.order[l&15]
+		}
+	}
 }
 
 // etc is the enhanced transposition cut-off: a child that ends the game,
