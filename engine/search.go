@@ -298,8 +298,13 @@ func (s *searcher) generate(n *node) {
 		k.i = i
 		k.known = false
 		if lazy {
-			k.d, k.extra = g.Predict(b, i)
-			k.over, k.played = false, false
+			if dbGain == 1 && int(b.H[i&31]) >= g.N-i {
+				// One seed into the store takes it into the database.
+				k.d = 1
+			} else {
+				k.d, k.extra = g.Predict(b, i)
+				k.over, k.played = false, false
+			}
 			if k.d >= dbGain {
 				s.sow(k, b)
 				if cs := s.kidSeeds(n, k); !k.over && cs <= s.dbK {
@@ -324,8 +329,8 @@ func (s *searcher) generate(n *node) {
 			score = k.d*64 + i // captures and passing the store first
 		}
 		j := cnt
-		for ; j > 0 && scores[j-1] < score; j-- {
-			scores[j], n.order[j] = scores[j-1], n.order[j-1]
+		for ; j > 0 && scores[(j-1)&15] < score; j-- {
+			scores[j&15], n.order[j&15] = scores[(j-1)&15], n.order[(j-1)&15]
 		}
 		scores[j&15], n.order[j&15] = score, uint8(i)
 		cnt++
