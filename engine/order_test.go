@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -52,6 +53,49 @@ func TestExposureOrdersQuietMoves(t *testing.T) {
 			if !slices.Equal(got, want) {
 				t.Errorf("%s, exposure %v: order %v, want %v", tc.name, on, got, want)
 			}
+		}
+	}
+}
+
+// TestExposureSolvesExactly solves small boards and random six-house
+// positions by brute force and with the exposure ordering at every node
+// (ExposureMinSeeds 0): the order of the quiet moves must change no value
+// and no optimal move.
+func TestExposureSolvesExactly(t *testing.T) {
+	tune := DefaultTuning()
+	tune.ExposureMinSeeds = 0
+	check := func(r kalah.Rules, p kalah.Position) {
+		t.Helper()
+		memo := map[string]int{}
+		want := bruteMemo(&r, pitsOf(&p), int(p.ToMove()), memo)
+		e, err := New(r, Options{TableMB: 1, Threads: 1, NoBook: true, Tuning: &tune})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := e.Solve(context.Background(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Value != want {
+			t.Errorf("%s %s: solve %d, brute force %d", r, p, res.Value, want)
+		}
+		checkBest(t, &r, p, res, memo)
+	}
+	for _, sz := range [][2]int{{3, 2}, {4, 2}, {3, 3}, {2, 6}} {
+		for _, r := range allRules(sz[0], sz[1]) {
+			check(r, r.Start())
+		}
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	r := kalah.Standard()
+	for range 40 {
+		p := r.Start()
+		for !p.Over(&r) && p.Seeds(kalah.South)+p.Seeds(kalah.North) > 12 {
+			ms := p.Moves()
+			p.Play(&r, int(ms[rng.IntN(len(ms))]))
+		}
+		if !p.Over(&r) {
+			check(r, p)
 		}
 	}
 }
