@@ -94,6 +94,9 @@ func TestBuildMatchesNaive(t *testing.T) {
 						if !ok || got != want {
 							t.Fatalf("%v (%s): database %d, naive %d", h, p, got, want)
 						}
+						if at := db.ValueIndex(db.Index(h, k)); at != got {
+							t.Fatalf("%v (%s): ValueIndex(Index) %d, Value %d", h, p, at, got)
+						}
 					}
 				}
 			})

@@ -100,6 +100,18 @@ func (db *DB) Value(h []uint8, k int) (v int, ok bool) {
 	return int(db.vals[db.off[k]+Rank(h)]), true
 }
 
+// Index returns where the entry Value(h, k) reads lies, for
+// PrefetchIndex and ValueIndex: a search that prefetches an entry and
+// reads it later ranks the configuration once (the rank is most of a
+// probe's instructions). k must lie in [0, Seeds()].
+func (db *DB) Index(h []uint8, k int) uint64 { return db.off[k] + Rank(h) }
+
+// PrefetchIndex is Prefetch of the entry at i (from Index).
+func (db *DB) PrefetchIndex(i uint64) { prefetch.Line(unsafe.Pointer(&db.vals[i])) }
+
+// ValueIndex is Value of the entry at i (from Index).
+func (db *DB) ValueIndex(i uint64) int { return int(db.vals[i]) }
+
 // Prefetch starts loading the entry Value(h, k) reads, without waiting for
 // it (package prefetch): a caller that will look up several positions
 // prefetches them all first, so their cache misses overlap.

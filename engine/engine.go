@@ -208,7 +208,7 @@ func (r *run) searcher(id int, stop *atomic.Bool, total int) *searcher {
 	e := r.e
 	t := e.tune
 	s := &searcher{g: &e.g, tt: e.tt, dbK: -1, tune: t, stop: stop, runStop: &r.stop, live: &r.live, deadline: r.deadline, id: id,
-		nodeLimit: e.o.NodeLimit, overLimit: &r.overLimit,
+		nodeLimit: e.o.NodeLimit, overLimit: &r.overLimit, onlyMine: !e.rules.SowOpponentStore,
 		rankKeys: !e.g.EarlyEnd() && exactKeys(e.g.M, total), debug: e.o.Debug, debugStart: e.start}
 	s.ttMin, s.etcMin = t.TTMinSeeds, t.ETCMinSeeds
 	if id == 0 && e.o.Progress != nil {
@@ -217,6 +217,13 @@ func (r *run) searcher(id int, stop *atomic.Bool, total int) *searcher {
 	if e.o.DB != nil {
 		s.db, s.dbK = e.o.DB, e.o.DB.Seeds()
 		s.ttMin, s.etcMin = max(s.ttMin, s.dbK+t.DBTTMargin), max(s.etcMin, s.dbK+t.DBETCMargin)
+	}
+	s.exposureMin = t.ExposureMinSeeds
+	if s.db != nil {
+		s.exposureMin = max(s.exposureMin, s.dbK+t.DBExposureMargin)
+	}
+	if !t.Exposure {
+		s.exposureMin = 1 << 30
 	}
 	s.busy, s.busyMin = r.busy, max(s.ttMin, t.BusyMinSeeds)
 	if s.db != nil {

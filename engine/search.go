@@ -17,16 +17,22 @@ const etcDepth = 3
 
 // searcher is one thread's search state over the shared table.
 type searcher struct {
-	g        *game
-	tt       *table
-	db       *egdb.DB
-	dbK      int // seeds the database covers, or -1
+	g   *game
+	tt  *table
+	db  *egdb.DB
+	dbK int // seeds the database covers, or -1
+	// onlyMine says no sowing reaches the opponent's store: a child's
+	// seeds are then its parent's less the mover's gain (kidSeeds).
+	onlyMine bool
 	rankKeys bool
 	tune     Tuning
-	ttMin    int        // least seeds for a table probe (Tuning, raised by the database)
-	etcMin   int        // least seeds for the enhanced transposition cut-off
-	busy     *busyTable // nil on one thread
-	busyMin  int        // least seeds to mark a node busy
+	ttMin    int // least seeds for a table probe (Tuning, raised by the database)
+	etcMin   int // least seeds for the enhanced transposition cut-off
+	// exposureMin is the least seeds at which the quiet moves are ordered
+	// by exposure (orderQuiet); above any board without Tuning.Exposure.
+	exposureMin int
+	busy        *busyTable // nil on one thread
+	busyMin     int        // least seeds to mark a node busy
 
 	stop      *atomic.Bool // this thread's stop signal
 	runStop   *atomic.Bool // the whole run's, set when the deadline passes
@@ -69,13 +75,12 @@ type kid struct {
 	b      board
 	d      int // the change of the store difference for the mover
 	i      int // the house sown
-	score  int // the move ordering's key, larger first
 	extra  bool
 	over   bool
-	played bool // b, d, extra and over are the sowing's; else d and extra are predicted
-	known  bool // in the endgame database, of cs seeds: its entry is prefetched
-	cs     int
-	v      int // if known, the move's value once read
+	played bool   // b, d, extra and over are the sowing's; else d and extra are predicted
+	known  bool   // in the endgame database: its entry is prefetched
+	at     uint64 // if known, where its entry lies in the database
+	v      int    // if known, the move's value once read
 }
 
 // node is what the steps of one search call share: the window, the table's
@@ -115,6 +120,11 @@ func (s *searcher) key(b *board) uint64 {
 // limit. Its steps, in the order they run, are numbered as in Stockfish's
 // search; each ends the search of this node where it can.
 func (s *searcher) search(b *board, alpha, beta, depth, ply int) int {
+	return s.searchSeeds(b, s.g.Seeds(b), alpha, beta, depth, ply)
+}
+
+// searchSeeds is search of b, which holds seeds in its houses.
+func (s *searcher) searchSeeds(b *board, seeds, alpha, beta, depth, ply int) int {
 	// Step 1. Count the node, and now and then report progress and check
 	// for a stop or the deadline.
 	s.nodes++
@@ -129,7 +139,6 @@ func (s *searcher) search(b *board, alpha, beta, depth, ply int) int {
 	// move): every seed left goes to one store or the other, so the value
 	// lies in [-seeds, seeds] (with their parity), and the endgame database
 	// holds it.
-	seeds := s.g.Seeds(b)
 	if ply > 0 {
 		switch {
 		case seeds <= alpha:
@@ -262,53 +271,121 @@ func (s *searcher) generate(n *node) {
 	if n.ply >= len(s.stack) {
 		s.stack = append(s.stack, make([][16]kid, n.ply+1-len(s.stack))...)
 	}
-	n.kids = &s.stack[n.ply]
-	n.lazy = s.tune.Lazy && !(n.ply > 0 && n.depth >= etcDepth && n.seeds >= s.etcMin)
+	kids := &s.stack[n.ply]
+	n.kids = kids
+	lazy := s.tune.Lazy && !(n.ply > 0 && n.depth >= etcDepth && n.seeds >= s.etcMin)
+	n.lazy = lazy
+	// A lazy child whose predicted gain takes the seeds into the database
+	// is sown now (Predict's gain is what the sowing takes from the houses,
+	// at least, when seeds go to the opponent's store too).
+	dbGain := 1 << 30
+	if lazy && s.tune.DBChildren && n.ply > 0 && s.db != nil {
+		dbGain = n.seeds - s.dbK
+	}
 	ttMove := -1
 	if n.found {
 		ttMove = n.prior.move
 	}
+	// The children in order as they come (insertion: six at most on a
+	// standard board), by score, larger first.
+	var scores [16]int
+	cnt, sown := 0, 0
 	for i := g.N - 1; i >= 0; i-- {
-		if b.H[i] == 0 {
+		if b.H[i&31] == 0 {
 			continue
 		}
-		k := &n.kids[i]
+		k := &kids[i&15]
 		k.i = i
-		if n.lazy {
-			k.d, k.extra = g.Predict(b, i)
-			k.over, k.played, k.known = false, false, false
-			// Predict's gain is what the sowing takes from the houses
-			// (at least, when seeds go to the opponent's store too).
-			if s.tune.DBChildren && n.ply > 0 && n.seeds-k.d <= s.dbK {
+		k.known = false
+		if lazy {
+			if dbGain == 1 && int(b.H[i&31]) >= g.N-i {
+				// One seed into the store takes it into the database.
+				k.d = 1
+			} else {
+				k.d, k.extra = g.Predict(b, i)
+				k.over, k.played = false, false
+			}
+			if k.d >= dbGain {
 				s.sow(k, b)
-				if cs := g.Seeds(&k.b); !k.over && cs <= s.dbK {
-					k.known, k.cs = true, cs
-					s.db.Prefetch(k.b.H[:g.M], cs)
+				if cs := s.kidSeeds(n, k); !k.over && cs <= s.dbK {
+					k.known, k.at = true, s.db.Index(k.b.H[:g.M], cs)
+					s.db.PrefetchIndex(k.at)
 				}
-				n.sown++
+				sown++
 			}
 		} else {
-			k.known = false
 			s.sow(k, b)
 			if s.tune.Prefetch {
-				s.prefetchKid(k)
+				s.prefetchKid(n, k)
 			}
 		}
+		var score int
 		switch {
 		case i == ttMove:
-			k.score = 1 << 30
+			score = 1 << 30
 		case k.extra:
-			k.score = 1<<29 + i // nearest the store first: it leaves the others' seeds in place
+			score = 1<<29 + i // nearest the store first: it leaves the others' seeds in place
 		default:
-			k.score = k.d*64 + i // captures and passing the store first
+			score = k.d*64 + i // captures and passing the store first
 		}
-		n.order[n.cnt] = uint8(i)
-		n.cnt++
+		j := cnt
+		for ; j > 0 && scores[(j-1)&15] < score; j-- {
+			scores[j&15], n.order[j&15] = scores[(j-1)&15], n.order[(j-1)&15]
+		}
+		scores[j&15], n.order[j&15] = score, uint8(i)
+		cnt++
 	}
-	// Insertion sort: six children at most on a standard board.
-	for j := 1; j < n.cnt; j++ {
-		for l := j; l > 0 && n.kids[n.order[l]].score > n.kids[n.order[l-1]].score; l-- {
-			n.order[l], n.order[l-1] = n.order[l-1], n.order[l]
+	n.cnt, n.sown = cnt, sown
+	if n.seeds >= s.exposureMin && n.depth == exactDepth && s.onlyMine {
+		// The quiet children, score below 64, are last.
+		first := cnt
+		for first > 0 && scores[(first-1)&15] < 64 {
+			first--
+		}
+		if cnt-first > 1 {
+			s.orderQuiet(n, first)
+		}
+	}
+}
+
+// orderQuiet reorders n's quiet children (those that stay in the mover's
+// houses and take nothing, the table's move aside: n.order from first on,
+// nearest the store first, where no sowing reaches the opponent's store)
+// by the opponent's replies that would then capture the mover's seeds,
+// most first: where such a move refutes, its proof is smaller, the seeds
+// falling sooner into the endgame database (Tuning.Exposure).
+func (s *searcher) orderQuiet(n *node, first int) {
+	nh, b := s.g.N, n.b
+	// The mover's houses with seeds, and those a reply would capture
+	// from if they held seeds: opposite the opponent's empty houses where
+	// one of its sowings ends.
+	var mine, targets uint32
+	for j := 0; j < nh; j++ {
+		if b.H[j&31] != 0 {
+			mine |= 1 << (j & 31)
+		}
+		if p := j + int(b.H[(nh+j)&31]); p > j && p < nh && b.H[(nh+p)&31] == 0 {
+			targets |= 1 << ((nh - 1 - p) & 31)
+		}
+	}
+	if targets == 0 {
+		return
+	}
+	// A quiet move from house i empties it and fills the empty houses
+	// after it: its key is what that changes of the captures.
+	open := targets &^ mine
+	var keys [16]int
+	for j := first; j < n.cnt; j++ {
+		i := uint(n.order[j&15]) & 31
+		filled := (uint32(1)<<(b.H[i]&31) - 1) << ((i + 1) & 31)
+		key := bits.OnesCount32(open&filled)*16 + int(i)
+		if targets&(1<<i) != 0 {
+			key -= 16
+		}
+		keys[j&15] = key
+		for l := j; l > first && keys[(l-1)&15] < key; l-- {
+			keys[l&15], keys[(l-1)&15] = keys[(l-1)&15], key
+			n.order[l&15], n.order[(l-1)&15] = n.order[(l-1)&15], n.order[l&15]
 		}
 	}
 }
@@ -356,7 +433,7 @@ func (s *searcher) knownChildren(n *node) (int, bool) {
 		switch {
 		case k.known:
 			s.nodes++
-			dv, _ := s.db.Value(k.b.H[:s.g.M], k.cs)
+			dv := s.db.ValueIndex(k.at)
 			if k.extra {
 				v = k.d + dv
 			} else {
@@ -440,7 +517,7 @@ func (s *searcher) sowRest(n *node) {
 	for l := 1; l < n.cnt; l++ {
 		if k := &n.kids[n.order[l]]; !k.played {
 			s.sow(k, n.b)
-			s.prefetchKid(k)
+			s.prefetchKid(n, k)
 		}
 	}
 }
@@ -457,9 +534,19 @@ func (s *searcher) child(n *node, k *kid, a int) int {
 	case n.ply == 0 && s.floorOn && !s.reaches(&k.b, k.d, k.extra, s.floor):
 		return s.floor - 1 // below the floor, so below the window
 	case k.extra:
-		return k.d + s.search(&k.b, a-k.d, n.beta-k.d, n.next, n.ply+1)
+		return k.d + s.searchSeeds(&k.b, s.kidSeeds(n, k), a-k.d, n.beta-k.d, n.next, n.ply+1)
 	}
-	return k.d - s.search(&k.b, k.d-n.beta, k.d-a, n.next, n.ply+1)
+	return k.d - s.searchSeeds(&k.b, s.kidSeeds(n, k), k.d-n.beta, k.d-a, n.next, n.ply+1)
+}
+
+// kidSeeds returns the seeds in the houses of n's sown child k (not over):
+// where no sowing reaches the opponent's store, what the move took from
+// the houses is the mover's gain, k.d.
+func (s *searcher) kidSeeds(n *node, k *kid) int {
+	if s.onlyMine {
+		return n.seeds - k.d
+	}
+	return s.g.Seeds(&k.b)
 }
 
 // rootResult sorts a root move of a floor pass (below the floor, or equal
@@ -507,13 +594,13 @@ func (s *searcher) sow(k *kid, b *board) {
 	k.played = true
 }
 
-// prefetchKid starts the memory read of sown child k's database entry or
-// table bucket, so that it overlaps other work.
-func (s *searcher) prefetchKid(k *kid) {
+// prefetchKid starts the memory read of n's sown child k's database entry
+// or table bucket, so that it overlaps other work.
+func (s *searcher) prefetchKid(n *node, k *kid) {
 	if k.over {
 		return
 	}
-	if cs := s.g.Seeds(&k.b); cs <= s.dbK {
+	if cs := s.kidSeeds(n, k); cs <= s.dbK {
 		s.db.Prefetch(k.b.H[:s.g.M], cs)
 	} else if cs >= s.ttMin {
 		s.tt.prefetch(s.key(&k.b))

@@ -81,6 +81,8 @@ func BenchmarkSolveFromNothing(b *testing.B) {
 // BenchmarkSolve64DB solves Kalah(6,4) after the first plies of its
 // principal variation (KALAH_BENCH_PLIES, default 6) on one thread, probing
 // the endgame database file named by KALAH_BENCH_EGDB (skipped if unset).
+// KALAH_BENCH_EMPTY=1 plays the empty capture (its database; the plies are
+// then those of the standard game's PV, a test position, not its PV).
 // KALAH_BENCH_THREADS and KALAH_BENCH_TT (MiB) change the threads (1) and
 // the table (512). benchTuning lists the switches of the engine's
 // features, to compare; EGDB_MAP=1 maps the database file rather than
@@ -107,6 +109,7 @@ func BenchmarkSolve64DB(b *testing.B) {
 	}
 	defer db.Close()
 	r := kalah.Standard()
+	r.EmptyCapture = os.Getenv("KALAH_BENCH_EMPTY") == "1"
 	p := r.Start()
 	for _, m := range []int{3, 6, 2, 1, 5, 5, 6, 2, 6, 5, 4, 1}[:plies] {
 		p.Play(&r, m)
@@ -166,16 +169,18 @@ func TestPublished(t *testing.T) {
 
 // benchTuning returns the default tuning changed by the environment, to
 // compare a search with and without a change: TT_MIN, ETC_MIN, TT_MARGIN,
-// ETC_MARGIN, BUSY_MIN and BUSY_MARGIN set those thresholds, PREFETCH=0,
-// LAZY=0, DBKIDS=0 and ALLAHEAD=0 turn those features off. Each benchmark
+// ETC_MARGIN, BUSY_MIN, BUSY_MARGIN, EXPOSURE_MIN and EXPOSURE_MARGIN set
+// those thresholds, PREFETCH=0,
+// LAZY=0, DBKIDS=0, ALLAHEAD=0 and EXPOSURE=0 turn those features off. Each benchmark
 // passes its own copy to its engines (Options.Tuning).
 func benchTuning() Tuning {
 	t := DefaultTuning()
 	for name, p := range map[string]*int{"TT_MIN": &t.TTMinSeeds, "ETC_MIN": &t.ETCMinSeeds, "TT_MARGIN": &t.DBTTMargin,
-		"ETC_MARGIN": &t.DBETCMargin, "BUSY_MIN": &t.BusyMinSeeds, "BUSY_MARGIN": &t.DBBusyMargin} {
+		"ETC_MARGIN": &t.DBETCMargin, "BUSY_MIN": &t.BusyMinSeeds, "BUSY_MARGIN": &t.DBBusyMargin,
+		"EXPOSURE_MIN": &t.ExposureMinSeeds, "EXPOSURE_MARGIN": &t.DBExposureMargin} {
 		*p = envInt(name, *p)
 	}
-	for name, p := range map[string]*bool{"PREFETCH": &t.Prefetch, "LAZY": &t.Lazy, "DBKIDS": &t.DBChildren, "ALLAHEAD": &t.AllAhead} {
+	for name, p := range map[string]*bool{"PREFETCH": &t.Prefetch, "LAZY": &t.Lazy, "DBKIDS": &t.DBChildren, "ALLAHEAD": &t.AllAhead, "EXPOSURE": &t.Exposure} {
 		if os.Getenv(name) == "0" {
 			*p = false
 		}

@@ -36,21 +36,34 @@ type Tuning struct {
 	// buckets together, at a node whose first child did not refute the
 	// window (most likely one where every child is searched).
 	AllAhead bool
+	// Exposure orders a node's quiet moves (those that stay in the mover's
+	// houses and take nothing) by the opponent's replies that would then
+	// capture the mover's seeds, most first: where the move refutes, its
+	// proof is smaller, the seeds falling sooner towards the endgame
+	// database. In exact searches (a depth-limited search keeps its
+	// order, and kalah bench its signature), from ExposureMinSeeds, with a
+	// database of K seeds from K+DBExposureMargin: below, the ordering
+	// costs more instructions than the nodes it saves.
+	Exposure                           bool
+	ExposureMinSeeds, DBExposureMargin int
 }
 
 // DefaultTuning returns the tuning every engine uses unless told otherwise.
 // The figures behind each value are in docs/PERFORMANCE.md ("Tuning").
 func DefaultTuning() Tuning {
 	return Tuning{
-		TTMinSeeds:   4,
-		ETCMinSeeds:  20,
-		DBTTMargin:   3,
-		DBETCMargin:  16,
-		BusyMinSeeds: 12,
-		DBBusyMargin: 8,
-		Prefetch:     true,
-		Lazy:         true,
-		DBChildren:   true,
-		AllAhead:     true,
+		TTMinSeeds:       4,
+		ETCMinSeeds:      20,
+		DBTTMargin:       3,
+		DBETCMargin:      16,
+		BusyMinSeeds:     12,
+		DBBusyMargin:     8,
+		Prefetch:         true,
+		Lazy:             true,
+		DBChildren:       true,
+		AllAhead:         true,
+		Exposure:         true,
+		ExposureMinSeeds: 12,
+		DBExposureMargin: 5,
 	}
 }
