@@ -38,7 +38,9 @@ type PlyValue struct {
 // ctx is cancelled); otherwise a position not proven within limit gets an
 // estimate of that time, and so do the positions before it. If ctx has a
 // deadline, each position's limit is instead its share of the time left
-// (plyLimit), so that the analysis ends by the deadline.
+// (plyLimit), so that the analysis ends by the deadline; positions it
+// reaches after the deadline (a slow or busy machine) get shallow estimates
+// of lateDepth plies. A cancelled ctx ends it with the cancellation.
 //
 // It works backwards from the end: the value of the move played from a
 // position is known from the position after it, so one null-window test
@@ -85,6 +87,10 @@ func (e *Engine) AnalyzeGame(ctx context.Context, start kalah.Position, moves []
 	}
 	return out, nil
 }
+
+// lateDepth is the depth of the estimates of the positions AnalyzeGame
+// reaches after its deadline: a fraction of a millisecond each.
+const lateDepth = 4
 
 // plyLimit is the time for one position of AnalyzeGame when left
 // positions remain, this one included: limit, or, if ctx has a deadline,
@@ -138,11 +144,12 @@ func (e *Engine) analyzePly(ctx context.Context, p kalah.Position, pv PlyValue, 
 		cctx, cancel = context.WithTimeout(ctx, limit)
 	}
 	defer cancel()
-	// fatal sorts an error: the limit's deadline leads to an estimate,
-	// anything else ends the analysis.
+	// fatal sorts an error: a deadline, the position's or the whole
+	// analysis's, leads to an estimate; a cancellation or anything else
+	// ends the analysis.
 	fatal := func(err error) error {
 		switch {
-		case ctx.Err() != nil:
+		case ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded):
 			return ctx.Err()
 		case errors.Is(err, context.DeadlineExceeded):
 			return nil
@@ -180,8 +187,17 @@ func (e *Engine) analyzePly(ctx context.Context, p kalah.Position, pv PlyValue, 
 			return pv, err
 		}
 	}
-	// Out of time: an estimate, searched for as long again.
-	res, err := e.Search(ctx, p, limit)
+	// Out of time: an estimate, searched for as long again; past the whole
+	// analysis's deadline (a slow or busy machine), a shallow one, so that
+	// every position still has its value.
+	var res Result
+	var err error
+	if ctx.Err() == nil {
+		res, err = e.Search(ctx, p, limit)
+	}
+	if err == nil && res.Depth == 0 && !res.Exact {
+		res, err = e.SearchDepth(context.WithoutCancel(ctx), p, lateDepth)
+	}
 	if err != nil {
 		return pv, err
 	}

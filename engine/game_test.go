@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -125,5 +126,44 @@ func TestAnalyzeGameWithinDeadline(t *testing.T) {
 	}
 	if vals[0].Exact || !vals[len(vals)-1].Exact {
 		t.Errorf("the start exact %v, the end exact %v", vals[0].Exact, vals[len(vals)-1].Exact)
+	}
+}
+
+// TestAnalyzeGamePastDeadline: on a machine too slow or too busy for the
+// deadline, every position still gets a value (a shallow estimate, with
+// its depth), not an error; a cancelled analysis (its reader gone) ends
+// with the cancellation.
+func TestAnalyzeGamePastDeadline(t *testing.T) {
+	text, err := os.ReadFile("testdata/games/openspiel.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := kalah.ParseGame(string(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var moves []kalah.Move
+	for _, m := range g.Moves() {
+		moves = append(moves, m.Move)
+	}
+	e, err := New(kalah.Standard(), Options{TableMB: 16, NoBook: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel()
+	vals, err := e.AnalyzeGame(ctx, g.PositionAt(0), moves, 500*time.Millisecond)
+	if err != nil {
+		t.Fatalf("past its deadline: %v", err)
+	}
+	for i, v := range vals {
+		if !v.Exact && v.Depth < 1 {
+			t.Errorf("position %d: %+v, neither exact nor an estimate of some depth", i, v)
+		}
+	}
+	ctx, cancel = context.WithCancel(context.Background())
+	cancel()
+	if _, err := e.AnalyzeGame(ctx, g.PositionAt(0), moves, 500*time.Millisecond); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
 	}
 }
