@@ -103,7 +103,8 @@ func newPlayer(s player.Spec, o player.Options, exact bool) (*Player, error) {
 	if err != nil {
 		return nil, err
 	}
-	e, err := New(o.Rules, Options{TableMB: mb, DB: db, Threads: threads})
+	tune := PlayerTuning()
+	e, err := New(o.Rules, Options{TableMB: mb, DB: db, Threads: threads, Tuning: &tune})
 	if err != nil {
 		return nil, err
 	}

@@ -255,10 +255,12 @@ func runBookStrategy(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	// The fast checks, one engine a thread (each search on one thread with
-	// a fresh table, as the player's), run --threads at once.
+	// a fresh table and the players' tuning, as the player's), run
+	// --threads at once.
 	fastEngines := make(chan *engine.Engine, *threads)
+	tune := engine.PlayerTuning()
 	for range *threads {
-		fast, err := engine.New(r, engine.Options{TableMB: engine.PlayerTableMB, Threads: 1, DB: db, NoBook: true, NodeLimit: *nodes})
+		fast, err := engine.New(r, engine.Options{TableMB: engine.PlayerTableMB, Threads: 1, DB: db, NoBook: true, NodeLimit: *nodes, Tuning: &tune})
 		if err != nil {
 			return err
 		}
