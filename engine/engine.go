@@ -58,6 +58,11 @@ type Options struct {
 	// position an embedded book of the rules holds. Benchmarks and tests of
 	// the search set it.
 	NoBook bool
+	// NoStrategyBook keeps the opening books but not the strategy books:
+	// the engine player's strength is its own search, the strategy books
+	// (every reply of the perfect player) are the perfect player's, and
+	// with them the two levels would play the same moves.
+	NoStrategyBook bool
 	// Tuning, if not nil, replaces DefaultTuning: benchmarks and tests
 	// compare a search with and without a feature.
 	Tuning *Tuning
@@ -124,7 +129,11 @@ func New(r kalah.Rules, o Options) (*Engine, error) {
 		e.tune = *o.Tuning
 	}
 	if !o.NoBook {
-		e.books = book.For(r)
+		for _, b := range book.For(r) {
+			if b.Kind() != book.Strategy || !o.NoStrategyBook {
+				e.books = append(e.books, b)
+			}
+		}
 	}
 	return e, nil
 }

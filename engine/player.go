@@ -104,7 +104,7 @@ func newPlayer(s player.Spec, o player.Options, exact bool) (*Player, error) {
 		return nil, err
 	}
 	tune := PlayerTuning()
-	e, err := New(o.Rules, Options{TableMB: mb, DB: db, Threads: threads, Tuning: &tune})
+	e, err := New(o.Rules, Options{TableMB: mb, DB: db, Threads: threads, Tuning: &tune, NoStrategyBook: !exact})
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"kalah"
+	"kalah/book"
 	_ "kalah/heuristic"
 	"kalah/player"
 )
@@ -164,5 +165,67 @@ func TestPiePlayers(t *testing.T) {
 	want := piePlayer(&r, p) - diff(&p, p.ToMove())
 	if res.Value != want {
 		t.Errorf("swap decision: solve %d, brute force %d", res.Value, want)
+	}
+}
+
+// TestExpertHasNoStrategyBook: the strategy books are the perfect player's
+// replies; the engine player (expert) plays its own search beyond the
+// opening books, or the two levels would play the same moves. A position
+// of Kalah(6,4) that only the strategy book holds: perfect answers from the
+// book, engine searches.
+func TestExpertHasNoStrategyBook(t *testing.T) {
+	r := kalah.Standard()
+	var strategy, opening []*book.Book
+	for _, b := range book.For(r) {
+		if b.Kind() == book.Strategy {
+			strategy = append(strategy, b)
+		} else {
+			opening = append(opening, b)
+		}
+	}
+	if len(strategy) == 0 {
+		t.Skip("no strategy book of Kalah(6,4) embedded")
+	}
+	// A game along the strategy book until a position beyond the
+	// opening book that the strategy book holds.
+	g, err := kalah.NewGame(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		p := g.Position()
+		_, inOpening := lookupBooks(opening, &p)
+		vals, inStrategy := lookupBooks(strategy, &p)
+		if inStrategy && !inOpening {
+			break
+		}
+		if !inOpening && !inStrategy || g.Over() {
+			t.Fatalf("the books' line ends at %s", &p)
+		}
+		if !inOpening {
+			if _, err := g.Play(kalah.Move(book.Choice(vals))); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		ov, _ := lookupBooks(opening, &p)
+		if _, err := g.Play(kalah.Move(book.Choice(ov))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		spec string
+		book bool
+	}{{"perfect:egdb=0", true}, {"engine:time=50ms:egdb=0", false}} {
+		pl, err := player.New(c.spec, player.Options{Rules: r})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := pl.Move(context.Background(), g, player.Clock{}); err != nil {
+			t.Fatal(err)
+		}
+		if rep := pl.(player.Reporter).LastReport(); rep.Book != c.book {
+			t.Errorf("%s at %s: from a book %v, want %v", c.spec, g.Position(), rep.Book, c.book)
+		}
 	}
 }
