@@ -11,7 +11,7 @@ var levelElo = map[string]int{
 	"medium":   846,  // +191: 18 of 24 against easy
 	"hard":     1263, // +417: 22 of 24 against medium
 	"expert":   1321, // +58: 14 of 24 against hard
-	"perfect":  1321, // +0: 12 of 24 against expert (2 s a move); with the strategy books 72 of 144 in 72 games, +0 ± 79, keeping 24 seeds more
+	"perfect":  1321, // +0: 12 of 24 against expert (2 s a move); with the strategy books 72 of 144 in 72 games, +0 ± 79 (expert gave away 12 seeds)
 }
 
 // LevelElo returns a level's measured strength in Elo (beginner = 0).
