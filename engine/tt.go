@@ -17,9 +17,10 @@ const exactDepth = 255
 // torn write fails the key check and reads as a miss. Buckets of four
 // entries fill a cache line.
 type table struct {
-	w    []atomic.Uint64
-	mask uint64 // buckets - 1
-	gen  uint8
+	w       []atomic.Uint64
+	mask    uint64 // buckets - 1 for a power of two, else 0
+	buckets uint64
+	gen     uint8
 }
 
 // entry is a decoded table entry.
@@ -35,10 +36,15 @@ func newTable(megabytes int) *table {
 	if megabytes < 1 {
 		megabytes = 1
 	}
-	buckets := uint64(megabytes) << 20 / (bucket * 16)
-	buckets = 1 << (63 - bits.LeadingZeros64(buckets)) // a power of two
+	// Any number of buckets: a power of two is indexed by the key's low
+	// bits, any other by the high word of the key times the count, so
+	// that a table can fill the memory it is given (6 GiB, not 4 or 8).
+	buckets := max(uint64(megabytes)<<20/(bucket*16), 1)
 	w, release := allocWords(int(buckets * bucket * 2))
-	t := &table{w: w, mask: buckets - 1}
+	t := &table{w: w, buckets: buckets}
+	if buckets&(buckets-1) == 0 {
+		t.mask = buckets - 1
+	}
 	if release != nil {
 		// Unmap the words once the table is unreachable.
 		runtime.AddCleanup(t, func(f func()) { f() }, release)
@@ -53,7 +59,13 @@ func (t *table) clear() {
 	clear(unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(t.w))), len(t.w)))
 }
 
-func (t *table) index(key uint64) uint64 { return (mix(key) & t.mask) * bucket * 2 }
+func (t *table) index(key uint64) uint64 {
+	if t.mask != 0 || t.buckets == 1 {
+		return (mix(key) & t.mask) * bucket * 2
+	}
+	hi, _ := bits.Mul64(mix(key), t.buckets)
+	return hi * bucket * 2
+}
 
 func encode(e entry, work int, gen uint8) uint64 {
 	return uint64(uint16(int16(e.lo))) | uint64(uint16(int16(e.hi)))<<16 | uint64(uint8(e.depth))<<32 |

@@ -219,8 +219,9 @@ func moves(ms []kalah.Move) string {
 // autoTableMB is the table a solve of a position of the given seeds uses:
 // mb if given, else 256 MiB up to 48 seeds, where a larger table's cache
 // and TLB misses cost more than the transpositions it keeps, and above
-// that half the memory available, at least 2 GiB and at most 8 GiB, which
-// Kalah(6,5) needs to finish in minutes (docs/PERFORMANCE.md, "Tuning").
+// that half the memory available, at least 2 GiB and at most maxAutoMB,
+// which Kalah(6,5) needs to finish in minutes (docs/PERFORMANCE.md,
+// "Tuning").
 func autoTableMB(mb, seeds int) int {
 	switch {
 	case mb > 0:
@@ -232,8 +233,13 @@ func autoTableMB(mb, seeds int) int {
 	if !ok {
 		return 2048
 	}
-	return min(max(avail/2, 2048), 8192)
+	return min(max(avail/2, 2048), maxAutoMB)
 }
+
+// maxAutoMB is the largest table a solve chooses itself: 5.75 GiB, so that
+// Kalah(6,5) with its 24-seed database (1.25 GB) stays within 8 GB
+// resident (with 8 GiB it took 9.6 GB).
+const maxAutoMB = 5888
 
 // inHouses is the seeds in p's houses.
 func inHouses(p kalah.Position) int { return p.Seeds(kalah.South) + p.Seeds(kalah.North) }
