@@ -98,18 +98,7 @@ func TestAnalyzeRecordedGames(t *testing.T) {
 // in all, answers about the deadline with estimates where it ran out,
 // never with the deadline's error.
 func TestAnalyzeGameWithinDeadline(t *testing.T) {
-	text, err := os.ReadFile("testdata/games/openspiel.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := kalah.ParseGame(string(text))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var moves []kalah.Move
-	for _, m := range g.Moves() {
-		moves = append(moves, m.Move)
-	}
+	g, moves := recordedGame(t, "openspiel.txt")
 	e, err := New(kalah.Standard(), Options{TableMB: 16, NoBook: true})
 	if err != nil {
 		t.Fatal(err)
@@ -134,18 +123,7 @@ func TestAnalyzeGameWithinDeadline(t *testing.T) {
 // its depth), not an error; a cancelled analysis (its reader gone) ends
 // with the cancellation.
 func TestAnalyzeGamePastDeadline(t *testing.T) {
-	text, err := os.ReadFile("testdata/games/openspiel.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := kalah.ParseGame(string(text))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var moves []kalah.Move
-	for _, m := range g.Moves() {
-		moves = append(moves, m.Move)
-	}
+	g, moves := recordedGame(t, "openspiel.txt")
 	e, err := New(kalah.Standard(), Options{TableMB: 16, NoBook: true})
 	if err != nil {
 		t.Fatal(err)
@@ -166,4 +144,22 @@ func TestAnalyzeGamePastDeadline(t *testing.T) {
 	if _, err := e.AnalyzeGame(ctx, g.PositionAt(0), moves, 500*time.Millisecond); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
 	}
+}
+
+// recordedGame reads a game of testdata/games and its moves.
+func recordedGame(t *testing.T, name string) (*kalah.Game, []kalah.Move) {
+	t.Helper()
+	text, err := os.ReadFile(filepath.Join("testdata/games", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := kalah.ParseGame(string(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var moves []kalah.Move
+	for _, m := range g.Moves() {
+		moves = append(moves, m.Move)
+	}
+	return g, moves
 }

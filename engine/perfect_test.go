@@ -39,21 +39,6 @@ const (
 	smallDBReplyNodes = 2_000_000
 )
 
-// openings2 returns every opening of two plies of r (South's two moves
-// when the first earns an extra turn), as move lists.
-func openings2(r kalah.Rules) [][]kalah.Move {
-	var out [][]kalah.Move
-	p := r.Start()
-	for _, a := range p.Moves() {
-		q := p
-		q.Play(&r, int(a))
-		for _, b := range q.Moves() {
-			out = append(out, []kalah.Move{a, b})
-		}
-	}
-	return out
-}
-
 // replies collects the perfect player's replies.
 type replies struct {
 	n, book     int
@@ -137,7 +122,7 @@ func TestPerfectFromOpenings(t *testing.T) {
 						t.Skipf("no strategy book of %s is embedded: its replies are not bounded (book/data/README.md)", name)
 					}
 				}
-				perfectFrom(t, r, openings2(r), k, budget, all)
+				perfectFrom(t, r, kalah.Openings(r, 2), k, budget, all)
 			})
 		}
 	}

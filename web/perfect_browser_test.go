@@ -83,7 +83,7 @@ func TestBrowserPerfectFromOpenings(t *testing.T) {
 				t.Fatal(err)
 			}
 			pp := perfectPage{t: t, ctx: ctx, url: srv.URL, rules: v.rules, solver: solver, timed: all}
-			opens := openings2(v.rules)
+			opens := kalah.Openings(v.rules, 2)
 			start := time.Now()
 			for i, open := range opens {
 				if i%v.every != 0 {
@@ -99,21 +99,6 @@ func TestBrowserPerfectFromOpenings(t *testing.T) {
 				v.name, pp.games, len(pp.server), durations(pp.server), durations(pp.page), time.Since(start).Round(time.Second))
 		})
 	}
-}
-
-// openings2 returns every opening of two plies of r (South's two moves
-// when the first earns an extra turn).
-func openings2(r kalah.Rules) [][]kalah.Move {
-	var out [][]kalah.Move
-	p := r.Start()
-	for _, a := range p.Moves() {
-		q := p
-		q.Play(&r, int(a))
-		for _, b := range q.Moves() {
-			out = append(out, []kalah.Move{a, b})
-		}
-	}
-	return out
 }
 
 // durations sums a list of durations up: median, 99th percentile, max.
