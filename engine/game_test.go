@@ -39,18 +39,8 @@ func TestAnalyzeRecordedGames(t *testing.T) {
 	}
 	for _, file := range files {
 		t.Run(filepath.Base(file), func(t *testing.T) {
-			text, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			g, err := kalah.ParseGame(string(text))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var moves []kalah.Move
-			for _, m := range g.Moves()[from:] {
-				moves = append(moves, m.Move)
-			}
+			g, moves := recordedGame(t, file)
+			moves = moves[from:]
 			start := g.PositionAt(from)
 			var runs [2][]PlyValue
 			for i := range runs {
@@ -98,7 +88,7 @@ func TestAnalyzeRecordedGames(t *testing.T) {
 // in all, answers about the deadline with estimates where it ran out,
 // never with the deadline's error.
 func TestAnalyzeGameWithinDeadline(t *testing.T) {
-	g, moves := recordedGame(t, "openspiel.txt")
+	g, moves := recordedGame(t, "testdata/games/openspiel.txt")
 	e, err := New(kalah.Standard(), Options{TableMB: 16, NoBook: true})
 	if err != nil {
 		t.Fatal(err)
@@ -123,7 +113,7 @@ func TestAnalyzeGameWithinDeadline(t *testing.T) {
 // its depth), not an error; a cancelled analysis (its reader gone) ends
 // with the cancellation.
 func TestAnalyzeGamePastDeadline(t *testing.T) {
-	g, moves := recordedGame(t, "openspiel.txt")
+	g, moves := recordedGame(t, "testdata/games/openspiel.txt")
 	e, err := New(kalah.Standard(), Options{TableMB: 16, NoBook: true})
 	if err != nil {
 		t.Fatal(err)
@@ -146,10 +136,10 @@ func TestAnalyzeGamePastDeadline(t *testing.T) {
 	}
 }
 
-// recordedGame reads a game of testdata/games and its moves.
-func recordedGame(t *testing.T, name string) (*kalah.Game, []kalah.Move) {
+// recordedGame reads a recorded game (testdata/games) and its moves.
+func recordedGame(t *testing.T, path string) (*kalah.Game, []kalah.Move) {
 	t.Helper()
-	text, err := os.ReadFile(filepath.Join("testdata/games", name))
+	text, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
