@@ -209,7 +209,7 @@ func runBookStrategy(ctx context.Context, e *env, args []string) error {
 	egdbFile := fs.String("egdb", "", "endgame database file the player will use (one of the rules' variant)")
 	egdbSeeds := fs.Int("egdb-seeds", engine.PerfectDBSeeds, "endgame database of up to K seeds in the default directory, built first if missing")
 	ttMB := fs.Int("tt-mb", 1024, "transposition table of the solves in MiB")
-	threads := fs.Int("threads", 2, "threads of the solves")
+	threads := fs.Int("threads", 2, "threads of the solves, and fast checks run at once (one thread each)")
 	every := fs.Duration("checkpoint", time.Minute, "how often to save the checkpoint")
 	solvedFiles := fs.String("solved", "", "book files (comma-separated) whose values to take instead of solving a position they hold: the values are exact whatever database found them")
 	if err := parseFlags(fs, args); err != nil {
