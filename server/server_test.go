@@ -110,10 +110,13 @@ func (c *client) send(s string) {
 	}
 }
 
-// next returns the next message other than ping (answered).
+// next returns the next message other than ping (answered). It waits up
+// to 30 s: on a shared machine under the whole suite's load the server has
+// once been silent for over 10 s (two tests waiting for go failed
+// together), a stall of the machine's, not of the protocol's.
 func (c *client) next() (line.Msg, error) {
 	for {
-		s, err := c.tr.ReadLine(10 * time.Second)
+		s, err := c.tr.ReadLine(30 * time.Second)
 		if err != nil {
 			return line.Msg{}, err
 		}
