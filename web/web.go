@@ -475,8 +475,25 @@ func classOf(loss int) string {
 	return "blunder"
 }
 
-// inPlay says p is past any pie phase.
-func inPlay(p kalah.Position) bool { return p.Phase() == kalah.PhasePlay }
+// plyAt is position i of g, whose moves are played, as the analysis shows
+// it before any value: the board, the move played from it, and for a
+// position that ends the game its final value (over).
+func plyAt(g *kalah.Game, played []kalah.Played, i int) (ply Ply, over bool) {
+	p := g.PositionAt(i)
+	ply = Ply{Position: p.String(), Pits: pits(p), ToMove: p.ToMove().Letter()}
+	if i < len(played) {
+		ply.Move = played[i].Move.String()
+		ply.Extra = played[i].Effect&kalah.Extra != 0
+		ply.Capture = played[i].Effect&kalah.Capture != 0
+	}
+	rules := g.RulesPtr()
+	if p.Over(rules) {
+		p.Settle(rules)
+		ply.Value, ply.Exact = p.Store(kalah.South)-p.Store(kalah.North), true
+		return ply, true
+	}
+	return ply, false
+}
 
 // wholeGame analyses g at once with ga, each position from South's view.
 func wholeGame(ctx context.Context, ga GameAnalyzer, g *kalah.Game, budget time.Duration) ([]Ply, error) {
@@ -495,20 +512,13 @@ func wholeGame(ctx context.Context, ga GameAnalyzer, g *kalah.Game, budget time.
 	}
 	out := make([]Ply, len(vals))
 	for i, v := range vals {
-		p := g.PositionAt(i)
-		ply := Ply{Position: p.String(), Pits: pits(p), ToMove: p.ToMove().Letter(), Exact: v.Exact, Depth: v.Depth}
-		if i < len(moves) {
-			ply.Move = moves[i].String()
-			ply.Extra = played[i].Effect&kalah.Extra != 0
-			ply.Capture = played[i].Effect&kalah.Capture != 0
-		}
-		if p.Over(&rules) {
-			q := p
-			q.Settle(&rules)
-			ply.Value, ply.Exact = q.Store(kalah.South)-q.Store(kalah.North), true
+		ply, over := plyAt(g, played, i)
+		if over {
 			out[i] = ply
 			continue
 		}
+		p := g.PositionAt(i)
+		ply.Exact, ply.Depth = v.Exact, v.Depth
 		me := p.ToMove()
 		ply.Value = p.Store(me) - p.Store(me.Other()) + v.Value
 		ply.Best = v.Best.String()
@@ -589,7 +599,8 @@ func (h *Handler) analyzeGame(w http.ResponseWriter, r *http.Request) {
 	deadline := time.Now().Add(budget)
 	ctx, cancel := context.WithDeadline(r.Context(), deadline.Add(time.Second))
 	defer cancel()
-	if ga, ok := h.opts.Analyzer.(GameAnalyzer); ok && inPlay(g.PositionAt(0)) {
+	start := g.PositionAt(0)
+	if ga, ok := h.opts.Analyzer.(GameAnalyzer); ok && start.Phase() == kalah.PhasePlay {
 		// The whole game at once, exact where it can be; an analyzer that
 		// cannot take it (rules too large, every engine busy) leaves it to
 		// the position-by-position analysis below in the time left.
@@ -605,18 +616,8 @@ func (h *Handler) analyzeGame(w http.ResponseWriter, r *http.Request) {
 	out := make([]Ply, 0, n)
 	rules := g.Rules()
 	for i := range n {
-		p := g.PositionAt(i)
-		ply := Ply{Position: p.String(), Pits: pits(p), ToMove: p.ToMove().Letter()}
-		if i < len(moves) {
-			ply.Move = moves[i].Move.String()
-			ply.Extra = moves[i].Effect&kalah.Extra != 0
-			ply.Capture = moves[i].Effect&kalah.Capture != 0
-		}
-		if p.Over(&rules) {
-			q := p
-			q.Settle(&rules)
-			ply.Value, ply.Exact = q.Store(kalah.South)-q.Store(kalah.North), true
-		} else {
+		ply, over := plyAt(g, moves, i)
+		if p := g.PositionAt(i); !over {
 			per := max(time.Until(deadline)/time.Duration(n-i), time.Millisecond)
 			an, err := h.opts.Analyzer.Analyze(ctx, rules, p, per)
 			if err != nil {
