@@ -34,8 +34,8 @@ type StrategyOptions struct {
 	// FastWorkers is how many calls of Fast may run at once, each on a
 	// position the build will meet next (the replies to one move of the
 	// opponent); 0 or 1 calls it once at a time, in the build's order. Fast
-	// searches on one thread, so on two cores two at once nearly halve
-	// the time they take (more than half of a Kalah(6,4) build's).
+	// searches on one thread, so one at a time leaves the other cores
+	// idle while it runs.
 	FastWorkers int
 	// DBSeeds and NodeLimit are recorded in the book: what Fast meant
 	// (Book.Frontier).
