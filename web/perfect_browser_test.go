@@ -167,6 +167,7 @@ func (pp *perfectPage) game(open []kalah.Move, side kalah.Side, opp string, seed
 		waitJS(t, ctx, `!document.querySelector("#summary").hidden || document.querySelector('`+mine+`:not(:disabled)')`)
 		if !clicked.IsZero() {
 			pp.page = append(pp.page, time.Since(clicked))
+			clicked = time.Time{} // one sample a click
 		}
 		b := pp.board(id)
 		if seen == 0 && b.StartText != g.Position().String() {
