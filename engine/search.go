@@ -290,6 +290,7 @@ func (s *searcher) generate(n *node) {
 	// standard board), by score, larger first.
 	var scores [16]int
 	cnt, sown := 0, 0
+	six := g.Six()
 	for i := g.N - 1; i >= 0; i-- {
 		if b.H[i&31] == 0 {
 			continue
@@ -302,7 +303,11 @@ func (s *searcher) generate(n *node) {
 				// One seed into the store takes it into the database.
 				k.d = 1
 			} else {
-				k.d, k.extra = g.Predict(b, i)
+				if six && b.H[i&31] < 13 {
+					k.d, k.extra = g.Predict6(b, i)
+				} else {
+					k.d, k.extra = g.Predict(b, i)
+				}
 				k.over, k.played = false, false
 			}
 			if k.d >= dbGain {

@@ -30,7 +30,8 @@ type Game struct {
 	sowOpp       bool
 	earlyEnd     bool
 	end          kalah.EndRule
-	half         int // early end: a store above half of all seeds ends the game
+	half         int  // early end: a store above half of all seeds ends the game
+	six          bool // six houses a side, no sowing into the opponent's store: Play by words
 }
 
 // New returns the sowing of rules r (at most 16 houses a side).
@@ -41,6 +42,7 @@ func New(r kalah.Rules) Game {
 	if g.sowOpp {
 		g.cycle++
 	}
+	g.six = g.N == 6 && !g.sowOpp
 	return g
 }
 
@@ -103,7 +105,82 @@ func byteSum(x uint64) int {
 // of the store difference for the mover, whether the mover moves again, and
 // whether the game ended (the houses are then swept into the stores and left
 // empty). When the turn passes the board is mirrored to the new mover's view.
+//
+// On the standard board (six houses, no sowing into the opponent's store)
+// the seeds are added a row at a time from sow6 (and whole laps to every
+// house), the capture and the end read from the two rows as words; else it
+// is play's, a seed at a time.
 func (g *Game) Play(b *Board, i int) (delta int, extra, over bool) {
+	if g.six {
+		return g.play6(b, i)
+	}
+	return g.play(b, i)
+}
+
+// play6 is Play on the standard board.
+func (g *Game) play6(b *Board, i int) (delta int, extra, over bool) {
+	s := int(b.H[i&31])
+	b.H[i&31] = 0
+	lo := binary.LittleEndian.Uint64(b.H[0:8])
+	hi := uint64(binary.LittleEndian.Uint32(b.H[8:12]))
+	var st int
+	if s >= 13 {
+		laps := s / 13
+		s -= laps * 13
+		lo += 0x0101010101010101 * uint64(laps)
+		hi += 0x01010101 * uint64(laps)
+		st = laps
+	}
+	m := &sow6[(13*i+s)&127]
+	lo += m.lo
+	hi += m.hi
+	st += int(m.store)
+	row, other := lo&(1<<48-1), lo>>48|hi<<16
+	switch p := uint(m.last); {
+	case p == 6:
+		extra = true
+	case p < 6 && row>>(8*p)&0xFF == 1:
+		// House p was empty: the seeds opposite (the opponent's house 5-p
+		// from its left) and the last seed go to the store.
+		q := 8 * (5 - p)
+		if o := int(other >> q & 0xFF); o != 0 || g.emptyCapture {
+			st += o + 1
+			row &^= 0xFF << (8 * p)
+			other &^= 0xFF << q
+		}
+	}
+	mine, theirs := byteSum(row), byteSum(other)
+	switch g.end {
+	case kalah.EitherEmpty:
+		over = mine == 0 || theirs == 0
+	case kalah.MoverEmpty:
+		over = mine == 0 || !extra && theirs == 0
+	default:
+		over = extra && mine == 0 || !extra && theirs == 0
+	}
+	s0 := int(b.Store[0]) + st
+	if g.earlyEnd && (s0 > g.half || int(b.Store[1]) > g.half) {
+		over = true
+	}
+	delta = st
+	switch {
+	case over:
+		b.Store[0] = int16(s0 + mine)
+		b.Store[1] += int16(theirs)
+		setSides6(b, 0, 0)
+		delta += mine - theirs
+	case extra:
+		b.Store[0] = int16(s0)
+		setSides6(b, row, other)
+	default:
+		b.Store[0], b.Store[1] = b.Store[1], int16(s0)
+		setSides6(b, other, row)
+	}
+	return delta, extra, over
+}
+
+// play is Play of any board, a seed at a time.
+func (g *Game) play(b *Board, i int) (delta int, extra, over bool) {
 	n := g.N
 	s0, s1 := b.Store[0], b.Store[1]
 	s := int(b.H[i])
@@ -208,6 +285,63 @@ func (g *Game) Play(b *Board, i int) (delta int, extra, over bool) {
 // house opposite: the search orders its moves by it and sows only the ones
 // it searches.
 func (g *Game) Predict(b *Board, i int) (delta int, extra bool) {
+	if g.six && b.H[i&31] < 13 {
+		return g.Predict6(b, i)
+	}
+	return g.predict(b, i)
+}
+
+// Predict6 is Predict on the standard board (Game.Six) of a house of fewer
+// than 13 seeds, which sow no lap: small enough for the compiler to inline
+// in the search's loop over the moves, where a call would spill its state.
+func (g *Game) Predict6(b *Board, i int) (delta int, extra bool) {
+	t := &predict6[(i+int(b.H[i&31]))&31]
+	if t.capture != 0 && b.H[t.last&31] == 0 { // the last seed's house was empty: a capture
+		if o := int(b.H[t.opp&31]) + int(t.passed); o != 0 || g.emptyCapture {
+			return o + int(t.capture), false
+		}
+	}
+	return int(t.delta), t.extra
+}
+
+// Six reports whether the board is the standard one, six houses a side
+// without sowing into the opponent's store, which Play and Predict6 serve
+// by words and tables.
+func (g *Game) Six() bool { return g.six }
+
+// prediction6 is what Predict needs of the last seed of a sowing without a
+// lap on the standard board, by the cycle position e it falls in, counted
+// from house 0 of the mover (e < 18): the mover's house e (e < 6), the
+// store (6), the opponent's houses (7-12), the mover's house e-13 (13-17).
+type prediction6 struct {
+	last    uint8 // the mover's house it falls in, if any: a capture if it was empty
+	opp     uint8 // the house opposite it
+	passed  uint8 // 1 if the sowing put a seed in the house opposite
+	capture int8  // a capture takes the seeds opposite and this many more; 0 if no house of the mover
+	delta   int8  // else the gain
+	extra   bool
+}
+
+var predict6 = func() (t [32]prediction6) {
+	for e := range t {
+		p := &t[e]
+		switch {
+		case e < 6:
+			p.last, p.opp, p.capture = uint8(e), uint8(11-e), 1
+		case e == 6:
+			p.delta, p.extra = 1, true
+		case e < 13:
+			p.delta = 1
+		case e < 18:
+			// Past the store: its seed, and the opposite house was sown.
+			p.last, p.opp, p.passed, p.capture, p.delta = uint8(e-13), uint8(24-e), 1, 2, 1
+		}
+	}
+	return t
+}()
+
+// predict is Predict on any board.
+func (g *Game) predict(b *Board, i int) (delta int, extra bool) {
 	n, c := g.N, g.cycle
 	r, laps := int(b.H[i]), 0
 	if r >= c {
@@ -273,3 +407,39 @@ func (g *Game) Terminal(b *Board) (int, bool) {
 	}
 	return 0, false
 }
+
+// sowing6 is where the seeds of one sowing on the standard board fall,
+// after its whole laps: sow6[13*i+r] for r seeds from house i (r < 13, the
+// cycle of twelve houses and the mover's store). The two words add one to
+// each house sown (bytes 0-7 and 8-11 of Board.H), store is 1 if the store
+// gets a seed, and last is the cycle position of the last seed: a house of
+// the mover (0-5), its store (6), an opponent's house (7-12).
+type sowing6 struct {
+	lo, hi uint64
+	store  int16
+	last   int8
+}
+
+var sow6 = func() (t [128]sowing6) { // 78 used: a power of two for a mask instead of a bounds check
+	for i := range 6 {
+		for r := range 13 {
+			m := &t[13*i+r]
+			m.last = int8(i)
+			for k := 1; k <= r; k++ {
+				p := (i + k) % 13
+				m.last = int8(p)
+				switch {
+				case p < 6:
+					m.lo += 1 << (8 * p)
+				case p == 6:
+					m.store++
+				case p < 9: // houses 6 and 7 of H
+					m.lo += 1 << (8 * (p - 1))
+				default:
+					m.hi += 1 << (8 * (p - 9))
+				}
+			}
+		}
+	}
+	return t
+}()

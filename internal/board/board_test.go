@@ -147,3 +147,47 @@ func TestColexRank(t *testing.T) {
 		}
 	}
 }
+
+// FuzzPlay6 checks the standard board's sowing by words (Play) against the
+// sowing a seed at a time (play), and its Predict against play and the
+// general predict, on any board of up to 255 seeds, under every rule switch
+// they serve.
+func FuzzPlay6(f *testing.F) {
+	f.Add([]byte{4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4}, uint8(2), uint8(0), uint16(0), uint16(0))
+	f.Add([]byte{0, 0, 30, 0, 0, 1, 0, 0, 0, 9, 0, 0}, uint8(2), uint8(5), uint16(20), uint16(3))
+	f.Add([]byte{0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0}, uint8(5), uint8(1), uint16(0), uint16(0))
+	f.Fuzz(func(t *testing.T, h []byte, house, rule uint8, s0, s1 uint16) {
+		var b Board
+		total := int(s0%128) + int(s1%128)
+		for j := 0; j < 12 && j < len(h); j++ {
+			b.H[j] = h[j] % 64
+			total += int(b.H[j])
+		}
+		i := int(house % 6)
+		if b.H[i] == 0 || total > 255 {
+			t.Skip()
+		}
+		b.Store = [2]int16{int16(s0 % 128), int16(s1 % 128)}
+		ends := []kalah.EndRule{kalah.EitherEmpty, kalah.MoverStuck, kalah.MoverEmpty}
+		r := kalah.Rules{Houses: 6, Seeds: 4, End: ends[int(rule)%3], EmptyCapture: rule&4 != 0, EarlyEnd: rule&8 != 0}
+		g := New(r)
+		if !g.six {
+			t.Fatalf("%s: not sown by words", r)
+		}
+		g.half = total / 2
+		want, got := b, b
+		wd, we, wo := g.play(&want, i)
+		gd, ge, gover := g.Play(&got, i)
+		pd, pe := g.Predict(&b, i)
+		if !wo && (pd != wd || pe != we) {
+			t.Fatalf("%s: house %d of %v: Predict %d %v, play %d %v", r, i, b.H[:12], pd, pe, wd, we)
+		}
+		if ad, ae := g.predict(&b, i); pd != ad || pe != ae {
+			t.Fatalf("%s: house %d of %v: Predict %d %v, predict %d %v", r, i, b.H[:12], pd, pe, ad, ae)
+		}
+		if gd != wd || ge != we || gover != wo || got != want {
+			t.Fatalf("%s: house %d of %v %v: Play %d %v %v %v %v, play %d %v %v %v %v",
+				r, i, b.H[:12], b.Store, gd, ge, gover, got.H[:12], got.Store, wd, we, wo, want.H[:12], want.Store)
+		}
+	})
+}
