@@ -472,3 +472,19 @@ func TestFor(t *testing.T) {
 		}
 	}
 }
+
+// TestHasStrategy names the variants whose own strategy book is embedded:
+// Kalah(6,5) has none though Kalah(6,4)'s fits its later boards.
+func TestHasStrategy(t *testing.T) {
+	for _, c := range []struct {
+		seeds        int
+		emptyCapture bool
+		want         bool
+	}{{3, false, true}, {4, false, true}, {4, true, true}, {5, false, false}, {3, true, false}} {
+		r := kalah.Standard()
+		r.Seeds, r.EmptyCapture = c.seeds, c.emptyCapture
+		if got := book.HasStrategy(r); got != c.want {
+			t.Errorf("HasStrategy(%s) = %v, want %v", r, got, c.want)
+		}
+	}
+}

@@ -76,3 +76,10 @@ func For(r kalah.Rules) []*Book {
 	})
 	return out
 }
+
+// HasStrategy reports whether a strategy book of r's own variant (its
+// seeds a house, not a smaller game's) is embedded: the perfect player
+// then answers every position of r within its node bound (book/data).
+func HasStrategy(r kalah.Rules) bool {
+	return slices.ContainsFunc(For(r), func(b *Book) bool { return b.kind == Strategy && b.v.Seeds == r.Seeds })
+}

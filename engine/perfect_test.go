@@ -68,17 +68,6 @@ func quantiles(ds []time.Duration) string {
 	return fmt.Sprintf("median %v, 99th percentile %v, max %v, mean %v", q(0.5), q(0.99), q(1), (sum / time.Duration(len(ts))).Round(time.Microsecond))
 }
 
-// hasStrategyBook reports whether a strategy book of r's own variant is
-// embedded.
-func hasStrategyBook(r kalah.Rules) bool {
-	for _, b := range book.For(r) {
-		if b.Kind() == book.Strategy && b.Variant().Seeds == r.Seeds {
-			return true
-		}
-	}
-	return false
-}
-
 // TestPerfectFromOpenings is the perfect player's promise: against random
 // and greedy, from every opening of two plies (both moves forced), on
 // either side, every move it plays is optimal, as the solver (an engine of
@@ -118,7 +107,7 @@ func TestPerfectFromOpenings(t *testing.T) {
 				k, budget := smallDBSeeds, uint64(smallDBReplyNodes)
 				if all {
 					k, budget = PerfectDBSeeds, perfectReplyNodes
-					if s == 4 && !hasStrategyBook(r) {
+					if s == 4 && !book.HasStrategy(r) {
 						t.Skipf("no strategy book of %s is embedded: its replies are not bounded (book/data/README.md)", name)
 					}
 				}

@@ -68,7 +68,7 @@ func TestBrowserPerfectFromOpenings(t *testing.T) {
 		t.Run(v.name, func(t *testing.T) {
 			var db *egdb.DB
 			if all {
-				if !slices.ContainsFunc(book.For(v.rules), func(b *book.Book) bool { return b.Kind() == book.Strategy && b.Variant().Seeds == v.rules.Seeds }) {
+				if !book.HasStrategy(v.rules) {
 					t.Skipf("no strategy book of %s is embedded: its replies are not bounded (book/data/README.md)", v.name)
 				}
 				var err error
