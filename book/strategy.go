@@ -169,16 +169,11 @@ func (s *strategy) player(ctx context.Context, p kalah.Position, depth int) erro
 		return nil
 	}
 	s.decided[k] = true
-	vals, ok := []int8(nil), false
-	if s.o.Opening != nil {
-		vals, ok = s.o.Opening.lookupKey(k)
-	}
-	if !ok && s.o.Known != nil {
-		if vals, ok = s.o.Known.lookupKey(k); ok {
-			s.values[k] = vals
-			s.pr.Solved++
-			s.pr.Reused++
-		}
+	vals, known, ok := s.lookup(k)
+	if known {
+		s.values[k] = vals
+		s.pr.Solved++
+		s.pr.Reused++
 	}
 	if !ok {
 		fast, found := s.ahead[k]
@@ -259,7 +254,7 @@ func (s *strategy) fastAhead(ctx context.Context, p kalah.Position) error {
 			continue
 		}
 		k := Key(&q)
-		if s.decided[k] || s.held(k) {
+		if _, _, held := s.lookup(k); s.decided[k] || held {
 			continue
 		}
 		if _, found := s.ahead[k]; !found && !slices.ContainsFunc(next, func(x kalah.Position) bool { return Key(&x) == k }) {
@@ -287,19 +282,20 @@ func (s *strategy) fastAhead(ctx context.Context, p kalah.Position) error {
 	return nil
 }
 
-// held reports whether the opening book or the known positions hold k.
-func (s *strategy) held(k uint64) bool {
+// lookup returns k's move values from the opening book or, failing it,
+// the known positions (known is then true).
+func (s *strategy) lookup(k uint64) (vals []int8, known, ok bool) {
 	if s.o.Opening != nil {
-		if _, ok := s.o.Opening.lookupKey(k); ok {
-			return true
+		if vals, ok = s.o.Opening.lookupKey(k); ok {
+			return vals, false, true
 		}
 	}
 	if s.o.Known != nil {
-		if _, ok := s.o.Known.lookupKey(k); ok {
-			return true
+		if vals, ok = s.o.Known.lookupKey(k); ok {
+			return vals, true, true
 		}
 	}
-	return false
+	return nil, false, false
 }
 
 // progress reports a decided position and saves a checkpoint when due.
