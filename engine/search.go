@@ -303,6 +303,8 @@ func (s *searcher) generate(n *node) {
 				// One seed into the store takes it into the database.
 				k.d = 1
 			} else {
+				// Predict6 inlines here (Predict, which chooses between
+				// it and the general arithmetic, does not).
 				if six && b.H[i&31] < 13 {
 					k.d, k.extra = g.Predict6(b, i)
 				} else {
