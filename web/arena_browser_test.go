@@ -111,10 +111,14 @@ func TestBrowserArena(t *testing.T) {
 			t.Fatal("the arena does not end")
 		}
 		for name, ctx := range people {
-			hash := eval[string](t, ctx, `location.hash`)
-			if strings.HasPrefix(hash, "#/tournament/") {
-				// A game paired before the page followed: its link.
-				if eval[bool](t, ctx, `!!document.querySelector("#ptmygame")`) {
+			// One look at the page a turn: where it is, the link to a
+			// game paired before it followed, the house it may sow.
+			pg := eval[arenaPage](t, ctx, `(() => {
+				const b = document.querySelector("button.pit:not(:disabled)"), r = b && b.getBoundingClientRect();
+				return {hash: location.hash, link: !!document.querySelector("#ptmygame"),
+					x: r ? r.x + r.width / 2 : 0, y: r ? r.y + r.height / 2 : 0, house: !!b} })()`)
+			if strings.HasPrefix(pg.Hash, "#/tournament/") {
+				if pg.Link {
 					byLink[name]++
 					tryClick(ctx, "#ptmygame")
 				}
@@ -123,10 +127,11 @@ func TestBrowserArena(t *testing.T) {
 			if games[name] == nil {
 				games[name] = map[string]bool{}
 			}
-			games[name][hash] = true
-			house := eval[string](t, ctx, `(b => b ? b.dataset.side + b.dataset.house : "")(document.querySelector("button.pit:not(:disabled)"))`)
-			if house != "" {
-				tryClick(ctx, fmt.Sprintf(`button.pit[data-side="%s"][data-house="%s"]:not(:disabled)`, house[:1], house[1:]))
+			games[name][pg.Hash] = true
+			if pg.House {
+				// The mouse at the house's middle: a click a person makes
+				// (a house disabled since is not sown).
+				chromedp.Run(ctx, chromedp.MouseClickXY(pg.X, pg.Y))
 			}
 		}
 		if !liveSeen {
@@ -141,7 +146,18 @@ func TestBrowserArena(t *testing.T) {
 		t.Error("the spectator never saw points in the standings while the arena ran")
 	}
 	st := state()
-	t.Logf("standings %+v\ngames %d, pages in %v, opened by the link %v", st.Standings, len(st.Games), games, byLink)
+	inGames := map[string]int{}
+	for name, gs := range games {
+		inGames[name] = len(gs)
+	}
+	t.Logf("%d games, %d played; the pages were in %v games, opened by the link %v", st.GamesTotal, st.Played, inGames, byLink)
+	// A person still in a game at the end is on its page: their page went
+	// on following them, even after they opened a game by its link.
+	for _, s := range st.Standings {
+		if name, ok := strings.CutPrefix(s.ID.String(), "user:"); ok && s.Playing != "" {
+			waitJS(t, people[name], `location.hash === "#/game/`+s.Playing+`"`)
+		}
+	}
 	if st.Winner == "" || st.Winner != st.Standings[0].Name || st.Played < 3 || len(st.Standings) != 4 {
 		t.Fatalf("at the end: winner %q, %d played, standings %+v", st.Winner, st.Played, st.Standings)
 	}
@@ -215,6 +231,15 @@ func TestBrowserArena(t *testing.T) {
 
 // tryClick clicks css if it is there within a moment; a page that moved
 // on meanwhile (a game ended, the next one opened) is asked again later.
+// arenaPage is what the arena's loop reads of a page each turn.
+type arenaPage struct {
+	Hash  string  `json:"hash"`
+	Link  bool    `json:"link"`
+	House bool    `json:"house"`
+	X     float64 `json:"x"`
+	Y     float64 `json:"y"`
+}
+
 func tryClick(ctx context.Context, css string) {
 	cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()

@@ -1563,13 +1563,16 @@ function followTournament(id) {
   if (follow && follow.id === id) return;
   unfollow();
   const f = {id, last: undefined, games: new Set()};
+  // The page's place is judged after the tournament is read: a game
+  // paired since the last tick, opened by its link, is one of its games.
   const tick = async () => {
-    const m = /^#\/game\/(\d+)/.exec(location.hash);
-    if (location.hash !== "#/tournament/" + id && !(m && f.games.has(m[1]))) { unfollow(); return; }
     let t;
     try { t = await api("tournaments/" + id); } catch (e) { return; }
     if (follow !== f) return;
     for (const g of t.games) if (g.game) f.games.add(g.game);
+    if (t.you && t.you.game) f.games.add(t.you.game);
+    const m = /^#\/game\/(\d+)/.exec(location.hash);
+    if (location.hash !== "#/tournament/" + id && !(m && f.games.has(m[1]))) { unfollow(); return; }
     const g = (t.you && t.you.game) || null;
     if (f.last === undefined) { f.last = g; return; }
     if (g && g !== f.last) {
