@@ -313,11 +313,11 @@ func (c *conn) handle(m line.Msg) bool {
 			errf(line.CodeBusy, "waiting for the server's games; send leave first")
 			return false
 		}
-		e := &entrant{seat: botSeatOf(id), rules: rules, conn: c, key: id.Key(), result: make(chan error, 1)}
+		e := &entrant{seat: botSeatOf(id), rules: rules, conn: c, key: id.Key(), result: make(chan error, 1),
+			queued: func() { c.sendMsg(line.Msg{Cmd: "ok", Args: []string{"queue"}}) }}
 		c.mu.Lock()
 		c.queued = e
 		c.mu.Unlock()
-		c.sendMsg(line.Msg{Cmd: "ok", Args: []string{"queue"}})
 		if err := s.enqueue(e); err != nil {
 			c.mu.Lock()
 			c.queued = nil

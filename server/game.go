@@ -22,6 +22,10 @@ type entrant struct {
 	// key is who it is, for the queue: one entry a key.
 	key    string
 	seated func(int)  // told its seat when its game starts, if not nil
+	// queued, if not nil, is told under the server's lock that e has its
+	// place (in the queue, or paired), before any game of it starts: an
+	// "ok queue" sent from it promises that a later entry waited less.
+	queued func()
 	game   *round     // set once seated
 	result chan error // receives the start error, or nil once seated
 	once   sync.Once
@@ -47,6 +51,9 @@ func (s *Server) enqueue(e *entrant) error {
 	if _, busy := s.seats[e.key]; busy {
 		s.mu.Unlock()
 		return fmt.Errorf("%w: %s is playing a game already", ErrBusy, e.seat.st.Name)
+	}
+	if e.queued != nil {
+		e.queued()
 	}
 	for i, q := range s.queue {
 		if q.rules == nil || e.rules == nil || *q.rules == *e.rules {
