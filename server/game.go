@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"kalah"
 	"kalah/internal/identity"
@@ -35,8 +36,15 @@ func (e *entrant) fail(err error) {
 	e.once.Do(func() { e.result <- err })
 }
 
+// testHookEnqueue, if set, is called with an entry's key as it reaches
+// enqueue (tests: a pause before the queue's lock).
+var testHookEnqueue atomic.Pointer[func(key string)]
+
 // enqueue adds e to the queue, starting a game if someone fits.
 func (s *Server) enqueue(e *entrant) error {
+	if h := testHookEnqueue.Load(); h != nil {
+		(*h)(e.key)
+	}
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()

@@ -531,6 +531,37 @@ func TestRestartResumesAndAdjudicates(t *testing.T) {
 	checkStored(t, ts2.st, live[0].ID, &ends[0])
 }
 
+// TestQueueOkMeansQueued: "ok queue" says the entry is in the queue, so a
+// second bot that queues after it is paired behind it and the first plays
+// South, however long the first entry took to reach the queue (here a
+// pause of 100 ms; the ok used to be sent before, and the second bot could
+// be queued first: TestRestartResumesAndAdjudicates then waited for a go
+// that went to the other bot).
+func TestQueueOkMeansQueued(t *testing.T) {
+	pause := func(key string) {
+		if strings.HasSuffix(key, "ann") {
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	testHookEnqueue.Store(&pause)
+	defer testHookEnqueue.Store(nil)
+	ts := newTestServer(t, "", Config{NoClock: true})
+	a, b := dial(t, ts.addr), dial(t, ts.addr)
+	a.login("ann", "a")
+	b.login("ben", "b")
+	a.send("queue")
+	a.expect("ok")
+	b.send("queue")
+	st, err := line.ParseStart(a.expect("start"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Side != kalah.South {
+		t.Fatalf("ann, queued first, plays %v", st.Side)
+	}
+	a.expect("go")
+}
+
 func TestRemoteClient(t *testing.T) {
 	ts := newTestServer(t, "", Config{})
 	ctx := context.Background()
