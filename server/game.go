@@ -22,7 +22,7 @@ type entrant struct {
 	conn  *conn        // for network bots
 	// key is who it is, for the queue: one entry a key.
 	key    string
-	seated func(int)  // told its seat when its game starts, if not nil
+	seated func(int) // told its seat when its game starts, if not nil
 	// queued, if not nil, is told under the server's lock that e has its
 	// place (in the queue, or paired), before any game of it starts: an
 	// "ok queue" sent from it promises that a later entry waited less.
