@@ -111,6 +111,7 @@ type Stats struct {
 	Nodes    uint64        // positions searched, summed over moves with a report
 	Depth    int           // search depth reached, summed over moves with a report
 	Reported int           // moves with a report (the player is a player.Reporter)
+	Exact    int           // moves whose report proved the value (a book's or a solve's)
 	Forfeits int           // games lost by a forfeit: a timeout, an illegal move, a crash
 }
 
@@ -181,6 +182,9 @@ func (s *Summary) Add(g *Game) {
 			st.Reported++
 			st.Nodes += m.Report.Nodes
 			st.Depth += m.Report.Depth
+		}
+		if m.Report.Exact {
+			st.Exact++
 		}
 	}
 	if kg := g.Outcome.Game; kg.Termination().IsForfeit() {

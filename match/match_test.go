@@ -143,6 +143,27 @@ func TestSummaryAndTables(t *testing.T) {
 	}
 }
 
+// The table's exact column is the share of a player's moves played with a
+// proven value, rounded down (100% only when every move was), "-" for a
+// player that reports nothing.
+func TestTableExactShare(t *testing.T) {
+	for _, c := range []struct {
+		st   Stats
+		want string
+	}{
+		{Stats{Moves: 20, Reported: 12, Exact: 20}, "100%"},
+		{Stats{Moves: 250, Reported: 250, Exact: 249}, "99%"},
+		{Stats{Moves: 300, Reported: 300, Exact: 1}, "<1%"},
+		{Stats{Moves: 30, Reported: 30}, "0%"},
+		{Stats{Moves: 30}, "-"},
+	} {
+		r := row("A x", &Summary{}, &c.st)
+		if got := r[len(r)-2]; got != c.want {
+			t.Errorf("%+v: exact %q, want %q", c.st, got, c.want)
+		}
+	}
+}
+
 // A player that keeps to its clock is never forfeited, and the table's
 // max time shows it; one that oversleeps loses every game on time.
 func TestForfeitsCounted(t *testing.T) {

@@ -10,10 +10,12 @@ import (
 
 // WriteTable writes the match's result as a table with a row for each
 // player: wins, draws, losses, points, mean margin, mean and longest
-// thinking time a move, mean nodes and search depth a move and forfeits. With markdown set it
-// writes a Markdown table, else aligned text.
+// thinking time a move, mean nodes and search depth a move, the share of
+// moves played with a proven value (a book's or a solve's: "-" for a
+// player that reports none) and forfeits. With markdown set it writes a
+// Markdown table, else aligned text.
 func WriteTable(w io.Writer, a, b string, s *Summary, markdown bool) error {
-	head := []string{"player", "games", "wins", "draws", "losses", "points", "mean margin", "time/move", "max time", "nodes/move", "depth", "forfeits"}
+	head := []string{"player", "games", "wins", "draws", "losses", "points", "mean margin", "time/move", "max time", "nodes/move", "depth", "exact", "forfeits"}
 	bs := Summary{Games: s.Games, Wins: s.Losses, Draws: s.Draws, Losses: s.Wins, Margin: -s.Margin}
 	rows := [][]string{
 		row("A "+a, s, &s.A),
@@ -23,13 +25,21 @@ func WriteTable(w io.Writer, a, b string, s *Summary, markdown bool) error {
 }
 
 func row(name string, s *Summary, st *Stats) []string {
-	nodes, depth := "-", "-"
+	nodes, depth, exact := "-", "-", "-"
 	if st.Reported > 0 {
 		nodes = fmt.Sprintf("%.0f", st.MeanNodes())
 		depth = fmt.Sprintf("%.1f", st.MeanDepth())
 	}
+	if (st.Reported > 0 || st.Exact > 0) && st.Moves > 0 {
+		// Rounded down: 100% only when every move was proven.
+		pct := 100 * st.Exact / st.Moves
+		exact = fmt.Sprintf("%d%%", pct)
+		if pct == 0 && st.Exact > 0 {
+			exact = "<1%"
+		}
+	}
 	return []string{name, fmt.Sprint(s.Games), fmt.Sprint(s.Wins), fmt.Sprint(s.Draws), fmt.Sprint(s.Losses),
-		fmt.Sprint(s.Points()), fmt.Sprintf("%+.1f", s.MeanMargin()), Dur(st.MeanTime()), Dur(st.MaxTime), nodes, depth, fmt.Sprint(st.Forfeits)}
+		fmt.Sprint(s.Points()), fmt.Sprintf("%+.1f", s.MeanMargin()), Dur(st.MeanTime()), Dur(st.MaxTime), nodes, depth, exact, fmt.Sprint(st.Forfeits)}
 }
 
 // Dur formats a thinking time briefly: "0", "850µs", "12.3ms", "1.97s".

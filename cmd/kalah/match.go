@@ -25,10 +25,11 @@ func runMatch(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "match", "--a PLAYER --b PLAYER [--games N] [--openings] [--time D] [--seed S] [--parallel P] [--record FILE]",
 		"Plays games between two players, each taking South in turn, and prints a line a\n"+
 			"game, a table of results (wins, draws, losses, points, mean margin, mean and\n"+
-			"longest time a move, nodes a move, forfeits) and every game's score in the\n"+
-			"layout of Pekař's Table 1. --openings forces the first move of each pair of\n"+
-			"games to each house in turn, as the thesis did. --record writes one JSON\n"+
-			"object a line and game, in game order.")
+			"longest time a move, nodes a move, the share of moves played with a proven\n"+
+			"value, forfeits) and every game's score in the layout of Pekař's Table 1.\n"+
+			"--openings forces the first move of each pair of games to each house in\n"+
+			"turn, as the thesis did. --record writes one JSON object a line and game, in\n"+
+			"game order.")
 	rf := addRulesFlags(fs)
 	a := fs.String("a", "random", "player A (see kalah players)")
 	b := fs.String("b", "greedy", "player B")

@@ -20,6 +20,21 @@ func runCmd(t *testing.T, args ...string) (string, string, int) {
 	return out.String(), errb.String(), code
 }
 
+// The perfect player's moves in Kalah(6,3) are all proven (its books, then
+// its solves), and the table says so; greedy reports none.
+func TestMatchCommandExactShare(t *testing.T) {
+	t.Setenv("KALAH_EGDB_DIR", t.TempDir()) // no database: one built in memory
+	out, errs, code := runCmd(t, "match", "--data", t.TempDir(), "--a", "perfect", "--b", "greedy", "--seeds", "3", "--games", "2", "--markdown")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"| exact |", "| 100% | 0 |", "| - | 0 |"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
 func TestMatchCommand(t *testing.T) {
 	rec := filepath.Join(t.TempDir(), "games.jsonl")
 	out, errs, code := runCmd(t, "match", "--a", "alphabeta:simple:depth=4", "--b", "pekar", "--games", "4",
