@@ -324,6 +324,8 @@ func TestRatedGameRefusesHintsAndUndo(t *testing.T) {
 	var c Created
 	call(t, srv, "POST", Prefix+"games", NewGame{Rules: standard(), South: Human, North: "greedy"}, &c)
 	call(t, srv, "POST", Prefix+"games/"+c.ID+"/move", seatRequest{Token: c.Tokens[0], Move: "1"}, nil)
+	// The computer's reply: resigning before both sides have moved aborts.
+	waitState(t, srv, c.ID, func(s State) bool { return len(s.Moves) >= 2 })
 	for _, r := range []string{"hint", "takeback"} {
 		if code := call(t, srv, "POST", Prefix+"games/"+c.ID+"/"+r, seatRequest{Token: c.Tokens[0]}, nil); code != 409 {
 			t.Errorf("%s in a rated game: %d", r, code)

