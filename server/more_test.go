@@ -189,12 +189,7 @@ func TestMaxGames(t *testing.T) {
 	if _, err := ts.srv.StartGame(context.Background(), GameRequest{South: "greedy", North: "greedy"}); err != nil {
 		t.Fatal(err)
 	}
-	a, b := dial(t, ts.addr), dial(t, ts.addr)
-	a.login("one", "a")
-	b.login("two", "b")
-	a.send("queue")
-	a.expect("ok")
-	b.send("queue")
+	a, b := queuePair(t, ts.addr, "one", "two")
 	for _, c := range []*client{a, b} {
 		if m := c.expect("error"); m.Arg(0) != line.CodeBusy {
 			t.Fatalf("over the limit: %s", m)
@@ -229,12 +224,7 @@ func TestResumedBudget(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "kalah.db")
 	cfg := Config{Budget: 10 * time.Second}
 	ts := newTestServer(t, path, cfg)
-	a, b := dial(t, ts.addr), dial(t, ts.addr)
-	a.login("slow", "a")
-	b.login("fast", "b")
-	a.send("queue")
-	a.expect("ok")
-	b.send("queue")
+	a, b := queuePair(t, ts.addr, "slow", "fast")
 	turn, _ := line.ParseTurn(a.expect("go"))
 	time.Sleep(300 * time.Millisecond)
 	moves := turn.Position.Moves()

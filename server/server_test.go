@@ -155,6 +155,19 @@ func (c *client) login(name, token string) {
 	c.expect("ok")
 }
 
+// queuePair dials two bots, logs them in and queues them one after the
+// other (the second once the first is queued): the first plays South.
+func queuePair(t *testing.T, addr, south, north string) (a, b *client) {
+	t.Helper()
+	a, b = dial(t, addr), dial(t, addr)
+	a.login(south, "a")
+	b.login(north, "b")
+	a.send("queue")
+	a.expect("ok")
+	b.send("queue")
+	return a, b
+}
+
 // playGame answers every go with the first legal move until the end.
 func (c *client) playGame() (line.Start, line.End) {
 	c.t.Helper()
@@ -467,12 +480,7 @@ func TestRestartResumesAndAdjudicates(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "kalah.db")
 	ts := newTestServer(t, path, Config{NoClock: true, Reconnect: 5 * time.Second})
 	// A bot game stopped mid-way by the server going down.
-	a, b := dial(t, ts.addr), dial(t, ts.addr)
-	a.login("ann", "a")
-	b.login("ben", "b")
-	a.send("queue")
-	a.expect("ok")
-	b.send("queue")
+	a, b := queuePair(t, ts.addr, "ann", "ben")
 	turn := a.expect("go")
 	tn, _ := line.ParseTurn(turn)
 	a.send(line.MoveMsg(tn.Position.Moves()[0]).String())
@@ -546,12 +554,7 @@ func TestQueueOkMeansQueued(t *testing.T) {
 	testHookEnqueue.Store(&pause)
 	defer testHookEnqueue.Store(nil)
 	ts := newTestServer(t, "", Config{NoClock: true})
-	a, b := dial(t, ts.addr), dial(t, ts.addr)
-	a.login("ann", "a")
-	b.login("ben", "b")
-	a.send("queue")
-	a.expect("ok")
-	b.send("queue")
+	a, _ := queuePair(t, ts.addr, "ann", "ben")
 	st, err := line.ParseStart(a.expect("start"))
 	if err != nil {
 		t.Fatal(err)
