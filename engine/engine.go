@@ -238,6 +238,9 @@ func (r *run) searcher(id int, stop *atomic.Bool, total int) *searcher {
 	if s.db != nil {
 		s.busyMin = max(s.busyMin, s.dbK+t.DBBusyMargin)
 	}
+	if s.leafOK() {
+		s.leafMax = min(s.ttMin, s.etcMin, s.exposureMin, s.busyMin)
+	}
 	return s
 }
 

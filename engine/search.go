@@ -33,6 +33,9 @@ type searcher struct {
 	exposureMin int
 	busy        *busyTable // nil on one thread
 	busyMin     int        // least seeds to mark a node busy
+	// leafMax is the least seeds of an exact search's node that searchSeeds
+	// searches; below, leaf does (zero where leafOK does not hold).
+	leafMax int
 
 	stop      *atomic.Bool // this thread's stop signal
 	runStop   *atomic.Bool // the whole run's, set when the deadline passes
@@ -540,10 +543,18 @@ func (s *searcher) child(n *node, k *kid, a int) int {
 		return k.v // read from the database in step 7
 	case n.ply == 0 && s.floorOn && !s.reaches(&k.b, k.d, k.extra, s.floor):
 		return s.floor - 1 // below the floor, so below the window
-	case k.extra:
-		return k.d + s.searchSeeds(&k.b, s.kidSeeds(n, k), a-k.d, n.beta-k.d, n.next, n.ply+1)
 	}
-	return k.d - s.searchSeeds(&k.b, s.kidSeeds(n, k), k.d-n.beta, k.d-a, n.next, n.ply+1)
+	cs := s.kidSeeds(n, k)
+	if cs < s.leafMax && n.next == exactDepth {
+		if k.extra {
+			return k.d + s.leaf(&k.b, cs, a-k.d, n.beta-k.d)
+		}
+		return k.d - s.leaf(&k.b, cs, k.d-n.beta, k.d-a)
+	}
+	if k.extra {
+		return k.d + s.searchSeeds(&k.b, cs, a-k.d, n.beta-k.d, n.next, n.ply+1)
+	}
+	return k.d - s.searchSeeds(&k.b, cs, k.d-n.beta, k.d-a, n.next, n.ply+1)
 }
 
 // kidSeeds returns the seeds in the houses of n's sown child k (not over):

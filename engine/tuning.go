@@ -46,6 +46,11 @@ type Tuning struct {
 	// costs more instructions than the nodes it saves.
 	Exposure                           bool
 	ExposureMinSeeds, DBExposureMargin int
+	// Leaf searches the nodes of an exact search below every threshold
+	// above (the table's, the cut-off's, the exposure's, the busy marks')
+	// by a search of its own without the general one's records: the same
+	// nodes for fewer instructions (searcher.leaf).
+	Leaf bool
 }
 
 // DefaultTuning returns the tuning every engine uses unless told otherwise.
@@ -65,6 +70,7 @@ func DefaultTuning() Tuning {
 		Exposure:         true,
 		ExposureMinSeeds: 12,
 		DBExposureMargin: 5,
+		Leaf:             true,
 	}
 }
 

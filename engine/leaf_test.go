@@ -1,0 +1,67 @@
+package engine
+
+import (
+	"context"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"kalah"
+	"kalah/egdb"
+)
+
+// TestLeafSearchesTheSameNodes solves positions of Kalah(6,3) and (6,4),
+// both capture rules, with a small endgame database, with and without
+// Tuning.Leaf on one thread: the leaf search must give the same value and
+// move and visit the very same nodes (the same moves in the same order),
+// so a change to either search that the other does not follow fails here.
+func TestLeafSearchesTheSameNodes(t *testing.T) {
+	const k = 8
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, capture := range []bool{false, true} {
+		for _, seeds := range []int{3, 4} {
+			r := kalah.Standard()
+			r.Seeds, r.EmptyCapture = seeds, capture
+			db, err := egdb.Build(context.Background(), r, k, egdb.BuildOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			solve := func(p kalah.Position, leaf bool) Result {
+				t.Helper()
+				tune := DefaultTuning()
+				tune.Leaf = leaf
+				e, err := New(r, Options{TableMB: 4, Threads: 1, NoBook: true, DB: db, Tuning: &tune})
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, err := e.Solve(context.Background(), p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return res
+			}
+			positions := []kalah.Position{}
+			if seeds == 3 {
+				positions = append(positions, r.Start())
+			}
+			for len(positions) < 12 {
+				p := r.Start()
+				for !p.Over(&r) && p.Seeds(kalah.South)+p.Seeds(kalah.North) > 16+rng.IntN(6) {
+					ms := p.Moves()
+					p.Play(&r, int(ms[rng.IntN(len(ms))]))
+				}
+				if !p.Over(&r) {
+					positions = append(positions, p)
+				}
+			}
+			for _, p := range positions {
+				with, without := solve(p, true), solve(p, false)
+				if with.Value != without.Value || !slices.Equal(with.Best, without.Best) || with.Nodes != without.Nodes {
+					t.Errorf("%s %s: with the leaf search value %d moves %v in %d nodes; without %d, %v in %d",
+						r, p, with.Value, with.Best, with.Nodes, without.Value, without.Best, without.Nodes)
+				}
+			}
+			db.Close()
+		}
+	}
+}
