@@ -239,7 +239,10 @@ func (r *run) searcher(id int, stop *atomic.Bool, total int) *searcher {
 		s.busyMin = max(s.busyMin, s.dbK+t.DBBusyMargin)
 	}
 	if s.leafOK() {
-		s.leafMax = min(s.ttMin, s.etcMin, s.exposureMin, s.busyMin)
+		s.leafMax = s.etcMin
+		if s.busy != nil {
+			s.leafMax = min(s.leafMax, s.busyMin)
+		}
 	}
 	return s
 }

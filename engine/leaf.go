@@ -1,26 +1,29 @@
 package engine
 
-// The nodes just above the endgame database, below the table's threshold
-// (searcher.leafMax), are most of an exact search's: 17 of the 29.5 million
-// searched nodes of Kalah(6,4)'s solve with the 20-seed database have 21 or
-// 22 seeds. None of them probes the table, tries the enhanced
-// transposition cut-off, orders its quiet moves by exposure or marks itself
-// busy, so leaf searches them without the general search's node and child
-// records: the same moves in the same order (the table's move aside, which
-// such a node never has), the same database reads first, the same nodes
-// counted; only fewer instructions a node.
+import "math/bits"
+
+// Most nodes of an exact search lie a few seeds above the endgame
+// database: 25 of the 29.5 million that Kalah(6,4)'s solve with the
+// 20-seed database searches have 21 to 27 seeds. Below the enhanced
+// transposition cut-off and the busy marks (searcher.leafMax) a node
+// needs no record of its children for those, so leaf searches it with
+// a few arrays on its stack instead of the general search's node and
+// child records: the same steps, moves, order and nodes (leafOK says when
+// its switches are the search's), for fewer instructions a node.
 
 // leafOK reports whether leaf may stand in for searchSeeds below leafMax:
-// the search's switches are those leaf follows (the standard board's
-// prediction and sowing, a child's seeds from its parent's, the database
-// children valued first).
+// the switches are those leaf follows (the standard board's prediction
+// and sowing, a child's seeds from its parent's, lazy children, the
+// database children valued first, the rest sown once the first has not
+// refuted).
 func (s *searcher) leafOK() bool {
 	t := s.tune
-	return t.Leaf && s.db != nil && s.onlyMine && s.g.Six() && t.Lazy && t.DBChildren
+	return t.Leaf && s.db != nil && s.onlyMine && s.g.Six() && t.Lazy && t.DBChildren && t.AllAhead
 }
 
 // leaf is searchSeeds of an exact search of b (not the root), which holds
-// seeds (fewer than leafMax) in its houses.
+// seeds (fewer than leafMax) in its houses. Its steps are numbered as
+// searchSeeds's; it has no step 4 (no horizon) nor 6 (no cut-off).
 func (s *searcher) leaf(b *board, seeds, alpha, beta int) int {
 	// Step 1: the node, progress and the stop.
 	s.nodes++
@@ -41,10 +44,38 @@ func (s *searcher) leaf(b *board, seeds, alpha, beta int) int {
 		return v
 	}
 
-	// Step 5: the children in order (extra turns nearest the store first,
-	// then by what the move takes, then nearest the store first); a child
-	// whose gain takes it into the database is sown now and its entry
-	// prefetched, one that ends the game valued.
+	// Step 3: the table, from ttMin seeds: a proven bound that settles
+	// the window ends the search, else its move is tried first.
+	useTT := seeds >= s.ttMin
+	var (
+		key    uint64
+		prior  entry
+		found  bool
+		nodes0 = s.nodes
+	)
+	ttMove := -1
+	if useTT {
+		key = s.key(b)
+		if prior, found = s.tt.probe(key); found {
+			if prior.depth == exactDepth {
+				switch {
+				case prior.lo >= beta:
+					return prior.lo
+				case prior.hi <= alpha:
+					return prior.hi
+				case prior.lo == prior.hi:
+					return prior.lo
+				}
+			}
+			ttMove = prior.move
+		}
+	}
+
+	// Step 5: the children in order: the table's move, extra turns
+	// nearest the store first, then by what the move takes, nearest the
+	// store first (the quiet ones by exposure from exposureMin seeds). A
+	// child whose gain takes it into the database is sown now and its
+	// entry prefetched; one that ends the game is valued.
 	g := s.g
 	dbGain := seeds - s.dbK
 	var (
@@ -53,9 +84,9 @@ func (s *searcher) leaf(b *board, seeds, alpha, beta int) int {
 		d            [6]int // the gain, predicted or sown
 		v            [6]int // the value of a known child
 		at           [6]uint64
-		known, ended uint32 // children in the database, children that end the game
-		extra        uint32
-		c            board
+		c            [6]board // the children sown, by house
+		known, ended uint32   // children in the database, children that end the game
+		extra, sown  uint32
 		cnt          int
 	)
 	for i := 5; i >= 0; i-- {
@@ -73,23 +104,31 @@ func (s *searcher) leaf(b *board, seeds, alpha, beta int) int {
 			di, ex = g.Predict(b, i)
 		}
 		if di >= dbGain {
-			c = *b
+			c[i] = *b
+			sown |= 1 << i
 			var over bool
-			di, ex, over = g.Play(&c, i)
+			di, ex, over = g.Play(&c[i], i)
 			if over {
 				ended |= 1 << i
 				v[i] = di
 			} else if cs := seeds - di; cs <= s.dbK {
 				known |= 1 << i
-				at[i] = s.db.Index(c.H[:12], cs)
+				at[i] = s.db.Index(c[i].H[:12], cs)
 				s.db.PrefetchIndex(at[i])
 			}
 		}
 		d[i] = di
-		score := di*64 + i
+		var score int
+		switch {
+		case i == ttMove:
+			score = 1 << 30
+		case ex:
+			score = 1<<29 + i
+		default:
+			score = di*64 + i
+		}
 		if ex {
 			extra |= 1 << i
-			score = 1<<29 + i
 		}
 		j := cnt
 		for ; j > 0 && scores[j-1] < score; j-- {
@@ -97,6 +136,15 @@ func (s *searcher) leaf(b *board, seeds, alpha, beta int) int {
 		}
 		scores[j], order[j] = score, uint8(i)
 		cnt++
+	}
+	if seeds >= s.exposureMin {
+		first := cnt
+		for first > 0 && scores[first-1] < 64 {
+			first--
+		}
+		if cnt-first > 1 {
+			s.orderQuiet(b, order[first:cnt])
+		}
 	}
 
 	// Step 7: the database children's values, read together, and the
@@ -116,40 +164,80 @@ func (s *searcher) leaf(b *board, seeds, alpha, beta int) int {
 				continue
 			}
 			if v[i&7] >= beta {
+				if useTT {
+					s.leafSave(key, prior, found, seeds, alpha, beta, v[i&7], int(i), nodes0)
+				}
 				return v[i&7]
 			}
 		}
 	}
 
-	// Step 8: search the others in order.
-	best, a := -1<<20, alpha
+	// Step 8: search the others in order; once the first has not refuted,
+	// sow the rest and prefetch their table buckets.
+	best, bestMove, a := -1<<20, -1, alpha
 	for j := 0; j < cnt; j++ {
 		i := int(order[j] & 7)
-		var vi int
-		if (known|ended)&(1<<i) != 0 {
-			vi = v[i&7]
-		} else {
-			c = *b
-			di, ex, over := g.Play(&c, i)
-			switch {
-			case over:
-				vi = di
-			case ex:
-				vi = di + s.leaf(&c, seeds-di, a-di, beta-di)
-			default:
-				vi = di - s.leaf(&c, seeds-di, di-beta, di-a)
-			}
-			if s.aborted {
-				return 0
+		if j == 1 && useTT {
+			for l := 1; l < cnt; l++ {
+				if m := order[l] & 7; sown&(1<<m) == 0 {
+					s.leafSow(b, &c[m], int(m), &d[m], &v[m], &sown, &extra, &ended)
+					if !(ended&(1<<m) != 0) && seeds-d[m] >= s.ttMin {
+						s.tt.prefetch(s.key(&c[m]))
+					}
+				}
 			}
 		}
+		if sown&(1<<i) == 0 {
+			s.leafSow(b, &c[i&7], i, &d[i&7], &v[i&7], &sown, &extra, &ended)
+		}
+		var vi int
+		switch di := d[i&7]; {
+		case (known|ended)&(1<<i) != 0:
+			vi = v[i&7]
+		case extra&(1<<i) != 0:
+			vi = di + s.leaf(&c[i&7], seeds-di, a-di, beta-di)
+		default:
+			vi = di - s.leaf(&c[i&7], seeds-di, di-beta, di-a)
+		}
+		if s.aborted {
+			return 0
+		}
 		if vi > best {
-			best = vi
+			best, bestMove = vi, i
 			if vi >= beta {
 				break
 			}
 			a = max(a, vi)
 		}
 	}
+	if useTT {
+		s.leafSave(key, prior, found, seeds, alpha, beta, best, bestMove, nodes0)
+	}
 	return best
+}
+
+// leafSow sows leaf's child i of b into c, noting its gain d, whether
+// it is an extra turn and whether it ends the game (its value v then).
+func (s *searcher) leafSow(b, c *board, i int, d, v *int, sown, extra, ended *uint32) {
+	*c = *b
+	di, ex, over := s.g.Play(c, i)
+	*d = di
+	*sown |= 1 << i
+	switch {
+	case over:
+		*ended |= 1 << i
+		*v = di
+	case ex:
+		*extra |= 1 << i
+	default:
+		*extra &^= 1 << i
+	}
+}
+
+// leafSave is save for leaf's node of key: prior is the table's entry if
+// found, nodes0 the node count at the node.
+func (s *searcher) leafSave(key uint64, prior entry, found bool, seeds, alpha, beta, best, move int, nodes0 uint64) {
+	e := merge(prior, found && prior.depth == exactDepth, seeds, exactDepth, alpha, beta, best)
+	e.move = move
+	s.tt.store(key, e, bits.Len64(s.nodes-nodes0))
 }

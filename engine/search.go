@@ -353,19 +353,19 @@ func (s *searcher) generate(n *node) {
 			first--
 		}
 		if cnt-first > 1 {
-			s.orderQuiet(n, first)
+			s.orderQuiet(b, n.order[first:cnt])
 		}
 	}
 }
 
-// orderQuiet reorders n's quiet children (those that stay in the mover's
-// houses and take nothing, the table's move aside: n.order from first on,
-// nearest the store first, where no sowing reaches the opponent's store)
-// by the opponent's replies that would then capture the mover's seeds,
-// most first: where such a move refutes, its proof is smaller, the seeds
-// falling sooner into the endgame database (Tuning.Exposure).
-func (s *searcher) orderQuiet(n *node, first int) {
-	nh, b := s.g.N, n.b
+// orderQuiet reorders the quiet children of b (those that stay in the
+// mover's houses and take nothing, the table's move aside: quiet, house
+// indices nearest the store first, where no sowing reaches the opponent's
+// store) by the opponent's replies that would then capture the mover's
+// seeds, most first: where such a move refutes, its proof is smaller, the
+// seeds falling sooner into the endgame database (Tuning.Exposure).
+func (s *searcher) orderQuiet(b *board, quiet []uint8) {
+	nh := s.g.N
 	// The mover's houses with seeds, and those a reply would capture
 	// from if they held seeds: opposite the opponent's empty houses where
 	// one of its sowings ends.
@@ -385,17 +385,17 @@ func (s *searcher) orderQuiet(n *node, first int) {
 	// after it: its key is what that changes of the captures.
 	open := targets &^ mine
 	var keys [16]int
-	for j := first; j < n.cnt; j++ {
-		i := uint(n.order[j&15]) & 31
+	for j := range quiet {
+		i := uint(quiet[j]) & 31
 		filled := (uint32(1)<<(b.H[i]&31) - 1) << ((i + 1) & 31)
 		key := bits.OnesCount32(open&filled)*16 + int(i)
 		if targets&(1<<i) != 0 {
 			key -= 16
 		}
 		keys[j&15] = key
-		for l := j; l > first && keys[(l-1)&15] < key; l-- {
+		for l := j; l > 0 && keys[(l-1)&15] < key; l-- {
 			keys[l&15], keys[(l-1)&15] = keys[(l-1)&15], key
-			n.order[l&15], n.order[(l-1)&15] = n.order[(l-1)&15], n.order[l&15]
+			quiet[l], quiet[l-1] = quiet[l-1], quiet[l]
 		}
 	}
 }
@@ -628,27 +628,37 @@ func (s *searcher) prefetchKid(n *node, k *kid) {
 // save stores the result best of the search of n, with the move that gave
 // it, in the table, merged with what was known: the bounds of the same
 // depth narrowed, a deeper entry kept. The bound is proven (exactDepth) if
-// no estimate was used below; proven bounds take the parity of the seeds.
-// The work below the node (log2 of its nodes) decides which entry of a full
-// bucket gives way.
+// no estimate was used below. The work below the node (log2 of its nodes)
+// decides which entry of a full bucket gives way.
 func (s *searcher) save(n *node, best, move int) {
 	if !n.useTT {
 		return
 	}
-	seeds, depth := n.seeds, n.depth
+	depth := n.depth
 	if s.horizon == n.horizon0 {
 		depth = exactDepth
 	}
-	lo, hi := -seeds, seeds
-	if n.found && n.prior.depth == depth {
-		lo, hi = n.prior.lo, n.prior.hi
-	} else if n.found && n.prior.depth > depth {
+	if n.found && n.prior.depth > depth {
 		return
 	}
+	e := merge(n.prior, n.found && n.prior.depth == depth, n.seeds, depth, n.alpha, n.beta, best)
+	e.move = move
+	s.tt.store(n.key, e, bits.Len64(s.nodes-n.nodes0))
+}
+
+// merge returns the table's entry of depth for a node of seeds searched
+// with the window (alpha, beta) to the fail-soft value best, narrowing the
+// bounds of prior if same (an entry of that depth). Proven bounds take the
+// parity of the seeds.
+func merge(prior entry, same bool, seeds, depth, alpha, beta, best int) entry {
+	lo, hi := -seeds, seeds
+	if same {
+		lo, hi = prior.lo, prior.hi
+	}
 	switch {
-	case best >= n.beta:
+	case best >= beta:
 		lo = max(lo, best)
-	case best <= n.alpha:
+	case best <= alpha:
 		hi = min(hi, best)
 	default:
 		lo, hi = best, best
@@ -664,15 +674,15 @@ func (s *searcher) save(n *node, best, move int) {
 	if lo > hi { // estimates from different searches disagree: keep the new one
 		lo, hi = -seeds, seeds
 		switch {
-		case best >= n.beta:
+		case best >= beta:
 			lo = best
-		case best <= n.alpha:
+		case best <= alpha:
 			hi = best
 		default:
 			lo, hi = best, best
 		}
 	}
-	s.tt.store(n.key, entry{lo: lo, hi: hi, depth: depth, move: move}, bits.Len64(s.nodes-n.nodes0))
+	return entry{lo: lo, hi: hi, depth: depth}
 }
 
 // mtd finds the value of b at the given depth by a series of null-window
