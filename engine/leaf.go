@@ -79,11 +79,11 @@ func (s *searcher) leaf(b *board, seeds, alpha, beta int) int {
 	g := s.g
 	dbGain := seeds - s.dbK
 	var (
-		order        [6]uint8
-		scores       [6]int
-		d            [6]int // the gain, predicted or sown
-		v            [6]int // the value of a known child
-		at           [6]uint64
+		order        [8]uint8 // eight, not six: indices masked by 7 need no bounds checks
+		scores       [8]int
+		d            [8]int // the gain, predicted or sown
+		v            [8]int // the value of a known child
+		at           [8]uint64
 		c            [6]board // the children sown, by house
 		known, ended uint32   // children in the database, children that end the game
 		extra, sown  uint32
@@ -131,15 +131,15 @@ func (s *searcher) leaf(b *board, seeds, alpha, beta int) int {
 			extra |= 1 << i
 		}
 		j := cnt
-		for ; j > 0 && scores[j-1] < score; j-- {
-			scores[j], order[j] = scores[j-1], order[j-1]
+		for ; j > 0 && scores[(j-1)&7] < score; j-- {
+			scores[j&7], order[j&7] = scores[(j-1)&7], order[(j-1)&7]
 		}
-		scores[j], order[j] = score, uint8(i)
+		scores[j&7], order[j&7] = score, uint8(i)
 		cnt++
 	}
 	if seeds >= s.exposureMin {
 		first := cnt
-		for first > 0 && scores[first-1] < 64 {
+		for first > 0 && scores[(first-1)&7] < 64 {
 			first--
 		}
 		if cnt-first > 1 {
@@ -151,7 +151,7 @@ func (s *searcher) leaf(b *board, seeds, alpha, beta int) int {
 	// moves that end the game: one that refutes ends the search.
 	if known|ended != 0 {
 		for j := 0; j < cnt; j++ {
-			i := order[j] & 7
+			i := order[j&7] & 7
 			if known&(1<<i) != 0 {
 				s.nodes++
 				dv := s.db.ValueIndex(at[i&7])
@@ -176,10 +176,10 @@ func (s *searcher) leaf(b *board, seeds, alpha, beta int) int {
 	// sow the rest and prefetch their table buckets.
 	best, bestMove, a := -1<<20, -1, alpha
 	for j := 0; j < cnt; j++ {
-		i := int(order[j] & 7)
+		i := int(order[j&7] & 7)
 		if j == 1 && useTT {
 			for l := 1; l < cnt; l++ {
-				if m := order[l] & 7; sown&(1<<m) == 0 {
+				if m := order[l&7] & 7; sown&(1<<m) == 0 {
 					s.leafSow(b, &c[m], int(m), &d[m], &v[m], &sown, &extra, &ended)
 					if !(ended&(1<<m) != 0) && seeds-d[m] >= s.ttMin {
 						s.tt.prefetch(s.key(&c[m]))
