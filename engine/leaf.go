@@ -181,7 +181,7 @@ func (s *searcher) leaf(b *board, seeds, alpha, beta int) int {
 			for l := 1; l < cnt; l++ {
 				if m := order[l&7] & 7; sown&(1<<m) == 0 {
 					s.leafSow(b, &c[m], int(m), &d[m], &v[m], &sown, &extra, &ended)
-					if !(ended&(1<<m) != 0) && seeds-d[m] >= s.ttMin {
+					if ended&(1<<m) == 0 && seeds-d[m] >= s.ttMin {
 						s.tt.prefetch(s.key(&c[m]))
 					}
 				}
