@@ -249,8 +249,8 @@ func (w *worker) add(h *[32]uint8, dst uint64) {
 		if h[i] == 0 {
 			continue
 		}
-		c := start
-		d, extra, over := b.g.Play(&c, i)
+		var c kboard.Board
+		d, extra, over := b.g.PlayFrom(&c, &start, i)
 		p.val[n] = d
 		switch {
 		case over:

@@ -104,10 +104,9 @@ func (s *searcher) leaf(b *board, seeds, alpha, beta int) int {
 			di, ex = g.Predict(b, i)
 		}
 		if di >= dbGain {
-			c[i] = *b
 			sown |= 1 << i
 			var over bool
-			di, ex, over = g.Play(&c[i], i)
+			di, ex, over = g.PlayFrom(&c[i], b, i)
 			if over {
 				ended |= 1 << i
 				v[i] = di
@@ -219,8 +218,7 @@ func (s *searcher) leaf(b *board, seeds, alpha, beta int) int {
 // leafSow sows leaf's child i of b into c, noting its gain d, whether
 // it is an extra turn and whether it ends the game (its value v then).
 func (s *searcher) leafSow(b, c *board, i int, d, v *int, sown, extra, ended *uint32) {
-	*c = *b
-	di, ex, over := s.g.Play(c, i)
+	di, ex, over := s.g.PlayFrom(c, b, i)
 	*d = di
 	*sown |= 1 << i
 	switch {

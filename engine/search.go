@@ -607,8 +607,7 @@ func (s *searcher) reaches(c *board, d int, extra bool, v int) bool {
 
 // sow plays child k of b.
 func (s *searcher) sow(k *kid, b *board) {
-	k.b = *b
-	k.d, k.extra, k.over = s.g.Play(&k.b, k.i)
+	k.d, k.extra, k.over = s.g.PlayFrom(&k.b, b, k.i)
 	k.played = true
 }
 

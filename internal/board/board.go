@@ -112,17 +112,36 @@ func byteSum(x uint64) int {
 // is play's, a seed at a time.
 func (g *Game) Play(b *Board, i int) (delta int, extra, over bool) {
 	if g.six {
-		return g.play6(b, i)
+		return g.play6(b, b, i)
 	}
 	return g.play(b, i)
 }
 
-// play6 is Play on the standard board.
-func (g *Game) play6(b *Board, i int) (delta int, extra, over bool) {
-	s := int(b.H[i&31])
-	b.H[i&31] = 0
-	lo := binary.LittleEndian.Uint64(b.H[0:8])
-	hi := uint64(binary.LittleEndian.Uint32(b.H[8:12]))
+// PlayFrom is Play of house i of src written to dst (a board of the same
+// rules, which may be src itself), src left as it was: dst's bytes past
+// the houses are not written (zero in every board of the rules). On the standard
+// board it reads src's rows and writes dst's, where copying src first and
+// sowing the copy would read words just written in other widths (a copy
+// stores 16 bytes, a sowing reads 8 and 4): such a load waits for the
+// stores to leave instead of taking their bytes (no store forwarding).
+func (g *Game) PlayFrom(dst, src *Board, i int) (delta int, extra, over bool) {
+	if g.six {
+		return g.play6(dst, src, i)
+	}
+	if dst != src {
+		*dst = *src
+	}
+	return g.play(dst, i)
+}
+
+// play6 is PlayFrom on the standard board.
+func (g *Game) play6(b, src *Board, i int) (delta int, extra, over bool) {
+	// House i emptied in the row read, not in memory first: a byte stored
+	// and read back within a word would stall the load likewise.
+	s := int(src.H[i&31])
+	lo := binary.LittleEndian.Uint64(src.H[0:8]) &^ (0xFF << (uint(8*i) & 63))
+	hi := uint64(binary.LittleEndian.Uint32(src.H[8:12]))
+	s0, s1 := src.Store[0], src.Store[1]
 	var st int
 	if s >= 13 {
 		laps := s / 13
@@ -158,22 +177,22 @@ func (g *Game) play6(b *Board, i int) (delta int, extra, over bool) {
 	default:
 		over = extra && mine == 0 || !extra && theirs == 0
 	}
-	s0 := int(b.Store[0]) + st
-	if g.earlyEnd && (s0 > g.half || int(b.Store[1]) > g.half) {
+	st0 := int(s0) + st
+	if g.earlyEnd && (st0 > g.half || int(s1) > g.half) {
 		over = true
 	}
 	delta = st
 	switch {
 	case over:
-		b.Store[0] = int16(s0 + mine)
-		b.Store[1] += int16(theirs)
+		b.Store[0] = int16(st0 + mine)
+		b.Store[1] = s1 + int16(theirs)
 		setSides6(b, 0, 0)
 		delta += mine - theirs
 	case extra:
-		b.Store[0] = int16(s0)
+		b.Store[0], b.Store[1] = int16(st0), s1
 		setSides6(b, row, other)
 	default:
-		b.Store[0], b.Store[1] = b.Store[1], int16(s0)
+		b.Store[0], b.Store[1] = s1, int16(st0)
 		setSides6(b, other, row)
 	}
 	return delta, extra, over

@@ -185,6 +185,12 @@ func FuzzPlay6(f *testing.F) {
 		if ad, ae := g.predict(&b, i); pd != ad || pe != ae {
 			t.Fatalf("%s: house %d of %v: Predict %d %v, predict %d %v", r, i, b.H[:12], pd, pe, ad, ae)
 		}
+		var to Board
+		src := b
+		if fd, fe, fo := g.PlayFrom(&to, &src, i); fd != wd || fe != we || fo != wo || to != want || src != b {
+			t.Fatalf("%s: house %d of %v %v: PlayFrom %d %v %v %v %v (source after: %v), play %d %v %v %v %v",
+				r, i, b.H[:12], b.Store, fd, fe, fo, to.H[:12], to.Store, src.H[:12], wd, we, wo, want.H[:12], want.Store)
+		}
 		if gd != wd || ge != we || gover != wo || got != want {
 			t.Fatalf("%s: house %d of %v %v: Play %d %v %v %v %v, play %d %v %v %v %v",
 				r, i, b.H[:12], b.Store, gd, ge, gover, got.H[:12], got.Store, wd, we, wo, want.H[:12], want.Store)
