@@ -34,6 +34,15 @@ func TestLeafSearchesTheSameNodes(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				// With the leaf search every node below the root of these
+				// positions (at most 21 seeds) is the leaf's; without it none:
+				// else the two solves below would compare a search with itself.
+				run, done := e.newRun(context.Background())
+				lm := run.searcher(0, &run.stop, r.TotalSeeds()).leafMax
+				done()
+				if leaf && lm <= 21 || !leaf && lm != 0 {
+					t.Fatalf("%s, leaf %v: the leaf search takes nodes below %d seeds", r, leaf, lm)
+				}
 				res, err := e.Solve(context.Background(), p)
 				if err != nil {
 					t.Fatal(err)
