@@ -6,3 +6,6 @@ import "unsafe"
 
 // Line does nothing on this architecture.
 func Line(p unsafe.Pointer) {}
+
+// Offsets does nothing on this architecture.
+func Offsets(base unsafe.Pointer, offs []uint64) {}
