@@ -417,9 +417,16 @@ func (g *Game) predict(b *Board, i int) (delta int, extra bool) {
 // rule, the opponent's. It ignores the early end, which needs the stores.
 func (g *Game) Terminal(b *Board) (int, bool) {
 	mine, theirs := 0, 0
-	for j := 0; j < g.N; j++ {
-		mine += int(b.H[j])
-		theirs += int(b.H[g.N+j])
+	if g.six {
+		// The two rows as words, as play6 reads them.
+		lo := binary.LittleEndian.Uint64(b.H[0:8])
+		hi := uint64(binary.LittleEndian.Uint32(b.H[8:12]))
+		mine, theirs = byteSum(lo&(1<<48-1)), byteSum(lo>>48|hi<<16)
+	} else {
+		for j := 0; j < g.N; j++ {
+			mine += int(b.H[j])
+			theirs += int(b.H[g.N+j])
+		}
 	}
 	if mine == 0 || (g.end == kalah.EitherEmpty && theirs == 0) {
 		return mine - theirs, true

@@ -83,7 +83,8 @@ func TestPlayMatchesPosition(t *testing.T) {
 // TestTerminal compares Terminal with kalah.Position.Over and Settle on
 // every small board of both sides, without the early end.
 func TestTerminal(t *testing.T) {
-	for _, r := range rules(2, 1) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, r := range append(rules(2, 1), rules(6, 4)...) {
 		if r.EarlyEnd {
 			continue
 		}
@@ -91,6 +92,19 @@ func TestTerminal(t *testing.T) {
 		for code := 0; code < 4*4*4*4; code++ {
 			south := []int{code % 4, code / 4 % 4}
 			north := []int{code / 16 % 4, code / 64}
+			if r.Houses == 6 {
+				// Six houses (Terminal reads the rows as words there): a side
+				// empty one time in four, each house up to 40 seeds.
+				south, north = make([]int, 6), make([]int, 6)
+				for i := range 6 {
+					if code%4 != 1 {
+						south[i] = rng.IntN(41)
+					}
+					if code%4 != 2 {
+						north[i] = rng.IntN(41)
+					}
+				}
+			}
 			p, err := kalah.NewPosition(south, north, 0, 0, kalah.South)
 			if err != nil {
 				t.Fatal(err)
