@@ -294,7 +294,7 @@ func (w *worker) add(dst uint64) {
 		switch {
 		case over:
 			p.sign[n] = 0
-			p.child[n] = dst
+			p.child[n] = dst // never read; keeps the prefetch list whole
 		default:
 			// The stores started empty: what they hold left the houses.
 			kk := w.k - int(c.Store[0]+c.Store[1])
