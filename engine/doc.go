@@ -25,8 +25,9 @@
 // move, extra turns nearest the store first, then by immediate gain),
 // enhanced transposition cut-offs, the futility bound (the seeds left bound
 // the value), endgame database probes (package egdb), and a parallel search
-// over the shared table in which each thread defers the moves another is
-// searching (simplified ABDADA: a small table of busy nodes). Pie-rule
+// over the shared table by split points (young brothers wait: a node's
+// children after the first go to whichever thread is idle; split.go).
+// Pie-rule
 // openings are searched above the board search, by player.
 //
 // # Opening book

@@ -29,8 +29,8 @@ type Options struct {
 	// TableMB is the size of the transposition table in MiB (default 256).
 	TableMB int
 	// Threads is the number of search threads (default: GOMAXPROCS, at most
-	// 2). Extra threads search the same tree over the shared table, each
-	// deferring the moves another thread is searching (simplified ABDADA).
+	// 2). Extra threads search the same tree over the shared table, taking
+	// the children of nodes another thread has split (Tuning.Split).
 	Threads int
 	// DB is an endgame database for the rules, probed whenever the seeds in
 	// the houses are at most its K. It must match the rules (egdb.DB.Check).
@@ -186,12 +186,17 @@ type run struct {
 	threads   int
 	started   time.Time
 	busy      *busyTable // nil on one thread
+	splits    *splits    // nil on one thread
 }
 
 func (e *Engine) newRun(ctx context.Context) (*run, func()) {
 	r := &run{e: e, threads: e.o.Threads, started: time.Now()}
 	if r.threads > 1 {
-		r.busy = newBusyTable()
+		if e.tune.Split {
+			r.splits = &splits{}
+		} else {
+			r.busy = newBusyTable()
+		}
 	}
 	done := make(chan struct{})
 	go func() {
@@ -234,13 +239,13 @@ func (r *run) searcher(id int, stop *atomic.Bool, total int) *searcher {
 	if !t.Exposure {
 		s.exposureMin = 1 << 30
 	}
-	s.busy, s.busyMin = r.busy, max(s.ttMin, t.BusyMinSeeds)
+	s.busy, s.splits, s.busyMin = r.busy, r.splits, max(s.ttMin, t.BusyMinSeeds)
 	if s.db != nil {
 		s.busyMin = max(s.busyMin, s.dbK+t.DBBusyMargin)
 	}
 	if s.leafOK() {
 		s.leafMax = s.etcMin
-		if s.busy != nil {
+		if s.busy != nil || s.splits != nil {
 			s.leafMax = min(s.leafMax, s.busyMin)
 		}
 	}
@@ -278,7 +283,11 @@ func (r *run) parallel(total int, f func(s *searcher)) *searcher {
 		h := r.searcher(i+1, &helpStop, total)
 		helpers[i] = h
 		wg.Go(func() {
-			f(h)
+			if r.splits != nil {
+				h.work() // takes children of the split points of f's search
+			} else {
+				f(h)
+			}
 		})
 	}
 	f(main)

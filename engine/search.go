@@ -31,8 +31,13 @@ type searcher struct {
 	// exposureMin is the least seeds at which the quiet moves are ordered
 	// by exposure (orderQuiet); above any board without Tuning.Exposure.
 	exposureMin int
-	busy        *busyTable // nil on one thread
-	busyMin     int        // least seeds to mark a node busy
+	busy        *busyTable // nil on one thread, or with split points
+	busyMin     int        // least seeds to mark a node busy, or to split it
+	splits      *splits    // the run's split points (Tuning.Split), nil on one thread
+	ctx         *splitPoint
+	// halted says the run stopped this thread (aborted may also mean a
+	// split point above was cut: split.go).
+	halted bool
 	// leafMax is the least seeds of an exact search's node that searchSeeds
 	// searches; below, leaf does (zero where leafOK does not hold).
 	leafMax int
@@ -193,8 +198,14 @@ func (s *searcher) searchSeeds(b *board, seeds, alpha, beta, depth, ply int) int
 		}
 	}
 
-	// Step 8. Search the children.
-	best, bestMove := s.searchChildren(&n)
+	// Step 8. Search the children: shared with the other threads through
+	// a split point (split.go) or the busy marks.
+	var best, bestMove int
+	if s.splits != nil && ply > 0 && seeds >= s.busyMin && n.useTT {
+		best, bestMove = s.searchSplit(&n)
+	} else {
+		best, bestMove = s.searchChildren(&n)
+	}
 	if s.aborted {
 		return 0
 	}
@@ -214,14 +225,16 @@ func (s *searcher) poll() {
 		s.report()
 	}
 	switch {
-	case s.stop.Load():
-		s.aborted = true
+	case s.stop.Load() || s.runStop.Load():
+		s.aborted, s.halted = true, true
 	case !s.deadline.IsZero() && time.Now().After(s.deadline):
 		s.runStop.Store(true)
-		s.aborted = true
+		s.aborted, s.halted = true, true
 	case s.nodeLimit != 0 && s.live.Load() >= s.nodeLimit:
 		s.overLimit.Store(true)
 		s.runStop.Store(true)
+		s.aborted, s.halted = true, true
+	case s.ctx != nil && s.ctx.cancelled():
 		s.aborted = true
 	}
 }

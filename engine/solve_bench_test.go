@@ -180,7 +180,7 @@ func benchTuning() Tuning {
 		"EXPOSURE_MIN": &t.ExposureMinSeeds, "EXPOSURE_MARGIN": &t.DBExposureMargin} {
 		*p = envInt(name, *p)
 	}
-	for name, p := range map[string]*bool{"PREFETCH": &t.Prefetch, "LAZY": &t.Lazy, "DBKIDS": &t.DBChildren, "ALLAHEAD": &t.AllAhead, "EXPOSURE": &t.Exposure, "LEAF": &t.Leaf} {
+	for name, p := range map[string]*bool{"PREFETCH": &t.Prefetch, "LAZY": &t.Lazy, "DBKIDS": &t.DBChildren, "ALLAHEAD": &t.AllAhead, "EXPOSURE": &t.Exposure, "LEAF": &t.Leaf, "SPLIT": &t.Split} {
 		if os.Getenv(name) == "0" {
 			*p = false
 		}

@@ -16,10 +16,11 @@ type Tuning struct {
 	// K+DBETCMargin: just above the database a subtree ends in database
 	// reads after a ply or two, cheaper than the table's miss.
 	DBTTMargin, DBETCMargin int
-	// BusyMinSeeds is the least seeds (and at least TTMinSeeds) at which a
-	// thread marks the node it searches so that the others defer it
-	// (simplified ABDADA), and DBBusyMargin raises it to K+DBBusyMargin
-	// with a database: below, the marks cost more than the work they share.
+	// BusyMinSeeds is the least seeds (and at least TTMinSeeds) of a node
+	// whose children the threads share: split (Split) or marked busy so
+	// that the others defer it (simplified ABDADA); DBBusyMargin raises it
+	// to K+DBBusyMargin with a database: below, sharing costs more than
+	// the work it spreads.
 	BusyMinSeeds, DBBusyMargin int
 	// Prefetch starts the memory read of each child's table bucket or
 	// database entry when the child is sown, so that the misses overlap.
@@ -51,6 +52,11 @@ type Tuning struct {
 	// by a search of its own without the general one's records: the same
 	// nodes for fewer instructions (searcher.leaf).
 	Leaf bool
+	// Split shares a search between threads by split points (split.go)
+	// instead of the busy marks (searchChildren): a node's children after
+	// the first, once it has not refuted the window, go to whichever thread
+	// is idle.
+	Split bool
 }
 
 // DefaultTuning returns the tuning every engine uses unless told otherwise.
@@ -62,7 +68,7 @@ func DefaultTuning() Tuning {
 		DBTTMargin:       3,
 		DBETCMargin:      16,
 		BusyMinSeeds:     12,
-		DBBusyMargin:     8,
+		DBBusyMargin:     14,
 		Prefetch:         true,
 		Lazy:             true,
 		DBChildren:       true,
@@ -71,6 +77,7 @@ func DefaultTuning() Tuning {
 		ExposureMinSeeds: 12,
 		DBExposureMargin: 5,
 		Leaf:             true,
+		Split:            true,
 	}
 }
 

@@ -1,0 +1,84 @@
+package engine
+
+import (
+	"context"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"kalah"
+	"kalah/egdb"
+)
+
+// TestSplitMatchesOneThread solves positions of 16 to 30 seeds on two
+// threads sharing the search by split points at every node of 4 seeds or
+// more (so that children are taken, cut and cancelled all the time) and
+// compares value and best moves with one thread's.
+func TestSplitMatchesOneThread(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, empty := range []bool{false, true} {
+		r := kalah.Standard()
+		r.EmptyCapture = empty
+		db, err := egdb.Build(context.Background(), r, 6, egdb.BuildOptions{Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tune := DefaultTuning()
+		tune.BusyMinSeeds, tune.DBBusyMargin = 4, 1
+		one, _ := New(r, Options{TableMB: 4, Threads: 1, DB: db, NoBook: true})
+		two, err := New(r, Options{TableMB: 4, Threads: 2, DB: db, NoBook: true, Tuning: &tune})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for game := 0; game < 12; game++ {
+			p := r.Start()
+			left := 16 + rng.IntN(15)
+			for !p.Over(&r) && p.Seeds(kalah.South)+p.Seeds(kalah.North) > left {
+				ms := p.Moves()
+				p.Play(&r, int(ms[rng.IntN(len(ms))]))
+			}
+			if p.Over(&r) {
+				continue
+			}
+			want, err := one.Solve(context.Background(), p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for range 2 {
+				two.Clear()
+				got, err := two.Solve(context.Background(), p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got.Value != want.Value || !slices.Equal(got.Best, want.Best) {
+					t.Errorf("%s %s: two threads %+d best %v, one thread %+d best %v", r, p, got.Value, got.Best, want.Value, want.Best)
+				}
+			}
+		}
+	}
+}
+
+// TestSplitStops: a search shared by split points ends at once when its
+// context is cancelled, whichever thread holds which child.
+func TestSplitStops(t *testing.T) {
+	r := kalah.Standard()
+	tune := DefaultTuning()
+	tune.BusyMinSeeds = 4
+	e, err := New(r, Options{TableMB: 4, Threads: 2, NoBook: true, Tuning: &tune})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []time.Duration{time.Millisecond, 20 * time.Millisecond, 100 * time.Millisecond} {
+		ctx, cancel := context.WithTimeout(context.Background(), d)
+		start := time.Now()
+		_, err := e.Solve(ctx, r.Start())
+		cancel()
+		if err == nil {
+			t.Fatalf("Kalah(6,4) solved within %v", d)
+		}
+		if took := time.Since(start); took > d+time.Second {
+			t.Errorf("cancelled after %v, returned after %v", d, took)
+		}
+	}
+}
