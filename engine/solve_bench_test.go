@@ -6,6 +6,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -83,7 +84,9 @@ func BenchmarkSolveFromNothing(b *testing.B) {
 // the endgame database file named by KALAH_BENCH_EGDB (skipped if unset).
 // KALAH_BENCH_EMPTY=1 plays the empty capture (its database; the plies are
 // then those of the standard game's PV, a test position, not its PV).
-// KALAH_BENCH_THREADS and KALAH_BENCH_TT (MiB) change the threads (1) and
+// KALAH_BENCH_SEEDS=5 with KALAH_BENCH_PV (moves, comma-separated) solves
+// Kalah(6,5) after the first plies of those moves (the database then of
+// that board). KALAH_BENCH_THREADS and KALAH_BENCH_TT (MiB) change the threads (1) and
 // the table (512). benchTuning lists the switches of the engine's
 // features, to compare; EGDB_MAP=1 maps the database file rather than
 // loading it.
@@ -110,8 +113,20 @@ func BenchmarkSolve64DB(b *testing.B) {
 	defer db.Close()
 	r := kalah.Standard()
 	r.EmptyCapture = os.Getenv("KALAH_BENCH_EMPTY") == "1"
+	pv := []int{3, 6, 2, 1, 5, 5, 6, 2, 6, 5, 4, 1}
+	if n := envInt("KALAH_BENCH_SEEDS", 4); n != 4 {
+		// Another board (Kalah(6,5): its principal variation, or the
+		// moves of KALAH_BENCH_PV).
+		r.Seeds, pv = n, nil
+		for _, f := range strings.Split(os.Getenv("KALAH_BENCH_PV"), ",") {
+			if m, err := strconv.Atoi(f); err == nil {
+				pv = append(pv, m)
+			}
+		}
+		plies = min(plies, len(pv))
+	}
 	p := r.Start()
-	for _, m := range []int{3, 6, 2, 1, 5, 5, 6, 2, 6, 5, 4, 1}[:plies] {
+	for _, m := range pv[:plies] {
 		p.Play(&r, m)
 	}
 	e, err := New(r, Options{TableMB: envInt("KALAH_BENCH_TT", 512), Threads: envInt("KALAH_BENCH_THREADS", 1), DB: db, MaxDepth: envInt("MAXD", 0), NoBook: true, Tuning: &t, Debug: benchDebug()})

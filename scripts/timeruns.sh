@@ -26,6 +26,7 @@ done
 shift $((OPTIND - 1))
 [ "${1:-}" = "--" ] && shift
 [ $# -gt 0 ] || usage
+[ -z "$outdir" ] || mkdir -p "$outdir"
 [[ $runs =~ ^[1-9][0-9]*$ && $warmup =~ ^[0-9]+$ ]] || usage
 
 # run NAME I CMD...: runs the command, prints and returns its wall seconds in $secs.
