@@ -13,9 +13,16 @@ import (
 
 // TestSplitMatchesOneThread solves positions of 16 to 30 seeds on two
 // threads sharing the search by split points at every node of 4 seeds or
-// more (so that children are taken, cut and cancelled all the time) and
-// compares value and best moves with one thread's.
+// more (so that children are taken, cut and cancelled all the time), and
+// by the busy marks (Tuning.Split off), and compares value and best moves
+// with one thread's.
 func TestSplitMatchesOneThread(t *testing.T) {
+	for _, split := range []bool{true, false} {
+		testTwoThreads(t, split)
+	}
+}
+
+func testTwoThreads(t *testing.T, split bool) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for _, empty := range []bool{false, true} {
 		r := kalah.Standard()
@@ -25,7 +32,7 @@ func TestSplitMatchesOneThread(t *testing.T) {
 			t.Fatal(err)
 		}
 		tune := DefaultTuning()
-		tune.BusyMinSeeds, tune.DBBusyMargin = 4, 1
+		tune.BusyMinSeeds, tune.DBBusyMargin, tune.Split = 4, 1, split
 		one, _ := New(r, Options{TableMB: 4, Threads: 1, DB: db, NoBook: true})
 		two, err := New(r, Options{TableMB: 4, Threads: 2, DB: db, NoBook: true, Tuning: &tune})
 		if err != nil {
@@ -52,7 +59,7 @@ func TestSplitMatchesOneThread(t *testing.T) {
 					t.Fatal(err)
 				}
 				if got.Value != want.Value || !slices.Equal(got.Best, want.Best) {
-					t.Errorf("%s %s: two threads %+d best %v, one thread %+d best %v", r, p, got.Value, got.Best, want.Value, want.Best)
+					t.Errorf("%s %s (split %v): two threads %+d best %v, one thread %+d best %v", r, p, split, got.Value, got.Best, want.Value, want.Best)
 				}
 			}
 		}
