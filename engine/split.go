@@ -14,9 +14,9 @@ import (
 // a time. The owner searches the children left, then, until the last
 // child taken by another thread is done, helps in the split points below
 // its own. A child that refutes the window cancels the split point's other
-// searches. Each subtree is searched by one thread, so the threads
-// duplicate no work, where the busy marks (searchChildren) let both enter
-// the same child when nothing else was left.
+// searches. No child is entered by both threads, where the busy marks
+// (searchChildren) let both into the same child when nothing else was
+// left.
 
 // splitPoint is a node whose children other threads may take.
 type splitPoint struct {
@@ -59,12 +59,16 @@ type splits struct {
 	open atomic.Int32 // len(list), read without the lock
 	mu   sync.Mutex
 	list []*splitPoint
+	// published and taken count the split points and the children other
+	// threads took from them, for tests.
+	published, taken atomic.Uint64
 }
 
 func (r *splits) publish(sp *splitPoint) {
 	r.mu.Lock()
 	r.list = append(r.list, sp)
 	r.open.Store(int32(len(r.list)))
+	r.published.Add(1)
 	r.mu.Unlock()
 }
 
@@ -119,14 +123,7 @@ func (s *searcher) searchSplit(n *node) (best, bestMove int) {
 	}
 	// The others are sown before they are published: the threads that
 	// take them only read them.
-	for l := 1; l < n.cnt; l++ {
-		if kk := &n.kids[n.order[l]]; !kk.played {
-			s.sow(kk, n.b)
-			if s.tune.AllAhead {
-				s.prefetchKid(n, kk)
-			}
-		}
-	}
+	s.sowRest(n)
 	sp := &splitPoint{n: n, parent: s.ctx, cnt: n.cnt, best: -1 << 20, bestMove: -1}
 	sp.next.Store(1)
 	s.splits.publish(sp)
@@ -196,6 +193,7 @@ func (s *searcher) help(x *splitPoint) {
 	if j >= x.cnt || x.cut.Load() {
 		return
 	}
+	s.splits.taken.Add(1)
 	n := x.n
 	k := &n.kids[n.order[j]]
 	outer, h0 := s.ctx, s.horizon

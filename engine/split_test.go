@@ -89,3 +89,34 @@ func TestSplitStops(t *testing.T) {
 		}
 	}
 }
+
+// TestSplitShares: by default two threads solving Kalah(6,4) from a few
+// plies in, with a database, publish split points and the second thread
+// searches children taken from them (a search where it idled would
+// still pass the tests of values above).
+func TestSplitShares(t *testing.T) {
+	r := kalah.Standard()
+	db, err := egdb.Build(context.Background(), r, 10, egdb.BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := New(r, Options{TableMB: 16, Threads: 2, DB: db, NoBook: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := r.Start()
+	for _, m := range []int{3, 6, 2, 1, 5, 5, 6, 2, 6, 5} {
+		p.Play(&r, m)
+	}
+	run, done := e.newRun(context.Background())
+	defer done()
+	if run.splits == nil {
+		t.Fatal("two threads share no split points by default")
+	}
+	if _, _, ok := e.exactRoot(run, p); !ok {
+		t.Fatal("stopped")
+	}
+	if pub, took := run.splits.published.Load(), run.splits.taken.Load(); pub == 0 || took == 0 {
+		t.Errorf("%d split points published, %d children taken by the other thread", pub, took)
+	}
+}
