@@ -100,13 +100,17 @@ func runEgdbBuild(ctx context.Context, e *env, args []string) error {
 		}
 		path = filepath.Join(dir, egdb.FileName(r, *k))
 	}
-	_, err = buildDB(ctx, e, r, *k, *workers, path)
+	_, err = buildDB(ctx, e, r, *k, *workers, path, false)
 	return err
 }
 
 // buildDB builds a database with a progress bar (or log lines), writes it to
-// path and returns it.
-func buildDB(ctx context.Context, e *env, r kalah.Rules, k, workers int, path string) (*egdb.DB, error) {
+// path and returns it. With later, the file is written while the command
+// goes on with the database in memory (a solve from nothing starts its
+// search some 90 ms sooner), and the command ends once it is written; a
+// failure to write it is then a warning, since what the command computes
+// with the database stands.
+func buildDB(ctx context.Context, e *env, r kalah.Rules, k, workers int, path string, later bool) (*egdb.DB, error) {
 	start := time.Now()
 	total := egdb.Size(r.Houses, k)
 	e.log.Info("building endgame database", "rules", r.String(), "seeds", k, "entries", total, "file", path)
@@ -117,12 +121,28 @@ func buildDB(ctx context.Context, e *env, r kalah.Rules, k, workers int, path st
 		return nil, err
 	}
 	built := time.Since(start)
-	if err := db.WriteFile(path); err != nil {
-		return nil, fmt.Errorf("writing %s: %w", path, err)
+	e.log.Info("endgame database built", "entries", total, "time", built.Round(time.Millisecond))
+	write := func() error {
+		t := time.Now()
+		if err := db.WriteFile(path); err != nil {
+			return fmt.Errorf("writing %s: %w", path, err)
+		}
+		e.log.Info("endgame database written", "file", path, "time", time.Since(t).Round(time.Millisecond))
+		return nil
 	}
-	e.log.Info("endgame database written", "file", path, "entries", total, "build", built.Round(time.Millisecond), "total", time.Since(start).Round(time.Millisecond))
-	// The database just built is the one written: the search uses it as it
-	// is, in memory, rather than reading the file back.
+	// The database just built is the one written: the command uses it as
+	// it is, in memory, rather than reading the file back.
+	if later {
+		e.background(func() {
+			if err := write(); err != nil {
+				e.log.Warn("endgame database not saved", "err", err)
+			}
+		})
+		return db, nil
+	}
+	if err := write(); err != nil {
+		return nil, err
+	}
 	return db, nil
 }
 
@@ -160,7 +180,7 @@ func loadDB(ctx context.Context, e *env, r kalah.Rules, file string, seeds int) 
 		}
 		return db, nil
 	case errors.Is(err, os.ErrNotExist):
-		return buildDB(ctx, e, r, seeds, 0, path)
+		return buildDB(ctx, e, r, seeds, 0, path, true)
 	}
 	return nil, fmt.Errorf("%w (delete it to rebuild)", err)
 }

@@ -14,6 +14,7 @@ import (
 	"os/signal"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -53,7 +54,12 @@ type env struct {
 	// restoreData undoes this command's --data when it ends, so commands
 	// run in one process (tests) do not see each other's.
 	restoreData func()
+	// bg is the work a command left to finish beside it (background).
+	bg sync.WaitGroup
 }
+
+// background runs f beside the command, which does not end before f does.
+func (e *env) background(f func()) { e.bg.Go(f) }
 
 // note tells the person something on standard error, in words, whether
 // or not it is a terminal: "kalah tournament: tournament 3 ...".
@@ -114,6 +120,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 }
 
 func finish(e *env, name string, err error) int {
+	e.bg.Wait()
 	if e.restoreData != nil {
 		e.restoreData()
 	}
