@@ -176,6 +176,9 @@ func (w *worker) fill(j, seeds, pot, prefix int, r uint64) uint64 {
 		w.add(b.db.off[w.k] + r)
 		return 1
 	}
+	if j == m-3 && n >= 3 {
+		return w.tail3(seeds, pot, prefix, r)
+	}
 	if j == m-2 && n >= 2 {
 		// The last two houses weigh 2 and 1 (with two houses a side or more):
 		// c*2 + (seeds-c) = pot.
@@ -213,6 +216,25 @@ func (w *worker) fill(j, seeds, pot, prefix int, r uint64) uint64 {
 		count += w.fill(j+1, seeds-c, pot-c*wt, prefix+c, r+kboard.Choose(prefix+c+j, j+1))
 	}
 	return count
+}
+
+// tail3 enumerates the last three houses (weights 3, 2 and 1, with three
+// houses a side or more) in one loop, where fill would recurse twice for
+// every configuration: the seeds c of the first fix the other two (c2 + c1
+// = seeds - c and 2*c2 + c1 = pot - 3*c), so every c from pot - 2*seeds to
+// (pot - seeds)/2 is one configuration.
+func (w *worker) tail3(seeds, pot, prefix int, r uint64) uint64 {
+	j := w.b.m - 3
+	lo, hi := max(0, pot-2*seeds), min(seeds, floorDiv(pot-seeds, 2))
+	base := w.b.db.off[w.k] + r
+	for c := lo; c <= hi; c++ {
+		c2 := pot - seeds - 2*c
+		w.set(j, c)
+		w.set(j+1, c2)
+		w.set(j+2, seeds-c-c2)
+		w.add(base + kboard.Choose(prefix+c+j, j+1) + kboard.Choose(prefix+c+c2+j+1, j+2))
+	}
+	return uint64(max(0, hi-lo+1))
 }
 
 // floorDiv is a/b rounded down, for b > 0.

@@ -168,14 +168,15 @@ func (g *Game) play6(b, src *Board, i int) (delta int, extra, over bool) {
 			other &^= 0xFF << q
 		}
 	}
-	mine, theirs := byteSum(row), byteSum(other)
+	// A side is empty when its row is: the seeds are counted only when
+	// the game ends.
 	switch g.end {
 	case kalah.EitherEmpty:
-		over = mine == 0 || theirs == 0
+		over = row == 0 || other == 0
 	case kalah.MoverEmpty:
-		over = mine == 0 || !extra && theirs == 0
+		over = row == 0 || !extra && other == 0
 	default:
-		over = extra && mine == 0 || !extra && theirs == 0
+		over = extra && row == 0 || !extra && other == 0
 	}
 	st0 := int(s0) + st
 	if g.earlyEnd && (st0 > g.half || int(s1) > g.half) {
@@ -184,6 +185,7 @@ func (g *Game) play6(b, src *Board, i int) (delta int, extra, over bool) {
 	delta = st
 	switch {
 	case over:
+		mine, theirs := byteSum(row), byteSum(other)
 		b.Store[0] = int16(st0 + mine)
 		b.Store[1] = s1 + int16(theirs)
 		setSides6(b, 0, 0)
