@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
-	"hash/crc32"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -96,7 +95,7 @@ func Build(ctx context.Context, r kalah.Rules, k int, o BuildOptions) (*DB, erro
 	if got := done.Load(); got != total {
 		return nil, fmt.Errorf("egdb: internal error: built %d of %d entries", got, total)
 	}
-	db.crc = crc32.Checksum(payload(db.vals), castagnoli)
+	db.crc = checksum(payload(db.vals))
 	return db, nil
 }
 

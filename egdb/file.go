@@ -7,6 +7,8 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
+	"runtime"
+	"sync"
 	"syscall"
 	"unsafe"
 
@@ -158,7 +160,9 @@ func payload(vals []int8) []byte {
 // into place, so a crash never leaves a half-written database under the
 // final name).
 func (db *DB) WriteFile(path string) (err error) {
-	db.crc = crc32.Checksum(payload(db.vals), castagnoli)
+	// The checksum is the one Build computed or the file's own (checked by
+	// Load, and by Open unless told not to): values that went bad in a
+	// mapped file are written with it, so they stay detectable.
 	h := db.header()
 	h = binary.LittleEndian.AppendUint32(h, crc32.Checksum(h, castagnoli))
 	err = datadir.WriteFile(path, 0o644, func(w io.Writer) error {
@@ -222,7 +226,7 @@ func Load(path string) (*DB, error) {
 	if release == nil {
 		release = func() {}
 	}
-	if _, err := io.ReadFull(f, mem); err != nil {
+	if err := readAll(f, mem); err != nil {
 		release()
 		return nil, fmt.Errorf("egdb: reading %s: %w", path, err)
 	}
@@ -238,6 +242,32 @@ func Load(path string) (*DB, error) {
 		return nil, err
 	}
 	return db, nil
+}
+
+// readAll fills mem from the start of f, on up to GOMAXPROCS goroutines
+// reading a part each: the copy from the page cache takes about half the
+// time on two cores (the 20-seed database, 226 MB: 24-27 ms against 47-54).
+func readAll(f *os.File, mem []byte) error {
+	const least = 16 << 20 // below, one read
+	parts := min(runtime.GOMAXPROCS(0), max(1, len(mem)/least))
+	size := (len(mem) + parts - 1) / parts
+	errs := make([]error, parts)
+	var wg sync.WaitGroup
+	for i := range parts {
+		wg.Go(func() {
+			lo := i * size
+			part := mem[lo:min(lo+size, len(mem))]
+			n, err := f.ReadAt(part, int64(lo))
+			if n == len(part) {
+				err = nil // ReadAt may say io.EOF with the last byte
+			} else if err == nil || err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			errs[i] = err
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // openFile opens a database file and returns its size, refusing one too
@@ -337,7 +367,7 @@ func parse(data []byte, path string) (*DB, error) {
 // byte: about a tenth of a second for a few hundred megabytes. Open calls it
 // unless told not to.
 func (db *DB) Verify() error {
-	if got := crc32.Checksum(payload(db.vals), castagnoli); got != db.crc {
+	if got := checksum(payload(db.vals)); got != db.crc {
 		return fmt.Errorf("%w: %s: payload checksum %08x, want %08x", ErrCorrupt, db.pathOr(), got, db.crc)
 	}
 	return nil
