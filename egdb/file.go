@@ -246,7 +246,7 @@ func Load(path string) (*DB, error) {
 
 // readAll fills mem from the start of f, on up to GOMAXPROCS goroutines
 // reading a part each: the copy from the page cache takes about half the
-// time on two cores (the 20-seed database, 226 MB: 24-27 ms against 47-54).
+// time on two cores (docs/PERFORMANCE.md, "The database build").
 func readAll(f *os.File, mem []byte) error {
 	const least = 16 << 20 // below, one read
 	parts := min(runtime.GOMAXPROCS(0), max(1, len(mem)/least))
@@ -364,7 +364,7 @@ func parse(data []byte, path string) (*DB, error) {
 }
 
 // Verify checks the payload checksum against the header, reading every
-// byte: about a tenth of a second for a few hundred megabytes. Open calls it
+// byte on every core: tens of milliseconds for a few hundred megabytes. Open calls it
 // unless told not to.
 func (db *DB) Verify() error {
 	if got := checksum(payload(db.vals)); got != db.crc {

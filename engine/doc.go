@@ -27,8 +27,7 @@
 // the value), endgame database probes (package egdb), and a parallel search
 // over the shared table by split points (young brothers wait: a node's
 // children after the first go to whichever thread is idle; split.go).
-// Pie-rule
-// openings are searched above the board search, by player.
+// Pie-rule openings are searched above the board search, by player.
 //
 // # Opening book
 //

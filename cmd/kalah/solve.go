@@ -270,7 +270,7 @@ func availableMB() (int, bool) {
 // from 48 seeds under the standard capture), or 24 from 56 seeds, or none
 // where the rules have no databases. The size balances the build against
 // the search it saves when solving from nothing: Kalah(6,4) is fastest
-// with 18 (built in 4 s; its search takes twice the empty capture's, which
+// with 18 (built in 3.4 s; its search takes twice the empty capture's, which
 // is fastest with 17), Kalah(6,5) with 24 (1.25 GB, built in about a
 // minute); docs/PERFORMANCE.md, "Tuning".
 func autoSeeds(r kalah.Rules, seeds int) int {
