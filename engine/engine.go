@@ -575,10 +575,10 @@ func (e *Engine) pv(r *run, p kalah.Position, v, plies int) []kalah.Move {
 				found = d == v
 			case extra:
 				nv = v - d
-				found = s.search(&c, nv-1, nv+1, exactDepth, 1) == nv
+				found = s.search(&c, nv-1, nv+1, exactDepth, 1, true) == nv
 			default:
 				nv = d - v
-				found = s.search(&c, nv-1, nv+1, exactDepth, 1) == nv
+				found = s.search(&c, nv-1, nv+1, exactDepth, 1, true) == nv
 			}
 			if s.aborted {
 				return line

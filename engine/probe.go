@@ -62,7 +62,7 @@ func (e *Engine) Test(ctx context.Context, p kalah.Position, gamma int) (Bound, 
 			return
 		}
 		if !proven {
-			v = s.search(&b, gamma-1, gamma, exactDepth, 0)
+			v = s.search(&b, gamma-1, gamma, exactDepth, 0, true)
 			if s.aborted {
 				return
 			}

@@ -103,13 +103,18 @@ type node struct {
 	key         uint64
 	prior       entry // the table's entry, if found
 	found       bool
-	nodes0      uint64 // the node count at this node: the work below it decides its place in the table
-	horizon0    uint64 // the horizon count before the children: did they use estimates?
-	kids        *[16]kid
-	order       [16]uint8 // kids by index into kids, best first
-	cnt         int
-	lazy        bool // children sown only when searched
-	sown        int  // children sown ahead to be read from the database
+	// all says the node is expected to need every child (an ALL node):
+	// the root's is MTD(f)'s guess of its pass's outcome (a pass that
+	// fails low needs every root move); a child's is its parent's after an
+	// extra turn (the same window), else the other.
+	all      bool
+	nodes0   uint64 // the node count at this node: the work below it decides its place in the table
+	horizon0 uint64 // the horizon count before the children: did they use estimates?
+	kids     *[16]kid
+	order    [16]uint8 // kids by index into kids, best first
+	cnt      int
+	lazy     bool // children sown only when searched
+	sown     int  // children sown ahead to be read from the database
 }
 
 // key is b's table key: the exact rank of its houses where every board of
@@ -125,14 +130,15 @@ func (s *searcher) key(b *board) uint64 {
 // search returns the value of b for the mover (the future store difference
 // it can force) if it lies strictly between alpha and beta, else a bound on
 // the same side (fail-soft). depth is the plies left, or exactDepth for no
-// limit. Its steps, in the order they run, are numbered as in Stockfish's
-// search; each ends the search of this node where it can.
-func (s *searcher) search(b *board, alpha, beta, depth, ply int) int {
-	return s.searchSeeds(b, s.g.Seeds(b), alpha, beta, depth, ply)
+// limit; all says whether b is expected to fail low (node.all). Its steps,
+// in the order they run, are numbered as in Stockfish's search; each ends
+// the search of this node where it can.
+func (s *searcher) search(b *board, alpha, beta, depth, ply int, all bool) int {
+	return s.searchSeeds(b, s.g.Seeds(b), alpha, beta, depth, ply, all)
 }
 
 // searchSeeds is search of b, which holds seeds in its houses.
-func (s *searcher) searchSeeds(b *board, seeds, alpha, beta, depth, ply int) int {
+func (s *searcher) searchSeeds(b *board, seeds, alpha, beta, depth, ply int, all bool) int {
 	// Step 1. Count the node, and now and then report progress and check
 	// for a stop or the deadline.
 	s.nodes++
@@ -161,7 +167,7 @@ func (s *searcher) searchSeeds(b *board, seeds, alpha, beta, depth, ply int) int
 
 	// Step 3. The transposition table: a stored bound may settle the
 	// window; else the stored move is tried first.
-	n := node{b: b, alpha: alpha, beta: beta, depth: depth, ply: ply, seeds: seeds, nodes0: s.nodes}
+	n := node{b: b, alpha: alpha, beta: beta, depth: depth, ply: ply, seeds: seeds, all: all, nodes0: s.nodes}
 	if v, ok := s.probe(&n); ok {
 		return v
 	}
@@ -565,9 +571,9 @@ func (s *searcher) child(n *node, k *kid, a int) int {
 		return k.d - s.leaf(&k.b, cs, k.d-n.beta, k.d-a)
 	}
 	if k.extra {
-		return k.d + s.searchSeeds(&k.b, cs, a-k.d, n.beta-k.d, n.next, n.ply+1)
+		return k.d + s.searchSeeds(&k.b, cs, a-k.d, n.beta-k.d, n.next, n.ply+1, n.all)
 	}
-	return k.d - s.searchSeeds(&k.b, cs, k.d-n.beta, k.d-a, n.next, n.ply+1)
+	return k.d - s.searchSeeds(&k.b, cs, k.d-n.beta, k.d-a, n.next, n.ply+1, !n.all)
 }
 
 // kidSeeds returns the seeds in the houses of n's sown child k (not over):
@@ -613,9 +619,9 @@ func (s *searcher) report() {
 // least v to its mover.
 func (s *searcher) reaches(c *board, d int, extra bool, v int) bool {
 	if extra {
-		return s.search(c, v-d-1, v-d, exactDepth, 1) >= v-d
+		return s.search(c, v-d-1, v-d, exactDepth, 1, false) >= v-d
 	}
-	return s.search(c, d-v, d-v+1, exactDepth, 1) <= d-v
+	return s.search(c, d-v, d-v+1, exactDepth, 1, true) <= d-v
 }
 
 // sow plays child k of b.
@@ -706,6 +712,10 @@ func (s *searcher) mtd(b *board, guess, depth int) (int, int) {
 	exact := depth == exactDepth
 	f := min(max(guess, lo), hi)
 	move := -1
+	// Each pass is guessed to fail low, unless the last one did: then the
+	// value is likely its bound, and the next pass fails high. Where
+	// passes creep up, the guess is wrong but for the last, the costliest.
+	all := true
 	for lo < hi {
 		beta := f
 		if beta <= lo {
@@ -720,7 +730,8 @@ func (s *searcher) mtd(b *board, guess, depth int) (int, int) {
 			s.pass.Depth = 0
 		}
 		s.floorOn, s.floor, s.below, s.tied = exact && lo > -seeds && beta == lo+2, lo, 0, 0
-		r := s.search(b, beta-1, beta, depth, 0)
+		r := s.search(b, beta-1, beta, depth, 0, all)
+		all = r >= beta
 		s.floorPass, s.floorOn, s.pass.Running = s.floorOn, false, false
 		if s.aborted {
 			return 0, move

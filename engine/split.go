@@ -9,14 +9,23 @@ import (
 // Two threads share a search by split points (Tuning.Split; the young
 // brothers wait concept of Feldmann et al., with a helpful master): a
 // thread at a node of busyMin seeds or more searches its first child
-// alone; if that does not refute the window, the node most likely needs
-// every child, so it publishes the rest and any idle thread takes one at
-// a time. The owner searches the children left, then, until the last
+// alone (its first cutAlone children where the node is expected to cut:
+// Tuning.NodeTypes); if that does not refute the window, the node most
+// likely needs every child, so it publishes the rest and any idle thread
+// takes one at a time. The owner searches the children left, then, until the last
 // child taken by another thread is done, helps in the split points below
 // its own. A child that refutes the window cancels the split point's other
 // searches. No child is entered by both threads, where the busy marks
 // (searchChildren) let both into the same child when nothing else was
 // left.
+
+// cutAlone is how many children a node expected to cut (node.all false)
+// searches alone before it shares the rest: where its first child fails,
+// one of the next often refutes (a late cut), and a child another thread
+// took meanwhile is wasted. With one, two threads solving Kalah(6,4)
+// visited 12% more nodes than one thread, most of them in such children;
+// three leave the other thread idle longer (docs/PERFORMANCE.md).
+const cutAlone = 2
 
 // splitPoint is a node whose children other threads may take.
 type splitPoint struct {
@@ -60,8 +69,9 @@ type splits struct {
 	mu   sync.Mutex
 	list []*splitPoint
 	// published and taken count the split points and the children other
-	// threads took from them, for tests.
+	// threads took from them, for tests; so does onPublish, if set.
 	published, taken atomic.Uint64
+	onPublish        func(sp *splitPoint)
 }
 
 func (r *splits) publish(sp *splitPoint) {
@@ -69,6 +79,9 @@ func (r *splits) publish(sp *splitPoint) {
 	r.list = append(r.list, sp)
 	r.open.Store(int32(len(r.list)))
 	r.published.Add(1)
+	if r.onPublish != nil {
+		r.onPublish(sp)
+	}
 	r.mu.Unlock()
 }
 
@@ -111,25 +124,45 @@ func (r *splits) take(within *splitPoint) *splitPoint {
 
 // searchSplit is searchChildren at a node other threads may share.
 func (s *searcher) searchSplit(n *node) (best, bestMove int) {
-	// Young brothers wait: the first child alone.
-	k := &n.kids[n.order[0]]
-	if !k.played {
-		s.sow(k, n.b)
+	// Young brothers wait: the first child alone, or the first cutAlone
+	// at a node expected to cut.
+	alone := 1
+	if s.tune.NodeTypes && !n.all {
+		alone = cutAlone
 	}
-	best = s.child(n, k, n.alpha)
-	bestMove = k.i
-	if s.aborted || best >= n.beta || n.cnt == 1 {
+	best, bestMove = -1<<20, -1
+	a := n.alpha
+	for j := 0; j < min(alone, n.cnt); j++ {
+		if j == 1 {
+			s.sowRest(n)
+		}
+		k := &n.kids[n.order[j]]
+		if !k.played {
+			s.sow(k, n.b)
+		}
+		v := s.child(n, k, a)
+		if s.aborted {
+			return 0, -1
+		}
+		if v > best {
+			best, bestMove = v, k.i
+			if v >= n.beta {
+				return best, bestMove
+			}
+			a = max(a, v)
+		}
+	}
+	if alone >= n.cnt {
 		return best, bestMove
 	}
 	// The others are sown before they are published: the threads that
 	// take them only read them.
 	s.sowRest(n)
 	sp := &splitPoint{n: n, parent: s.ctx, cnt: n.cnt, best: -1 << 20, bestMove: -1}
-	sp.next.Store(1)
+	sp.next.Store(int32(alone))
 	s.splits.publish(sp)
 	outer := s.ctx
 	s.ctx = sp
-	a := max(n.alpha, best)
 	for !sp.cut.Load() {
 		j := int(sp.next.Add(1) - 1)
 		if j >= n.cnt {

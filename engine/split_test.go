@@ -120,3 +120,48 @@ func TestSplitShares(t *testing.T) {
 		t.Errorf("%d split points published, %d children taken by the other thread", pub, took)
 	}
 }
+
+// TestSplitNodeTypes: a split point shares its children after its first
+// one where the node is expected to need every child (node.all), after its
+// first cutAlone where it is expected to cut; a solve meets both kinds.
+// Kalah(6,4) from eight plies in, two threads.
+func TestSplitNodeTypes(t *testing.T) {
+	r := kalah.Standard()
+	db, err := egdb.Build(context.Background(), r, 10, egdb.BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := New(r, Options{TableMB: 16, Threads: 2, DB: db, NoBook: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := r.Start()
+	for _, m := range []int{3, 6, 2, 1, 5, 5, 6, 2} {
+		p.Play(&r, m)
+	}
+	run, done := e.newRun(context.Background())
+	defer done()
+	var kinds [2]int                              // split points of nodes expected to cut, and to need every child
+	run.splits.onPublish = func(sp *splitPoint) { // under the list's lock
+		want := int32(1)
+		if !sp.n.all {
+			want = cutAlone
+		}
+		if first := sp.next.Load(); first != want {
+			t.Errorf("a node (expected to need every child: %v) shared its children after %d, not %d", sp.n.all, first, want)
+		}
+		if sp.n.all {
+			kinds[1]++
+		} else {
+			kinds[0]++
+		}
+	}
+	if _, _, ok := e.exactRoot(run, p); !ok {
+		t.Fatal("stopped")
+	}
+	run.splits.mu.Lock()
+	defer run.splits.mu.Unlock()
+	if kinds[0] < 100 || kinds[1] < 100 {
+		t.Errorf("split points: %d of nodes expected to cut, %d expected to need every child", kinds[0], kinds[1])
+	}
+}

@@ -57,6 +57,9 @@ type Tuning struct {
 	// the first, once it has not refuted the window, go to whichever thread
 	// is idle.
 	Split bool
+	// NodeTypes has a split point expected to cut (node.all) search its
+	// first cutAlone children alone, not one, before it shares the rest.
+	NodeTypes bool
 }
 
 // DefaultTuning returns the tuning every engine uses unless told otherwise.
@@ -78,6 +81,7 @@ func DefaultTuning() Tuning {
 		DBExposureMargin: 5,
 		Leaf:             true,
 		Split:            true,
+		NodeTypes:        true,
 	}
 }
 
