@@ -44,30 +44,23 @@ func (s *searcher) leaf(b *board, seeds, alpha, beta int) int {
 		return v
 	}
 
-	// Step 3: the table, from ttMin seeds: a proven bound that settles
-	// the window ends the search, else its move is tried first.
+	// Step 3 begins: the table's bucket, from ttMin seeds, is read while
+	// the children are predicted, and probed after them (Tuning.ProbeLate):
+	// the miss overlaps the predictions and the database's prefetches.
 	useTT := seeds >= s.ttMin
+	lateProbe := s.tune.ProbeLate
 	var (
 		key    uint64
 		prior  entry
 		found  bool
 		nodes0 = s.nodes
 	)
-	ttMove := -1
 	if useTT {
 		key = s.key(b)
-		if prior, found = s.tt.probe(key); found {
-			if prior.depth == exactDepth {
-				switch {
-				case prior.lo >= beta:
-					return prior.lo
-				case prior.hi <= alpha:
-					return prior.hi
-				case prior.lo == prior.hi:
-					return prior.lo
-				}
-			}
-			ttMove = prior.move
+		if lateProbe {
+			s.tt.prefetch(key)
+		} else if prior, found = s.tt.probe(key); found && settles(prior, alpha, beta) {
+			return settled(prior, alpha, beta)
 		}
 	}
 
@@ -119,7 +112,7 @@ func (s *searcher) leaf(b *board, seeds, alpha, beta int) int {
 		d[i] = di
 		var score int
 		switch {
-		case i == ttMove:
+		case !lateProbe && found && i == prior.move:
 			score = 1 << 30
 		case ex:
 			score = 1<<29 + i
@@ -143,6 +136,25 @@ func (s *searcher) leaf(b *board, seeds, alpha, beta int) int {
 		}
 		if cnt-first > 1 {
 			s.orderQuiet(b, order[first:cnt])
+		}
+	}
+
+	// Step 3 ends: a proven bound that settles the window ends the
+	// search, else the table's move is tried first (the others keep their
+	// order).
+	if useTT && lateProbe {
+		if prior, found = s.tt.probe(key); found {
+			if settles(prior, alpha, beta) {
+				return settled(prior, alpha, beta)
+			}
+			for j := 1; j < cnt; j++ {
+				if int(order[j&7]) == prior.move {
+					m := order[j&7]
+					copy(order[1:j+1], order[:j])
+					order[0] = m
+					break
+				}
+			}
 		}
 	}
 
@@ -238,4 +250,21 @@ func (s *searcher) leafSave(key uint64, prior entry, found bool, seeds, alpha, b
 	e := merge(prior, found && prior.depth == exactDepth, seeds, exactDepth, alpha, beta, best)
 	e.move = move
 	s.tt.store(key, e, bits.Len64(s.nodes-nodes0))
+}
+
+// settles reports whether the table's entry e, found for a node, settles
+// its window (alpha, beta): a proven bound on the side of the window, or
+// the exact value; settled is then the value to return.
+func settles(e entry, alpha, beta int) bool {
+	return e.depth == exactDepth && (e.lo >= beta || e.hi <= alpha || e.lo == e.hi)
+}
+
+func settled(e entry, alpha, beta int) int {
+	switch {
+	case e.lo >= beta:
+		return e.lo
+	case e.hi <= alpha:
+		return e.hi
+	}
+	return e.lo
 }

@@ -12,9 +12,10 @@ import (
 
 // TestLeafSearchesTheSameNodes solves positions of Kalah(6,3) and (6,4),
 // both capture rules, with a small endgame database, with and without
-// Tuning.Leaf on one thread: the leaf search must give the same value and
-// move and visit the very same nodes (the same moves in the same order),
-// so a change to either search that the other does not follow fails here.
+// Tuning.Leaf on one thread, and with the leaf's probe early and late
+// (Tuning.ProbeLate): the leaf search must give the same value and move
+// and visit the very same nodes (the same moves in the same order), so a
+// change to either search that the other does not follow fails here.
 func TestLeafSearchesTheSameNodes(t *testing.T) {
 	const k = 8
 	rng := rand.New(rand.NewPCG(11, 12))
@@ -26,10 +27,10 @@ func TestLeafSearchesTheSameNodes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			solve := func(p kalah.Position, leaf bool) Result {
+			solve := func(p kalah.Position, leaf, late bool) Result {
 				t.Helper()
 				tune := DefaultTuning()
-				tune.Leaf = leaf
+				tune.Leaf, tune.ProbeLate = leaf, late
 				e, err := New(r, Options{TableMB: 4, Threads: 1, NoBook: true, DB: db, Tuning: &tune})
 				if err != nil {
 					t.Fatal(err)
@@ -64,10 +65,13 @@ func TestLeafSearchesTheSameNodes(t *testing.T) {
 				}
 			}
 			for _, p := range positions {
-				with, without := solve(p, true), solve(p, false)
-				if with.Value != without.Value || !slices.Equal(with.Best, without.Best) || with.Nodes != without.Nodes {
-					t.Errorf("%s %s: with the leaf search value %d moves %v in %d nodes; without %d, %v in %d",
-						r, p, with.Value, with.Best, with.Nodes, without.Value, without.Best, without.Nodes)
+				without := solve(p, false, false)
+				for _, late := range []bool{true, false} {
+					with := solve(p, true, late)
+					if with.Value != without.Value || !slices.Equal(with.Best, without.Best) || with.Nodes != without.Nodes {
+						t.Errorf("%s %s: with the leaf search (probe late %v) value %d moves %v in %d nodes; without %d, %v in %d",
+							r, p, late, with.Value, with.Best, with.Nodes, without.Value, without.Best, without.Nodes)
+					}
 				}
 			}
 			db.Close()

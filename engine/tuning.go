@@ -5,8 +5,8 @@ package engine
 // test, never share one; DefaultTuning is what the measurements in
 // docs/PERFORMANCE.md chose. A change of any field changes the nodes a
 // search visits (except the Prefetch and AllAhead switches, which only move
-// memory reads earlier), so compare with the node counts of kalah bench and
-// BenchmarkSolve64DB.
+// memory reads earlier, and ProbeLate, which moves a probe later), so
+// compare with the node counts of kalah bench and BenchmarkSolve64DB.
 type Tuning struct {
 	// TTMinSeeds is the least seeds in the houses for a table probe, and
 	// ETCMinSeeds for the enhanced transposition cut-off: below them a
@@ -57,6 +57,10 @@ type Tuning struct {
 	// the first, once it has not refuted the window, go to whichever thread
 	// is idle.
 	Split bool
+	// ProbeLate has leaf start the read of a node's table bucket, predict
+	// and order the children, and only then probe the table, whose miss
+	// overlaps that work (a bound that settles the window then wastes it).
+	ProbeLate bool
 	// NodeTypes has a split point expected to cut (node.all) search its
 	// first cutAlone children alone, not one, before it shares the rest.
 	NodeTypes bool
@@ -82,6 +86,7 @@ func DefaultTuning() Tuning {
 		Leaf:             true,
 		Split:            true,
 		NodeTypes:        true,
+		ProbeLate:        true,
 	}
 }
 
