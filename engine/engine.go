@@ -239,6 +239,7 @@ func (r *run) searcher(id int, stop *atomic.Bool, total int) *searcher {
 	if !t.Exposure {
 		s.exposureMin = 1 << 30
 	}
+	s.fewest = t.FewestAway && s.onlyMine
 	s.busy, s.splits, s.busyMin = r.busy, r.splits, max(s.ttMin, t.BusyMinSeeds)
 	if s.db != nil {
 		s.busyMin = max(s.busyMin, s.dbK+t.DBBusyMargin)

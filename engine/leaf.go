@@ -22,9 +22,9 @@ func (s *searcher) leafOK() bool {
 }
 
 // leaf is searchSeeds of an exact search of b (not the root), which holds
-// seeds (fewer than leafMax) in its houses. Its steps are numbered as
+// seeds (fewer than leafMax) in its houses; all is node.all. Its steps are numbered as
 // searchSeeds's; it has no step 4 (no horizon) nor 6 (no cut-off).
-func (s *searcher) leaf(b *board, seeds, alpha, beta int) int {
+func (s *searcher) leaf(b *board, seeds, alpha, beta int, all bool) int {
 	// Step 1: the node, progress and the stop.
 	s.nodes++
 	if s.nodes&1023 == 0 {
@@ -116,6 +116,8 @@ func (s *searcher) leaf(b *board, seeds, alpha, beta int) int {
 			score = 1 << 30
 		case ex:
 			score = 1<<29 + i
+		case s.fewest && !all:
+			score = di*64 + awayKey(int(h), i, 6)
 		default:
 			score = di*64 + i
 		}
@@ -206,9 +208,9 @@ func (s *searcher) leaf(b *board, seeds, alpha, beta int) int {
 		case (known|ended)&(1<<i) != 0:
 			vi = v[i&7]
 		case extra&(1<<i) != 0:
-			vi = di + s.leaf(&c[i&7], seeds-di, a-di, beta-di)
+			vi = di + s.leaf(&c[i&7], seeds-di, a-di, beta-di, all)
 		default:
-			vi = di - s.leaf(&c[i&7], seeds-di, di-beta, di-a)
+			vi = di - s.leaf(&c[i&7], seeds-di, di-beta, di-a, !all)
 		}
 		if s.aborted {
 			return 0

@@ -31,10 +31,13 @@ type searcher struct {
 	// exposureMin is the least seeds at which the quiet moves are ordered
 	// by exposure (orderQuiet); above any board without Tuning.Exposure.
 	exposureMin int
-	busy        *busyTable // nil on one thread, or with split points
-	busyMin     int        // least seeds to mark a node busy, or to split it
-	splits      *splits    // the run's split points (Tuning.Split), nil on one thread
-	ctx         *splitPoint
+	// fewest orders the moves of equal gain at a node expected to cut by
+	// the seeds they sow into the opponent's houses (Tuning.FewestAway).
+	fewest  bool
+	busy    *busyTable // nil on one thread, or with split points
+	busyMin int        // least seeds to mark a node busy, or to split it
+	splits  *splits    // the run's split points (Tuning.Split), nil on one thread
+	ctx     *splitPoint
 	// halted says the run stopped this thread (aborted may also mean a
 	// split point above was cut: split.go).
 	halted bool
@@ -354,6 +357,8 @@ func (s *searcher) generate(n *node) {
 			score = 1 << 30
 		case k.extra:
 			score = 1<<29 + i // nearest the store first: it leaves the others' seeds in place
+		case s.fewest && !n.all && n.depth == exactDepth:
+			score = k.d*64 + awayKey(int(b.H[i&31]), i, g.N) // captures first, then what it gives away
 		default:
 			score = k.d*64 + i // captures and passing the store first
 		}
@@ -375,6 +380,18 @@ func (s *searcher) generate(n *node) {
 			s.orderQuiet(b, n.order[first:cnt])
 		}
 	}
+}
+
+// awayKey orders moves of equal gain at a node expected to cut
+// (Tuning.FewestAway): the fewer seeds the move from house i, holding h,
+// sows into the opponent's houses (of n a side), the larger; a move that
+// sows none ranks by its house, nearest the store first, as before.
+func awayKey(h, i, n int) int {
+	away := min(max(h-(n-i), 0), 31)
+	if away == 0 {
+		return 32 + i
+	}
+	return 32 - away
 }
 
 // orderQuiet reorders the quiet children of b (those that stay in the
@@ -566,9 +583,9 @@ func (s *searcher) child(n *node, k *kid, a int) int {
 	cs := s.kidSeeds(n, k)
 	if cs < s.leafMax && n.next == exactDepth {
 		if k.extra {
-			return k.d + s.leaf(&k.b, cs, a-k.d, n.beta-k.d)
+			return k.d + s.leaf(&k.b, cs, a-k.d, n.beta-k.d, n.all)
 		}
-		return k.d - s.leaf(&k.b, cs, k.d-n.beta, k.d-a)
+		return k.d - s.leaf(&k.b, cs, k.d-n.beta, k.d-a, !n.all)
 	}
 	if k.extra {
 		return k.d + s.searchSeeds(&k.b, cs, a-k.d, n.beta-k.d, n.next, n.ply+1, n.all)

@@ -186,8 +186,8 @@ func TestPublished(t *testing.T) {
 // compare a search with and without a change: TT_MIN, ETC_MIN, TT_MARGIN,
 // ETC_MARGIN, BUSY_MIN, BUSY_MARGIN, EXPOSURE_MIN and EXPOSURE_MARGIN set
 // those thresholds, PREFETCH=0,
-// LAZY=0, DBKIDS=0, ALLAHEAD=0, EXPOSURE=0, LEAF=0, SPLIT=0, NODETYPES=0 and
-// LATEPROBE=0 turn those features off. Each benchmark
+// LAZY=0, DBKIDS=0, ALLAHEAD=0, EXPOSURE=0, LEAF=0, SPLIT=0, NODETYPES=0,
+// LATEPROBE=0 and FEWEST=0 turn those features off. Each benchmark
 // passes its own copy to its engines (Options.Tuning).
 func benchTuning() Tuning {
 	t := DefaultTuning()
@@ -196,7 +196,7 @@ func benchTuning() Tuning {
 		"EXPOSURE_MIN": &t.ExposureMinSeeds, "EXPOSURE_MARGIN": &t.DBExposureMargin} {
 		*p = envInt(name, *p)
 	}
-	for name, p := range map[string]*bool{"PREFETCH": &t.Prefetch, "LAZY": &t.Lazy, "DBKIDS": &t.DBChildren, "ALLAHEAD": &t.AllAhead, "EXPOSURE": &t.Exposure, "LEAF": &t.Leaf, "SPLIT": &t.Split, "NODETYPES": &t.NodeTypes, "LATEPROBE": &t.ProbeLate} {
+	for name, p := range map[string]*bool{"PREFETCH": &t.Prefetch, "LAZY": &t.Lazy, "DBKIDS": &t.DBChildren, "ALLAHEAD": &t.AllAhead, "EXPOSURE": &t.Exposure, "LEAF": &t.Leaf, "SPLIT": &t.Split, "NODETYPES": &t.NodeTypes, "LATEPROBE": &t.ProbeLate, "FEWEST": &t.FewestAway} {
 		if os.Getenv(name) == "0" {
 			*p = false
 		}

@@ -57,6 +57,11 @@ type Tuning struct {
 	// the first, once it has not refuted the window, go to whichever thread
 	// is idle.
 	Split bool
+	// FewestAway orders the moves of equal gain at a node expected to cut
+	// (node.all false) in an exact search by the seeds they sow into the
+	// opponent's houses, fewest first, where the others keep the house
+	// nearest the store first: the side that refutes keeps its seeds.
+	FewestAway bool
 	// ProbeLate has leaf start the read of a node's table bucket, predict
 	// and order the children, and only then probe the table, whose miss
 	// overlaps that work (a bound that settles the window then wastes it).
@@ -87,6 +92,7 @@ func DefaultTuning() Tuning {
 		Split:            true,
 		NodeTypes:        true,
 		ProbeLate:        true,
+		FewestAway:       true,
 	}
 }
 
@@ -100,6 +106,6 @@ func DefaultTuning() Tuning {
 // until the books are built again with another (book/data/README.md).
 func PlayerTuning() Tuning {
 	t := DefaultTuning()
-	t.Exposure = false
+	t.Exposure, t.FewestAway = false, false
 	return t
 }
