@@ -44,7 +44,7 @@ func addEngineFlags(fs interface {
 		position:  fs.String("position", "", "position to solve, e.g. \"4,4,4,4,4,4/4,4,4,4,4,4 0-0 S\" (default: the start)"),
 		jsonOut:   fs.Bool("json", false, "print JSON"),
 		egdbFile:  fs.String("egdb", "", "endgame database file to probe"),
-		egdbSeeds: fs.Int("egdb-seeds", -1, "probe the default database of up to K seeds, building it first if missing (0: none; default: the largest one already built for these rules, else one of min(17, a third of all the seeds + 1) seeds (18 for Kalah(6,4) and larger under the standard capture), built the first time)"),
+		egdbSeeds: fs.Int("egdb-seeds", -1, "probe the default database of up to K seeds, building it first if missing (0: none; default: the largest one already built for these rules, else one of min(17, a third of all the seeds + 1) seeds (24 from 56 seeds), built the first time)"),
 		ttMB:      fs.Int("tt-mb", 0, "transposition table size in MiB (0: 256 up to 48 seeds in all, where a larger table is slower for its cache misses, else 2048)"),
 		threads:   fs.Int("threads", 2, "search threads"),
 		idDepth:   fs.Int("id-depth", 0, "depth-limited iterations before the exact search, for move ordering (0: the engine's default)"),
@@ -266,13 +266,12 @@ func availableMB() (int, bool) {
 
 // autoSeeds picks the endgame database a solve of a position of the given
 // seeds (in all) uses when none is named: the largest already built for
-// these rules, else one of min(17, a third of the seeds + 1) seeds (18
-// from 48 seeds under the standard capture), or 24 from 56 seeds, or none
-// where the rules have no databases. The size balances the build against
-// the search it saves when solving from nothing: Kalah(6,4) is fastest
-// with 18 (built in 3.4 s; its search takes twice the empty capture's, which
-// is fastest with 17), Kalah(6,5) with 24 (1.25 GB, built in about a
-// minute); docs/PERFORMANCE.md, "Tuning".
+// these rules, else one of min(17, a third of the seeds + 1) seeds, or 24
+// from 56 seeds, or none where the rules have no databases. The size
+// balances the build against the search it saves when solving from
+// nothing: Kalah(6,4) is fastest with 17 under either capture (built in
+// about 2 s), Kalah(6,5) with 24 (1.25 GB, built in about a minute);
+// docs/PERFORMANCE.md, "Tuning".
 func autoSeeds(r kalah.Rules, seeds int) int {
 	if egdb.Supported(r) != nil {
 		return 0
@@ -286,9 +285,6 @@ func autoSeeds(r kalah.Rules, seeds int) int {
 	}
 	if seeds >= 56 {
 		return 24
-	}
-	if seeds >= 48 && !r.EmptyCapture {
-		return 18
 	}
 	return min(17, seeds/3+1)
 }

@@ -16,7 +16,7 @@ func TestAutoSeeds(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("KALAH_EGDB_DIR", dir)
 	std := kalah.Standard()
-	for _, c := range []struct{ seeds, want int }{{60, 24}, {56, 24}, {55, 18}, {48, 18}, {47, 16}, {36, 13}, {18, 7}, {2, 1}} {
+	for _, c := range []struct{ seeds, want int }{{60, 24}, {56, 24}, {55, 17}, {48, 17}, {47, 16}, {36, 13}, {18, 7}, {2, 1}} {
 		if got := autoSeeds(std, c.seeds); got != c.want {
 			t.Errorf("autoSeeds(standard, %d) = %d, want %d", c.seeds, got, c.want)
 		}
