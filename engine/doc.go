@@ -22,11 +22,13 @@
 // lock-free transposition table of two-bound entries keyed exactly on the
 // houses (a 64-bit colex rank where it fits; a 64-bit hash for larger boards
 // and, with the stores mixed in, under the early end), move ordering (table
-// move, extra turns nearest the store first, then by immediate gain),
-// enhanced transposition cut-offs, the futility bound (the seeds left bound
-// the value), endgame database probes (package egdb), and a parallel search
-// over the shared table by split points (young brothers wait: a node's
-// children after the first go to whichever thread is idle; split.go).
+// move, extra turns nearest the store first, then by immediate gain; at a
+// node expected to cut, ties by the seeds given to the opponent, fewest
+// first), enhanced transposition cut-offs, the futility bound (the seeds
+// left bound the value), endgame database probes (package egdb), and a
+// parallel search over the shared table by split points (young brothers
+// wait: a node's children after the first, or the first two where it is
+// expected to cut, go to whichever thread is idle; split.go).
 // Pie-rule openings are searched above the board search, by player.
 //
 // # Opening book

@@ -22,8 +22,9 @@ func (s *searcher) leafOK() bool {
 }
 
 // leaf is searchSeeds of an exact search of b (not the root), which holds
-// seeds (fewer than leafMax) in its houses; all is node.all. Its steps are numbered as
-// searchSeeds's; it has no step 4 (no horizon) nor 6 (no cut-off).
+// seeds (fewer than leafMax) in its houses; all is node.all. Its steps
+// are numbered as searchSeeds's; it has no step 4 (no horizon) nor 6 (no
+// cut-off).
 func (s *searcher) leaf(b *board, seeds, alpha, beta int, all bool) int {
 	// Step 1: the node, progress and the stop.
 	s.nodes++

@@ -12,19 +12,20 @@ import (
 // alone (its first cutAlone children where the node is expected to cut:
 // Tuning.NodeTypes); if that does not refute the window, the node most
 // likely needs every child, so it publishes the rest and any idle thread
-// takes one at a time. The owner searches the children left, then, until the last
-// child taken by another thread is done, helps in the split points below
-// its own. A child that refutes the window cancels the split point's other
-// searches. No child is entered by both threads, where the busy marks
-// (searchChildren) let both into the same child when nothing else was
-// left.
+// takes one at a time. The owner searches the children left, then, until
+// the last child taken by another thread is done, helps in the split
+// points below its own. A child that refutes the window cancels the split
+// point's other searches. No child is entered by both threads, where the
+// busy marks (searchChildren) let both into the same child when nothing
+// else was left.
 
 // cutAlone is how many children a node expected to cut (node.all false)
 // searches alone before it shares the rest: where its first child fails,
-// one of the next often refutes (a late cut), and a child another thread
-// took meanwhile is wasted. With one, two threads solving Kalah(6,4)
-// visited 12% more nodes than one thread, most of them in such children;
-// three leave the other thread idle longer (docs/PERFORMANCE.md).
+// a later one often refutes (a late cut), and what another thread
+// searched meanwhile below the other children is wasted, a whole subtree
+// that needs every child. With one, two threads solving Kalah(6,4) from
+// the start visited 12% more nodes than one thread; with two, 0.3%; with
+// three, the other thread idles longer (docs/PERFORMANCE.md).
 const cutAlone = 2
 
 // splitPoint is a node whose children other threads may take.

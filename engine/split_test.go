@@ -95,19 +95,7 @@ func TestSplitStops(t *testing.T) {
 // searches children taken from them (a search where it idled would
 // still pass the tests of values above).
 func TestSplitShares(t *testing.T) {
-	r := kalah.Standard()
-	db, err := egdb.Build(context.Background(), r, 10, egdb.BuildOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := New(r, Options{TableMB: 16, Threads: 2, DB: db, NoBook: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := r.Start()
-	for _, m := range []int{3, 6, 2, 1, 5, 5, 6, 2, 6, 5} {
-		p.Play(&r, m)
-	}
+	e, p := twoThreadsAlongPV(t, 10)
 	run, done := e.newRun(context.Background())
 	defer done()
 	if run.splits == nil {
@@ -126,19 +114,7 @@ func TestSplitShares(t *testing.T) {
 // first cutAlone where it is expected to cut; a solve meets both kinds.
 // Kalah(6,4) from eight plies in, two threads.
 func TestSplitNodeTypes(t *testing.T) {
-	r := kalah.Standard()
-	db, err := egdb.Build(context.Background(), r, 10, egdb.BuildOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := New(r, Options{TableMB: 16, Threads: 2, DB: db, NoBook: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := r.Start()
-	for _, m := range []int{3, 6, 2, 1, 5, 5, 6, 2} {
-		p.Play(&r, m)
-	}
+	e, p := twoThreadsAlongPV(t, 8)
 	run, done := e.newRun(context.Background())
 	defer done()
 	var kinds [2]int                              // split points of nodes expected to cut, and to need every child
@@ -164,4 +140,25 @@ func TestSplitNodeTypes(t *testing.T) {
 	if kinds[0] < 100 || kinds[1] < 100 {
 		t.Errorf("split points: %d of nodes expected to cut, %d expected to need every child", kinds[0], kinds[1])
 	}
+}
+
+// twoThreadsAlongPV returns an engine of two threads with the default
+// tuning and a 10-seed database, and Kalah(6,4) after the given plies of
+// its principal variation.
+func twoThreadsAlongPV(t *testing.T, plies int) (*Engine, kalah.Position) {
+	t.Helper()
+	r := kalah.Standard()
+	db, err := egdb.Build(context.Background(), r, 10, egdb.BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := New(r, Options{TableMB: 16, Threads: 2, DB: db, NoBook: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := r.Start()
+	for _, m := range []int{3, 6, 2, 1, 5, 5, 6, 2, 6, 5}[:plies] {
+		p.Play(&r, m)
+	}
+	return e, p
 }
