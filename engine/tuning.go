@@ -98,8 +98,8 @@ func DefaultTuning() Tuning {
 
 // PlayerTuning returns the search of the engine and perfect players and
 // of the strategy books' fast checks (kalah book strategy): DefaultTuning
-// without Exposure, the search the embedded strategy books were built
-// with. A book leaves a position to the player's search because that
+// without Exposure and FewestAway, the search the embedded strategy books
+// were built with. A book leaves a position to the player's search because that
 // search answered it within PerfectNodes; a search that visits other nodes
 // answers some of those positions in more (one of standard Kalah(6,4)'s
 // took 269,372 nodes with Exposure), so the players keep the books' search
