@@ -364,8 +364,8 @@ func parse(data []byte, path string) (*DB, error) {
 }
 
 // Verify checks the payload checksum against the header, reading every
-// byte on every core: tens of milliseconds for a few hundred megabytes. Open calls it
-// unless told not to.
+// byte on every core: tens of milliseconds for a few hundred megabytes.
+// Open calls it unless told not to.
 func (db *DB) Verify() error {
 	if got := checksum(payload(db.vals)); got != db.crc {
 		return fmt.Errorf("%w: %s: payload checksum %08x, want %08x", ErrCorrupt, db.pathOr(), got, db.crc)
