@@ -49,7 +49,7 @@ const PlayerTableMB = 64
 // books were measured with (package book, Book.Frontier), for six houses:
 // the players use the largest one in the data directory, and with this one
 // or larger, perfect answers within PerfectNodes where the books end. Built
-// once with kalah egdb build --seeds 24 (1.25 GB, two to four minutes on
+// once with kalah egdb build --seeds 24 (1.25 GB, one to three minutes on
 // two cores). A smaller database makes fewer positions fast: the strategy
 // books of Kalah(6,4) would hold several times as many.
 const PerfectDBSeeds = 24

@@ -1,6 +1,11 @@
 package hugemem
 
-import "testing"
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"unsafe"
+)
 
 func TestAlloc(t *testing.T) {
 	for _, n := range []int{0, 1, 4096, MinSize - 1, MinSize, MinSize + 12345} {
@@ -23,5 +28,38 @@ func TestAlloc(t *testing.T) {
 		if release != nil {
 			release()
 		}
+	}
+}
+
+// BenchmarkRandomRead measures the latency of a dependent random read (a
+// pointer chase, one read a cache line) over tables of several sizes, as
+// Alloc gives them: what a transposition-table probe or an endgame-database
+// lookup costs on the machine when it misses the caches. It tells two
+// machines apart when the engine's figures differ (docs/PERFORMANCE.md).
+func BenchmarkRandomRead(b *testing.B) {
+	for _, mb := range []int{1, 2, 4, 8, 64, 256, 1024} {
+		b.Run(fmt.Sprintf("%dMiB", mb), func(b *testing.B) {
+			mem, release := Alloc(mb << 20)
+			if release != nil {
+				defer release()
+			}
+			// One word a 64-byte line, linked in a random cycle through
+			// every line, so that each read waits for the one before.
+			w := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(mem))), len(mem)/8)
+			lines := len(w) / 8
+			order := rand.New(rand.NewPCG(1, 2)).Perm(lines)
+			for i, l := range order {
+				w[l*8] = uint64(order[(i+1)%lines] * 8)
+			}
+			p := uint64(order[0] * 8)
+			b.ResetTimer()
+			for range b.N {
+				p = w[p]
+			}
+			b.StopTimer()
+			if p%8 != 0 {
+				b.Fatal("the chase left the lines")
+			}
+		})
 	}
 }
