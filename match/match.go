@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -31,11 +32,15 @@ type Config struct {
 	// Seed fixes the players' random draws: the same seed gives the same
 	// games.
 	Seed uint64
-	// Openings forces the first move of each pair of games (2k, 2k+1): the
-	// first mover sows house k mod n + 1, so over n pairs each opening is
-	// played once by each player, as the thesis did to vary games between
-	// deterministic players.
+	// Openings forces the opening of each pair of games (2k, 2k+1): the
+	// k-th of kalah.Openings(Rules, OpeningPlies), round again when there
+	// are more pairs than openings, so that each opening is played once by
+	// each player, as the thesis did (with one ply: house k mod n + 1) to
+	// vary games between deterministic players.
 	Openings bool
+	// OpeningPlies is the length of the forced openings in plies (a move
+	// that earns an extra turn is one ply); 0 means 1.
+	OpeningPlies int
 	// Parallel is how many games run at once; zero or one plays them one
 	// after another.
 	Parallel int
@@ -49,8 +54,8 @@ type Config struct {
 // Game is one finished game of a match.
 type Game struct {
 	Index   int
-	ASouth  bool       // A started as South
-	Opening kalah.Move // the forced first move, or kalah.NoMove
+	ASouth  bool         // A started as South
+	Opening []kalah.Move // the forced opening, or nil
 	Outcome *referee.Outcome
 }
 
@@ -66,8 +71,8 @@ func (g *Game) Record(seed uint64) kalah.Record {
 	if g.Outcome.Reason != nil {
 		rec.Tags["Reason"] = g.Outcome.Reason.Error()
 	}
-	if g.Opening != kalah.NoMove {
-		rec.Tags["Opening"] = g.Opening.String()
+	if len(g.Opening) > 0 {
+		rec.Tags["Opening"] = MovesText(g.Opening)
 	}
 	return rec
 }
@@ -219,13 +224,26 @@ func GameSeed(seed uint64, i, seat int) uint64 {
 	return x
 }
 
-// Opening returns the forced first move of game i, or kalah.NoMove when
-// the match forces none.
-func (cfg *Config) Opening(i int) kalah.Move {
+// Opening returns the forced opening of game i, or nil when the match
+// forces none.
+func (cfg *Config) Opening(i int) []kalah.Move {
 	if !cfg.Openings || cfg.Rules.Houses < 1 {
-		return kalah.NoMove
+		return nil
 	}
-	return kalah.Move((i/2)%cfg.Rules.Houses + 1)
+	lines := kalah.Openings(cfg.Rules, max(cfg.OpeningPlies, 1))
+	if len(lines) == 0 {
+		return nil
+	}
+	return lines[(i/2)%len(lines)]
+}
+
+// MovesText writes moves as houses separated by spaces ("3 6").
+func MovesText(ms []kalah.Move) string {
+	parts := make([]string, len(ms))
+	for i, m := range ms {
+		parts[i] = m.String()
+	}
+	return strings.Join(parts, " ")
 }
 
 // errStopped marks games abandoned because the match stopped early.
@@ -346,9 +364,9 @@ func PlayOne(ctx context.Context, cfg Config, i int) (*Game, error) {
 	}
 	kg.Players = specs
 	opening := cfg.Opening(i)
-	if opening != kalah.NoMove {
-		if _, err := kg.Play(opening); err != nil {
-			return nil, fmt.Errorf("game %d: opening %s: %w", i+1, opening, err)
+	for _, m := range opening {
+		if _, err := kg.Play(m); err != nil {
+			return nil, fmt.Errorf("game %d: opening %s: %w", i+1, MovesText(opening), err)
 		}
 	}
 	ref := cfg.Referee

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -69,8 +70,8 @@ func TestOpenings(t *testing.T) {
 	for _, g := range games {
 		want := kalah.Move((g.Index/2)%6 + 1)
 		first := g.Outcome.Game.Moves()[0]
-		if g.Opening != want || first.Move != want || first.Side != kalah.South {
-			t.Errorf("game %d opened with %s (%s), want %s", g.Index+1, first.Move, g.Opening, want)
+		if !slices.Equal(g.Opening, []kalah.Move{want}) || first.Move != want || first.Side != kalah.South {
+			t.Errorf("game %d opened with %s (%v), want %s", g.Index+1, first.Move, g.Opening, want)
 		}
 		if rec := g.Record(1); rec.Tags["Opening"] != want.String() {
 			t.Errorf("game %d record tags %v", g.Index+1, rec.Tags)
@@ -87,6 +88,48 @@ func TestOpenings(t *testing.T) {
 	if sum.A.Moves+sum.B.Moves != moves {
 		t.Errorf("counted %d+%d moves, the games have %d", sum.A.Moves, sum.B.Moves, moves)
 	}
+}
+
+// With OpeningPlies the pairs of games take the openings of that many
+// plies in turn, and round again: Kalah(6,4) has 35 of two plies.
+func TestOpeningsOfTwoPlies(t *testing.T) {
+	cfg := Config{A: "pekar", B: "first", Rules: kalah.Standard(), Games: 74, Openings: true, OpeningPlies: 2, Parallel: 2}
+	lines := kalah.Openings(cfg.Rules, 2)
+	if len(lines) != 35 {
+		t.Fatalf("%d openings of two plies, want 35", len(lines))
+	}
+	seen := map[string]int{}
+	_, err := Run(context.Background(), cfg, func(g *Game) error {
+		want := lines[(g.Index/2)%len(lines)]
+		var played []kalah.Move
+		for _, m := range g.Outcome.Game.Moves()[:2] {
+			played = append(played, m.Move)
+		}
+		if !slices.Equal(g.Opening, want) || !slices.Equal(played, want) {
+			t.Errorf("game %d: opening %v, played %v, want %v", g.Index+1, g.Opening, played, want)
+		}
+		if tag := g.Record(1).Tags["Opening"]; tag != MovesText(want) {
+			t.Errorf("game %d: Opening tag %q, want %q", g.Index+1, tag, MovesText(want))
+		}
+		seen[MovesText(want)]++
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each opening twice (each player first once), the first two again.
+	for i, l := range lines {
+		if want := 2 + 2*btoi(i < 2); seen[MovesText(l)] != want {
+			t.Errorf("opening %s played %d times, want %d", MovesText(l), seen[MovesText(l)], want)
+		}
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // A match that stops early, on an error from a game, from its caller or

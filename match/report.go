@@ -89,8 +89,8 @@ func WriteScores(w io.Writer, games []*Game, perRow int, markdown bool) error {
 			ra, rb := []string{"A"}, []string{"B"}
 			for _, g := range chunk {
 				label := fmt.Sprint(g.Index + 1)
-				if g.Opening != 0 {
-					label += fmt.Sprintf(" (%s)", g.Opening)
+				if len(g.Opening) > 0 {
+					label += fmt.Sprintf(" (%s)", MovesText(g.Opening))
 				}
 				head = append(head, label)
 				a, b := g.AScore()

@@ -22,14 +22,15 @@ func init() {
 }
 
 func runMatch(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "match", "--a PLAYER --b PLAYER [--games N] [--openings] [--time D] [--seed S] [--parallel P] [--record FILE]",
+	fs := newFlags(e, "match", "--a PLAYER --b PLAYER [--games N] [--openings [--opening-plies N]] [--time D] [--seed S] [--parallel P] [--record FILE]",
 		"Plays games between two players, each taking South in turn, and prints a line a\n"+
 			"game, a table of results (wins, draws, losses, points, mean margin, mean and\n"+
 			"longest time a move, nodes a move, the share of moves played with a proven\n"+
 			"value, forfeits) and every game's score in the layout of Pekař's Table 1.\n"+
-			"--openings forces the first move of each pair of games to each house in\n"+
-			"turn, as the thesis did. --record writes one JSON object a line and game, in\n"+
-			"game order.")
+			"--openings forces the opening of each pair of games: each house in turn,\n"+
+			"as the thesis did, or with --opening-plies N each line of N plies in turn\n"+
+			"(a move that earns an extra turn is a ply). --record writes one JSON\n"+
+			"object a line and game, in game order.")
 	rf := addRulesFlags(fs)
 	a := fs.String("a", "random", "player A (see kalah players)")
 	b := fs.String("b", "greedy", "player B")
@@ -39,7 +40,8 @@ func runMatch(ctx context.Context, e *env, args []string) error {
 	budget := fs.Duration("budget", 0, "each player's time for a whole game, enforced by the referee (0: none; with the manchester rules an hour, as the original engine)")
 	logs := fs.String("logs", "", "directory for the standard error of program players (exec:, mk:), a file a game and player (default: DATA/logs/match-TIME, DATA as for kalah serve --data)")
 	grace := fs.Duration("grace", 0, "slack beyond --time before a move is forfeited as late")
-	openings := fs.Bool("openings", false, "force each pair of games to open with each house in turn")
+	openings := fs.Bool("openings", false, "force each pair of games to open with each house in turn (with --opening-plies, each opening of that many plies)")
+	openingPlies := fs.Int("opening-plies", 1, "plies of each forced opening (implies --openings)")
 	parallel := fs.Int("parallel", 1, "games to play at once")
 	quiet := fs.Bool("quiet", false, "do not print a line a game")
 	markdown := fs.Bool("markdown", false, "print the tables as Markdown")
@@ -49,6 +51,11 @@ func runMatch(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	verboseLogs(e, *verbose)
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "opening-plies" {
+			*openings = true
+		}
+	})
 	r, err := rf.rules()
 	if err != nil {
 		return err
@@ -58,6 +65,8 @@ func runMatch(ctx context.Context, e *env, args []string) error {
 		return usagef("--games must be at least 1")
 	case *parallel < 1:
 		return usagef("--parallel must be at least 1")
+	case *openingPlies < 1 || *openingPlies > 8:
+		return usagef("--opening-plies %d: want 1 to 8", *openingPlies)
 	case *perMove < 0 || *grace < 0 || *budget < 0:
 		return usagef("--time, --budget and --grace must not be negative")
 	case *perMove > 24*time.Hour || *budget > 7*24*time.Hour:
@@ -82,7 +91,7 @@ func runMatch(ctx context.Context, e *env, args []string) error {
 	if !*openings && *games > 2 && repeatable(*a) && repeatable(*b) {
 		e.log.Warn(fmt.Sprintf("%s and %s play the same way every time: without --openings every game from the same side is the same game, and the table counts it again and again; give --openings to vary the games", *a, *b))
 	}
-	cfg := match.Config{A: *a, B: *b, Rules: r, Games: *games, Seed: *seed, Openings: *openings, Parallel: *parallel}
+	cfg := match.Config{A: *a, B: *b, Rules: r, Games: *games, Seed: *seed, Openings: *openings, OpeningPlies: *openingPlies, Parallel: *parallel}
 	cfg.Referee.PerMove = *perMove
 	cfg.Referee.Budget = *budget
 	cfg.Referee.Grace = *grace
@@ -110,8 +119,8 @@ func runMatch(ctx context.Context, e *env, args []string) error {
 		if !*quiet {
 			as, bs := g.AScore()
 			open := ""
-			if g.Opening != 0 {
-				open = fmt.Sprintf(" opening %s", g.Opening)
+			if len(g.Opening) > 0 {
+				open = fmt.Sprintf(" opening %s", match.MovesText(g.Opening))
 			}
 			why := ""
 			if g.Outcome.Reason != nil {
