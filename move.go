@@ -23,6 +23,16 @@ func (m Move) String() string {
 	return strconv.Itoa(int(m))
 }
 
+// MovesText writes moves as their house numbers (or "swap") separated by
+// spaces: "3 6".
+func MovesText(ms []Move) string {
+	parts := make([]string, len(ms))
+	for i, m := range ms {
+		parts[i] = m.String()
+	}
+	return strings.Join(parts, " ")
+}
+
 // ParseMove reads a house number or "swap". It does not check the range.
 func ParseMove(s string) (Move, error) {
 	s = strings.TrimSpace(s)

@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -41,6 +40,7 @@ type Config struct {
 	// OpeningPlies is the length of the forced openings in plies (a move
 	// that earns an extra turn is one ply); 0 means 1.
 	OpeningPlies int
+	openings     [][]kalah.Move // kalah.Openings, listed once by Run
 	// Parallel is how many games run at once; zero or one plays them one
 	// after another.
 	Parallel int
@@ -72,7 +72,7 @@ func (g *Game) Record(seed uint64) kalah.Record {
 		rec.Tags["Reason"] = g.Outcome.Reason.Error()
 	}
 	if len(g.Opening) > 0 {
-		rec.Tags["Opening"] = MovesText(g.Opening)
+		rec.Tags["Opening"] = kalah.MovesText(g.Opening)
 	}
 	return rec
 }
@@ -230,20 +230,14 @@ func (cfg *Config) Opening(i int) []kalah.Move {
 	if !cfg.Openings || cfg.Rules.Houses < 1 {
 		return nil
 	}
-	lines := kalah.Openings(cfg.Rules, max(cfg.OpeningPlies, 1))
+	lines := cfg.openings
+	if lines == nil {
+		lines = kalah.Openings(cfg.Rules, max(cfg.OpeningPlies, 1))
+	}
 	if len(lines) == 0 {
 		return nil
 	}
 	return lines[(i/2)%len(lines)]
-}
-
-// MovesText writes moves as houses separated by spaces ("3 6").
-func MovesText(ms []kalah.Move) string {
-	parts := make([]string, len(ms))
-	for i, m := range ms {
-		parts[i] = m.String()
-	}
-	return strings.Join(parts, " ")
 }
 
 // errStopped marks games abandoned because the match stopped early.
@@ -259,6 +253,9 @@ func Run(ctx context.Context, cfg Config, each func(*Game) error) (Summary, erro
 	}
 	if err := cfg.Rules.Validate(); err != nil {
 		return sum, err
+	}
+	if cfg.Openings {
+		cfg.openings = kalah.Openings(cfg.Rules, max(cfg.OpeningPlies, 1))
 	}
 	workers := min(max(cfg.Parallel, 1), cfg.Games)
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -366,7 +363,7 @@ func PlayOne(ctx context.Context, cfg Config, i int) (*Game, error) {
 	opening := cfg.Opening(i)
 	for _, m := range opening {
 		if _, err := kg.Play(m); err != nil {
-			return nil, fmt.Errorf("game %d: opening %s: %w", i+1, MovesText(opening), err)
+			return nil, fmt.Errorf("game %d: opening %s: %w", i+1, kalah.MovesText(opening), err)
 		}
 	}
 	ref := cfg.Referee

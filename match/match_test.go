@@ -108,10 +108,10 @@ func TestOpeningsOfTwoPlies(t *testing.T) {
 		if !slices.Equal(g.Opening, want) || !slices.Equal(played, want) {
 			t.Errorf("game %d: opening %v, played %v, want %v", g.Index+1, g.Opening, played, want)
 		}
-		if tag := g.Record(1).Tags["Opening"]; tag != MovesText(want) {
-			t.Errorf("game %d: Opening tag %q, want %q", g.Index+1, tag, MovesText(want))
+		if tag := g.Record(1).Tags["Opening"]; tag != kalah.MovesText(want) {
+			t.Errorf("game %d: Opening tag %q, want %q", g.Index+1, tag, kalah.MovesText(want))
 		}
-		seen[MovesText(want)]++
+		seen[kalah.MovesText(want)]++
 		return nil
 	})
 	if err != nil {
@@ -119,8 +119,8 @@ func TestOpeningsOfTwoPlies(t *testing.T) {
 	}
 	// Each opening twice (each player first once), the first two again.
 	for i, l := range lines {
-		if want := 2 + 2*btoi(i < 2); seen[MovesText(l)] != want {
-			t.Errorf("opening %s played %d times, want %d", MovesText(l), seen[MovesText(l)], want)
+		if want := 2 + 2*btoi(i < 2); seen[kalah.MovesText(l)] != want {
+			t.Errorf("opening %s played %d times, want %d", kalah.MovesText(l), seen[kalah.MovesText(l)], want)
 		}
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"kalah"
 )
 
 // WriteTable writes the match's result as a table with a row for each
@@ -90,7 +92,7 @@ func WriteScores(w io.Writer, games []*Game, perRow int, markdown bool) error {
 			for _, g := range chunk {
 				label := fmt.Sprint(g.Index + 1)
 				if len(g.Opening) > 0 {
-					label += fmt.Sprintf(" (%s)", MovesText(g.Opening))
+					label += fmt.Sprintf(" (%s)", kalah.MovesText(g.Opening))
 				}
 				head = append(head, label)
 				a, b := g.AScore()

@@ -326,7 +326,7 @@ func insertGames(tx *sql.Tx, id int64, games []Scheduled) error {
 	}
 	defer st.Close()
 	for _, g := range games {
-		if _, err := st.Exec(id, g.Round, g.Pairing, g.Leg, g.South, g.North, movesString(g.Opening), int64(g.Seed)); err != nil {
+		if _, err := st.Exec(id, g.Round, g.Pairing, g.Leg, g.South, g.North, kalah.MovesText(g.Opening), int64(g.Seed)); err != nil {
 			return fmt.Errorf("schedule game %d/%d/%d: %w", g.Round, g.Pairing, g.Leg, err)
 		}
 	}
@@ -450,14 +450,6 @@ func (s *Store) scheduled(ctx context.Context, id int64, pending bool) ([]Schedu
 		out = append(out, g)
 	}
 	return out, rows.Err()
-}
-
-func movesString(ms []kalah.Move) string {
-	parts := make([]string, len(ms))
-	for i, m := range ms {
-		parts[i] = m.String()
-	}
-	return strings.Join(parts, " ")
 }
 
 func parseMoves(s string) ([]kalah.Move, error) {

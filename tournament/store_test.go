@@ -413,7 +413,7 @@ func TestReproducible(t *testing.T) {
 	}
 	for i := range runs[0] {
 		a, b := runs[0][i], runs[1][i]
-		if a.Round != b.Round || a.Leg != b.Leg || a.SouthSeeds != b.SouthSeeds || a.NorthSeeds != b.NorthSeeds || movesString(a.Opening) != movesString(b.Opening) {
+		if a.Round != b.Round || a.Leg != b.Leg || a.SouthSeeds != b.SouthSeeds || a.NorthSeeds != b.NorthSeeds || kalah.MovesText(a.Opening) != kalah.MovesText(b.Opening) {
 			t.Errorf("game %d differs: %+v and %+v", i, a, b)
 		}
 	}
@@ -430,7 +430,7 @@ func TestReproducible(t *testing.T) {
 	other, _ := st.Games(ctx, id)
 	same := 0
 	for i := range other {
-		if other[i].SouthSeeds == runs[0][i].SouthSeeds && movesString(other[i].Opening) == movesString(runs[0][i].Opening) {
+		if other[i].SouthSeeds == runs[0][i].SouthSeeds && kalah.MovesText(other[i].Opening) == kalah.MovesText(runs[0][i].Opening) {
 			same++
 		}
 	}

@@ -65,8 +65,8 @@ func runMatch(ctx context.Context, e *env, args []string) error {
 		return usagef("--games must be at least 1")
 	case *parallel < 1:
 		return usagef("--parallel must be at least 1")
-	case *openingPlies < 1 || *openingPlies > 8:
-		return usagef("--opening-plies %d: want 1 to 8", *openingPlies)
+	case *openingPlies < 1 || *openingPlies > 6:
+		return usagef("--opening-plies %d: want 1 to 6", *openingPlies)
 	case *perMove < 0 || *grace < 0 || *budget < 0:
 		return usagef("--time, --budget and --grace must not be negative")
 	case *perMove > 24*time.Hour || *budget > 7*24*time.Hour:
@@ -120,7 +120,7 @@ func runMatch(ctx context.Context, e *env, args []string) error {
 			as, bs := g.AScore()
 			open := ""
 			if len(g.Opening) > 0 {
-				open = fmt.Sprintf(" opening %s", match.MovesText(g.Opening))
+				open = fmt.Sprintf(" opening %s", kalah.MovesText(g.Opening))
 			}
 			why := ""
 			if g.Outcome.Reason != nil {

@@ -3,6 +3,8 @@ package hugemem
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"strconv"
 	"testing"
 	"unsafe"
 )
@@ -62,4 +64,27 @@ func BenchmarkRandomRead(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkFirstTouch allocates KALAH_BENCH_TOUCH_GIB GiB (default 1),
+// writes a byte a page and releases them, reporting seconds a GiB. On a
+// virtual machine whose host backs the guest's memory only when it is
+// first touched, the first runs on a new machine are many times slower
+// than the later ones, which reuse memory already backed: the figures of
+// a fresh machine's first solves include that (docs/PERFORMANCE.md).
+func BenchmarkFirstTouch(b *testing.B) {
+	gib := 1
+	if n, err := strconv.Atoi(os.Getenv("KALAH_BENCH_TOUCH_GIB")); err == nil && n > 0 {
+		gib = n
+	}
+	for b.Loop() {
+		mem, release := Alloc(gib << 30)
+		for i := 0; i < len(mem); i += 4096 {
+			mem[i] = 1
+		}
+		if release != nil {
+			release()
+		}
+	}
+	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N)/float64(gib), "s/GiB")
 }
