@@ -26,6 +26,7 @@ import (
 // it runs, watches one of its games from the list, and at the end sees the
 // winner and standings that are the server's.
 func TestBrowserArena(t *testing.T) {
+	browserParallel(t)
 	w := newBotWorld(t)
 	alice := browser(t, 1000, 900)
 	bob, cancelB := chromedp.NewContext(alice, chromedp.WithNewBrowserContext())

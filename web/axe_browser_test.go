@@ -82,6 +82,7 @@ func axePages(t *testing.T) (string, []string, Created) {
 // TestBrowserAxe: axe finds nothing serious or critical on any page, in
 // the light theme or the dark, nor on the page for a path that is none.
 func TestBrowserAxe(t *testing.T) {
+	browserParallel(t)
 	src, err := os.ReadFile(filepath.Join("testdata", "axe", "axe.min.js"))
 	if err != nil {
 		t.Fatal(err)

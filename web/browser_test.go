@@ -41,6 +41,15 @@ func chromium(t testing.TB) string {
 	return ""
 }
 
+// browserParallel lets a browser test run beside the others marked so
+// (each has its own Chromium, server and data): the ones that spend most
+// of their time waiting (an arena's minute, a clock running out) or long in
+// the page. The package's tests are its longest run; go test runs these
+// two at a time (-parallel, GOMAXPROCS), after the sequential ones.
+func browserParallel(t *testing.T) {
+	t.Parallel()
+}
+
 // browserServer serves the page on 127.0.0.1.
 func browserServer(t testing.TB) (*httptest.Server, *Handler) {
 	t.Helper()
@@ -478,6 +487,7 @@ func signIn(t testing.TB, ctx context.Context, base, name string) {
 // granted; the lists, the record and the profiles name them by their
 // accounts; the rematch gives each their own seat.
 func TestBrowserTwoPeopleByLink(t *testing.T) {
+	browserParallel(t)
 	srv := servedLikeServe(t)
 	alice := browser(t, 900, 760)
 	signUp(t, alice, srv.URL, "alice")

@@ -14,6 +14,7 @@ import (
 // player and to a spectator, the one to move running; the person who lets
 // theirs run out loses, told in words.
 func TestBrowserLostOnTime(t *testing.T) {
+	browserParallel(t)
 	srv, _ := browserServer(t)
 	c := startAs(t, srv.URL, "Ann", NewGame{Rules: kalah.Standard(), South: Human, North: "first", ClockMS: 8000, IncrementMS: 1000})
 	ctx := browser(t, 900, 800)

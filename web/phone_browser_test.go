@@ -19,6 +19,7 @@ import (
 // targets are at least 44 px. Screenshots of every page at phone and
 // desktop width go to a temp dir.
 func TestBrowserPhoneWidths(t *testing.T) {
+	browserParallel(t)
 	msrv := newMatchServerTB(t, server.Config{})
 	var tours *server.Tournaments
 	srv, h := browserServerWith(t, func(ctx context.Context) Options {
@@ -115,6 +116,7 @@ const boardTrouble = `(() => {
 // at least, nothing on top of anything, no page wider than the screen: a
 // board whose houses do not fit across stands upright.
 func TestBrowserBoardSizes(t *testing.T) {
+	browserParallel(t)
 	srv, h := browserServer(t)
 	var pages []string
 	live := map[int]Created{}
