@@ -816,3 +816,17 @@ func (e *Engine) Clear() {
 	e.tt.clear()
 	e.tt.gen = 0
 }
+
+// setDB makes the engine probe db from its next search: a larger database
+// built while it played (BuildDBOnFirstUse). Its table's entries stay: an
+// exact bound holds whatever database proved it, and an estimate's depth
+// says what it is worth.
+func (e *Engine) setDB(db *egdb.DB) error {
+	if err := db.Check(e.rules); err != nil {
+		return err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.o.DB = db
+	return nil
+}

@@ -68,8 +68,10 @@ type Player struct {
 	time    time.Duration
 	mu      sync.Mutex
 	last    player.Report
-	dbErr   error
 	dbSeeds int
+	// auto: the player takes the database built on first use
+	// (BuildDBOnFirstUse) once it is there.
+	auto bool
 }
 
 func newPlayer(s player.Spec, o player.Options, exact bool) (*Player, error) {
@@ -108,9 +110,12 @@ func newPlayer(s player.Spec, o player.Options, exact bool) (*Player, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Player{e: e, exact: exact, time: t}
+	p := &Player{e: e, exact: exact, time: t, auto: exact && k < 0}
 	if db != nil {
 		p.dbSeeds = db.Seeds()
+	}
+	if p.auto {
+		startAutoDB(o.Rules, p.dbSeeds)
 	}
 	return p, nil
 }
@@ -164,7 +169,7 @@ func sharedDB(r kalah.Rules, k int) (*egdb.DB, error) {
 	if db := dbCache[key]; db != nil {
 		return db, nil
 	}
-	if r.Houses == 6 {
+	if r.Houses == 6 && !autoBuilds() {
 		slog.Warn("no endgame database for the engine's players: the perfect player's searches beyond its books take longer until one is built",
 			"rules", r.String(), "dir", dir, "build", fmt.Sprintf("kalah egdb build --seeds %d", PerfectDBSeeds))
 	}
@@ -179,6 +184,7 @@ func sharedDB(r kalah.Rules, k int) (*egdb.DB, error) {
 // Move chooses a move within the clock: the player's own time, cut to the
 // clock's budget.
 func (p *Player) Move(ctx context.Context, g *kalah.Game, c player.Clock) (kalah.Move, error) {
+	p.takeAutoDB()
 	pos := g.Position()
 	limit := p.time
 	if b := c.Budget(); b > 0 {
@@ -206,6 +212,17 @@ func (p *Player) Move(ctx context.Context, g *kalah.Game, c player.Clock) (kalah
 	p.last = player.Report{Nodes: res.Nodes, Depth: res.Depth, Score: res.Value, Exact: res.Exact, PV: res.Best, Time: res.Time, Book: res.Book}
 	p.mu.Unlock()
 	return res.Best[0], nil
+}
+
+// takeAutoDB has the engine probe the database built on first use, once
+// it is there, if it is larger than the one the player started with.
+func (p *Player) takeAutoDB() {
+	if !p.auto || p.dbSeeds >= autoDBSeeds {
+		return
+	}
+	if db := autoDB(p.e.Rules()); db != nil && db.Seeds() > p.dbSeeds && p.e.setDB(db) == nil {
+		p.dbSeeds = db.Seeds()
+	}
 }
 
 // LastReport describes the last move's search.

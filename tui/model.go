@@ -111,6 +111,9 @@ type pager struct {
 // replyMsg carries a computer's reply back to the UI goroutine.
 type replyMsg struct{ rep Reply }
 
+// backgroundMsg is Config.Background's latest note.
+type backgroundMsg string
+
 // model is the Bubble Tea model: a session, the menu, and what the screen
 // says besides the board.
 type model struct {
@@ -127,6 +130,8 @@ type model struct {
 	struck string   // the rejected key, crossed out on screen
 	hint   string
 	digits string // a house number being typed, on boards of ten houses or more
+	bgCh   <-chan string
+	bg     string // Config.Background's latest note
 	last   *Event
 
 	thinking *Request // the request out, at most one at a time
@@ -154,7 +159,7 @@ const (
 )
 
 func newModel(ctx context.Context, cfg Config, delay time.Duration, showMenu bool) (*model, error) {
-	m := &model{ctx: ctx, delay: delay, menu: newMenu(cfg)}
+	m := &model{ctx: ctx, delay: delay, menu: newMenu(cfg), bgCh: cfg.Background}
 	if showMenu {
 		m.scr = screenMenu
 		return m, nil
@@ -168,7 +173,22 @@ func newModel(ctx context.Context, cfg Config, delay time.Duration, showMenu boo
 }
 
 // Init starts the computer if it moves first.
-func (m *model) Init() tea.Cmd { return m.kick() }
+func (m *model) Init() tea.Cmd { return tea.Batch(m.kick(), m.background()) }
+
+// background waits for Config.Background's next note.
+func (m *model) background() tea.Cmd {
+	ch := m.bgCh
+	if ch == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		s, ok := <-ch
+		if !ok {
+			return nil
+		}
+		return backgroundMsg(s)
+	}
+}
 
 // Update handles keys, replies and resizes.
 func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
@@ -177,6 +197,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.width, m.height = msg.Width, msg.Height
 	case replyMsg:
 		return m, m.reply(msg.rep)
+	case backgroundMsg:
+		m.bg = string(msg)
+		return m, m.background()
 	case tea.KeyPressMsg:
 		key := msg.String()
 		switch {
@@ -850,6 +873,9 @@ func (m *model) gameView() string {
 	}
 	if m.hint != "" {
 		text(prioNote, nil, m.hint)
+	}
+	if m.bg != "" {
+		text(prioNote, func(s string) string { return styleFaint.Render(s) }, m.bg)
 	}
 	if m.status != "" {
 		// A rejected key is crossed out before the reason.

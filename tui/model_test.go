@@ -366,3 +366,29 @@ func TestModelSaving(t *testing.T) {
 		t.Errorf("the finished game is still waiting to be resumed: %v", err)
 	}
 }
+
+// TestModelShowsBackgroundNotes: a note of Config.Background (the perfect
+// player's database being built) shows under the board, the next replaces
+// it, an empty one clears it, and a closed channel ends the wait.
+func TestModelShowsBackgroundNotes(t *testing.T) {
+	notes := make(chan string, 1)
+	m := newTestModel(t, Config{Opponent: "greedy"}) // its Init runs every command until none is left
+	m.bgCh = notes                                   // as newModel takes Config.Background
+	wait := m.background()
+	for _, note := range []string{"Building the perfect player's endgame database (24 seeds, once): 40%.", "… 50%.", ""} {
+		notes <- note
+		_, next := m.Update(wait())
+		view := ansi.Strip(m.gameView())
+		if note != "" && !strings.Contains(view, note) || note == "" && strings.Contains(view, "endgame database") {
+			t.Fatalf("after the note %q the view is:\n%s", note, view)
+		}
+		wait = next
+	}
+	close(notes)
+	if msg := wait(); msg != nil {
+		t.Errorf("after the channel closed: %v", msg)
+	}
+	if m := newTestModel(t, Config{Opponent: "greedy"}); m.background() != nil {
+		t.Error("a wait without a channel")
+	}
+}

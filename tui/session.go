@@ -52,6 +52,10 @@ type Config struct {
 	// --resume" and where the w key saves games (see UnfinishedFile and
 	// GamesDir); empty saves nothing.
 	DataDir string
+	// Background, if not nil, tells of work going on behind the game (the
+	// perfect player's endgame database being built): the full-screen game
+	// shows the latest note under the board, none after an empty one.
+	Background <-chan string
 }
 
 // DefaultOpponent returns the opponent "kalah play" offers first: the level

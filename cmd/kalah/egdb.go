@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +13,7 @@ import (
 
 	"kalah"
 	"kalah/egdb"
+	"kalah/engine"
 )
 
 func init() {
@@ -230,4 +232,54 @@ func (p *progress) done() {
 	if p.tty && p.shown {
 		fmt.Fprintln(p.w)
 	}
+}
+
+// addBuildDBFlag adds --build-egdb to the commands that run long (play,
+// serve), whose perfect players build their endgame database on first use;
+// $KALAH_BUILD_EGDB=0 makes false its default.
+func addBuildDBFlag(fs *flag.FlagSet) *bool {
+	return fs.Bool("build-egdb", os.Getenv("KALAH_BUILD_EGDB") != "0", fmt.Sprintf("the first time a perfect player (the strongest level, hints; play: full-screen only) plays a six-house variant whose\n"+
+		"endgame database of %d seeds the data directory lacks, build it in the background (once: 1.25 GB,\n"+
+		"minutes on half the cores); it plays from it once built, slower beyond its books until then\n"+
+		"($KALAH_BUILD_EGDB=0: false by default)", engine.PerfectDBSeeds))
+}
+
+// buildDBOnFirstUse turns the perfect players' builds on (engine.BuildDBOnFirstUse):
+// each report is logged, and its words sent on the channel returned, the
+// latest only (the full-screen game shows them), cleared a while after
+// the build ends.
+func buildDBOnFirstUse(e *env) <-chan string {
+	notes := make(chan string, 1)
+	send := func(s string) {
+		for {
+			select {
+			case notes <- s:
+				return
+			default:
+				select {
+				case <-notes: // a newer note replaces the one not yet shown
+				default:
+				}
+			}
+		}
+	}
+	engine.BuildDBOnFirstUse(func(b engine.DBBuild) {
+		pct := 100 * b.Done / max(b.Total, 1)
+		switch {
+		case !b.Finished:
+			e.log.Info("building the perfect player's endgame database", "rules", b.Rules.String(), "seeds", b.Seeds, "done", fmt.Sprintf("%d%%", pct), "file", b.Path)
+			send(fmt.Sprintf("Building the perfect player's endgame database (%d seeds, once): %d%%. Until it is built, perfect play and hints may take longer.", b.Seeds, pct))
+		case !b.Built:
+			e.log.Warn("the perfect player's endgame database could not be built", "rules", b.Rules.String(), "err", b.Err)
+			send("The perfect player's endgame database could not be built: " + b.Err.Error())
+		case b.Err != nil:
+			e.log.Warn("the perfect player's endgame database was built but not saved: this run uses it", "file", b.Path, "err", b.Err)
+			send("The perfect player's endgame database was built but could not be saved; this run uses it.")
+		default:
+			e.log.Info("the perfect player's endgame database is built and saved", "rules", b.Rules.String(), "file", b.Path)
+			send("The perfect player's endgame database is built; it plays from it from its next move.")
+			time.AfterFunc(20*time.Second, func() { send("") })
+		}
+	})
+	return notes
 }

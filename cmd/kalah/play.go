@@ -39,6 +39,7 @@ func runPlay(ctx context.Context, e *env, args []string) error {
 	plain := fs.Bool("plain", false, "line mode even at a terminal")
 	full := fs.Bool("tui", false, "full-screen mode even when input or output is not a terminal (it then uses /dev/tty)")
 	resume := fs.Bool("resume", false, "continue the game left unfinished when you last quit (its opponent, side and time come with it)")
+	buildDB := addBuildDBFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -108,6 +109,12 @@ func runPlay(ctx context.Context, e *env, args []string) error {
 			}
 		})
 		t := &tui.TUI{Config: cfg, Menu: !chosen, Delay: *delay, Resume: resumed}
+		if *buildDB {
+			// The perfect player (the strongest level, and the hints')
+			// builds its endgame database the first time, as the screen
+			// says under the board; line mode, for scripts, does not.
+			t.Config.Background = buildDBOnFirstUse(e)
+		}
 		if terminal {
 			t.In, t.Out = in, out
 		}

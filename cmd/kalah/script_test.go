@@ -36,6 +36,10 @@ func TestMain(m *testing.M) {
 	}
 	os.MkdirAll(testEgdbDir, 0o755)
 	os.Setenv("KALAH_EGDB_DIR", testEgdbDir)
+	// No perfect player of kalah play or serve (the hints' among them)
+	// starts building the 24-seed database, 1.25 GB, in a test's
+	// background: package engine tests those builds.
+	os.Setenv("KALAH_BUILD_EGDB", "0")
 	testscript.Main(m, map[string]func(){
 		"kalah": func() {
 			// As main: Ctrl-C (kill -INT) ends the command cleanly.

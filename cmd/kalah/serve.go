@@ -86,6 +86,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	maxTT := fs.Int("max-table-mb", player.NetworkLimits.TableMB, "most transposition table (MiB) a player started over the network may ask for (tt=)")
 	maxThreads := fs.Int("max-threads", player.NetworkLimits.Threads, "most search threads a player started over the network may ask for (threads=)")
 	maxThink := fs.Duration("max-think", player.NetworkLimits.Time, "most thinking time a move a player started over the network may ask for (time=)")
+	buildDB := addBuildDBFlag(fs)
 	allowExec := fs.Bool("allow-exec", false, "let the web API start exec: and mk: players (programs on this machine)")
 	kgpRandom := fs.Int("kgp-random-moves", 8, "moves in a row the server may choose at random for a KGP client that sent none (spec 021) before it is held to have abandoned its game")
 	adminToken := fs.String("admin-token", os.Getenv("KALAH_ADMIN_TOKEN"), "token that lets a client start games between computers or bots over HTTP (POST /api/arranged: kalah tournament --server); default $KALAH_ADMIN_TOKEN, else admin.token in the data directory, made at first start")
@@ -315,6 +316,9 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		case "metrics":
 			serveOn(x.what, x.l, ms.Serve)
 		}
+	}
+	if *buildDB {
+		buildDBOnFirstUse(e) // its notes go to the log
 	}
 	e.log.Info("serving", "data", dbPath, "rules", r.String(), "tls", tlsConfig != nil, "trusted-proxies", trusted.Len())
 	printURLs(e.stdout, bound, dbPath, r, tlsConfig != nil, local)

@@ -1,0 +1,143 @@
+package engine
+
+import (
+	"context"
+	"path/filepath"
+	"runtime"
+	"sync"
+
+	"kalah"
+	"kalah/egdb"
+)
+
+// The perfect player answers at once only with the endgame database its
+// strategy books were measured with (PerfectDBSeeds), 1.25 GB that a fresh
+// machine does not have. A command that runs long (kalah play, kalah
+// serve) calls BuildDBOnFirstUse: the first perfect player of a variant
+// then starts building that database in the background, written to the
+// data directory for every later run, and every perfect player of the
+// process takes it at its next move once it is built. Until then they play
+// with the largest database there is (one of 10 seeds in memory at least),
+// slower beyond the books, and may estimate where a search runs out of time.
+
+// DBBuild is where the build of a perfect player's database stands, as
+// BuildDBOnFirstUse's report is told: when it starts (Done 0), at every
+// tenth of the work, and when it ends (Finished). At the end Built says
+// the database was built, and the players use it; Err why it was not, or
+// why its file could not be written (then it serves this process only).
+type DBBuild struct {
+	Rules           kalah.Rules
+	Seeds           int
+	Path            string
+	Done, Total     uint64
+	Finished, Built bool
+	Err             error
+}
+
+// autoDBSeeds is the database built on first use: PerfectDBSeeds, less in
+// tests.
+var autoDBSeeds = PerfectDBSeeds
+
+var auto struct {
+	mu     sync.Mutex
+	report func(DBBuild)         // nil: no builds (the default)
+	builds map[string]*autoBuild // by file
+	built  map[string]*egdb.DB   // by file, once built
+}
+
+type autoBuild struct{ done chan struct{} }
+
+// BuildDBOnFirstUse makes the perfect players of this process build the
+// endgame database their books assume where the data directory lacks it
+// (see above); report, called from the building goroutine, is told how
+// the build goes. Only six-house variants get one (a larger board's
+// database of 24 seeds would not fit a disk).
+func BuildDBOnFirstUse(report func(DBBuild)) {
+	auto.mu.Lock()
+	defer auto.mu.Unlock()
+	auto.report = report
+}
+
+// autoBuilds reports whether builds on first use are on.
+func autoBuilds() bool {
+	auto.mu.Lock()
+	defer auto.mu.Unlock()
+	return auto.report != nil
+}
+
+// autoDBPath returns the file the perfect player of rules r would have
+// built, and whether it builds one at all.
+func autoDBPath(r kalah.Rules) (string, bool) {
+	if r.Houses != 6 || egdb.Supported(r) != nil {
+		return "", false
+	}
+	dir, err := egdb.DefaultDir()
+	if err != nil {
+		return "", false
+	}
+	return filepath.Join(dir, egdb.FileName(r, autoDBSeeds)), true
+}
+
+// startAutoDB starts building the perfect player's database of rules r
+// unless it is being built, was built, or builds are off. have is the
+// seeds of the database the player has now.
+func startAutoDB(r kalah.Rules, have int) {
+	path, ok := autoDBPath(r)
+	if !ok || have >= autoDBSeeds {
+		return
+	}
+	auto.mu.Lock()
+	defer auto.mu.Unlock()
+	if auto.report == nil || auto.builds[path] != nil {
+		return
+	}
+	if auto.builds == nil {
+		auto.builds, auto.built = map[string]*autoBuild{}, map[string]*egdb.DB{}
+	}
+	b := &autoBuild{done: make(chan struct{})}
+	auto.builds[path] = b
+	report := auto.report
+	go func() {
+		defer close(b.done)
+		total := egdb.Size(r.Houses, autoDBSeeds)
+		st := DBBuild{Rules: r, Seeds: autoDBSeeds, Path: path, Total: total}
+		report(st)
+		// Half the cores: a server's games and a person's go on meanwhile.
+		tenth := uint64(0)
+		db, err := egdb.Build(context.Background(), r, autoDBSeeds, egdb.BuildOptions{
+			Workers: max(1, runtime.GOMAXPROCS(0)/2),
+			Progress: func(done, total uint64) {
+				if t := done * 10 / max(total, 1); t > tenth && done < total {
+					tenth = t
+					st.Done = done
+					report(st)
+				}
+			},
+		})
+		st.Done, st.Finished = total, true
+		if err != nil {
+			st.Err = err
+			report(st)
+			return
+		}
+		st.Built, st.Err = true, db.WriteFile(path)
+		auto.mu.Lock()
+		auto.built[path] = db
+		auto.mu.Unlock()
+		dbMu.Lock()
+		dbCache[path] = db
+		dbMu.Unlock()
+		report(st)
+	}()
+}
+
+// autoDB returns the database built for rules r in this process, or nil.
+func autoDB(r kalah.Rules) *egdb.DB {
+	path, ok := autoDBPath(r)
+	if !ok {
+		return nil
+	}
+	auto.mu.Lock()
+	defer auto.mu.Unlock()
+	return auto.built[path]
+}

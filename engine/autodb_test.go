@@ -1,0 +1,138 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"kalah"
+	"kalah/egdb"
+	"kalah/player"
+)
+
+// TestBuildDBOnFirstUse: with builds on, the first perfect player of a
+// variant whose data directory has no database of autoDBSeeds starts
+// building it and plays meanwhile with one of 10 seeds built in memory; the
+// build is reported from its start to its end and written to the
+// directory; the player takes it at its next move, a player made later has
+// it at once and starts no build. The engine player builds nothing, nor
+// does any player with builds off; a directory that cannot be written to
+// is reported, and the database built serves the process all the same.
+func TestBuildDBOnFirstUse(t *testing.T) {
+	defer func(k int) { autoDBSeeds = k }(autoDBSeeds)
+	autoDBSeeds = 13 // a second, where 24 takes minutes
+	dir := t.TempDir()
+	t.Setenv("KALAH_EGDB_DIR", dir)
+	var mu sync.Mutex
+	var reports []DBBuild
+	BuildDBOnFirstUse(func(b DBBuild) {
+		mu.Lock()
+		defer mu.Unlock()
+		reports = append(reports, b)
+	})
+	defer BuildDBOnFirstUse(nil)
+
+	r := kalah.Standard()
+	r.Seeds = 3
+	newPerfect := func(spec string, r kalah.Rules) *Player {
+		t.Helper()
+		p, err := player.New(spec, player.Options{Rules: r})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.(*Player)
+	}
+	move := func(p *Player, r kalah.Rules) {
+		t.Helper()
+		g, err := kalah.NewGame(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.Move(context.Background(), g, player.Clock{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first := newPerfect("perfect", r)
+	if first.dbSeeds != 10 {
+		t.Fatalf("the first player starts with a database of %d seeds, want the 10 built in memory", first.dbSeeds)
+	}
+	waitAutoDB(r)
+	path := filepath.Join(dir, egdb.FileName(r, autoDBSeeds))
+	if db, err := egdb.Open(path, false); err != nil {
+		t.Fatalf("the database built: %v", err)
+	} else {
+		db.Close()
+	}
+	move(first, r)
+	if first.dbSeeds != autoDBSeeds || first.e.o.DB.Seeds() != autoDBSeeds {
+		t.Errorf("after the build, the player's next move probes %d seeds (player says %d), want %d", first.e.o.DB.Seeds(), first.dbSeeds, autoDBSeeds)
+	}
+	if later := newPerfect("perfect", r); later.dbSeeds != autoDBSeeds {
+		t.Errorf("a player made after the build has %d seeds", later.dbSeeds)
+	}
+	mu.Lock()
+	got := append([]DBBuild(nil), reports...)
+	mu.Unlock()
+	if len(got) < 2 || got[0].Done != 0 || got[0].Finished || !got[len(got)-1].Finished || !got[len(got)-1].Built || got[len(got)-1].Err != nil ||
+		got[len(got)-1].Done != got[0].Total || got[0].Total != egdb.Size(6, autoDBSeeds) || got[0].Path != path {
+		t.Fatalf("reports %+v", got)
+	}
+	for i := 1; i < len(got)-1; i++ {
+		if got[i].Finished || got[i].Done <= got[i-1].Done {
+			t.Errorf("report %d: %+v after %+v", i, got[i], got[i-1])
+		}
+	}
+	t.Logf("%d reports: %+v", len(got), got)
+
+	// No build for the engine player, nor with builds off.
+	ecap := r
+	ecap.EmptyCapture = true
+	newPerfect("engine", ecap)
+	BuildDBOnFirstUse(nil)
+	newPerfect("perfect", ecap)
+	path, _ = autoDBPath(ecap)
+	auto.mu.Lock()
+	started := auto.builds[path] != nil
+	auto.mu.Unlock()
+	if started {
+		t.Error("a build started for the engine player or with builds off")
+	}
+
+	// A directory that is a file: the build is reported failing to be
+	// written, and the database serves this process.
+	reports = nil
+	BuildDBOnFirstUse(func(b DBBuild) {
+		mu.Lock()
+		defer mu.Unlock()
+		reports = append(reports, b)
+	})
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("KALAH_EGDB_DIR", file)
+	p := newPerfect("perfect", ecap)
+	waitAutoDB(ecap)
+	move(p, ecap)
+	mu.Lock()
+	defer mu.Unlock()
+	if last := reports[len(reports)-1]; !last.Finished || !last.Built || last.Err == nil {
+		t.Errorf("the last report %+v, want a failure to write", last)
+	}
+	if p.dbSeeds != autoDBSeeds {
+		t.Errorf("with the file unwritten, the player probes %d seeds", p.dbSeeds)
+	}
+}
+
+// waitAutoDB waits for the build of rules r's database, if one runs.
+func waitAutoDB(r kalah.Rules) {
+	path, _ := autoDBPath(r)
+	auto.mu.Lock()
+	b := auto.builds[path]
+	auto.mu.Unlock()
+	if b != nil {
+		<-b.done
+	}
+}
