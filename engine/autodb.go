@@ -47,6 +47,9 @@ var auto struct {
 
 type autoBuild struct{ done chan struct{} }
 
+// autoOne holds the build that runs: the others wait for it.
+var autoOne = make(chan struct{}, 1)
+
 // BuildDBOnFirstUse makes the perfect players of this process build the
 // endgame database their books assume where the data directory lacks it
 // (see above); report, called from the building goroutine, is told how
@@ -66,9 +69,14 @@ func autoBuilds() bool {
 }
 
 // autoDBPath returns the file the perfect player of rules r would have
-// built, and whether it builds one at all.
+// built, and whether it builds one at all: only the two databases of the
+// variants its strategy books are for (six houses, the standard end,
+// either capture rule, whatever the seeds a house or the pie rule), so
+// that a server's visitors, choosing rules, can make it build at most
+// those (2.5 GB on disk).
 func autoDBPath(r kalah.Rules) (string, bool) {
-	if r.Houses != 6 || egdb.Supported(r) != nil {
+	std := kalah.Standard()
+	if r.Houses != 6 || r.End != std.End || r.SowOpponentStore != std.SowOpponentStore || egdb.Supported(r) != nil {
 		return "", false
 	}
 	dir, err := egdb.DefaultDir()
@@ -99,6 +107,8 @@ func startAutoDB(r kalah.Rules, have int) {
 	report := auto.report
 	go func() {
 		defer close(b.done)
+		autoOne <- struct{}{} // one build at a time
+		defer func() { <-autoOne }()
 		total := egdb.Size(r.Houses, autoDBSeeds)
 		st := DBBuild{Rules: r, Seeds: autoDBSeeds, Path: path, Total: total}
 		report(st)
@@ -121,6 +131,14 @@ func startAutoDB(r kalah.Rules, have int) {
 			return
 		}
 		st.Built, st.Err = true, db.WriteFile(path)
+		if st.Err == nil {
+			// The file mapped, not the 1.25 GB built: pages the system may
+			// evict and share with other processes.
+			if mapped, err := egdb.Open(path, true); err == nil {
+				db.Close()
+				db = mapped
+			}
+		}
 		auto.mu.Lock()
 		auto.built[path] = db
 		auto.mu.Unlock()

@@ -18,7 +18,7 @@ import (
 // build is reported from its start to its end and written to the
 // directory; the player takes it at its next move, a player made later has
 // it at once and starts no build. The engine player builds nothing, nor
-// does any player with builds off; a directory that cannot be written to
+// does any player with builds off or of a variant no strategy book is for; a directory that cannot be written to
 // is reported, and the database built serves the process all the same.
 func TestBuildDBOnFirstUse(t *testing.T) {
 	defer func(k int) { autoDBSeeds = k }(autoDBSeeds)
@@ -86,7 +86,13 @@ func TestBuildDBOnFirstUse(t *testing.T) {
 	}
 	t.Logf("%d reports: %+v", len(got), got)
 
-	// No build for the engine player, nor with builds off.
+	// No build for a variant without strategy books (its visitors could
+	// fill a server's disk), for the engine player, nor with builds off.
+	sowopp := r
+	sowopp.SowOpponentStore = true
+	if _, ok := autoDBPath(sowopp); ok {
+		t.Error("a build for a variant no strategy book is for")
+	}
 	ecap := r
 	ecap.EmptyCapture = true
 	newPerfect("engine", ecap)

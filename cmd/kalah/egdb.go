@@ -238,10 +238,11 @@ func (p *progress) done() {
 // serve), whose perfect players build their endgame database on first use;
 // $KALAH_BUILD_EGDB=0 makes false its default.
 func addBuildDBFlag(fs *flag.FlagSet) *bool {
-	return fs.Bool("build-egdb", os.Getenv("KALAH_BUILD_EGDB") != "0", fmt.Sprintf("the first time a perfect player (the strongest level, hints; play: full-screen only) plays a six-house variant whose\n"+
-		"endgame database of %d seeds the data directory lacks, build it in the background (once: 1.25 GB,\n"+
-		"minutes on half the cores); it plays from it once built, slower beyond its books until then\n"+
-		"($KALAH_BUILD_EGDB=0: false by default)", engine.PerfectDBSeeds))
+	return fs.Bool("build-egdb", os.Getenv("KALAH_BUILD_EGDB") != "0", fmt.Sprintf("the first time a perfect player (the strongest level, hints; play: full screen only) plays\n"+
+		"six-house Kalah with the standard end (either capture rule: the variants of its strategy books) and the\n"+
+		"data directory lacks their endgame database of %d seeds, build it in the background, one at a time\n"+
+		"(once: 1.25 GB, minutes on half the cores); it plays from it once built, slower beyond its books until\n"+
+		"then ($KALAH_BUILD_EGDB=0: false by default)", engine.PerfectDBSeeds))
 }
 
 // buildDBOnFirstUse turns the perfect players' builds on (engine.BuildDBOnFirstUse):
