@@ -53,16 +53,20 @@ var autoOne = make(chan struct{}, 1)
 // BuildDBOnFirstUse makes the perfect players of this process build the
 // endgame database their books assume where the data directory lacks it
 // (see above); report, called from the building goroutine, is told how
-// the build goes. Only six-house variants get one (a larger board's
-// database of 24 seeds would not fit a disk).
+// the build goes; nil turns builds off. Only the variants of the strategy
+// books get one (autoDBPath).
 func BuildDBOnFirstUse(report func(DBBuild)) {
 	auto.mu.Lock()
 	defer auto.mu.Unlock()
 	auto.report = report
 }
 
-// autoBuilds reports whether builds on first use are on.
-func autoBuilds() bool {
+// autoBuilds reports whether the perfect player of rules r builds its
+// database on first use.
+func autoBuilds(r kalah.Rules) bool {
+	if _, ok := autoDBPath(r); !ok {
+		return false
+	}
 	auto.mu.Lock()
 	defer auto.mu.Unlock()
 	return auto.report != nil

@@ -169,7 +169,7 @@ func sharedDB(r kalah.Rules, k int) (*egdb.DB, error) {
 	if db := dbCache[key]; db != nil {
 		return db, nil
 	}
-	if r.Houses == 6 && !autoBuilds() {
+	if r.Houses == 6 && !autoBuilds(r) { // a build says so itself
 		slog.Warn("no endgame database for the engine's players: the perfect player's searches beyond its books take longer until one is built",
 			"rules", r.String(), "dir", dir, "build", fmt.Sprintf("kalah egdb build --seeds %d", PerfectDBSeeds))
 	}

@@ -247,9 +247,14 @@ func addBuildDBFlag(fs *flag.FlagSet) *bool {
 
 // buildDBOnFirstUse turns the perfect players' builds on (engine.BuildDBOnFirstUse):
 // each report is logged, and its words sent on the channel returned, the
-// latest only (the full-screen game shows them), cleared a while after
-// the build ends.
-func buildDBOnFirstUse(e *env) <-chan string {
+// latest only, cleared a while after the build ends. With screen (the
+// full-screen game shows the words) a failure is logged at info level,
+// which a terminal does not show: a warning would write over the game.
+func buildDBOnFirstUse(e *env, screen bool) <-chan string {
+	warn := e.log.Warn
+	if screen {
+		warn = e.log.Info
+	}
 	notes := make(chan string, 1)
 	send := func(s string) {
 		for {
@@ -271,10 +276,10 @@ func buildDBOnFirstUse(e *env) <-chan string {
 			e.log.Info("building the perfect player's endgame database", "rules", b.Rules.String(), "seeds", b.Seeds, "done", fmt.Sprintf("%d%%", pct), "file", b.Path)
 			send(fmt.Sprintf("Building the perfect player's endgame database (%d seeds, once): %d%%. Until it is built, perfect play and hints may take longer.", b.Seeds, pct))
 		case !b.Built:
-			e.log.Warn("the perfect player's endgame database could not be built", "rules", b.Rules.String(), "err", b.Err)
+			warn("the perfect player's endgame database could not be built", "rules", b.Rules.String(), "err", b.Err)
 			send("The perfect player's endgame database could not be built: " + b.Err.Error())
 		case b.Err != nil:
-			e.log.Warn("the perfect player's endgame database was built but not saved: this run uses it", "file", b.Path, "err", b.Err)
+			warn("the perfect player's endgame database was built but not saved: this run uses it", "file", b.Path, "err", b.Err)
 			send("The perfect player's endgame database was built but could not be saved; this run uses it.")
 		default:
 			e.log.Info("the perfect player's endgame database is built and saved", "rules", b.Rules.String(), "file", b.Path)

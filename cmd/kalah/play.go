@@ -113,7 +113,7 @@ func runPlay(ctx context.Context, e *env, args []string) error {
 			// The perfect player (the strongest level, and the hints')
 			// builds its endgame database the first time, as the screen
 			// says under the board; line mode, for scripts, does not.
-			t.Config.Background = buildDBOnFirstUse(e)
+			t.Config.Background = buildDBOnFirstUse(e, true)
 		}
 		if terminal {
 			t.In, t.Out = in, out

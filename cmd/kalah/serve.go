@@ -318,7 +318,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	if *buildDB {
-		buildDBOnFirstUse(e) // its notes go to the log
+		buildDBOnFirstUse(e, false) // its notes go to the log
 	}
 	e.log.Info("serving", "data", dbPath, "rules", r.String(), "tls", tlsConfig != nil, "trusted-proxies", trusted.Len())
 	printURLs(e.stdout, bound, dbPath, r, tlsConfig != nil, local)
