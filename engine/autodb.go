@@ -163,3 +163,20 @@ func autoDB(r kalah.Rules) *egdb.DB {
 	defer auto.mu.Unlock()
 	return auto.built[path]
 }
+
+// StartDBBuild starts building the perfect player's database of rules r
+// now, as the variant's first perfect player would, where the data
+// directory has none of PerfectDBSeeds or more (builds on first use must
+// be on). kalah serve calls it for its rules as it starts: the page's
+// analysis, which looks for a larger database now and then, is exact too
+// once it is built.
+func StartDBBuild(r kalah.Rules) {
+	if !autoBuilds(r) {
+		return
+	}
+	have := 0
+	if db, err := sharedDB(r, -1); err == nil && db != nil {
+		have = db.Seeds()
+	}
+	startAutoDB(r, have)
+}

@@ -19,7 +19,8 @@ import (
 // directory; the player takes it at its next move, a player made later has
 // it at once and starts no build. The engine player builds nothing, nor
 // does any player with builds off or of a variant no strategy book is for; a directory that cannot be written to
-// is reported, and the database built serves the process all the same.
+// is reported, and the database built serves the process all the same;
+// StartDBBuild starts one before any player.
 func TestBuildDBOnFirstUse(t *testing.T) {
 	defer func(k int) { autoDBSeeds = k }(autoDBSeeds)
 	autoDBSeeds = 13 // a second, where 24 takes minutes
@@ -123,12 +124,21 @@ func TestBuildDBOnFirstUse(t *testing.T) {
 	waitAutoDB(ecap)
 	move(p, ecap)
 	mu.Lock()
-	defer mu.Unlock()
 	if last := reports[len(reports)-1]; !last.Finished || !last.Built || last.Err == nil {
 		t.Errorf("the last report %+v, want a failure to write", last)
 	}
+	mu.Unlock()
 	if p.dbSeeds != autoDBSeeds {
 		t.Errorf("with the file unwritten, the player probes %d seeds", p.dbSeeds)
+	}
+
+	// kalah serve starts its rules' build before any perfect player.
+	dir2 := t.TempDir()
+	t.Setenv("KALAH_EGDB_DIR", dir2)
+	StartDBBuild(r)
+	waitAutoDB(r)
+	if _, err := os.Stat(filepath.Join(dir2, egdb.FileName(r, autoDBSeeds))); err != nil {
+		t.Errorf("StartDBBuild: %v", err)
 	}
 }
 

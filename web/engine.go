@@ -38,25 +38,79 @@ type Engine struct {
 	// analysing one position at a time (default 1; each holds its own
 	// transposition table of Options.TableMB).
 	Engines int
+	// Recheck is how often a variant's engines look in EgdbDir for a
+	// larger database than theirs (one built since: kalah egdb build, or
+	// the perfect player's on first use), and are replaced by engines
+	// that probe it: zero means a minute, negative every request.
+	Recheck time.Duration
 
 	mu    sync.Mutex
 	pools map[kalah.Rules]*enginePool
-	dbs   map[kalah.Rules]string // the endgame database each variant's engines probe
 }
 
 // enginePool holds one rule variant's engines: free ones in free, made of
-// at most max.
+// at most max, each probing db (nil: none), found in EgdbDir when checked.
 type enginePool struct {
-	free chan *engine.Engine
-	made int
-	max  int
+	free    chan *engine.Engine
+	made    int
+	max     int
+	db      *egdb.DB
+	checked time.Time
 }
 
+// dbOf says which database the variant's engines probe.
 func (a *Engine) dbOf(r kalah.Rules) string {
 	r.Name = ""
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.dbs[r]
+	if p := a.pools[r]; p != nil && p.db != nil {
+		return fmt.Sprintf("the endgame database of %d seeds", p.db.Seeds())
+	}
+	return ""
+}
+
+// newPool returns an empty pool whose engines will probe db.
+func (a *Engine) newPool(db *egdb.DB) *enginePool {
+	p := &enginePool{max: max(a.Engines, 1), db: db, checked: time.Now()}
+	p.free = make(chan *engine.Engine, p.max)
+	return p
+}
+
+// recheck replaces the pool of r, if it is due to look again, by one
+// whose engines probe a larger database found in EgdbDir since. The
+// engines in use go back to the pool replaced, and are dropped with it.
+func (a *Engine) recheck(r kalah.Rules) {
+	if a.Options.DB != nil {
+		return
+	}
+	every := a.Recheck
+	if every == 0 {
+		every = time.Minute
+	}
+	a.mu.Lock()
+	p := a.pools[r]
+	if p == nil || time.Since(p.checked) < every {
+		a.mu.Unlock()
+		return
+	}
+	p.checked = time.Now()
+	have := 0
+	if p.db != nil {
+		have = p.db.Seeds()
+	}
+	a.mu.Unlock()
+	if _, k := a.largestDB(r); k <= have {
+		return
+	}
+	db := a.findDB(r) // reads and checks the file: outside the lock
+	if db == nil || db.Seeds() <= have {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.pools[r] == p {
+		a.pools[r] = a.newPool(db)
+	}
 }
 
 // maxVariants bounds the rule variants kept at once.
@@ -70,6 +124,7 @@ var errEnginesBusy = errors.New("every engine busy")
 // than Engines, else waiting up to wait for one to be released.
 func (a *Engine) acquire(ctx context.Context, r kalah.Rules, wait time.Duration) (*engine.Engine, *enginePool, error) {
 	r.Name = "" // presets and equal custom rules share engines
+	a.recheck(r)
 	a.mu.Lock()
 	p, ok := a.pools[r]
 	if !ok {
@@ -77,10 +132,12 @@ func (a *Engine) acquire(ctx context.Context, r kalah.Rules, wait time.Duration)
 			// Engines in use go back to their forgotten pool and are
 			// dropped with it.
 			a.pools = map[kalah.Rules]*enginePool{}
-			a.dbs = map[kalah.Rules]string{}
 		}
-		p = &enginePool{max: max(a.Engines, 1)}
-		p.free = make(chan *engine.Engine, p.max)
+		db := a.Options.DB
+		if db == nil {
+			db = a.findDB(r)
+		}
+		p = a.newPool(db)
 		a.pools[r] = p
 	}
 	select {
@@ -95,12 +152,7 @@ func (a *Engine) acquire(ctx context.Context, r kalah.Rules, wait time.Duration)
 		if o.TableMB <= 0 {
 			o.TableMB = 32
 		}
-		if o.DB == nil {
-			o.DB = a.findDB(r)
-		}
-		if o.DB != nil {
-			a.dbs[r] = fmt.Sprintf("the endgame database of %d seeds", o.DB.Seeds())
-		}
+		o.DB = p.db
 		a.mu.Unlock()
 		e, err := engine.New(r, o)
 		if err != nil {
@@ -209,19 +261,44 @@ func (a *Engine) AnalyzeGame(ctx context.Context, r kalah.Rules, start kalah.Pos
 	return e.AnalyzeGame(ctx, start, moves, share)
 }
 
-// findDB opens the endgame database for r with the most seeds in EgdbDir,
-// or returns nil if there is none that opens and checks out.
-func (a *Engine) findDB(r kalah.Rules) *egdb.DB {
+// dbDir is where the engines look for databases, "" for nowhere.
+func (a *Engine) dbDir(r kalah.Rules) string {
 	dir := a.EgdbDir
 	if dir == "-" || egdb.Supported(r) != nil {
-		return nil
+		return ""
 	}
 	if dir == "" {
 		d, err := egdb.DefaultDir()
 		if err != nil {
-			return nil
+			return ""
 		}
 		dir = d
+	}
+	return dir
+}
+
+// largestDB returns the file of r's database with the most seeds in
+// EgdbDir and its seeds, without opening it (0 if there is none).
+func (a *Engine) largestDB(r kalah.Rules) (string, int) {
+	dir := a.dbDir(r)
+	if dir == "" {
+		return "", 0
+	}
+	for k := 64; k >= 1; k-- {
+		path := filepath.Join(dir, egdb.FileName(r, k))
+		if _, err := os.Stat(path); err == nil {
+			return path, k
+		}
+	}
+	return "", 0
+}
+
+// findDB opens the endgame database for r with the most seeds in EgdbDir,
+// or returns nil if there is none that opens and checks out.
+func (a *Engine) findDB(r kalah.Rules) *egdb.DB {
+	dir := a.dbDir(r)
+	if dir == "" {
+		return nil
 	}
 	for k := 64; k >= 1; k-- {
 		path := filepath.Join(dir, egdb.FileName(r, k))

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"path/filepath"
 	"testing"
@@ -115,5 +116,43 @@ func TestEngineUsesEndgameDatabase(t *testing.T) {
 	an, _ := (&Engine{EgdbDir: dir}).Analyze(context.Background(), kalah.Rules{Houses: 4, Seeds: 3}, kalah.Rules{Houses: 4, Seeds: 3}.Start(), 2*time.Second)
 	if an.Source != "engine" {
 		t.Errorf("source %q", an.Source)
+	}
+}
+
+// TestEngineTakesALargerDatabase: a database built while the server runs
+// (kalah egdb build, or the perfect player's on first use) is probed by
+// the variant's engines once they look again (Recheck), not only after a
+// restart; until they look, they keep the one they have.
+func TestEngineTakesALargerDatabase(t *testing.T) {
+	r := kalah.Standard()
+	dir := t.TempDir()
+	a := &Engine{EgdbDir: dir, Recheck: time.Hour}
+	p := randomEndgame(rand.New(rand.NewPCG(3, 3)), r, 8)
+	source := func() string {
+		t.Helper()
+		an, err := a.Analyze(context.Background(), r, p, time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return an.Source
+	}
+	if got := source(); got != "engine" {
+		t.Fatalf("with no database: source %q", got)
+	}
+	for _, k := range []int{4, 6} {
+		db, err := egdb.Build(context.Background(), r, k, egdb.BuildOptions{Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := db.WriteFile(filepath.Join(dir, egdb.FileName(r, k))); err != nil {
+			t.Fatal(err)
+		}
+		if got := source(); got != "engine" && k == 4 {
+			t.Errorf("before the engines look again: source %q", got)
+		}
+		a.Recheck = -1 // every request from now on
+		if got, want := source(), fmt.Sprintf("engine with the endgame database of %d seeds", k); got != want {
+			t.Errorf("after the %d-seed database was built: source %q, want %q", k, got, want)
+		}
 	}
 }

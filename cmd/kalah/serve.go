@@ -21,6 +21,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"kalah"
+	"kalah/engine"
 	"kalah/internal/datadir"
 	"kalah/internal/netx"
 	"kalah/internal/store"
@@ -319,6 +320,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	}
 	if *buildDB {
 		buildDBOnFirstUse(e, false) // its notes go to the log
+		engine.StartDBBuild(r)      // for the page's analysis too, before any perfect game
 	}
 	e.log.Info("serving", "data", dbPath, "rules", r.String(), "tls", tlsConfig != nil, "trusted-proxies", trusted.Len())
 	printURLs(e.stdout, bound, dbPath, r, tlsConfig != nil, local)
