@@ -49,24 +49,14 @@ type Engine struct {
 }
 
 // enginePool holds one rule variant's engines: free ones in free, made of
-// at most max, each probing db (nil: none), found in EgdbDir when checked.
+// at most max, each probing db (nil: none; set when the pool is made),
+// found in EgdbDir when checked.
 type enginePool struct {
 	free    chan *engine.Engine
 	made    int
 	max     int
 	db      *egdb.DB
 	checked time.Time
-}
-
-// dbOf says which database the variant's engines probe.
-func (a *Engine) dbOf(r kalah.Rules) string {
-	r.Name = ""
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if p := a.pools[r]; p != nil && p.db != nil {
-		return fmt.Sprintf("the endgame database of %d seeds", p.db.Seeds())
-	}
-	return ""
 }
 
 // newPool returns an empty pool whose engines will probe db.
@@ -224,8 +214,8 @@ func (a *Engine) Analyze(ctx context.Context, r kalah.Rules, p kalah.Position, b
 	me := p.ToMove()
 	now := p.Store(me) - p.Store(me.Other())
 	out := Analysis{Source: "engine"}
-	if d := a.dbOf(r); d != "" {
-		out.Source = "engine with " + d
+	if pool.db != nil {
+		out.Source = fmt.Sprintf("engine with the endgame database of %d seeds", pool.db.Seeds())
 	}
 	if vals[0].Book {
 		out.Source = "opening book" // every value exact, without a search
