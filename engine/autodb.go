@@ -180,3 +180,37 @@ func StartDBBuild(r kalah.Rules) {
 	}
 	startAutoDB(r, have)
 }
+
+// WaitDBBuilds waits until no build on first use runs, or ctx ends. A
+// command whose person is done (kalah play quitting) calls it so that a
+// build well under way is not lost: it is not resumable.
+func WaitDBBuilds(ctx context.Context) error {
+	auto.mu.Lock()
+	var running []*autoBuild
+	for _, b := range auto.builds {
+		running = append(running, b)
+	}
+	auto.mu.Unlock()
+	for _, b := range running {
+		select {
+		case <-b.done:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// DBBuildRunning reports whether a build on first use runs.
+func DBBuildRunning() bool {
+	auto.mu.Lock()
+	defer auto.mu.Unlock()
+	for _, b := range auto.builds {
+		select {
+		case <-b.done:
+		default:
+			return true
+		}
+	}
+	return false
+}

@@ -20,7 +20,8 @@ import (
 // it at once and starts no build. The engine player builds nothing, nor
 // does any player with builds off or of a variant no strategy book is for; a directory that cannot be written to
 // is reported, and the database built serves the process all the same;
-// StartDBBuild starts one before any player.
+// StartDBBuild starts one before any player, and WaitDBBuilds waits for
+// it (or for its context).
 func TestBuildDBOnFirstUse(t *testing.T) {
 	defer func(k int) { autoDBSeeds = k }(autoDBSeeds)
 	autoDBSeeds = 13 // a second, where 24 takes minutes
@@ -136,7 +137,17 @@ func TestBuildDBOnFirstUse(t *testing.T) {
 	dir2 := t.TempDir()
 	t.Setenv("KALAH_EGDB_DIR", dir2)
 	StartDBBuild(r)
-	waitAutoDB(r)
+	if !DBBuildRunning() {
+		t.Error("no build running after StartDBBuild")
+	}
+	stopped, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := WaitDBBuilds(stopped); err != context.Canceled && (err != nil || DBBuildRunning()) {
+		t.Errorf("WaitDBBuilds with its context cancelled during a build: %v", err)
+	}
+	if err := WaitDBBuilds(context.Background()); err != nil || DBBuildRunning() {
+		t.Errorf("WaitDBBuilds: %v, a build still running %v", err, DBBuildRunning())
+	}
 	if _, err := os.Stat(filepath.Join(dir2, egdb.FileName(r, autoDBSeeds))); err != nil {
 		t.Errorf("StartDBBuild: %v", err)
 	}

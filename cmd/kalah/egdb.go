@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"kalah"
@@ -242,50 +243,102 @@ func addBuildDBFlag(fs *flag.FlagSet) *bool {
 		"six-house Kalah with the standard end (either capture rule: the variants of its strategy books) and the\n"+
 		"data directory lacks their endgame database of %d seeds, build it in the background, one at a time\n"+
 		"(once: 1.25 GB, minutes on half the cores); it plays from it once built, slower beyond its books until\n"+
-		"then ($KALAH_BUILD_EGDB=0: false by default)", engine.PerfectDBSeeds))
+		"then; quitting kalah play waits for a build under way, Ctrl-C stops it ($KALAH_BUILD_EGDB=0: false by default)", engine.PerfectDBSeeds))
+}
+
+// dbNotes carries the words of the perfect player's database builds:
+// the latest on C (a newer one replaces one not yet read), and the last
+// of all in Last.
+type dbNotes struct {
+	C    chan string
+	mu   sync.Mutex
+	last string
+}
+
+func (n *dbNotes) send(s string) {
+	n.mu.Lock()
+	n.last = s
+	n.mu.Unlock()
+	for {
+		select {
+		case n.C <- s:
+			return
+		default:
+			select {
+			case <-n.C:
+			default:
+			}
+		}
+	}
+}
+
+// Last returns the words of the last report.
+func (n *dbNotes) Last() string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.last
 }
 
 // buildDBOnFirstUse turns the perfect players' builds on (engine.BuildDBOnFirstUse):
-// each report is logged, and its words sent on the channel returned, the
-// latest only, cleared a while after the build ends. With screen (the
-// full-screen game shows the words) a failure is logged at info level,
-// which a terminal does not show: a warning would write over the game.
-func buildDBOnFirstUse(e *env, screen bool) <-chan string {
+// each report is logged, and its words sent as notes, cleared a while
+// after the build ends. With screen (the full-screen game shows the
+// words) a failure is logged at info level, which a terminal does not
+// show: a warning would write over the game.
+func buildDBOnFirstUse(e *env, screen bool) *dbNotes {
 	warn := e.log.Warn
 	if screen {
 		warn = e.log.Info
 	}
-	notes := make(chan string, 1)
-	send := func(s string) {
-		for {
-			select {
-			case notes <- s:
-				return
-			default:
-				select {
-				case <-notes: // a newer note replaces the one not yet shown
-				default:
-				}
-			}
-		}
-	}
+	notes := &dbNotes{C: make(chan string, 1)}
 	engine.BuildDBOnFirstUse(func(b engine.DBBuild) {
 		pct := 100 * b.Done / max(b.Total, 1)
 		switch {
 		case !b.Finished:
 			e.log.Info("building the perfect player's endgame database", "rules", b.Rules.String(), "seeds", b.Seeds, "done", fmt.Sprintf("%d%%", pct), "file", b.Path)
-			send(fmt.Sprintf("Building the perfect player's endgame database (%d seeds, once): %d%%. Until it is built, perfect play and hints may take longer.", b.Seeds, pct))
+			notes.send(fmt.Sprintf("Building the perfect player's endgame database (%d seeds, once): %d%%. Until it is built, perfect play and hints may take longer.", b.Seeds, pct))
 		case !b.Built:
 			warn("the perfect player's endgame database could not be built", "rules", b.Rules.String(), "err", b.Err)
-			send("The perfect player's endgame database could not be built: " + b.Err.Error())
+			notes.send("The perfect player's endgame database could not be built: " + b.Err.Error())
 		case b.Err != nil:
 			warn("the perfect player's endgame database was built but not saved: this run uses it", "file", b.Path, "err", b.Err)
-			send("The perfect player's endgame database was built but could not be saved; this run uses it.")
+			notes.send("The perfect player's endgame database was built but could not be saved; this run uses it.")
 		default:
 			e.log.Info("the perfect player's endgame database is built and saved", "rules", b.Rules.String(), "file", b.Path)
-			send("The perfect player's endgame database is built; it plays from it from its next move.")
-			time.AfterFunc(20*time.Second, func() { send("") })
+			notes.send("The perfect player's endgame database is built; it plays from it from its next move.")
+			time.AfterFunc(20*time.Second, func() { notes.send("") })
 		}
 	})
 	return notes
+}
+
+// finishDBBuild waits, once the person has quit kalah play, for the
+// perfect player's database being built, which would be lost (a build is
+// not resumable), printing its progress, until it ends or Ctrl-C.
+func finishDBBuild(ctx context.Context, e *env, notes *dbNotes) {
+	fmt.Fprintln(e.stderr, "Finishing the perfect player's endgame database, which quitting now would lose (Ctrl-C stops it; it starts again next time).")
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		engine.WaitDBBuilds(ctx)
+	}()
+	printed := ""
+	say := func(note string) {
+		if note != "" && note != printed {
+			fmt.Fprintln(e.stderr, "  "+note)
+			printed = note
+		}
+	}
+	for {
+		select {
+		case note := <-notes.C: // (the full screen's last wait may take one)
+			say(note)
+		case <-done:
+			if ctx.Err() != nil {
+				fmt.Fprintln(e.stderr, "Stopped; the database will be built again the next time the perfect player plays.")
+			} else {
+				say(notes.Last())
+			}
+			return
+		}
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"kalah"
+	"kalah/engine"
 	"kalah/internal/datadir"
 	"kalah/player"
 	"kalah/tui"
@@ -109,11 +110,13 @@ func runPlay(ctx context.Context, e *env, args []string) error {
 			}
 		})
 		t := &tui.TUI{Config: cfg, Menu: !chosen, Delay: *delay, Resume: resumed}
+		var notes *dbNotes
 		if *buildDB {
 			// The perfect player (the strongest level, and the hints')
 			// builds its endgame database the first time, as the screen
 			// says under the board; line mode, for scripts, does not.
-			t.Config.Background = buildDBOnFirstUse(e, true)
+			notes = buildDBOnFirstUse(e, true)
+			t.Config.Background = notes.C
 		}
 		if terminal {
 			t.In, t.Out = in, out
@@ -121,6 +124,9 @@ func runPlay(ctx context.Context, e *env, args []string) error {
 		err := t.Run(ctx)
 		if t.Saved != "" {
 			fmt.Fprintf(e.stdout, "The unfinished game is saved in %s; kalah play --resume continues it.\n", t.Saved)
+		}
+		if notes != nil && engine.DBBuildRunning() {
+			finishDBBuild(ctx, e, notes)
 		}
 		if err == nil && t.SaveErr != nil {
 			return t.SaveErr // the screen that said so is gone: say it again
