@@ -172,7 +172,8 @@ func newModel(ctx context.Context, cfg Config, delay time.Duration, showMenu boo
 	return m, nil
 }
 
-// Init starts the computer if it moves first.
+// Init starts the computer if it moves first, and the wait for the
+// first background note.
 func (m *model) Init() tea.Cmd { return tea.Batch(m.kick(), m.background()) }
 
 // background waits for Config.Background's next note.
