@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"runtime"
 	"sync"
@@ -41,8 +42,7 @@ var autoDBSeeds = PerfectDBSeeds
 var auto struct {
 	mu     sync.Mutex
 	report func(DBBuild)         // nil: no builds (the default)
-	builds map[string]*autoBuild // by file
-	built  map[string]*egdb.DB   // by file, once built
+	builds map[string]*autoBuild // by file; once built, the database is sharedDB's (dbCache)
 }
 
 type autoBuild struct{ done chan struct{} }
@@ -91,12 +91,18 @@ func autoDBPath(r kalah.Rules) (string, bool) {
 }
 
 // startAutoDB starts building the perfect player's database of rules r
-// unless it is being built, was built, or builds are off. have is the
-// seeds of the database the player has now.
+// unless it is being built, was built, builds are off, or the data
+// directory has one of autoDBSeeds or more. have is the seeds of the
+// database the player has now (it spares looking on disk).
 func startAutoDB(r kalah.Rules, have int) {
 	path, ok := autoDBPath(r)
-	if !ok || have >= autoDBSeeds {
+	if !ok || have >= autoDBSeeds || !autoBuilds(r) {
 		return
+	}
+	for k := autoDBSeeds; k <= egdb.MaxSeeds; k++ {
+		if _, err := os.Stat(filepath.Join(filepath.Dir(path), egdb.FileName(r, k))); err == nil {
+			return
+		}
 	}
 	auto.mu.Lock()
 	defer auto.mu.Unlock()
@@ -104,7 +110,7 @@ func startAutoDB(r kalah.Rules, have int) {
 		return
 	}
 	if auto.builds == nil {
-		auto.builds, auto.built = map[string]*autoBuild{}, map[string]*egdb.DB{}
+		auto.builds = map[string]*autoBuild{}
 	}
 	b := &autoBuild{done: make(chan struct{})}
 	auto.builds[path] = b
@@ -143,9 +149,6 @@ func startAutoDB(r kalah.Rules, have int) {
 				db = mapped
 			}
 		}
-		auto.mu.Lock()
-		auto.built[path] = db
-		auto.mu.Unlock()
 		dbMu.Lock()
 		dbCache[path] = db
 		dbMu.Unlock()
@@ -159,9 +162,9 @@ func autoDB(r kalah.Rules) *egdb.DB {
 	if !ok {
 		return nil
 	}
-	auto.mu.Lock()
-	defer auto.mu.Unlock()
-	return auto.built[path]
+	dbMu.Lock()
+	defer dbMu.Unlock()
+	return dbCache[path]
 }
 
 // StartDBBuild starts building the perfect player's database of rules r
@@ -171,14 +174,7 @@ func autoDB(r kalah.Rules) *egdb.DB {
 // analysis, which looks for a larger database now and then, is exact too
 // once it is built.
 func StartDBBuild(r kalah.Rules) {
-	if !autoBuilds(r) {
-		return
-	}
-	have := 0
-	if db, err := sharedDB(r, -1); err == nil && db != nil {
-		have = db.Seeds()
-	}
-	startAutoDB(r, have)
+	startAutoDB(r, 0)
 }
 
 // WaitDBBuilds waits until no build on first use runs, or ctx ends. A

@@ -60,7 +60,7 @@ func TestBuildDBOnFirstUse(t *testing.T) {
 	if first.dbSeeds != 10 {
 		t.Fatalf("the first player starts with a database of %d seeds, want the 10 built in memory", first.dbSeeds)
 	}
-	waitAutoDB(r)
+	WaitDBBuilds(context.Background())
 	path := filepath.Join(dir, egdb.FileName(r, autoDBSeeds))
 	if db, err := egdb.Open(path, false); err != nil {
 		t.Fatalf("the database built: %v", err)
@@ -122,7 +122,7 @@ func TestBuildDBOnFirstUse(t *testing.T) {
 	}
 	t.Setenv("KALAH_EGDB_DIR", file)
 	p := newPerfect("perfect", ecap)
-	waitAutoDB(ecap)
+	WaitDBBuilds(context.Background())
 	move(p, ecap)
 	mu.Lock()
 	if last := reports[len(reports)-1]; !last.Finished || !last.Built || last.Err == nil {
@@ -151,15 +151,19 @@ func TestBuildDBOnFirstUse(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir2, egdb.FileName(r, autoDBSeeds))); err != nil {
 		t.Errorf("StartDBBuild: %v", err)
 	}
-}
 
-// waitAutoDB waits for the build of rules r's database, if one runs.
-func waitAutoDB(r kalah.Rules) {
-	path, _ := autoDBPath(r)
+	// Nor with a larger database in the directory already.
+	dir3 := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir3, egdb.FileName(r, autoDBSeeds+1)), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("KALAH_EGDB_DIR", dir3)
+	StartDBBuild(r)
+	path, _ = autoDBPath(r)
 	auto.mu.Lock()
-	b := auto.builds[path]
+	started = auto.builds[path] != nil
 	auto.mu.Unlock()
-	if b != nil {
-		<-b.done
+	if started {
+		t.Error("a build started beside a larger database")
 	}
 }
