@@ -1,10 +1,12 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync"
 
 	"kalah"
@@ -45,7 +47,10 @@ var auto struct {
 	builds map[string]*autoBuild // by file; once built, the database is sharedDB's (dbCache)
 }
 
-type autoBuild struct{ done chan struct{} }
+type autoBuild struct {
+	done chan struct{}
+	now  DBBuild // where it stands (auto.mu): what DBBuilds tells
+}
 
 // autoOne holds the build that runs: the others wait for it.
 var autoOne = make(chan struct{}, 1)
@@ -112,25 +117,38 @@ func startAutoDB(r kalah.Rules, have int) {
 	if auto.builds == nil {
 		auto.builds = map[string]*autoBuild{}
 	}
-	b := &autoBuild{done: make(chan struct{})}
+	total := egdb.Size(r.Houses, autoDBSeeds)
+	st := DBBuild{Rules: r, Seeds: autoDBSeeds, Path: path, Total: total}
+	b := &autoBuild{done: make(chan struct{}), now: st}
 	auto.builds[path] = b
-	report := auto.report
+	// tell keeps where the build stands for DBBuilds; report tells it to
+	// BuildDBOnFirstUse's function too.
+	tell := func(st DBBuild) {
+		auto.mu.Lock()
+		b.now = st
+		auto.mu.Unlock()
+	}
+	told := auto.report
+	report := func(st DBBuild) {
+		tell(st)
+		told(st)
+	}
 	go func() {
 		defer close(b.done)
 		autoOne <- struct{}{} // one build at a time
 		defer func() { <-autoOne }()
-		total := egdb.Size(r.Houses, autoDBSeeds)
-		st := DBBuild{Rules: r, Seeds: autoDBSeeds, Path: path, Total: total}
 		report(st)
 		// Half the cores: a server's games and a person's go on meanwhile.
 		tenth := uint64(0)
 		db, err := egdb.Build(context.Background(), r, autoDBSeeds, egdb.BuildOptions{
 			Workers: max(1, runtime.GOMAXPROCS(0)/2),
 			Progress: func(done, total uint64) {
+				st.Done = done
 				if t := done * 10 / max(total, 1); t > tenth && done < total {
 					tenth = t
-					st.Done = done
 					report(st)
+				} else {
+					tell(st)
 				}
 			},
 		})
@@ -199,14 +217,22 @@ func WaitDBBuilds(ctx context.Context) error {
 
 // DBBuildRunning reports whether a build on first use runs.
 func DBBuildRunning() bool {
+	return len(DBBuilds()) > 0
+}
+
+// DBBuilds returns where each build on first use that has not finished
+// stands (Done 0 for one waiting for another to end), by file, as a page
+// tells its visitors why perfect play is slow.
+// Done is kept more often than BuildDBOnFirstUse's report is told.
+func DBBuilds() []DBBuild {
 	auto.mu.Lock()
 	defer auto.mu.Unlock()
+	var out []DBBuild
 	for _, b := range auto.builds {
-		select {
-		case <-b.done:
-		default:
-			return true
+		if !b.now.Finished {
+			out = append(out, b.now)
 		}
 	}
-	return false
+	slices.SortFunc(out, func(a, b DBBuild) int { return cmp.Compare(a.Path, b.Path) })
+	return out
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -29,10 +30,18 @@ func TestBuildDBOnFirstUse(t *testing.T) {
 	t.Setenv("KALAH_EGDB_DIR", dir)
 	var mu sync.Mutex
 	var reports []DBBuild
+	var standing []string // what DBBuilds said at each report that was not right
 	BuildDBOnFirstUse(func(b DBBuild) {
+		now := DBBuilds()
 		mu.Lock()
 		defer mu.Unlock()
 		reports = append(reports, b)
+		switch {
+		case b.Finished && len(now) != 0:
+			standing = append(standing, fmt.Sprintf("at the end: %+v", now))
+		case !b.Finished && (len(now) != 1 || now[0].Path != b.Path || now[0].Done < b.Done || now[0].Total != b.Total):
+			standing = append(standing, fmt.Sprintf("at %d of %d: %+v", b.Done, b.Total, now))
+		}
 	})
 	defer BuildDBOnFirstUse(nil)
 
@@ -87,6 +96,14 @@ func TestBuildDBOnFirstUse(t *testing.T) {
 		}
 	}
 	t.Logf("%d reports: %+v", len(got), got)
+	mu.Lock()
+	for _, s := range standing {
+		t.Errorf("DBBuilds during the build, %s", s)
+	}
+	mu.Unlock()
+	if now := DBBuilds(); len(now) != 0 {
+		t.Errorf("DBBuilds after the build: %+v", now)
+	}
 
 	// No build for a variant without strategy books (its visitors could
 	// fill a server's disk), for the engine player, nor with builds off.

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"kalah"
+	"kalah/engine"
 	"kalah/internal/httpapi"
 	"kalah/internal/netx"
 	"kalah/player"
@@ -77,6 +78,11 @@ type Options struct {
 	// bursts of 20; a negative rate, no limit.
 	AnalysisRate  float64
 	AnalysisBurst int
+	// DBBuilds tells where the perfect player's endgame databases being
+	// built on first use stand, which the page shows its visitors (perfect
+	// play and exact analysis are slower until they are built); nil means
+	// engine.DBBuilds.
+	DBBuilds func() []engine.DBBuild
 	// Analyses bounds the analyses run at once, for everyone (zero: half
 	// the cores, at least one); a request waits for a place as long as its
 	// own budget, then is refused as busy (503). One client may run
@@ -124,6 +130,9 @@ func New(ctx context.Context, o Options) (*Handler, error) {
 	}
 	if o.AnalysisBurst <= 0 {
 		o.AnalysisBurst = 20
+	}
+	if o.DBBuilds == nil {
+		o.DBBuilds = engine.DBBuilds
 	}
 	if o.Analyses <= 0 {
 		o.Analyses = max(runtime.GOMAXPROCS(0)/2, 1)
@@ -310,6 +319,17 @@ type Meta struct {
 	// Bots are the bots connected to the server that take tournament
 	// games, as player specs ("bot:alice"); tournaments only.
 	Bots []string `json:"bots,omitempty"`
+	// Building are the perfect player's endgame databases being built:
+	// until they are, its moves and the analysis are slower and may be
+	// estimates. The page asks again now and then while there are any.
+	Building []Building `json:"building,omitempty"`
+}
+
+// Building is an endgame database being built on first use.
+type Building struct {
+	Seeds        int  `json:"seeds"`
+	EmptyCapture bool `json:"empty_capture"`
+	Percent      int  `json:"percent"`
 }
 
 // PresetInfo is a named rule set: its source, and in Summary what it is
@@ -350,6 +370,9 @@ func (h *Handler) meta(w http.ResponseWriter, r *http.Request) {
 	}
 	if t := h.opts.Tournaments; t != nil {
 		m.Bots = t.Bots()
+	}
+	for _, b := range h.opts.DBBuilds() {
+		m.Building = append(m.Building, Building{Seeds: b.Seeds, EmptyCapture: b.Rules.EmptyCapture, Percent: int(100 * b.Done / max(b.Total, 1))})
 	}
 	httpapi.WriteJSON(w, http.StatusOK, m)
 }

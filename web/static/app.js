@@ -1725,6 +1725,34 @@ $("#themebtn").addEventListener("click", () => {
 });
 $("#soundbtn").addEventListener("click", () => { localStorage.setItem("kalah.sound", soundOn() ? "off" : "on"); applySound(); });
 window.addEventListener("hashchange", route);
-Promise.all([api("meta"), loadMe()]).then(([m]) => { meta = m; route(); document.body.dataset.ready = "1"; window.kalahReady = performance.now(); })
+
+// The perfect player's endgame databases being built on first use
+// (meta.building): said above every view, asked for again every 15 s
+// until they are built, then the end said for 20 s.
+const notice = $("#notice");
+let building = false, buildingTimer = 0;
+function checkBuilding() {
+  clearTimeout(buildingTimer);
+  api("meta").then(m => { meta.building = m.building; showBuilding(); })
+    .catch(() => { buildingTimer = setTimeout(checkBuilding, 15000); });
+}
+function showBuilding() {
+  clearTimeout(buildingTimer);
+  const list = meta.building || [];
+  if (list.length) {
+    building = true;
+    notice.textContent = list.map(b => "Building the perfect player's endgame database" + (b.empty_capture ? " for empty capture" : "") +
+      " (" + b.seeds + " seeds, once): " + b.percent + "%.").join(" ") + " Until it is built, the perfect level and the analysis are slower and may give estimates.";
+    notice.hidden = false;
+    buildingTimer = setTimeout(checkBuilding, 15000);
+  } else if (building) {
+    building = false;
+    notice.textContent = "The perfect player's endgame database is built: perfect plays from it from its next move, the analysis within a minute.";
+    buildingTimer = setTimeout(() => { notice.hidden = true; }, 20000);
+  } else notice.hidden = true;
+}
+window.kalahCheckBuilding = checkBuilding; // tests: ask now, not in 15 s
+
+Promise.all([api("meta"), loadMe()]).then(([m]) => { meta = m; showBuilding(); route(); document.body.dataset.ready = "1"; window.kalahReady = performance.now(); })
   .catch(ex => { main.replaceChildren(h("p", {class: "err", text: "Cannot reach the server: " + ex.message})); });
 })();
