@@ -3,14 +3,17 @@ package engine
 import (
 	"cmp"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"sync"
+	"time"
 
 	"kalah"
 	"kalah/egdb"
+	"kalah/internal/datadir"
 )
 
 // The perfect player answers at once only with the endgame database its
@@ -29,10 +32,14 @@ import (
 // the database was built, and the players use it; Err why it was not, or
 // why its file could not be written (then it serves this process only).
 type DBBuild struct {
-	Rules           kalah.Rules
-	Seeds           int
-	Path            string
-	Done, Total     uint64
+	Rules       kalah.Rules
+	Seeds       int
+	Path        string
+	Done, Total uint64
+	// Elsewhere says another process builds it (a kalah serve and a kalah
+	// play on one data directory, say): this one waits for its file, and
+	// builds it only if that process ends without writing it.
+	Elsewhere       bool
 	Finished, Built bool
 	Err             error
 }
@@ -135,43 +142,95 @@ func startAutoDB(r kalah.Rules, have int) {
 	}
 	go func() {
 		defer close(b.done)
-		autoOne <- struct{}{} // one build at a time
-		defer func() { <-autoOne }()
-		report(st)
-		// Half the cores: a server's games and a person's go on meanwhile.
-		tenth := uint64(0)
-		db, err := egdb.Build(context.Background(), r, autoDBSeeds, egdb.BuildOptions{
-			Workers: max(1, runtime.GOMAXPROCS(0)/2),
-			Progress: func(done, total uint64) {
-				st.Done = done
-				if t := done * 10 / max(total, 1); t > tenth && done < total {
-					tenth = t
-					report(st)
-				} else {
-					tell(st)
-				}
-			},
-		})
-		st.Done, st.Finished = total, true
-		if err != nil {
-			st.Err = err
+		buildAuto(r, st, report, tell)
+	}()
+}
+
+// autoPoll is how often a process waiting for another's build looks for
+// its file.
+var autoPoll = 2 * time.Second
+
+// buildAuto builds the database st names, writes it and hands it to the
+// players (dbCache), telling report how it goes. Where another process
+// builds it (its lock file held: a kalah serve and a kalah play, say), it
+// waits for that one's file instead of building it twice, and builds it
+// itself if that process ends without writing it.
+func buildAuto(r kalah.Rules, st DBBuild, report, tell func(DBBuild)) {
+	path := st.Path
+	var unlock func()
+	for {
+		if db, err := egdb.Open(path, false); err == nil { // written by another process meanwhile
+			dbMu.Lock()
+			dbCache[path] = db
+			dbMu.Unlock()
+			st.Done, st.Finished, st.Built = st.Total, true, true
 			report(st)
 			return
 		}
-		st.Built, st.Err = true, db.WriteFile(path)
-		if st.Err == nil {
-			// The file mapped, not the 1.25 GB built: pages the system may
-			// evict and share with other processes.
-			if mapped, err := egdb.Open(path, true); err == nil {
-				db.Close()
-				db = mapped
+		var err error
+		unlock, err = datadir.TryLock(path+".lock", "kalah building "+filepath.Base(path))
+		if err == nil {
+			if _, err := os.Stat(path); err == nil { // written between the look and the lock
+				unlock()
+				continue
 			}
+			// Gone once the file is there: a process that takes the lock
+			// of the file removed looks for the database first.
+			defer func() {
+				os.Remove(path + ".lock")
+				unlock()
+			}()
+			break
 		}
-		dbMu.Lock()
-		dbCache[path] = db
-		dbMu.Unlock()
+		if !errors.Is(err, datadir.ErrLocked) {
+			// A directory that cannot take the lock cannot take the file
+			// either, which the write reports, the database still serving
+			// this process.
+			break
+		}
+		if !st.Elsewhere {
+			st.Elsewhere = true
+			report(st)
+		}
+		time.Sleep(autoPoll)
+	}
+	st.Elsewhere = false
+	autoOne <- struct{}{} // one build at a time
+	defer func() { <-autoOne }()
+	report(st)
+	// Half the cores: a server's games and a person's go on meanwhile.
+	tenth := uint64(0)
+	db, err := egdb.Build(context.Background(), r, st.Seeds, egdb.BuildOptions{
+		Workers: max(1, runtime.GOMAXPROCS(0)/2),
+		Progress: func(done, total uint64) {
+			st.Done = done
+			if t := done * 10 / max(total, 1); t > tenth && done < total {
+				tenth = t
+				report(st)
+			} else {
+				tell(st)
+			}
+		},
+	})
+	st.Done, st.Finished = st.Total, true
+	if err != nil {
+		st.Err = err
 		report(st)
-	}()
+		return
+	}
+	st.Built, st.Err = true, db.WriteFile(path)
+	if st.Err == nil {
+		// The file mapped, not the 1.25 GB built: pages the system may
+		// evict and share with other processes.
+		if mapped, err := egdb.Open(path, true); err == nil {
+			db.Close()
+			db = mapped
+		}
+	}
+	dbMu.Lock()
+	dbCache[path] = db
+	dbMu.Unlock()
+	report(st)
 }
 
 // autoDB returns the database built for rules r in this process, or nil.
@@ -195,14 +254,17 @@ func StartDBBuild(r kalah.Rules) {
 	startAutoDB(r, 0)
 }
 
-// WaitDBBuilds waits until no build on first use runs, or ctx ends. A
+// WaitDBBuilds waits until no build on first use runs in this process
+// (one waiting for another process's is not waited for), or ctx ends. A
 // command whose person is done (kalah play quitting) calls it so that a
 // build well under way is not lost: it is not resumable.
 func WaitDBBuilds(ctx context.Context) error {
 	auto.mu.Lock()
 	var running []*autoBuild
 	for _, b := range auto.builds {
-		running = append(running, b)
+		if !b.now.Elsewhere && !b.now.Finished {
+			running = append(running, b)
+		}
 	}
 	auto.mu.Unlock()
 	for _, b := range running {
@@ -215,9 +277,10 @@ func WaitDBBuilds(ctx context.Context) error {
 	return nil
 }
 
-// DBBuildRunning reports whether a build on first use runs.
+// DBBuildRunning reports whether a build on first use runs in this
+// process.
 func DBBuildRunning() bool {
-	return len(DBBuilds()) > 0
+	return slices.ContainsFunc(DBBuilds(), func(b DBBuild) bool { return !b.Elsewhere })
 }
 
 // DBBuilds returns where each build on first use that has not finished

@@ -7,9 +7,11 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"kalah"
 	"kalah/egdb"
+	"kalah/internal/datadir"
 	"kalah/player"
 )
 
@@ -182,5 +184,100 @@ func TestBuildDBOnFirstUse(t *testing.T) {
 	auto.mu.Unlock()
 	if started {
 		t.Error("a build started beside a larger database")
+	}
+}
+
+// TestBuildDBOnFirstUseElsewhere: where another process builds the
+// database (its lock file held), a build on first use waits for that
+// one's file and builds nothing, and says so (Elsewhere, not a build of
+// this process: WaitDBBuilds does not wait for it); if that process ends
+// without writing the file, this one builds it, and the lock file goes
+// once it is written. The other process is played by the test: a lock of
+// a file opened apart is refused within one process as across two.
+func TestBuildDBOnFirstUseElsewhere(t *testing.T) {
+	defer func(k int, poll time.Duration) { autoDBSeeds, autoPoll = k, poll }(autoDBSeeds, autoPoll)
+	autoDBSeeds, autoPoll = 13, 10*time.Millisecond
+	dir := t.TempDir()
+	t.Setenv("KALAH_EGDB_DIR", dir)
+	reports := make(chan DBBuild, 100)
+	BuildDBOnFirstUse(func(b DBBuild) { reports <- b })
+	defer BuildDBOnFirstUse(nil)
+	next := func() DBBuild {
+		t.Helper()
+		select {
+		case b := <-reports:
+			return b
+		case <-time.After(time.Minute):
+			t.Fatal("no report in a minute")
+			return DBBuild{}
+		}
+	}
+
+	for _, writes := range []bool{true, false} {
+		r := kalah.Standard()
+		r.EmptyCapture = !writes // a variant not built yet
+		path, _ := autoDBPath(r)
+		unlock, err := datadir.TryLock(path+".lock", "the other process")
+		if err != nil {
+			t.Fatal(err)
+		}
+		StartDBBuild(r)
+		if b := next(); !b.Elsewhere || b.Finished || b.Path != path {
+			t.Fatalf("the first report %+v, want the other process's build waited for", b)
+		}
+		if now := DBBuilds(); len(now) != 1 || !now[0].Elsewhere {
+			t.Errorf("DBBuilds while the other process builds: %+v", now)
+		}
+		if DBBuildRunning() {
+			t.Error("DBBuildRunning while another process builds")
+		}
+		stopped, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		if err := WaitDBBuilds(stopped); err != nil {
+			t.Errorf("WaitDBBuilds waits for another process's build: %v", err)
+		}
+		cancel()
+		if writes {
+			db, err := egdb.Build(context.Background(), r, autoDBSeeds, egdb.BuildOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := db.WriteFile(path); err != nil {
+				t.Fatal(err)
+			}
+			db.Close()
+			unlock()
+			if b := next(); !b.Finished || !b.Built || b.Err != nil || b.Elsewhere != true {
+				t.Fatalf("once the other process wrote the file: %+v", b)
+			}
+			if db := autoDB(r); db == nil || db.Seeds() != autoDBSeeds {
+				t.Errorf("the other process's database is not the players'")
+			}
+			continue
+		}
+		unlock() // the other process ended without the file
+		var b DBBuild
+		for b = next(); !b.Finished; b = next() {
+			if b.Elsewhere {
+				t.Errorf("still waiting once the lock is free: %+v", b)
+			}
+		}
+		if !b.Built || b.Err != nil {
+			t.Fatalf("the build after the other process ended: %+v", b)
+		}
+		if db, err := egdb.Open(path, false); err != nil {
+			t.Errorf("the file: %v", err)
+		} else {
+			db.Close()
+		}
+		WaitDBBuilds(context.Background())
+		for range 100 { // the lock file goes just after the last report
+			if _, err := os.Stat(path + ".lock"); err != nil {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		if _, err := os.Stat(path + ".lock"); err == nil {
+			t.Error("the lock file is left beside the database")
+		}
 	}
 }

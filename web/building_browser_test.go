@@ -86,10 +86,12 @@ func TestBrowserSaysDatabaseBuilding(t *testing.T) {
 		}
 	}
 
-	set(build(false, 70), build(true, 0))
+	other := build(true, 0)
+	other.Elsewhere = true
+	set(build(false, 70), other)
 	eval[bool](t, ctx, `window.kalahCheckBuilding(), true`)
 	shown("(24 seeds, once): 70%")
-	shown("for empty capture (24 seeds, once): 0%")
+	shown("Another program on the server is building the perfect player's endgame database for empty capture (24 seeds, once).")
 
 	set()
 	eval[bool](t, ctx, `window.kalahCheckBuilding(), true`)

@@ -330,6 +330,9 @@ type Building struct {
 	Seeds        int  `json:"seeds"`
 	EmptyCapture bool `json:"empty_capture"`
 	Percent      int  `json:"percent"`
+	// Elsewhere: another process on the server's machine builds it, and
+	// this one waits for it (Percent is not known).
+	Elsewhere bool `json:"elsewhere,omitempty"`
 }
 
 // PresetInfo is a named rule set: its source, and in Summary what it is
@@ -372,7 +375,7 @@ func (h *Handler) meta(w http.ResponseWriter, r *http.Request) {
 		m.Bots = t.Bots()
 	}
 	for _, b := range h.opts.DBBuilds() {
-		m.Building = append(m.Building, Building{Seeds: b.Seeds, EmptyCapture: b.Rules.EmptyCapture, Percent: int(100 * b.Done / max(b.Total, 1))})
+		m.Building = append(m.Building, Building{Seeds: b.Seeds, EmptyCapture: b.Rules.EmptyCapture, Percent: int(100 * b.Done / max(b.Total, 1)), Elsewhere: b.Elsewhere})
 	}
 	httpapi.WriteJSON(w, http.StatusOK, m)
 }

@@ -293,6 +293,13 @@ func buildDBOnFirstUse(e *env, screen bool) *dbNotes {
 	engine.BuildDBOnFirstUse(func(b engine.DBBuild) {
 		pct := 100 * b.Done / max(b.Total, 1)
 		switch {
+		case b.Elsewhere && !b.Finished:
+			e.log.Info("another process builds the perfect player's endgame database: waiting for its file", "rules", b.Rules.String(), "seeds", b.Seeds, "file", b.Path)
+			notes.send(fmt.Sprintf("Another kalah process is building the perfect player's endgame database (%d seeds); this one waits for it. Until it is built, perfect play and hints may take longer.", b.Seeds))
+		case b.Elsewhere && b.Built:
+			e.log.Info("the perfect player's endgame database, built by another process, is here", "rules", b.Rules.String(), "file", b.Path)
+			notes.send("The perfect player's endgame database is built (by another kalah process); it plays from it from its next move.")
+			time.AfterFunc(20*time.Second, func() { notes.send("") })
 		case !b.Finished:
 			e.log.Info("building the perfect player's endgame database", "rules", b.Rules.String(), "seeds", b.Seeds, "done", fmt.Sprintf("%d%%", pct), "file", b.Path)
 			notes.send(fmt.Sprintf("Building the perfect player's endgame database (%d seeds, once): %d%%. Until it is built, perfect play and hints may take longer.", b.Seeds, pct))
@@ -328,9 +335,10 @@ func finishDBBuild(ctx context.Context, e *env, notes *dbNotes) {
 			printed = note
 		}
 	}
+	say(notes.Last()) // where it stands now: the full screen's last wait may have taken the note
 	for {
 		select {
-		case note := <-notes.C: // (the full screen's last wait may take one)
+		case note := <-notes.C:
 			say(note)
 		case <-done:
 			if ctx.Err() != nil {

@@ -24,10 +24,25 @@ var ErrLocked = errors.New("data directory in use")
 // process or another, fails at once with ErrLocked, naming the process
 // that holds it.
 func Lock(dir, what string) (unlock func(), err error) {
-	path := filepath.Join(dir, LockFile)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	unlock, err = TryLock(filepath.Join(dir, LockFile), what)
+	if errors.Is(err, ErrLocked) {
+		return nil, fmt.Errorf("%w: %s is held by %s; stop it first, or give this one another --data", ErrLocked, dir, strings.TrimPrefix(err.Error(), ErrLocked.Error()+": "))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", dir, err)
+	}
+	return unlock, nil
+}
+
+// TryLock takes the lock file at path (made if missing) for this process
+// alone, as Lock does, writing what and the process's id in it, and
+// returns the function that gives it back. While another open of it holds
+// it, it fails at once with an error wrapping ErrLocked that says who
+// ("ErrLocked: WHAT (pid N)").
+func TryLock(path, what string) (unlock func(), err error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, err
 	}
 	if err := lockFile(f); err != nil {
 		holder, _ := os.ReadFile(path)
@@ -37,9 +52,9 @@ func Lock(dir, what string) (unlock func(), err error) {
 			if who == "" {
 				who = "another process"
 			}
-			return nil, fmt.Errorf("%w: %s is held by %s; stop it first, or give this one another --data", ErrLocked, dir, who)
+			return nil, fmt.Errorf("%w: %s", ErrLocked, who)
 		}
-		return nil, fmt.Errorf("lock %s: %w", dir, err)
+		return nil, err
 	}
 	f.Truncate(0)
 	f.WriteAt([]byte(what+" (pid "+strconv.Itoa(os.Getpid())+")\n"), 0)

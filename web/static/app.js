@@ -1741,8 +1741,9 @@ function showBuilding() {
   const list = meta.building || [];
   if (list.length) {
     building = true;
-    notice.textContent = list.map(b => "Building the perfect player's endgame database" + (b.empty_capture ? " for empty capture" : "") +
-      " (" + b.seeds + " seeds, once): " + b.percent + "%.").join(" ") + " Until it is built, the perfect level and the analysis are slower and may give estimates.";
+    notice.textContent = list.map(b => (b.elsewhere ? "Another program on the server is building" : "Building") + " the perfect player's endgame database" +
+      (b.empty_capture ? " for empty capture" : "") + " (" + b.seeds + " seeds, once)" + (b.elsewhere ? "." : ": " + b.percent + "%.")).join(" ") +
+      " Until it is built, the perfect level and the analysis are slower and may give estimates.";
     notice.hidden = false;
     buildingTimer = setTimeout(checkBuilding, 15000);
   } else if (building) {
