@@ -167,8 +167,10 @@ func buildAuto(r kalah.Rules, st DBBuild, report, tell func(DBBuild)) {
 			report(st)
 			return
 		}
-		var err error
-		unlock, err = datadir.TryLock(path+".lock", "kalah building "+filepath.Base(path))
+		err := os.MkdirAll(filepath.Dir(path), 0o755) // as the file's write would
+		if err == nil {
+			unlock, err = datadir.TryLock(path+".lock", "kalah building "+filepath.Base(path))
+		}
 		if err == nil {
 			if _, err := os.Stat(path); err == nil { // written between the look and the lock
 				unlock()

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -28,16 +29,26 @@ import (
 func TestBuildDBOnFirstUse(t *testing.T) {
 	defer func(k int) { autoDBSeeds = k }(autoDBSeeds)
 	autoDBSeeds = 13 // a second, where 24 takes minutes
-	dir := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "not", "made") // the build makes it
 	t.Setenv("KALAH_EGDB_DIR", dir)
 	var mu sync.Mutex
 	var reports []DBBuild
 	var standing []string // what DBBuilds said at each report that was not right
 	BuildDBOnFirstUse(func(b DBBuild) {
 		now := DBBuilds()
+		var locked error
+		if !b.Finished { // the build holds the lock other processes wait on
+			var unlock func()
+			if unlock, locked = datadir.TryLock(b.Path+".lock", "test"); locked == nil {
+				unlock()
+			}
+		}
 		mu.Lock()
 		defer mu.Unlock()
 		reports = append(reports, b)
+		if !b.Finished && !errors.Is(locked, datadir.ErrLocked) {
+			standing = append(standing, fmt.Sprintf("at %d of %d the lock file could be taken (%v)", b.Done, b.Total, locked))
+		}
 		switch {
 		case b.Finished && len(now) != 0:
 			standing = append(standing, fmt.Sprintf("at the end: %+v", now))
