@@ -24,7 +24,8 @@ import (
 // data directory for every later run, and every perfect player of the
 // process takes it at its next move once it is built. Until then they play
 // with the largest database there is (one of 10 seeds in memory at least),
-// slower beyond the books, and may estimate where a search runs out of time.
+// and from the first seconds of the build with one of 16 it makes first in
+// memory (the bridge): slower beyond the books than with the large one.
 
 // DBBuild is where the build of a perfect player's database stands, as
 // BuildDBOnFirstUse's report is told: when it starts (Done 0), at every
@@ -146,6 +147,33 @@ func startAutoDB(r kalah.Rules, have int) {
 	}()
 }
 
+// bridgeDBSeeds is the database a build on first use makes in memory
+// before its own, within seconds, for the players to take meanwhile: with
+// 16 seeds perfect answers Kalah(6,4) in about 60 ms a move, every move
+// exact, where with the 10 it starts with it takes about 350 ms and
+// estimates some (docs/PERFORMANCE.md, P6). It is kept (30 MB): players
+// may be probing it when the large one arrives.
+var bridgeDBSeeds = 16
+
+// bridgeKey is the bridge's key in dbCache for the database at path.
+func bridgeKey(path string) string { return "bridge:" + path }
+
+// buildBridge builds the bridge for the database at path, unless it is
+// too small to be one.
+func buildBridge(r kalah.Rules, path string) {
+	k := min(bridgeDBSeeds, autoDBSeeds-2)
+	if k <= 10 {
+		return
+	}
+	db, err := egdb.Build(context.Background(), r, k, egdb.BuildOptions{Workers: max(1, runtime.GOMAXPROCS(0)/2)})
+	if err != nil {
+		return
+	}
+	dbMu.Lock()
+	dbCache[bridgeKey(path)] = db
+	dbMu.Unlock()
+}
+
 // autoPoll is how often a process waiting for another's build looks for
 // its file.
 var autoPoll = 2 * time.Second
@@ -157,6 +185,13 @@ var autoPoll = 2 * time.Second
 // itself if that process ends without writing it.
 func buildAuto(r kalah.Rules, st DBBuild, report, tell func(DBBuild)) {
 	path := st.Path
+	bridged := false
+	bridge := func() {
+		if !bridged {
+			bridged = true
+			buildBridge(r, path)
+		}
+	}
 	var unlock func()
 	for {
 		if db, err := egdb.Open(path, false); err == nil { // written by another process meanwhile
@@ -194,12 +229,14 @@ func buildAuto(r kalah.Rules, st DBBuild, report, tell func(DBBuild)) {
 			st.Elsewhere = true
 			report(st)
 		}
+		bridge()
 		time.Sleep(autoPoll)
 	}
 	st.Elsewhere = false
-	autoOne <- struct{}{} // one build at a time
-	defer func() { <-autoOne }()
 	report(st)
+	bridge()
+	autoOne <- struct{}{} // one build at a time (the bridges are quick)
+	defer func() { <-autoOne }()
 	// Half the cores: a server's games and a person's go on meanwhile.
 	tenth := uint64(0)
 	db, err := egdb.Build(context.Background(), r, st.Seeds, egdb.BuildOptions{
@@ -235,7 +272,8 @@ func buildAuto(r kalah.Rules, st DBBuild, report, tell func(DBBuild)) {
 	report(st)
 }
 
-// autoDB returns the database built for rules r in this process, or nil.
+// autoDB returns the database built for rules r in this process, else
+// its bridge, or nil.
 func autoDB(r kalah.Rules) *egdb.DB {
 	path, ok := autoDBPath(r)
 	if !ok {
@@ -243,7 +281,10 @@ func autoDB(r kalah.Rules) *egdb.DB {
 	}
 	dbMu.Lock()
 	defer dbMu.Unlock()
-	return dbCache[path]
+	if db := dbCache[path]; db != nil {
+		return db
+	}
+	return dbCache[bridgeKey(path)]
 }
 
 // StartDBBuild starts building the perfect player's database of rules r

@@ -28,7 +28,7 @@ import (
 // it (or for its context).
 func TestBuildDBOnFirstUse(t *testing.T) {
 	defer func(k int) { autoDBSeeds = k }(autoDBSeeds)
-	autoDBSeeds = 13 // a second, where 24 takes minutes
+	autoDBSeeds = 13                                 // a second, where 24 takes minutes
 	dir := filepath.Join(t.TempDir(), "not", "made") // the build makes it
 	t.Setenv("KALAH_EGDB_DIR", dir)
 	var mu sync.Mutex
@@ -46,6 +46,11 @@ func TestBuildDBOnFirstUse(t *testing.T) {
 		mu.Lock()
 		defer mu.Unlock()
 		reports = append(reports, b)
+		if b.Done > 0 && !b.Finished {
+			if db := autoDB(b.Rules); db == nil || db.Seeds() != autoDBSeeds-2 {
+				standing = append(standing, fmt.Sprintf("at %d of %d the players have no bridge of %d seeds (%v)", b.Done, b.Total, autoDBSeeds-2, db))
+			}
+		}
 		if !b.Finished && !errors.Is(locked, datadir.ErrLocked) {
 			standing = append(standing, fmt.Sprintf("at %d of %d the lock file could be taken (%v)", b.Done, b.Total, locked))
 		}

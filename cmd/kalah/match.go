@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"kalah"
+	"kalah/engine"
 	"kalah/internal/store"
 	"kalah/match"
 	"kalah/player"
@@ -47,6 +48,9 @@ func runMatch(ctx context.Context, e *env, args []string) error {
 	markdown := fs.Bool("markdown", false, "print the tables as Markdown")
 	record := fs.String("record", "", "write the games as JSON lines to this file")
 	verbose := fs.Bool("v", false, "log progress and details to stderr even on a terminal")
+	buildDB := fs.Bool("build-egdb", false, fmt.Sprintf("as kalah play does: where the data directory lacks the perfect player's endgame database of %d seeds, its first\n"+
+		"game of six-house Kalah starts building it in the background (the players take one of 16 seeds built first within seconds,\n"+
+		"then it); the match waits for it at its end, Ctrl-C stops it", engine.PerfectDBSeeds))
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -101,6 +105,15 @@ func runMatch(ctx context.Context, e *env, args []string) error {
 			cfg.Logs = filepath.Join(store.DefaultDir(), "logs", "match-"+time.Now().Format("20060102-150405"))
 		}
 		e.log.Debug("program players' standard error is kept", "dir", cfg.Logs)
+	}
+	var notes *dbNotes
+	if *buildDB {
+		notes = buildDBOnFirstUse(e, false)
+		defer func() {
+			if engine.DBBuildRunning() {
+				finishDBBuild(ctx, e, notes)
+			}
+		}()
 	}
 	var rec *bufio.Writer
 	if *record != "" {
