@@ -148,11 +148,12 @@ func startAutoDB(r kalah.Rules, have int) {
 }
 
 // bridgeDBSeeds is the database a build on first use makes in memory
-// before its own, within seconds, for the players to take meanwhile: with
-// 16 seeds perfect answers Kalah(6,4) in about 60 ms a move, every move
-// exact, where with the 10 it starts with it takes about 350 ms and
-// estimates some (docs/PERFORMANCE.md, P6). It is kept (30 MB): players
-// may be probing it when the large one arrives.
+// before its own, on every core within seconds, for the players to take
+// at their next move meanwhile: with 16 seeds perfect answers Kalah(6,4)
+// in about 60 ms a move, every move exact, where with the 10 it starts
+// with it takes about 350 ms and estimates some (docs/PERFORMANCE.md, P6
+// and P7). It is kept (30 MB): players may be probing it when the large
+// one arrives.
 var bridgeDBSeeds = 16
 
 // bridgeKey is the bridge's key in dbCache for the database at path.
@@ -165,7 +166,7 @@ func buildBridge(r kalah.Rules, path string) {
 	if k <= 10 {
 		return
 	}
-	db, err := egdb.Build(context.Background(), r, k, egdb.BuildOptions{Workers: max(1, runtime.GOMAXPROCS(0)/2)})
+	db, err := egdb.Build(context.Background(), r, k, egdb.BuildOptions{}) // every core: seconds
 	if err != nil {
 		return
 	}
