@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -105,17 +106,22 @@ func autoDBPath(r kalah.Rules) (string, bool) {
 
 // startAutoDB starts building the perfect player's database of rules r
 // unless it is being built, was built, builds are off, or the data
-// directory has one of autoDBSeeds or more. have is the seeds of the
-// database the player has now (it spares looking on disk).
+// directory has one of autoDBSeeds or more (a file of autoDBSeeds whose
+// header is wrong is built again). have is the seeds of the database the
+// player has now (it spares looking on disk).
 func startAutoDB(r kalah.Rules, have int) {
 	path, ok := autoDBPath(r)
 	if !ok || have >= autoDBSeeds || !autoBuilds(r) {
 		return
 	}
-	for k := autoDBSeeds; k <= egdb.MaxSeeds; k++ {
+	for k := autoDBSeeds + 1; k <= egdb.MaxSeeds; k++ {
 		if _, err := os.Stat(filepath.Join(filepath.Dir(path), egdb.FileName(r, k))); err == nil {
 			return
 		}
+	}
+	if db, err := egdb.Open(path, true); err == nil { // the header only: no reading 1.25 GB
+		db.Close()
+		return
 	}
 	auto.mu.Lock()
 	defer auto.mu.Unlock()
@@ -194,8 +200,10 @@ func buildAuto(r kalah.Rules, st DBBuild, report, tell func(DBBuild)) {
 		}
 	}
 	var unlock func()
+	warned := false
 	for {
-		if db, err := egdb.Open(path, false); err == nil { // written by another process meanwhile
+		db, openErr := egdb.Open(path, false)
+		if openErr == nil { // written by another process meanwhile
 			dbMu.Lock()
 			dbCache[path] = db
 			dbMu.Unlock()
@@ -203,12 +211,16 @@ func buildAuto(r kalah.Rules, st DBBuild, report, tell func(DBBuild)) {
 			report(st)
 			return
 		}
+		if !errors.Is(openErr, os.ErrNotExist) && !warned {
+			slog.Warn("the perfect player's endgame database cannot be read: it is built again", "file", path, "err", openErr)
+			warned = true
+		}
 		err := os.MkdirAll(filepath.Dir(path), 0o755) // as the file's write would
 		if err == nil {
 			unlock, err = datadir.TryLock(path+".lock", "kalah building "+filepath.Base(path))
 		}
 		if err == nil {
-			if _, err := os.Stat(path); err == nil { // written between the look and the lock
+			if _, err := os.Stat(path); err == nil && errors.Is(openErr, os.ErrNotExist) { // written between the look and the lock
 				unlock()
 				continue
 			}

@@ -201,6 +201,24 @@ func TestBuildDBOnFirstUse(t *testing.T) {
 	if started {
 		t.Error("a build started beside a larger database")
 	}
+
+	// A file that is not a database (a disk's fault, a copy cut short) is
+	// built again, not taken for the database nor left to slow the player.
+	dir4 := t.TempDir()
+	t.Setenv("KALAH_EGDB_DIR", dir4)
+	bad := filepath.Join(dir4, egdb.FileName(r, autoDBSeeds))
+	if err := os.WriteFile(bad, []byte("not a database"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if p := newPerfect("perfect", r); p.dbSeeds >= autoDBSeeds {
+		t.Errorf("a player took the bad file (%d seeds)", p.dbSeeds)
+	}
+	WaitDBBuilds(context.Background())
+	if db, err := egdb.Open(bad, false); err != nil {
+		t.Errorf("the bad file was not built again: %v", err)
+	} else {
+		db.Close()
+	}
 }
 
 // TestBuildDBOnFirstUseElsewhere: where another process builds the
