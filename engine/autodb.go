@@ -300,6 +300,14 @@ func autoDB(r kalah.Rules) *egdb.DB {
 	return dbCache[bridgeKey(path)]
 }
 
+// FirstUseDB returns the perfect player's database of rules r built on
+// first use in this process, or while it is built the smaller one made
+// first (the bridge); nil if neither is there. Other engines of the
+// process (the page's analysis) may probe it too: it is never closed.
+func FirstUseDB(r kalah.Rules) *egdb.DB {
+	return autoDB(r)
+}
+
 // StartDBBuild starts building the perfect player's database of rules r
 // now, as the variant's first perfect player would, where the data
 // directory has none of PerfectDBSeeds or more (builds on first use must

@@ -43,6 +43,12 @@ type Engine struct {
 	// the perfect player's on first use), and are replaced by engines
 	// that probe it: zero means a minute, negative every request.
 	Recheck time.Duration
+	// FirstUse gives the perfect player's database built on first use in
+	// this process for the rules, or the smaller one it makes first while
+	// it is built, which the engines take as they would a larger file;
+	// nil means engine.FirstUseDB where EgdbDir is the default (where
+	// those are built), none elsewhere.
+	FirstUse func(kalah.Rules) *egdb.DB
 
 	mu    sync.Mutex
 	pools map[kalah.Rules]*enginePool
@@ -89,7 +95,7 @@ func (a *Engine) recheck(r kalah.Rules) {
 		have = p.db.Seeds()
 	}
 	a.mu.Unlock()
-	if _, k := a.largestDB(r); k <= have {
+	if _, k := a.largestDB(r); k <= have && seedsOf(a.firstUse(r)) <= have {
 		return
 	}
 	db := a.findDB(r) // reads and checks the file: outside the lock
@@ -283,14 +289,41 @@ func (a *Engine) largestDB(r kalah.Rules) (string, int) {
 	return "", 0
 }
 
+// firstUse returns the perfect player's database built on first use in
+// this process, or its bridge while it is built (FirstUse), if any.
+func (a *Engine) firstUse(r kalah.Rules) *egdb.DB {
+	get := a.FirstUse
+	if get == nil && a.EgdbDir == "" {
+		get = engine.FirstUseDB
+	}
+	if get == nil || a.dbDir(r) == "" {
+		return nil
+	}
+	if db := get(r); db != nil && db.Check(r) == nil {
+		return db
+	}
+	return nil
+}
+
+// seedsOf returns db's seeds, 0 for none.
+func seedsOf(db *egdb.DB) int {
+	if db == nil {
+		return 0
+	}
+	return db.Seeds()
+}
+
 // findDB opens the endgame database for r with the most seeds in EgdbDir,
-// or returns nil if there is none that opens and checks out.
+// or returns nil if there is none that opens and checks out. The perfect
+// player's built on first use in this process is taken instead of a file
+// of no more seeds (it is that file, or the bridge before it).
 func (a *Engine) findDB(r kalah.Rules) *egdb.DB {
 	dir := a.dbDir(r)
 	if dir == "" {
 		return nil
 	}
-	for k := 64; k >= 1; k-- {
+	fu := a.firstUse(r)
+	for k := 64; k > seedsOf(fu); k-- {
 		path := filepath.Join(dir, egdb.FileName(r, k))
 		if _, err := os.Stat(path); err != nil {
 			continue
@@ -305,5 +338,5 @@ func (a *Engine) findDB(r kalah.Rules) *egdb.DB {
 		}
 		return db
 	}
-	return nil
+	return fu
 }

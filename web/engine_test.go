@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -154,5 +155,66 @@ func TestEngineTakesALargerDatabase(t *testing.T) {
 		if got, want := source(), fmt.Sprintf("engine with the endgame database of %d seeds", k); got != want {
 			t.Errorf("after the %d-seed database was built: source %q, want %q", k, got, want)
 		}
+	}
+}
+
+// TestEngineTakesTheFirstUseDatabase: the analysis engines take the
+// perfect player's database built on first use in the process (or its
+// bridge) as they take a larger file, a file of more seeds before it, and
+// nothing of the wrong rules.
+func TestEngineTakesTheFirstUseDatabase(t *testing.T) {
+	r := kalah.Standard()
+	dir := t.TempDir()
+	build := func(r kalah.Rules, k int) *egdb.DB {
+		t.Helper()
+		db, err := egdb.Build(context.Background(), r, k, egdb.BuildOptions{Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return db
+	}
+	var mu sync.Mutex
+	var fu *egdb.DB
+	a := &Engine{EgdbDir: dir, Recheck: -1, FirstUse: func(kalah.Rules) *egdb.DB {
+		mu.Lock()
+		defer mu.Unlock()
+		return fu
+	}}
+	set := func(db *egdb.DB) {
+		mu.Lock()
+		defer mu.Unlock()
+		fu = db
+	}
+	p := randomEndgame(rand.New(rand.NewPCG(4, 4)), r, 8)
+	source := func() string {
+		t.Helper()
+		an, err := a.Analyze(context.Background(), r, p, time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return an.Source
+	}
+	if got := source(); got != "engine" {
+		t.Fatalf("with no database: source %q", got)
+	}
+	ecap := r
+	ecap.EmptyCapture = true
+	set(build(ecap, 6))
+	if got := source(); got != "engine" {
+		t.Errorf("another variant's database taken: source %q", got)
+	}
+	set(build(r, 4))
+	if got, want := source(), "engine with the endgame database of 4 seeds"; got != want {
+		t.Errorf("with the bridge: source %q, want %q", got, want)
+	}
+	if err := build(r, 5).WriteFile(filepath.Join(dir, egdb.FileName(r, 5))); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := source(), "engine with the endgame database of 5 seeds"; got != want {
+		t.Errorf("with a larger file: source %q, want %q", got, want)
+	}
+	set(build(r, 6))
+	if got, want := source(), "engine with the endgame database of 6 seeds"; got != want {
+		t.Errorf("once built: source %q, want %q", got, want)
 	}
 }
