@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -46,9 +47,24 @@ type DBBuild struct {
 	Err             error
 }
 
-// autoDBSeeds is the database built on first use: PerfectDBSeeds, less in
-// tests.
-var autoDBSeeds = PerfectDBSeeds
+// autoDBSeeds is the database built on first use: PerfectDBSeeds, or
+// FirstUseSeedsEnv's, less in tests.
+var autoDBSeeds = firstUseSeeds()
+
+// FirstUseSeedsEnv names the environment variable that makes the
+// database built on first use a smaller one, of 11 to PerfectDBSeeds
+// seeds (another value is ignored): for a machine short of memory or
+// disk (20 seeds: 243 MB, seconds to build), and for tests of the
+// commands. Beyond its books perfect then answers slower.
+const FirstUseSeedsEnv = "KALAH_FIRST_USE_SEEDS"
+
+func firstUseSeeds() int {
+	k, err := strconv.Atoi(os.Getenv(FirstUseSeedsEnv))
+	if err != nil || k < 11 || k > PerfectDBSeeds {
+		return PerfectDBSeeds
+	}
+	return k
+}
 
 var auto struct {
 	mu     sync.Mutex

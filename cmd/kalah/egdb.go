@@ -243,7 +243,8 @@ func addBuildDBFlag(fs *flag.FlagSet) *bool {
 		"six-house Kalah with the standard end (either capture rule: the variants of its strategy books) and the\n"+
 		"data directory lacks their endgame database of %d seeds, build it in the background, one at a time\n"+
 		"(once: 1.25 GB, minutes on half the cores); it plays from it once built, slower beyond its books until\n"+
-		"then; quitting kalah play waits for a build under way, Ctrl-C stops it ($KALAH_BUILD_EGDB=0: false by default)", engine.PerfectDBSeeds))
+		"then; quitting kalah play waits for a build under way, Ctrl-C stops it ($KALAH_BUILD_EGDB=0: false by default;\n"+
+		"$%s=20: a smaller one, 243 MB, for a machine short of memory)", engine.PerfectDBSeeds, engine.FirstUseSeedsEnv))
 }
 
 // dbNotes carries the words of the perfect player's database builds:

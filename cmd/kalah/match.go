@@ -81,6 +81,14 @@ func runMatch(ctx context.Context, e *env, args []string) error {
 	if !budgetGiven && r.Name == "manchester" {
 		*budget = time.Hour // the Manchester engine gives each bot an hour a game
 	}
+	if *buildDB { // before the players are made: the first starts it
+		notes := buildDBOnFirstUse(e, false)
+		defer func() {
+			if engine.DBBuildRunning() {
+				finishDBBuild(ctx, e, notes)
+			}
+		}()
+	}
 	programs := false
 	for _, spec := range []string{*a, *b} {
 		p, err := player.New(spec, player.Options{Rules: r})
@@ -105,15 +113,6 @@ func runMatch(ctx context.Context, e *env, args []string) error {
 			cfg.Logs = filepath.Join(store.DefaultDir(), "logs", "match-"+time.Now().Format("20060102-150405"))
 		}
 		e.log.Debug("program players' standard error is kept", "dir", cfg.Logs)
-	}
-	var notes *dbNotes
-	if *buildDB {
-		notes = buildDBOnFirstUse(e, false)
-		defer func() {
-			if engine.DBBuildRunning() {
-				finishDBBuild(ctx, e, notes)
-			}
-		}()
 	}
 	var rec *bufio.Writer
 	if *record != "" {
