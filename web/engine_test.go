@@ -129,14 +129,7 @@ func TestEngineTakesALargerDatabase(t *testing.T) {
 	dir := t.TempDir()
 	a := &Engine{EgdbDir: dir, Recheck: time.Hour}
 	p := randomEndgame(rand.New(rand.NewPCG(3, 3)), r, 8)
-	source := func() string {
-		t.Helper()
-		an, err := a.Analyze(context.Background(), r, p, time.Second)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return an.Source
-	}
+	source := func() string { t.Helper(); return analysisSource(t, a, r, p) }
 	if got := source(); got != "engine" {
 		t.Fatalf("with no database: source %q", got)
 	}
@@ -186,14 +179,7 @@ func TestEngineTakesTheFirstUseDatabase(t *testing.T) {
 		fu = db
 	}
 	p := randomEndgame(rand.New(rand.NewPCG(4, 4)), r, 8)
-	source := func() string {
-		t.Helper()
-		an, err := a.Analyze(context.Background(), r, p, time.Second)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return an.Source
-	}
+	source := func() string { t.Helper(); return analysisSource(t, a, r, p) }
 	if got := source(); got != "engine" {
 		t.Fatalf("with no database: source %q", got)
 	}
@@ -217,4 +203,14 @@ func TestEngineTakesTheFirstUseDatabase(t *testing.T) {
 	if got, want := source(), "engine with the endgame database of 6 seeds"; got != want {
 		t.Errorf("once built: source %q, want %q", got, want)
 	}
+}
+
+// analysisSource returns what a's analysis of p says it came from.
+func analysisSource(t *testing.T, a *Engine, r kalah.Rules, p kalah.Position) string {
+	t.Helper()
+	an, err := a.Analyze(context.Background(), r, p, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return an.Source
 }
