@@ -24,7 +24,9 @@ import (
 func TestBrowserBlunderMarked(t *testing.T) {
 	srv, h := browserServer(t)
 	const start = "1,0,2,0,1,1/0,2,0,1,1,0 19-20 S"
-	c, err := startGame(h, NewGame{Rules: kalah.Standard(), Start: start, South: Human, North: "first", DelayMS: 30_000, Opening: []kalah.Move{5}})
+	// North a person too (by invitation), so that no computer answers the
+	// opening before the resignation: a computer's first turn has no delay.
+	c, err := startGame(h, NewGame{Rules: kalah.Standard(), Start: start, South: Human, North: Human, Invite: true, Opening: []kalah.Move{5}})
 	if err != nil {
 		t.Fatal(err)
 	}
