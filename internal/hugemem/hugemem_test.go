@@ -45,24 +45,29 @@ func BenchmarkRandomRead(b *testing.B) {
 			if release != nil {
 				defer release()
 			}
-			// One word a 64-byte line, linked in a random cycle through
-			// every line, so that each read waits for the one before.
-			w := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(mem))), len(mem)/8)
-			lines := len(w) / 8
-			order := rand.New(rand.NewPCG(1, 2)).Perm(lines)
-			for i, l := range order {
-				w[l*8] = uint64(order[(i+1)%lines] * 8)
-			}
-			p := uint64(order[0] * 8)
-			b.ResetTimer()
-			for range b.N {
-				p = w[p]
-			}
-			b.StopTimer()
-			if p%8 != 0 {
-				b.Fatal("the chase left the lines")
-			}
+			chase(b, mem)
 		})
+	}
+}
+
+// chase times a dependent read a cache line over mem: one word a 64-byte
+// line, linked in a random cycle through every line, so that each read
+// waits for the one before.
+func chase(b *testing.B, mem []byte) {
+	w := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(mem))), len(mem)/8)
+	lines := len(w) / 8
+	order := rand.New(rand.NewPCG(1, 2)).Perm(lines)
+	for i, l := range order {
+		w[l*8] = uint64(order[(i+1)%lines] * 8)
+	}
+	p := uint64(order[0] * 8)
+	b.ResetTimer()
+	for range b.N {
+		p = w[p]
+	}
+	b.StopTimer()
+	if p%8 != 0 {
+		b.Fatal("the chase left the lines")
 	}
 }
 
