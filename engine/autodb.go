@@ -54,8 +54,8 @@ var autoDBSeeds = firstUseSeeds()
 // FirstUseSeedsEnv names the environment variable that makes the
 // database built on first use a smaller one, of 11 to PerfectDBSeeds
 // seeds (another value is ignored): for a machine short of memory or
-// disk (20 seeds: 243 MB, seconds to build), and for tests of the
-// commands. Beyond its books perfect then answers slower.
+// disk (20 seeds: 243 MB), and for tests of the commands. Beyond its
+// books perfect then answers slower.
 const FirstUseSeedsEnv = "KALAH_FIRST_USE_SEEDS"
 
 func firstUseSeeds() int {
@@ -301,9 +301,11 @@ func buildAuto(r kalah.Rules, st DBBuild, report, tell func(DBBuild)) {
 	report(st)
 }
 
-// autoDB returns the database built for rules r in this process, else
-// its bridge, or nil.
-func autoDB(r kalah.Rules) *egdb.DB {
+// FirstUseDB returns the perfect player's database of rules r built on
+// first use in this process, or while it is built the smaller one made
+// first (the bridge); nil if neither is there. Other engines of the
+// process (the page's analysis) may probe it too: it is never closed.
+func FirstUseDB(r kalah.Rules) *egdb.DB {
 	path, ok := autoDBPath(r)
 	if !ok {
 		return nil
@@ -314,14 +316,6 @@ func autoDB(r kalah.Rules) *egdb.DB {
 		return db
 	}
 	return dbCache[bridgeKey(path)]
-}
-
-// FirstUseDB returns the perfect player's database of rules r built on
-// first use in this process, or while it is built the smaller one made
-// first (the bridge); nil if neither is there. Other engines of the
-// process (the page's analysis) may probe it too: it is never closed.
-func FirstUseDB(r kalah.Rules) *egdb.DB {
-	return autoDB(r)
 }
 
 // StartDBBuild starts building the perfect player's database of rules r

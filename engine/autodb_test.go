@@ -47,7 +47,7 @@ func TestBuildDBOnFirstUse(t *testing.T) {
 		defer mu.Unlock()
 		reports = append(reports, b)
 		if b.Done > 0 && !b.Finished {
-			if db := autoDB(b.Rules); db == nil || db.Seeds() != autoDBSeeds-2 {
+			if db := FirstUseDB(b.Rules); db == nil || db.Seeds() != autoDBSeeds-2 {
 				standing = append(standing, fmt.Sprintf("at %d of %d the players have no bridge of %d seeds (%v)", b.Done, b.Total, autoDBSeeds-2, db))
 			}
 		}
@@ -283,7 +283,7 @@ func TestBuildDBOnFirstUseElsewhere(t *testing.T) {
 			if b := next(); !b.Finished || !b.Built || b.Err != nil || b.Elsewhere != true {
 				t.Fatalf("once the other process wrote the file: %+v", b)
 			}
-			if db := autoDB(r); db == nil || db.Seeds() != autoDBSeeds {
+			if db := FirstUseDB(r); db == nil || db.Seeds() != autoDBSeeds {
 				t.Errorf("the other process's database is not the players'")
 			}
 			continue

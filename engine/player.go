@@ -220,7 +220,7 @@ func (p *Player) takeAutoDB() {
 	if !p.auto || p.dbSeeds >= autoDBSeeds {
 		return
 	}
-	if db := autoDB(p.e.Rules()); db != nil && db.Seeds() > p.dbSeeds && p.e.setDB(db) == nil {
+	if db := FirstUseDB(p.e.Rules()); db != nil && db.Seeds() > p.dbSeeds && p.e.setDB(db) == nil {
 		p.dbSeeds = db.Seeds()
 	}
 }
