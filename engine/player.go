@@ -21,6 +21,7 @@ func init() {
 		Usage:   "engine[:time=D][:egdb=K][:tt=MB][:threads=N]",
 		Summary: "the strongest player: iterative-deepening MTD(f) under the clock with a transposition table and endgame databases (default time 1s a move when there is no clock)",
 		Source:  "Irving, Donkers and Uiterwijk (2000), Solving Kalah; this project's engine",
+		Work:    func(player.Spec, kalah.Rules) time.Duration { return time.Second },
 		New: func(s player.Spec, o player.Options) (player.Player, error) {
 			return newPlayer(s, o, false)
 		},
@@ -30,6 +31,7 @@ func init() {
 		Usage:   "perfect[:time=D][:egdb=K][:tt=MB][:threads=N]",
 		Summary: "plays a value-optimal move whenever it can solve the position within its time (default 5s without a clock), else the engine's best estimate",
 		Source:  "this project's exact solver",
+		Work:    func(player.Spec, kalah.Rules) time.Duration { return 5 * time.Second },
 		New: func(s player.Spec, o player.Options) (player.Player, error) {
 			return newPlayer(s, o, true)
 		},

@@ -18,6 +18,7 @@ func init() {
 		Usage:   "random[:seed=N]",
 		Summary: "plays a legal move at random, from a seed so games can be replayed",
 		Source:  "baseline",
+		Work:    player.Instant,
 		New: func(s player.Spec, o player.Options) (player.Player, error) {
 			if err := s.Check(0, "seed"); err != nil {
 				return nil, err
@@ -34,6 +35,7 @@ func init() {
 		Usage:   "first",
 		Summary: "plays the first non-empty house from the right",
 		Source:  "Pekař et al. 2018, the fallback of the deterministic player (firstHouse)",
+		Work:    player.Instant,
 		New: func(s player.Spec, o player.Options) (player.Player, error) {
 			if err := s.Check(0); err != nil {
 				return nil, err
@@ -46,6 +48,7 @@ func init() {
 		Usage:   "greedy",
 		Summary: "plays the move that gains most for its store at once, preferring extra turns",
 		Source:  "baseline",
+		Work:    player.Instant,
 		New: func(s player.Spec, o player.Options) (player.Player, error) {
 			if err := s.Check(0); err != nil {
 				return nil, err

@@ -17,6 +17,7 @@ func init() {
 		Usage:   "pekar",
 		Summary: "Pekař's deterministic rules: a move ending in the store, else a capture, else defend the most threatened house, else the first house from the right",
 		Source:  "Pekař, Andrla and Dolinay 2018, 3.4 (PCplayer)",
+		Work:    player.Instant,
 		New: func(s player.Spec, o player.Options) (player.Player, error) {
 			if err := s.Check(0); err != nil {
 				return nil, err

@@ -3,10 +3,13 @@ package player
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"kalah"
 )
 
 // Limits bound what a player spec that comes over the network may ask of
@@ -103,4 +106,63 @@ func CheckLimits(spec string, l Limits) error {
 		}
 	}
 	return nil
+}
+
+// nodesPerSecond is about how many positions a search of this project
+// visits a second on one core (alpha-beta: 72 M in ten seconds), for
+// Work's estimate of a search to a fixed depth.
+const nodesPerSecond = 7_000_000
+
+// Work estimates the most computer time one move of spec may take under
+// rules, held to l: its time= where it gives one; for a search to a fixed
+// depth, the positions of a full tree of that depth (houses^depth, an
+// upper bound alpha-beta mostly beats) at nodesPerSecond; else its kind's
+// own estimate (Info.Work), and l.Time for a kind that has none (a
+// program, whose cost nobody knows). Threads multiply it. It is what the
+// server charges a game or a tournament against the budgets of computer
+// time (server/gate), so it errs high.
+func Work(spec string, r kalah.Rules, l Limits) (time.Duration, error) {
+	info, s, err := Lookup(spec)
+	if err != nil {
+		return 0, err
+	}
+	w := l.Time
+	if w <= 0 {
+		w = NetworkLimits.Time
+	}
+	depth := 0
+	if v, ok := s.Params["depth"]; ok {
+		depth, _ = strconv.Atoi(v)
+	}
+	for _, a := range s.Args {
+		if d, err := strconv.Atoi(strings.TrimSpace(a)); err == nil {
+			depth = d
+		}
+	}
+	switch v, timed := s.Params["time"]; {
+	case timed:
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return 0, fmt.Errorf("player %s: time=%s: %w", s.Name, v, err)
+		}
+		w = min(w, d)
+	case depth > 0:
+		secs := math.Pow(float64(max(r.Houses, 2)), float64(depth)) / nodesPerSecond
+		if secs < w.Seconds() { // compared as seconds: a deep tree's overflow a Duration
+			w = time.Duration(secs * float64(time.Second))
+		}
+	case info.Work != nil:
+		w = min(w, info.Work(s, r))
+	}
+	if n, err := s.Int("threads", 1); err == nil && n > 1 {
+		w *= time.Duration(n)
+	}
+	return w, nil
+}
+
+// GamePlies is a rough count of the plies of a game under r, for the
+// estimate of a game's work: 4 a house a side for every 2 seeds a house
+// beyond the first 2 or so (48 for Kalah(6,4), whose games run 40 to 60).
+func GamePlies(r kalah.Rules) int {
+	return 4 * max(r.Houses, 1) * int(math.Ceil(math.Sqrt(float64(max(r.Seeds, 1)))))
 }

@@ -136,6 +136,10 @@ type Info struct {
 	// (bot:NAME): a form offers them by name, not as a kind.
 	Server bool
 	New    func(s Spec, o Options) (Player, error)
+	// Work, if set, estimates the most computer time a move of a spec
+	// that gives neither time= nor a depth takes (see Work): a player
+	// that answers at once says so; nil means the server's thinking limit.
+	Work func(s Spec, r kalah.Rules) time.Duration
 }
 
 // Level is a friendly difficulty name for a player spec.
@@ -237,3 +241,7 @@ func New(spec string, o Options) (Player, error) {
 	}
 	return p, nil
 }
+
+// Instant is the Work of a player that answers at once (a rule of thumb,
+// a lookup): a millisecond, whatever the spec.
+func Instant(Spec, kalah.Rules) time.Duration { return time.Millisecond }

@@ -32,6 +32,7 @@ func init() {
 			Usage:   algo.String() + "[:simple|knowledge][:depth=N][:time=D]",
 			Summary: a.summary + "; simple or knowledge utility; to a depth or by iterative deepening in a time (default 1s)",
 			Source:  a.source,
+			Work:    func(player.Spec, kalah.Rules) time.Duration { return DefaultTime },
 			New: func(s player.Spec, o player.Options) (player.Player, error) {
 				return newFromSpec(algo, s)
 			},

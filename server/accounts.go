@@ -94,7 +94,7 @@ func (s *Server) actor(w http.ResponseWriter, r *http.Request, token string, cre
 // actorErr is actor, with the store's failure to tell a session: a
 // request that must know who asks answers it (503), not as a stranger's.
 func (s *Server) actorErr(w http.ResponseWriter, r *http.Request, token string, create bool) (Actor, error) {
-	a := Actor{Token: token}
+	a := Actor{Token: token, Addr: hostOf(r)}
 	u, err := s.session(r)
 	if err != nil {
 		return a, err

@@ -118,10 +118,11 @@ func mustJSON(v any) string {
 	return string(b)
 }
 
-// TestOpenGamesPerGuestAreBounded: a guest (one address) cannot fill the
-// server with unfinished games; finishing one frees a place.
+// TestOpenGamesPerGuestAreBounded: guests of one address (each request a
+// fresh guest: no cookie) cannot fill the server with unfinished games;
+// finishing one frees a place.
 func TestOpenGamesPerGuestAreBounded(t *testing.T) {
-	ts := newTestServer(t, "", Config{MaxOpenGames: 2, NoClock: true})
+	ts := newTestServer(t, "", Config{MaxGuestGamesPerAddr: 2, NoClock: true})
 	start := func() (int, map[string]any) {
 		resp, err := http.Post(ts.http.URL+"/api/games", "application/json", strings.NewReader(`{"rules":{"houses":4,"seeds":2},"south":"human","north":"first"}`))
 		if err != nil {

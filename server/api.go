@@ -447,7 +447,8 @@ func (s *Server) apiStart(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req.by = s.actor(w, r, "", true).ID
-	st, err := s.StartGameFor(r.Context(), s.Requester(r), req)
+	req.addrs = [2]string{hostOf(r), hostOf(r)}
+	st, err := s.StartGame(r.Context(), req)
 	if err != nil {
 		httpapi.WriteError(w, err)
 		return
@@ -490,26 +491,6 @@ func (s *Server) answerBoard(w http.ResponseWriter, r *http.Request, id int64, e
 // limits: the real client behind a trusted proxy, an IPv6 one by its /64
 // (netx.Key).
 func hostOf(r *http.Request) string { return netx.Key(r) }
-
-// reserveOpen counts one more unfinished API game for who, unless it has
-// MaxOpenGames already.
-func (s *Server) reserveOpen(who string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.openBy[who] >= s.cfg.MaxOpenGames {
-		return false
-	}
-	s.openBy[who]++
-	return true
-}
-
-func (s *Server) releaseOpen(who string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.openBy[who]--; s.openBy[who] <= 0 {
-		delete(s.openBy, who)
-	}
-}
 
 // seatBody is the body of a seat's request: the seat's token, for API
 // clients without a session (a page's session is enough), and a move.
@@ -585,33 +566,6 @@ func (s *Server) Requester(r *http.Request) string {
 		return "user:" + strings.ToLower(u)
 	}
 	return "addr:" + hostOf(r)
-}
-
-// StartGameFor starts a game as StartGame does, counted among the
-// unfinished games of who (Requester), of which each may have at most
-// Config.MaxOpenGames at once (ErrTooMany beyond).
-func (s *Server) StartGameFor(ctx context.Context, who string, req GameRequest) (Started, error) {
-	if !s.reserveOpen(who) {
-		s.refused("open-games")
-		return Started{}, fmt.Errorf("%w: %d unfinished games already, the most this server allows at once; finish one first", ErrTooMany, s.cfg.MaxOpenGames)
-	}
-	st, err := s.StartGame(ctx, req)
-	if err != nil {
-		s.releaseOpen(who)
-		return Started{}, err
-	}
-	s.mu.Lock()
-	rd := s.live[st.ID]
-	s.mu.Unlock()
-	if rd == nil {
-		s.releaseOpen(who) // over already
-	} else {
-		go func() {
-			<-rd.done
-			s.releaseOpen(who)
-		}()
-	}
-	return st, nil
 }
 
 func (s *Server) apiRematch(w http.ResponseWriter, r *http.Request) {

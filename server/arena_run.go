@@ -14,6 +14,7 @@ import (
 	"kalah/internal/identity"
 	"kalah/internal/store"
 	"kalah/referee"
+	"kalah/server/gate"
 	"kalah/tournament"
 )
 
@@ -697,15 +698,21 @@ func (s *Server) startTournamentGame(ctx context.Context, t store.PeopleTourname
 	if t.Rated && s.ratable(ctx, ids) {
 		tags[tagRated] = "yes"
 	}
+	ticket, err := s.admit(gate.Tournament, g.Rules(), seats, [2]string{})
+	if err != nil {
+		release()
+		return nil, missing, err
+	}
 	stored := [2]store.Seat{seats[0].st, seats[1].st}
 	id, err := s.st.CreateGame(s.ctx, store.NewGame{Rules: g.Rules(), Seats: stored, Tags: tags})
 	if err != nil {
+		ticket.Release()
 		release()
 		return nil, missing, err
 	}
 	g.Players = [2]string{stored[0].Name, stored[1].Name}
 	rd.id = id
-	if s.runRound(rd, roundSetup{id: id, g: g, seats: seats, ref: ref, tags: tags}) == nil {
+	if s.runRound(rd, roundSetup{id: id, g: g, seats: seats, ref: ref, tags: tags, ticket: ticket}) == nil {
 		release()
 		return nil, missing, ErrClosed
 	}

@@ -14,6 +14,7 @@ import (
 	"kalah/player"
 	"kalah/protocol/line"
 	"kalah/referee"
+	"kalah/server/gate"
 )
 
 // Arranged games are those the server sets up itself rather than the
@@ -214,6 +215,12 @@ func (s *Server) PlayArranged(ctx context.Context, a Arranged) (ArrangedResult, 
 		tags = map[string]string{}
 	}
 	tags[arrangedTag] = "1"
+	ticket, err := s.admit(gate.Tournament, r, seats, [2]string{})
+	if err != nil {
+		release()
+		closeSeats(seats)
+		return ArrangedResult{}, err
+	}
 	stored := [2]store.Seat{seats[0].st, seats[1].st}
 	id, err := s.st.CreateGame(s.ctx, store.NewGame{Rules: r, Seats: stored, Tags: tags})
 	if err == nil {
@@ -224,12 +231,14 @@ func (s *Server) PlayArranged(ctx context.Context, a Arranged) (ArrangedResult, 
 		}
 	}
 	if err != nil {
+		ticket.Release()
 		release()
 		closeSeats(seats)
 		return ArrangedResult{}, err
 	}
 	if len(missing) == 2 {
 		// Neither bot came: nobody to blame more than the other.
+		ticket.Release()
 		release()
 		closeSeats(seats)
 		reason := fmt.Sprintf("neither %s nor %s was free for the game within %v", missing[0], missing[1], wait)
@@ -252,7 +261,7 @@ func (s *Server) PlayArranged(ctx context.Context, a Arranged) (ArrangedResult, 
 	}
 	g.Players = [2]string{stored[0].Name, stored[1].Name}
 	rd.id = id
-	if s.runRound(rd, roundSetup{id: id, g: g, seats: seats, ref: ref, tags: tags, opening: g.Len()}) == nil {
+	if s.runRound(rd, roundSetup{id: id, g: g, seats: seats, ref: ref, tags: tags, opening: g.Len(), ticket: ticket}) == nil {
 		release()
 		return ArrangedResult{ID: id}, ErrClosed
 	}
@@ -331,9 +340,9 @@ func (s *Server) takeBots(ctx context.Context, rd *round, seats [2]*seat, wait t
 			s.mu.Unlock()
 			return taken, ErrClosed
 		}
-		if len(s.live) >= s.cfg.MaxGames {
+		if s.cfg.MaxGames > 0 && s.gate.Live() >= s.cfg.MaxGames {
 			s.mu.Unlock()
-			return taken, fmt.Errorf("%w: %d games are being played, the most this server allows", ErrBusy, s.cfg.MaxGames)
+			return taken, gateError(fmt.Errorf("%w: %d games are being played", gate.ErrFull, s.cfg.MaxGames))
 		}
 		free, want := 0, 0
 		for _, st := range seats {

@@ -14,6 +14,7 @@ import (
 	"kalah/internal/store"
 	"kalah/protocol/line"
 	"kalah/referee"
+	"kalah/server/gate"
 )
 
 // A signed-in person may challenge a bot that is online and free: the bot
@@ -24,6 +25,7 @@ type personChallenge struct {
 	who        identity.ID // the person
 	clock, inc time.Duration
 	rated      bool
+	addr       string // the address the person asked from (for the gate)
 	reply      chan personReply
 }
 
@@ -99,7 +101,7 @@ func (s *Server) apiChallengeBot(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	pc := &personChallenge{who: who, clock: time.Duration(req.ClockMS) * time.Millisecond, inc: time.Duration(req.IncrementMS) * time.Millisecond,
-		rated: req.Rated, reply: make(chan personReply, 1)}
+		rated: req.Rated, addr: hostOf(r), reply: make(chan personReply, 1)}
 	s.mu.Lock()
 	to := s.sessions[identity.Of(identity.Bot, name).Key()]
 	if to == nil {
@@ -167,7 +169,7 @@ func (s *Server) answerPerson(c *conn, name string, ch *challenge, accept bool) 
 	}
 	// Not rated is casual (no takebacks, for a bot cannot grant one; no
 	// hints, which are against the computer only).
-	su := setup{rated: pc.rated, casual: !pc.rated, tags: map[string]string{}}
+	su := setup{rated: pc.rated, casual: !pc.rated, tags: map[string]string{}, path: gate.Challenge, addrs: [2]string{pc.addr}}
 	if su.casual {
 		su.tags[tagCasual] = "yes"
 	}

@@ -15,6 +15,7 @@ import (
 	"kalah/internal/store"
 	"kalah/player"
 	"kalah/protocol/line"
+	"kalah/server/gate"
 )
 
 // conn is one client connection speaking the line protocol.
@@ -620,7 +621,7 @@ func (c *conn) answerChallenge(name string, m line.Msg) {
 		{seat: botSeatOf(fromID), conn: ch.from, key: fromID.Key(), result: make(chan error, 1)},
 		{seat: botSeatOf(myID), conn: c, key: myID.Key(), result: make(chan error, 1)},
 	}
-	if err := s.start(ch.rules, es); err != nil {
+	if err := s.start(ch.rules, es, gate.Challenge); err != nil {
 		c.sendMsg(line.Errorf(codeFor(err), "%v", err))
 		ch.from.sendMsg(line.Errorf(codeFor(err), "%v", err))
 	}

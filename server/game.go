@@ -13,6 +13,7 @@ import (
 	"kalah/player"
 	"kalah/protocol/line"
 	"kalah/referee"
+	"kalah/server/gate"
 )
 
 // entrant is a player waiting in the queue.
@@ -75,7 +76,7 @@ func (s *Server) enqueue(e *entrant) error {
 				r = *e.rules
 			}
 			// The one who waited plays first.
-			err := s.start(r, [2]*entrant{q, e})
+			err := s.start(r, [2]*entrant{q, e}, gate.Queue)
 			if err != nil && q.conn != nil {
 				// The caller hears of it; tell the one who waited too.
 				q.conn.mu.Lock()
@@ -110,7 +111,7 @@ func (s *Server) dequeue(e *entrant) bool {
 // start creates and runs a game between two entrants, the first as South
 // under the rules' first-mover convention (seat 0). Games the queue and
 // challenges pair are rated when their players may be.
-func (s *Server) start(r kalah.Rules, es [2]*entrant) error {
+func (s *Server) start(r kalah.Rules, es [2]*entrant, path gate.Path) error {
 	g, err := kalah.NewGame(r)
 	if err != nil {
 		for _, e := range es {
@@ -118,7 +119,7 @@ func (s *Server) start(r kalah.Rules, es [2]*entrant) error {
 		}
 		return err
 	}
-	return s.startEntrants(g, es, setup{rated: true})
+	return s.startEntrants(g, es, setup{rated: true, path: path})
 }
 
 // startEntrants begins g between two entrants (South's first) and tells
@@ -149,17 +150,19 @@ type setup struct {
 	// players may be rated against each other (ratable), or, for a seat
 	// still open, once it is taken by someone who may.
 	rated bool
+	// path is how the game was asked for, and addrs each person's address
+	// where known, for the gate (admit).
+	path  gate.Path
+	addrs [2]string
 }
 
 // begin stores and runs g (which may hold opening moves, stored with it)
 // between seats.
 func (s *Server) begin(ctx context.Context, g *kalah.Game, seats [2]*seat, su setup) (*round, error) {
-	s.mu.Lock()
-	full := len(s.live) >= s.cfg.MaxGames
-	s.mu.Unlock()
-	if full {
+	ticket, err := s.admit(su.path, g.Rules(), seats, su.addrs)
+	if err != nil {
 		closeSeats(seats)
-		return nil, fmt.Errorf("%w: %d games are being played, the most this server allows", ErrBusy, s.cfg.MaxGames)
+		return nil, err
 	}
 	if su.tags == nil {
 		su.tags = map[string]string{}
@@ -190,11 +193,12 @@ func (s *Server) begin(ctx context.Context, g *kalah.Game, seats [2]*seat, su se
 		}
 	}
 	if err != nil {
+		ticket.Release()
 		closeSeats(seats)
 		return nil, err
 	}
 	g.Players = [2]string{stored[0].Name, stored[1].Name}
-	rd := s.startRound(roundSetup{id: id, g: g, seats: seats, ref: ref, casual: su.casual, tags: su.tags, opening: g.Len()})
+	rd := s.startRound(roundSetup{id: id, g: g, seats: seats, ref: ref, casual: su.casual, tags: su.tags, opening: g.Len(), ticket: ticket})
 	if rd == nil {
 		return nil, ErrClosed
 	}

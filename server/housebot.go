@@ -8,6 +8,7 @@ import (
 	"kalah/internal/store"
 	"kalah/player"
 	"kalah/protocol/line"
+	"kalah/server/gate"
 )
 
 // House games: a bot that waits alone in the queue (our line protocol's
@@ -67,7 +68,7 @@ func (s *Server) houseGame(e *entrant) {
 		var g *kalah.Game
 		if g, err = kalah.NewGame(r); err == nil {
 			s.log.Info("house game", "bot", e.seat.st.Name, "house", level, "waited", s.cfg.HouseBotAfter)
-			err = s.startEntrants(g, es, setup{tags: map[string]string{tagHouse: "yes"}})
+			err = s.startEntrants(g, es, setup{tags: map[string]string{tagHouse: "yes"}, path: gate.House})
 		} else {
 			e.fail(err)
 		}

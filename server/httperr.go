@@ -7,6 +7,7 @@ import (
 	"kalah/internal/identity"
 	"kalah/internal/store"
 	"kalah/player"
+	"kalah/server/gate"
 	"kalah/tournament"
 )
 
@@ -23,7 +24,7 @@ func init() {
 	httpapi.Map(http.StatusForbidden, ErrForbidden, identity.ErrReserved)
 	httpapi.Map(http.StatusNotFound, ErrNotFound, ErrNoTournament, tournament.ErrNotFound, store.ErrNotFound)
 	httpapi.Map(http.StatusConflict, ErrNotYourTurn, ErrNoSeat, ErrNotCasual, ErrTooLate, store.ErrNameTaken, ErrTournamentOver)
-	httpapi.Map(http.StatusTooManyRequests, ErrTooMany)
+	httpapi.Map(http.StatusTooManyRequests, ErrTooMany, gate.ErrTooMany, gate.ErrTooFast, gate.ErrOverBudget)
 	httpapi.Map(http.StatusServiceUnavailable, ErrBusy, ErrClosed, ErrNoHints, store.ErrHashBusy, store.ErrClosed)
 	httpapi.Internal(store.ErrClosed)
 }

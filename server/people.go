@@ -19,6 +19,7 @@ import (
 	"kalah/player"
 	"kalah/protocol/line"
 	"kalah/referee"
+	"kalah/server/gate"
 )
 
 // Errors of people's games, matched with errors.Is.
@@ -128,6 +129,10 @@ type GameRequest struct {
 	// reserve, if set, leaves human seat reserve-1 open for the identity
 	// seated there (a rematch's other player).
 	reserve int
+	// path is how the game was asked for, and addrs the address of each
+	// person seated, where known (for the gate).
+	path  gate.Path
+	addrs [2]string
 }
 
 // Started is a game StartGame began.
@@ -143,10 +148,12 @@ type Started struct {
 }
 
 // Actor is who makes a request on a game: an identity (a signed-in person,
-// a guest, a bot) and, for API clients without a session, a seat's token.
+// a guest, a bot) and, for API clients without a session, a seat's token;
+// Addr is the client address it asks from, where known (for the gate).
 type Actor struct {
 	ID    identity.ID
 	Token string
+	Addr  string
 }
 
 // newToken returns a fresh secret (128 bits) and its stored hash.
@@ -252,7 +259,18 @@ func (s *Server) StartGame(ctx context.Context, req GameRequest) (Started, error
 		}
 		seats[i] = &seat{p: p, st: store.Seat{Name: spec, Kind: "spec", Spec: spec, ID: identity.Of(identity.Program, spec)}}
 	}
-	su := setup{start: req.Start, casual: req.Casual && humans > 0, tags: map[string]string{}, rated: req.Rated && !req.Casual}
+	su := setup{start: req.Start, casual: req.Casual && humans > 0, tags: map[string]string{}, rated: req.Rated && !req.Casual,
+		path: req.path, addrs: req.addrs}
+	if su.path == "" {
+		switch {
+		case humans == 1:
+			su.path = gate.Computer
+		case req.Invite:
+			su.path = gate.Invite
+		default:
+			su.path = gate.People
+		}
+	}
 	for k, v := range req.Tags {
 		su.tags[k] = v
 	}
@@ -590,6 +608,12 @@ func (l *loop) join(a Actor, invite string) (int, string, error) {
 		if other := l.seats[1-i].st.ID; other.Is(a.ID) && st.st.ID.IsZero() {
 			return 0, "", fmt.Errorf("%w: this is your own game: send the link to the person you invite", ErrForbidden)
 		}
+		if st.st.ID.IsZero() && (a.ID.Kind == identity.Person || a.ID.Kind == identity.Guest) {
+			// The one who takes an invitation's seat is counted from now.
+			if err := l.r.ticket.Join(gate.Party{Who: a.ID.Key(), Addr: a.Addr, Person: true, Guest: a.ID.Kind == identity.Guest}); err != nil {
+				return 0, "", gateError(err)
+			}
+		}
 		return l.take(i, a.ID)
 	}
 	return 0, "", fmt.Errorf("game %d: %w for you (an invitation's link gives its seat to the first who opens it)", l.r.id, ErrNoSeat)
@@ -758,6 +782,8 @@ func (s *Server) Rematch(ctx context.Context, id int64, a Actor) (Started, error
 		req.by = a.ID
 	}
 	req.seated[mine] = req.by
+	req.path = gate.Rematch
+	req.addrs[mine] = a.Addr
 	out, err := s.StartGame(ctx, req)
 	if err != nil {
 		return Started{}, err

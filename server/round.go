@@ -17,6 +17,7 @@ import (
 	"kalah/player"
 	"kalah/protocol/line"
 	"kalah/referee"
+	"kalah/server/gate"
 )
 
 // A round is a live game: the one authority over it. Everything that can
@@ -41,6 +42,8 @@ type round struct {
 	// outcome, set before done is closed, is how the game ended (nil if it
 	// did not: the server stopped first).
 	outcome *roundOutcome
+	// ticket is the game's place at the gate, given back when it ends.
+	ticket *gate.Ticket
 }
 
 // roundOutcome is a finished game as its loop ended it.
@@ -114,6 +117,9 @@ type view struct {
 	running int
 	turnAt  time.Time
 	away    [2]bool // bots whose connection dropped, people gone
+	// awaySince is when each seat's player was last there or not (the
+	// last change of away).
+	awaySince [2]time.Time
 	// takebackAsk is the seat asking the other person to take back a move
 	// (-1: none).
 	takebackAsk int
@@ -264,6 +270,9 @@ type roundSetup struct {
 	created time.Time
 	opening int
 	resumed bool
+	// ticket is the game's admission (admit); nil for a resumed game,
+	// which runRound admits itself.
+	ticket *gate.Ticket
 }
 
 // newRound returns a round not yet started (runRound starts it).
@@ -281,6 +290,11 @@ func (s *Server) startRound(su roundSetup) *round {
 
 // runRound registers r and starts its loop on su.
 func (s *Server) runRound(r *round, su roundSetup) *round {
+	if su.ticket == nil {
+		su.ticket, _ = s.gate.Admit(gate.Request{Path: gate.Resumed, Parties: parties(su.seats, [2]string{})})
+	}
+	r.ticket = su.ticket
+	s.watchTicket(r, r.ticket)
 	ctx, cancel := context.WithCancel(s.ctx)
 	now := time.Now()
 	l := &loop{r: r, s: s, ctx: ctx, g: su.g, seats: su.seats, ref: su.ref, casual: su.casual, tags: su.tags,
@@ -329,6 +343,7 @@ func (s *Server) runRound(r *round, su roundSetup) *round {
 		s.mu.Unlock()
 		cancel()
 		l.closePlayers()
+		r.ticket.Release()
 		close(r.done)
 		return nil
 	}
@@ -375,6 +390,7 @@ func (l *loop) run() {
 		}
 		l.s.mu.Unlock()
 		l.release()
+		r.ticket.Release()
 		v := *r.view.Load()
 		v.ended = true
 		r.view.Store(&v)
@@ -953,6 +969,7 @@ func (l *loop) publish() {
 	for i, st := range l.seats {
 		v.seats[i] = st.st
 		v.away[i] = (st.bot || st.human) && !st.present
+		v.awaySince[i] = st.since
 		v.left[i] = l.clocks.Left(i)
 	}
 	if !l.g.Over() && l.asked && l.trouble == "" {

@@ -18,6 +18,7 @@ import (
 	"kalah/internal/identity"
 	"kalah/internal/netx"
 	"kalah/referee"
+	"kalah/server/gate"
 )
 
 // Seeks: someone asks for a game against anyone (rules, clock, rated or
@@ -170,7 +171,7 @@ func (s *Server) apiSeek(w http.ResponseWriter, r *http.Request) {
 	// An equal offer waits: the game starts now.
 	e.Game, mate.Game = -1, -1 // being started: no one else takes them
 	s.seeks.mu.Unlock()
-	if err := s.pair(r.Context(), mate, e); err != nil {
+	if err := s.pair(r.Context(), mate, e, gate.Quick); err != nil {
 		s.seeks.mu.Lock()
 		s.dropSeekLocked(e.ID, e)
 		s.seeks.mu.Unlock()
@@ -192,14 +193,14 @@ func (s *Server) seekRating(ctx context.Context, sk *Seek) *SeatRating {
 // pair starts the game of two seeks that were marked as being started
 // (Game -1), sides drawn at random, and gives each seek its game and its
 // seeker's token. If the game cannot start, both seeks wait again.
-func (s *Server) pair(ctx context.Context, a, b *seekEntry) error {
+func (s *Server) pair(ctx context.Context, a, b *seekEntry, path gate.Path) error {
 	es := [2]*seekEntry{a, b}
 	if rand.IntN(2) == 1 {
 		es = [2]*seekEntry{b, a}
 	}
 	ids := [2]identity.ID{es[0].ByID, es[1].ByID}
 	req := GameRequest{Rules: a.Rules, South: "human", North: "human", ClockMS: a.ClockMS, IncrementMS: a.IncrementMS,
-		Rated: a.Rated, Casual: !a.Rated, seated: ids, by: ids[0]}
+		Rated: a.Rated, Casual: !a.Rated, seated: ids, by: ids[0], path: path, addrs: [2]string{es[0].addr, es[1].addr}}
 	st, err := s.StartGame(ctx, req)
 	s.seeks.mu.Lock()
 	defer s.seeks.mu.Unlock()
@@ -345,7 +346,7 @@ func (s *Server) apiSeekAccept(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	me := &seekEntry{Seek: Seek{ByID: who, By: who.Display(), Rules: e.Rules, ClockMS: e.ClockMS, IncrementMS: e.IncrementMS, Rated: e.Rated},
-		done: make(chan struct{})}
+		addr: hostOf(r), done: make(chan struct{})}
 	e.Game = -1
 	s.seeks.mu.Unlock()
 	me.rating = float64(s.seekRating(r.Context(), &me.Seek).Rating)
@@ -357,7 +358,7 @@ func (s *Server) apiSeekAccept(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	me.Game = -1
-	if err := s.pair(r.Context(), e, me); err != nil {
+	if err := s.pair(r.Context(), e, me, gate.Seek); err != nil {
 		httpapi.WriteError(w, err)
 		return
 	}

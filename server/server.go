@@ -22,6 +22,7 @@ import (
 	"kalah/player"
 	"kalah/protocol/line"
 	"kalah/referee"
+	"kalah/server/gate"
 )
 
 // Config configures a Server. Zero fields take the defaults given.
@@ -76,10 +77,30 @@ type Config struct {
 	// position before them. Off by default: each move is committed before
 	// the next is asked for.
 	AsyncMoves bool
-	// MaxOpenGames bounds the unfinished games one person (signed in) or,
-	// for guests, one address may have started over the HTTP API at once
-	// (default 5).
+	// MaxOpenGames bounds the unfinished games one person or guest holds
+	// a seat in, however they were started (default 5).
 	MaxOpenGames int
+	// MaxGuestGamesPerAddr bounds the live games with a guest of one
+	// client address (default 5); when an address is at it, the oldest of
+	// its games whose guest has left (no page of it open for LeftAfter) is
+	// ended to make room, so one pupil's closed tabs never lock out the
+	// rest of a school, while a burst of fresh guests meets the cap.
+	MaxGuestGamesPerAddr int
+	// LeftAfter is how long a guest must have been gone from a game before
+	// it may be ended so (default 15s: longer than a page's reload).
+	LeftAfter time.Duration
+	// GameStartsPerMinute and GameStartsBurst bound how fast the people
+	// of one client address start games, in all (default 30 a minute,
+	// bursts of 30).
+	GameStartsPerMinute float64
+	GameStartsBurst     int
+	// WorkPerIdentity and WorkTotal bound the computer time the games and
+	// tournaments not yet over may cost (player.Work over a game's
+	// plies): what one identity asked for (default 2 hours), and the
+	// server in all (default 48 hours). A game or tournament over either
+	// is refused with its cost and the budget.
+	WorkPerIdentity time.Duration
+	WorkTotal       time.Duration
 	// AdminToken, if set, must be given (Authorization: Bearer) to start
 	// games between computers or bots over HTTP: POST /api/arranged, and
 	// POST /api/games with no person seated. A stranger then cannot pull a
@@ -173,6 +194,24 @@ func (c *Config) setDefaults() {
 	}
 	if c.MaxOpenGames == 0 {
 		c.MaxOpenGames = 5
+	}
+	if c.MaxGuestGamesPerAddr == 0 {
+		c.MaxGuestGamesPerAddr = 5
+	}
+	if c.LeftAfter <= 0 {
+		c.LeftAfter = 15 * time.Second
+	}
+	if c.GameStartsPerMinute == 0 {
+		c.GameStartsPerMinute = 30
+	}
+	if c.GameStartsBurst == 0 {
+		c.GameStartsBurst = 30
+	}
+	if c.WorkPerIdentity == 0 {
+		c.WorkPerIdentity = 2 * time.Hour
+	}
+	if c.WorkTotal == 0 {
+		c.WorkTotal = 48 * time.Hour
 	}
 	if c.ResumeGrace == 0 {
 		c.ResumeGrace = 30 * time.Second
@@ -269,9 +308,9 @@ type Server struct {
 	// for an arranged game (see arranged.go).
 	freed chan struct{}
 
-	openBy    map[string]int // unfinished API games by who started them (s.mu)
-	limiter   *netx.Limiter  // logins by address
-	returning *netx.Limiter  // logins of bots with a game in progress, by name
+	gate      *gate.Gate    // admits every game (admit.go)
+	limiter   *netx.Limiter // logins by address
+	returning *netx.Limiter // logins of bots with a game in progress, by name
 	stats     *Stats
 	streams   *streams // long-lived requests open
 	metrics   *metrics
@@ -303,7 +342,7 @@ func New(cfg Config) (*Server, error) {
 		live: map[int64]*round{}, seats: map[string]*round{}, sessions: map[string]*conn{},
 		allConns: map[*conn]struct{}{}, listeners: map[net.Listener]struct{}{}, chals: map[string]*challenge{},
 		limiter:   netx.NewLimiter(cfg.LoginRate, cfg.LoginBurst),
-		openBy:    map[string]int{},
+		gate:      newGate(&cfg),
 		returning: netx.NewLimiter(1, 3),
 		stats:     &Stats{},
 		streams:   newStreams(&cfg),

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"kalah"
+	"kalah/internal/identity"
 	"kalah/player"
 	"kalah/tournament"
 )
@@ -272,14 +273,27 @@ func (t *Tournaments) Create(ctx context.Context, org Organizer, req NewTourname
 	if busy {
 		return "", fmt.Errorf("%w: %d tournaments are running, the most this server runs at once", ErrBusy, t.max)
 	}
+	// Its games are the server's computers' work: paid for up front,
+	// against the organizer's budget and the server's, given back when it
+	// ends (the admin's is charged, never refused).
+	payer := ""
+	if org.Account != "" {
+		payer = identity.Of(identity.Person, org.Account).Key()
+	}
+	free, err := t.srv.gate.Charge(payer, t.work(cfg), org.Admin)
+	if err != nil {
+		t.srv.refused("gate")
+		return "", gateError(fmt.Errorf("a tournament of %d games: %w", len(tournament.PlannedGames(cfg)), err))
+	}
 	id, err := t.st.Create(ctx, cfg)
 	if err != nil {
+		free()
 		if errors.Is(err, tournament.ErrConfig) {
 			return "", fmt.Errorf("%w: %w", ErrBadRequest, err)
 		}
 		return "", err
 	}
-	if !t.start(id) {
+	if !t.start(id, free) {
 		return "", fmt.Errorf("%w: the server's tournaments are stopping; tournament %d starts with them next time", ErrClosed, id)
 	}
 	t.log.Info("tournament created", "tournament", id, "by", org.Account, "admin", org.Admin, "players", len(cfg.Players))
@@ -327,12 +341,31 @@ func (s *Server) mayEnter(ctx context.Context, org Organizer, name string) error
 	return fmt.Errorf("%w: bot %s is not yours and does not take tournament games now: its owner may enter it, or the bot accepts them itself by logging in and sending wait (kalah bot --wait)", ErrForbidden, name)
 }
 
+// work estimates the computer time cfg's games may cost: each game's
+// programs' most time a move over its plies (bots compute on their own
+// machines).
+func (t *Tournaments) work(cfg tournament.Config) time.Duration {
+	spec := func(p string) string {
+		if _, isBot, _ := BotName(p); isBot {
+			return ""
+		}
+		return p
+	}
+	var w time.Duration
+	for _, g := range tournament.PlannedGames(cfg) {
+		w += t.srv.gameWork(cfg.Rules, spec(cfg.Players[g[0]]), spec(cfg.Players[g[1]]))
+	}
+	return w
+}
+
 // start runs tournament id in the background, unless it runs already or
-// the tournaments are stopping.
-func (t *Tournaments) start(id int64) bool {
+// the tournaments are stopping; free gives back its charge of work when
+// it ends (or at once if it does not start).
+func (t *Tournaments) start(id int64, free func()) bool {
 	t.mu.Lock()
 	if t.stopping || t.ctx.Err() != nil || t.running[id] {
 		t.mu.Unlock()
+		free()
 		return false
 	}
 	t.running[id] = true
@@ -341,6 +374,7 @@ func (t *Tournaments) start(id int64) bool {
 	t.mu.Unlock()
 	go func() {
 		defer t.runs.Done()
+		defer free()
 		c := t.srv.cfg
 		x := &TournamentExecutor{Server: t.srv, Parallel: 1, Wait: t.wait, Log: t.log,
 			Unlimited: &tournament.Clock{PerMove: c.PerMove, Budget: c.Budget, Increment: c.Increment}, OnStart: func(job tournament.Job, game int64) {
@@ -394,7 +428,10 @@ func (t *Tournaments) Resume(ctx context.Context) ([]string, error) {
 		if skip {
 			continue
 		}
-		if t.start(in.ID) {
+		// A tournament taken on before the restart is charged again,
+		// never refused.
+		free, _ := t.srv.gate.Charge("", t.work(in.Config), true)
+		if t.start(in.ID, free) {
 			out = append(out, strconv.FormatInt(in.ID, 10))
 		}
 	}

@@ -240,3 +240,27 @@ func pairUp(order []int, met map[[2]int]bool) [][2]int {
 	}
 	return pairs
 }
+
+// PlannedGames returns the players (indexes into cfg.Players, South
+// first) of every game cfg plays in all: a round robin's or a gauntlet's
+// whole schedule; a Swiss's rounds of pairings, whose pairs follow the
+// results, as each entrant in turn against the next. Servers cost a
+// tournament by it before they take it on.
+func PlannedGames(cfg Config) [][2]int {
+	var out [][2]int
+	if cfg.Format != Swiss {
+		for _, g := range fullSchedule(cfg) {
+			out = append(out, [2]int{g.South, g.North})
+		}
+		return out
+	}
+	n := len(cfg.Players)
+	for range cfg.Rounds {
+		for p := 0; p+1 < n; p += 2 {
+			for range legsPerPairing(cfg) {
+				out = append(out, [2]int{p, p + 1})
+			}
+		}
+	}
+	return out
+}

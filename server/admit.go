@@ -1,0 +1,143 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"kalah"
+	"kalah/internal/identity"
+	"kalah/player"
+	"kalah/server/gate"
+)
+
+// Every game the server starts passes one gate (package gate): begin for
+// the games of the page, the API, seeks, challenges, the queue and house
+// games; the tournaments' own starts; and runRound itself, which admits a
+// resumed game (always, counted). This file turns a game's seats into
+// what the gate counts, and the gate's answers into the server's errors.
+
+// newGate returns the server's gate for cfg.
+func newGate(cfg *Config) *gate.Gate {
+	return gate.New(gate.Limits{
+		MaxGames: cfg.MaxGames, PerPerson: cfg.MaxOpenGames, GuestsPerAddr: cfg.MaxGuestGamesPerAddr,
+		LeftAfter: cfg.LeftAfter, StartsPerMinute: cfg.GameStartsPerMinute, StartsBurst: cfg.GameStartsBurst,
+		WorkPerIdentity: cfg.WorkPerIdentity, WorkTotal: cfg.WorkTotal,
+	})
+}
+
+// parties are who sits in seats, for the gate: people and guests with the
+// address they asked from (addrs, by seat, where known), and bots.
+func parties(seats [2]*seat, addrs [2]string) []gate.Party {
+	var out []gate.Party
+	for i, st := range seats {
+		if st == nil || st.st.ID.IsZero() {
+			continue
+		}
+		switch st.st.ID.Kind {
+		case identity.Person, identity.Guest:
+			out = append(out, gate.Party{Who: st.st.ID.Key(), Addr: addrs[i], Person: true, Guest: st.st.ID.Kind == identity.Guest})
+		case identity.Bot:
+			out = append(out, gate.Party{Who: st.st.ID.Key()})
+		}
+	}
+	return out
+}
+
+// gameWork estimates the computer time a game under r between specs (""
+// for a seat that is no program of the server's) may cost: each program's
+// most time a move, over its half of a game's plies.
+func (s *Server) gameWork(r kalah.Rules, specs ...string) time.Duration {
+	var per time.Duration
+	for _, sp := range specs {
+		if sp == "" {
+			continue
+		}
+		w, err := player.Work(sp, r, s.limits())
+		if err != nil {
+			w = s.limits().Time
+		}
+		per += w
+	}
+	return per * time.Duration(player.GamePlies(r)) / 2
+}
+
+// seatWork is gameWork of seats' programs.
+func (s *Server) seatWork(r kalah.Rules, seats [2]*seat) time.Duration {
+	var specs []string
+	for _, st := range seats {
+		if st != nil && st.st.Kind == "spec" {
+			specs = append(specs, st.st.Spec)
+		}
+	}
+	return s.gameWork(r, specs...)
+}
+
+// admit passes a game between seats through the gate, asked for by path
+// (addrs: each person's address, where known).
+func (s *Server) admit(path gate.Path, r kalah.Rules, seats [2]*seat, addrs [2]string) (*gate.Ticket, error) {
+	req := gate.Request{Path: path, Parties: parties(seats, addrs)}
+	if path != gate.Tournament { // a tournament paid for its games when it was made
+		req.Work = s.seatWork(r, seats)
+	}
+	t, err := s.gate.Admit(req)
+	if err != nil {
+		s.refused("gate")
+		return nil, gateError(err)
+	}
+	return t, nil
+}
+
+// gateError makes a refusal of the gate one the server's callers know:
+// a full server is busy (ErrBusy, which the protocols tell as such); the
+// rest are the asker's own limits, answered 429 (httperr.go).
+func gateError(err error) error {
+	if errors.Is(err, gate.ErrFull) {
+		return fmt.Errorf("%w (%w)", err, ErrBusy)
+	}
+	return err
+}
+
+// watchTicket lets the gate see whether a guest has left rd and end it to
+// make room for another guest of the address; the ticket is given back
+// when the round ends.
+func (s *Server) watchTicket(rd *round, t *gate.Ticket) {
+	leftAfter := s.cfg.LeftAfter
+	t.Watch(func() bool {
+		v := rd.view.Load()
+		if v == nil || v.over || v.ended {
+			return false
+		}
+		for i, st := range v.seats {
+			if st.ID.Kind == identity.Guest && v.away[i] && time.Since(v.awaySince[i]) >= leftAfter {
+				return true
+			}
+		}
+		return false
+	}, func() {
+		rd.post(func(l *loop) error {
+			l.endLeft()
+			return nil
+		})
+	})
+}
+
+// endLeft ends a game whose guest has left it, for another guest of the
+// address to play: the one who left loses if they had moved, else the
+// game is aborted (it counts for no one).
+func (l *loop) endLeft() {
+	if l.g.Over() {
+		return
+	}
+	for i, st := range l.seats {
+		if !st.human || st.present || st.st.ID.Kind != identity.Guest {
+			continue
+		}
+		if !movedBy(l.g, l.opening, i) {
+			l.end(func(g *kalah.Game) error { return g.Abort() }, fmt.Sprintf("Aborted: %s left the game, and another guest of their address needed its place", st.st.Name))
+			return
+		}
+		l.forfeit(i, fmt.Errorf("%w: %s left the game, and another guest of their address needed its place", player.ErrDisconnected, st.st.Name))
+		return
+	}
+}
