@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"kalah"
-	"kalah/player"
 	_ "kalah/heuristic"
+	"kalah/player"
 )
 
 func TestWork(t *testing.T) {
@@ -22,7 +22,7 @@ func TestWork(t *testing.T) {
 		{"random", std, time.Millisecond},
 		{"easy", std, time.Millisecond},
 		{"pekar-tree:2", std, 5142 * time.Nanosecond}, // 36 positions
-		{"pekar-tree:20", big, 30 * time.Second}, // a tree past any Duration: the limit
+		{"pekar-tree:20", big, 30 * time.Second},      // a tree past any Duration: the limit
 		{"pekar-tree:4:time=2s", std, 2 * time.Second},
 		{"pekar-tree:4:time=2m", std, 30 * time.Second},
 	} {
