@@ -127,7 +127,7 @@ func (s *Server) rateOK(w http.ResponseWriter, r *http.Request) bool {
 	if !s.limiter.Allow(hostOf(r)) {
 		s.refused("login-rate")
 		w.Header().Set("Retry-After", "1")
-		httpapi.WriteJSON(w, http.StatusTooManyRequests, map[string]string{"error": "too many attempts from your address; wait a little"})
+		httpapi.WriteError(w, fmt.Errorf("%w: too many attempts from your address; wait a little", ErrTooMany))
 		return false
 	}
 	return true

@@ -308,7 +308,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /api/account/bots", s.apiNewBot)
 	// Limits keyed by address count the real client behind a trusted
 	// proxy; every answer carries the security headers.
-	return s.cfg.TrustedProxies.RealClients(netx.Secured(httpapi.Requests(writesChecked(mux), s.log)))
+	return s.cfg.TrustedProxies.RealClients(netx.Secured(httpapi.Requests(writesChecked(mux), s.log, s.errs)))
 }
 
 // writesChecked refuses a request that changes something unless its body
@@ -317,7 +317,8 @@ func writesChecked(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.Method {
 		case http.MethodPost, http.MethodPut, http.MethodPatch:
-			if !netx.CheckWrite(w, r) {
+			if err := netx.CheckWrite(r); err != nil {
+				httpapi.WriteError(w, err)
 				return
 			}
 		}

@@ -184,8 +184,6 @@ func (s *Server) apiArranged(w http.ResponseWriter, r *http.Request) {
 		case errors.Is(err, ErrBusy):
 			w.Header().Set("Retry-After", "1")
 			httpapi.WriteError(w, err)
-		case errors.Is(err, ErrClosed):
-			httpapi.WriteJSON(w, http.StatusServiceUnavailable, map[string]string{"error": err.Error()})
 		case err != nil:
 			httpapi.WriteError(w, err)
 		default:

@@ -133,7 +133,7 @@ func (s *Server) apiChallengeBot(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteJSON(w, http.StatusCreated, rep.st)
 	case <-time.After(challengeTimeout):
 		withdraw()
-		httpapi.WriteJSON(w, http.StatusGatewayTimeout, map[string]string{"error": fmt.Sprintf("%s did not answer the challenge in %v", name, challengeTimeout)})
+		httpapi.WriteError(w, fmt.Errorf("%w: %s did not answer the challenge in %v", ErrNoAnswer, name, challengeTimeout))
 	case <-r.Context().Done():
 		withdraw()
 	}

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"kalah/internal/httpapi"
 	"kalah/server/gate"
 )
 
@@ -224,7 +223,7 @@ func TestTournamentsAreCosted(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "2640 games") || !strings.Contains(err.Error(), "computer time") {
 		t.Fatalf("the 2,640-game depth-20 tournament: %v", err)
 	}
-	if code := httpapi.StatusOf(err); code != http.StatusTooManyRequests {
+	if code := Errors().StatusOf(err); code != http.StatusTooManyRequests {
 		t.Fatalf("answered %d", code)
 	}
 	t.Log(err)

@@ -1,30 +1,52 @@
 package server
 
 import (
+	"errors"
 	"net/http"
+	"time"
 
 	"kalah/internal/httpapi"
 	"kalah/internal/identity"
+	"kalah/internal/netx"
 	"kalah/internal/store"
 	"kalah/player"
 	"kalah/server/gate"
 	"kalah/tournament"
 )
 
-// The server answers every request through the one HTTP layer
-// (internal/httpapi), the page's too; here it maps the errors a request
-// can run into below it, its own and those of the packages it uses, to
-// their statuses: 4xx for what the client asked (malformed, not allowed,
-// not there, not now), 503 for what the server cannot do just now (busy,
-// stopping, its store failing; httpapi itself answers a request out of
-// time so), and 500 for anything else.
-func init() {
-	httpapi.Map(http.StatusBadRequest, player.ErrUnknownPlayer, store.ErrBadAccount, identity.ErrBadName, identity.ErrBadID)
-	httpapi.Map(http.StatusUnauthorized, ErrSignIn, store.ErrBadPassword, store.ErrNoSession)
-	httpapi.Map(http.StatusForbidden, ErrForbidden, identity.ErrReserved)
-	httpapi.Map(http.StatusNotFound, ErrNotFound, ErrNoTournament, tournament.ErrNotFound, store.ErrNotFound)
-	httpapi.Map(http.StatusConflict, ErrNotYourTurn, ErrNoSeat, ErrNotCasual, ErrTooLate, store.ErrNameTaken, ErrTournamentOver)
-	httpapi.Map(http.StatusTooManyRequests, ErrTooMany, gate.ErrTooMany, gate.ErrTooFast, gate.ErrOverBudget)
-	httpapi.Map(http.StatusServiceUnavailable, ErrBusy, ErrClosed, ErrNoHints, store.ErrHashBusy, store.ErrClosed)
-	httpapi.Internal(store.ErrClosed)
+// Errors returns the statuses of every error a request of the API can run
+// into, the server's own and those of the packages below it: 4xx for what
+// the client asked (malformed, not allowed, not there, not now), 503 for
+// what the server cannot do just now (busy, stopping, its store away:
+// a full disk, a locked database), and 500 for anything else. It is built
+// here, explicitly, and handed to the one HTTP layer where the server is
+// assembled (Handler; the page's through web.Options), so what a request
+// answers never depends on which packages are linked in.
+func Errors() *httpapi.Errors {
+	return httpapi.NewErrors().
+		Map(http.StatusBadRequest, player.ErrUnknownPlayer, store.ErrBadAccount, identity.ErrBadName, identity.ErrBadID).
+		Map(http.StatusUnauthorized, ErrSignIn, ErrAdminToken, store.ErrBadPassword, store.ErrNoSession).
+		Map(http.StatusForbidden, ErrForbidden, identity.ErrReserved, netx.ErrCrossSite).
+		Map(http.StatusNotFound, ErrNotFound, ErrNoTournament, tournament.ErrNotFound, store.ErrNotFound).
+		Map(http.StatusMethodNotAllowed, ErrMethod).
+		Map(http.StatusConflict, ErrNotYourTurn, ErrNoSeat, ErrNotCasual, ErrTooLate, store.ErrNameTaken, ErrTournamentOver).
+		Map(http.StatusTooManyRequests, ErrTooMany, gate.ErrTooMany, gate.ErrTooFast, gate.ErrOverBudget).
+		Map(http.StatusServiceUnavailable, ErrBusy, ErrClosed, ErrNoHints, store.ErrHashBusy, store.ErrClosed, store.ErrUnavailable).
+		Map(http.StatusGatewayTimeout, ErrNoAnswer).
+		Internal(store.ErrClosed, store.ErrUnavailable).
+		RetryAfter(10*time.Second, store.ErrUnavailable, ErrTooMany).
+		RetryAfter(time.Minute, gate.ErrTooFast)
 }
+
+// Errors returns the server's mapping of errors to statuses (Errors), for
+// the page that answers through the same layer.
+func (s *Server) Errors() *httpapi.Errors { return s.errs }
+
+// ErrAdminToken refuses what needs the server's admin token without it.
+var ErrAdminToken = errors.New("admin token needed")
+
+// ErrMethod answers a route asked with a method it does not take.
+var ErrMethod = errors.New("method not allowed")
+
+// ErrNoAnswer is a bot that did not answer a person's challenge in time.
+var ErrNoAnswer = errors.New("no answer in time")

@@ -105,7 +105,7 @@ func TestStatusOf(t *testing.T) {
 		ErrNotYourTurn: 409, ErrTooMany: 429, ErrBusy: 503, ErrClosed: 503, httpapi.ErrNotJSON: 415,
 		fmt.Errorf("a failure of the server's own"): 500,
 	} {
-		if got := httpapi.StatusOf(err); got != want {
+		if got := Errors().StatusOf(err); got != want {
 			t.Errorf("StatusOf(%v) = %d, want %d", err, got, want)
 		}
 	}

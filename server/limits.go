@@ -124,7 +124,7 @@ func (s *Server) openStream(w http.ResponseWriter, r *http.Request, kind string)
 			"streams-per-address":  fmt.Sprintf("your address has %d open streams, the most this server allows; close some (other tabs or bots)", s.cfg.MaxStreamsPerAddr),
 			"streams-per-identity": fmt.Sprintf("your account has %d open streams, the most this server allows; close some (other tabs or bots)", s.cfg.MaxStreamsPerIdentity),
 		}[reason]
-		httpapi.WriteJSON(w, http.StatusTooManyRequests, map[string]string{"error": ErrTooManyStreams.Error() + ": " + what})
+		httpapi.WriteError(w, fmt.Errorf("%w: %s", ErrTooManyStreams, what))
 		return nil, false
 	}
 	return release, true

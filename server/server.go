@@ -308,9 +308,10 @@ type Server struct {
 	// for an arranged game (see arranged.go).
 	freed chan struct{}
 
-	gate      *gate.Gate    // admits every game (admit.go)
-	limiter   *netx.Limiter // logins by address
-	returning *netx.Limiter // logins of bots with a game in progress, by name
+	gate      *gate.Gate      // admits every game (admit.go)
+	errs      *httpapi.Errors // the statuses of the API\'s errors (httperr.go)
+	limiter   *netx.Limiter   // logins by address
+	returning *netx.Limiter   // logins of bots with a game in progress, by name
 	stats     *Stats
 	streams   *streams // long-lived requests open
 	metrics   *metrics
@@ -343,6 +344,7 @@ func New(cfg Config) (*Server, error) {
 		allConns: map[*conn]struct{}{}, listeners: map[net.Listener]struct{}{}, chals: map[string]*challenge{},
 		limiter:   netx.NewLimiter(cfg.LoginRate, cfg.LoginBurst),
 		gate:      newGate(&cfg),
+		errs:      Errors(),
 		returning: netx.NewLimiter(1, 3),
 		stats:     &Stats{},
 		streams:   newStreams(&cfg),
@@ -565,6 +567,6 @@ func (s *Server) admitted(w http.ResponseWriter, r *http.Request, what string) b
 		return true
 	}
 	w.Header().Set("WWW-Authenticate", `Bearer realm="kalah"`)
-	httpapi.WriteJSON(w, http.StatusUnauthorized, map[string]string{"error": what + " needs the server's admin token (Authorization: Bearer TOKEN; kalah serve keeps it in admin.token in its data directory)"})
+	httpapi.WriteError(w, fmt.Errorf("%w: %s needs the server's admin token (Authorization: Bearer TOKEN; kalah serve keeps it in admin.token in its data directory)", ErrAdminToken, what))
 	return false
 }

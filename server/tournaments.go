@@ -15,6 +15,7 @@ import (
 	"kalah/internal/identity"
 	"kalah/player"
 	"kalah/tournament"
+	"net/http"
 )
 
 // Tournaments are the tournaments the server runs itself, started over
@@ -37,11 +38,15 @@ type Tournaments struct {
 	// that people and bots join.
 	people *peopleTours
 
-	mu       sync.Mutex
-	gameIDs  map[int64]int64 // a tournament game's id to its server game
-	running  map[int64]bool
-	errs     map[int64]string
-	stopping bool // Wait was called: no run starts any more
+	mu      sync.Mutex
+	gameIDs map[int64]int64 // a tournament game's id to its server game
+	running map[int64]bool
+	// routes are the tournaments' part of the API (ServeHTTP), laid out
+	// once.
+	routes     *http.ServeMux
+	routesOnce sync.Once
+	errs       map[int64]string
+	stopping   bool // Wait was called: no run starts any more
 }
 
 // TournamentOptions configure StartTournaments.

@@ -26,31 +26,38 @@ import (
 // or the bot's own acceptance (see Create; a bot joins a people's
 // tournament by its own token too).
 func (t *Tournaments) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	id, one := strings.CutPrefix(r.URL.Path, "/api/tournaments/")
-	if tid, action, ok := strings.Cut(id, "/"); one && ok {
-		switch {
-		case r.Method == http.MethodPost && (action == "join" || action == "withdraw"):
-			t.apiEntry(w, r, tid, action)
-		case action == "join" || action == "withdraw":
-			w.Header().Set("Allow", "POST")
-			httpapi.WriteJSON(w, http.StatusMethodNotAllowed, map[string]string{"error": r.Method + " " + r.URL.Path + ": method not allowed"})
-		default:
-			t.fail(w, r, fmt.Errorf("%w: %s", ErrNoTournament, r.URL.Path))
-		}
-		return
+	t.routesOnce.Do(func() { t.routes = t.newRoutes() })
+	t.routes.ServeHTTP(w, r)
+}
+
+// newRoutes lays out the tournaments' routes on method patterns; a known
+// route asked with another method, and a path that is none, are answered
+// as every error of the API (405 with Allow, 404), in JSON.
+func (t *Tournaments) newRoutes() *http.ServeMux {
+	m := http.NewServeMux()
+	m.HandleFunc("GET /api/tournaments", t.apiList)
+	m.HandleFunc("POST /api/tournaments", t.apiCreate)
+	m.HandleFunc("GET /api/tournaments/{id}", func(w http.ResponseWriter, r *http.Request) { t.apiState(w, r, r.PathValue("id")) })
+	for _, action := range []string{"join", "withdraw"} {
+		m.HandleFunc("POST /api/tournaments/{id}/"+action, func(w http.ResponseWriter, r *http.Request) {
+			t.apiEntry(w, r, r.PathValue("id"), action)
+		})
+		m.HandleFunc("/api/tournaments/{id}/"+action, methodNotAllowed("POST"))
 	}
-	switch {
-	case one && r.Method == http.MethodGet:
-		t.apiState(w, r, id)
-	case !one && r.URL.Path == "/api/tournaments" && r.Method == http.MethodGet:
-		t.apiList(w, r)
-	case !one && r.URL.Path == "/api/tournaments" && r.Method == http.MethodPost:
-		t.apiCreate(w, r)
-	case one || r.URL.Path == "/api/tournaments":
-		w.Header().Set("Allow", map[bool]string{true: "GET", false: "GET, POST"}[one])
-		httpapi.WriteJSON(w, http.StatusMethodNotAllowed, map[string]string{"error": r.Method + " " + r.URL.Path + ": method not allowed"})
-	default:
+	m.HandleFunc("/api/tournaments", methodNotAllowed("GET, POST"))
+	m.HandleFunc("/api/tournaments/{id}", methodNotAllowed("GET"))
+	m.HandleFunc("/api/tournaments/", func(w http.ResponseWriter, r *http.Request) {
 		t.fail(w, r, fmt.Errorf("%w: %s", ErrNoTournament, r.URL.Path))
+	})
+	return m
+}
+
+// methodNotAllowed answers a route's other methods: 405, with the ones
+// it takes.
+func methodNotAllowed(allow string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Allow", allow)
+		httpapi.WriteError(w, fmt.Errorf("%w: %s %s (it takes %s)", ErrMethod, r.Method, r.URL.Path, allow))
 	}
 }
 

@@ -540,11 +540,11 @@ func TestSeatRoutesBadInput(t *testing.T) {
 }
 
 // TestOpenGamesPerGuest: the games a guest starts on the page count among
-// the address's unfinished games, as over the server's own API: beyond
+// the address's guests' live games, as over the server's own API: beyond
 // the server's limit the page answers 429 with the reason; a finished
 // game frees its place.
 func TestOpenGamesPerGuest(t *testing.T) {
-	srv, _ := newServerWith(t, server.Config{MaxOpenGames: 2}, Options{})
+	srv, _ := newServerWith(t, server.Config{MaxGuestGamesPerAddr: 2}, Options{})
 	var first Created
 	for i := range 3 {
 		var c Created

@@ -95,6 +95,7 @@ type Handler struct {
 	ctx  context.Context // ends the event streams when it ends
 	opts Options
 	mux  *http.ServeMux
+	errs *httpapi.Errors // the statuses of its answers (errorsOf)
 	// files holds each static file, plain and gzipped, by name.
 	files map[string]*asset
 
@@ -137,7 +138,7 @@ func New(ctx context.Context, o Options) (*Handler, error) {
 	if o.Analyses <= 0 {
 		o.Analyses = max(runtime.GOMAXPROCS(0)/2, 1)
 	}
-	h := &Handler{ctx: ctx, opts: o, mux: http.NewServeMux(), files: map[string]*asset{},
+	h := &Handler{ctx: ctx, opts: o, mux: http.NewServeMux(), errs: errorsOf(o.Server), files: map[string]*asset{},
 		analysisRate: netx.NewLimiter(o.AnalysisRate, o.AnalysisBurst), analyses: make(chan struct{}, o.Analyses), analysing: map[string]int{}}
 	if err := h.loadStatic(); err != nil {
 		return nil, err
@@ -212,13 +213,27 @@ func (h *Handler) routes() {
 // this server's own scripts and styles and no framing); every limit keyed
 // by address counts the real client behind the server's trusted proxies.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	h.opts.Server.RealClients(httpapi.Requests(http.HandlerFunc(h.serve), h.opts.Log)).ServeHTTP(w, r)
+	h.opts.Server.RealClients(httpapi.Requests(http.HandlerFunc(h.serve), h.opts.Log, h.errs)).ServeHTTP(w, r)
+}
+
+// errorsOf returns the statuses the page's answers take: the server's (a
+// Backend that says them, as *server.Server does; else the HTTP layer's
+// own) and the page's own refusals of analyses.
+func errorsOf(b Backend) *httpapi.Errors {
+	errs := httpapi.NewErrors()
+	if e, ok := b.(interface{ Errors() *httpapi.Errors }); ok {
+		errs = e.Errors().Clone()
+	}
+	return errs.Map(http.StatusTooManyRequests, errTooFast).Map(http.StatusServiceUnavailable, errAnalysesBusy)
 }
 
 func (h *Handler) serve(w http.ResponseWriter, r *http.Request) {
 	netx.SecurityHeaders(w, r)
-	if (r.Method == http.MethodPost || r.Method == http.MethodPut || r.Method == http.MethodPatch) && strings.HasPrefix(r.URL.Path, Prefix) && !netx.CheckWrite(w, r) {
-		return // a form, text or a page of another site
+	if (r.Method == http.MethodPost || r.Method == http.MethodPut || r.Method == http.MethodPatch) && strings.HasPrefix(r.URL.Path, Prefix) {
+		if err := netx.CheckWrite(r); err != nil {
+			httpapi.WriteError(w, err) // a form, text or a page of another site
+			return
+		}
 	}
 	h.mux.ServeHTTP(w, r)
 }
@@ -240,20 +255,20 @@ var errTooFast = errors.New("too many analyses; wait a little")
 // or 503, with Retry-After) and returns nil then.
 func (h *Handler) admitAnalysis(w http.ResponseWriter, r *http.Request, budget time.Duration) func() {
 	who := h.opts.Server.Requester(r)
-	refuse := func(code int, err error) func() {
+	refuse := func(err error) func() {
 		w.Header().Set("Retry-After", "2")
-		httpapi.WriteJSON(w, code, map[string]string{"error": err.Error()})
+		httpapi.WriteError(w, err)
 		return nil
 	}
 	if !h.analysisRate.Allow(who) {
 		h.opts.Server.Refused("analysis-rate")
-		return refuse(http.StatusTooManyRequests, errTooFast)
+		return refuse(errTooFast)
 	}
 	h.mu.Lock()
 	if h.analysing[who] >= analysesPerClient {
 		h.mu.Unlock()
 		h.opts.Server.Refused("analysis-rate")
-		return refuse(http.StatusTooManyRequests, fmt.Errorf("%w: %d analyses of yours are running", errTooFast, analysesPerClient))
+		return refuse(fmt.Errorf("%w: %d analyses of yours are running", errTooFast, analysesPerClient))
 	}
 	h.analysing[who]++
 	h.mu.Unlock()
@@ -275,7 +290,7 @@ func (h *Handler) admitAnalysis(w http.ResponseWriter, r *http.Request, budget t
 	case <-t.C:
 		done()
 		h.opts.Server.Refused("analysis-busy")
-		return refuse(http.StatusServiceUnavailable, errAnalysesBusy)
+		return refuse(errAnalysesBusy)
 	case <-r.Context().Done():
 		done()
 		return nil

@@ -2,11 +2,12 @@ package web
 
 import (
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 
 	"kalah"
+
+	"kalah/internal/httpapi"
 )
 
 // presetLeads are a sentence for each preset a person meets in the
@@ -63,10 +64,7 @@ func presetSummary(r kalah.Rules) string {
 // (404), in the page's look, with the way back. It does not repeat the
 // path: nothing a stranger sends comes back in a page.
 func (h *Handler) notFound(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(http.StatusNotFound)
-	io.WriteString(w, `<!doctype html>
+	httpapi.WriteHTML(w, http.StatusNotFound, `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">

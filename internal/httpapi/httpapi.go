@@ -1,7 +1,7 @@
 // Package httpapi is the one HTTP layer of kalah's API, the match
 // server's routes and the page's alike: one mapping of an error to its
-// status (StatusOf, extended by the packages that own the errors through
-// Map), one way to answer an error (WriteError: a failure of the server's
+// status (Errors, built explicitly where the server is assembled and
+// handed to Requests), one way to answer an error (WriteError: a failure of the server's
 // own is a 500 or 503, logged with the request's id, never a 4xx that
 // blames the client, and never with its internals in the answer), one JSON
 // reader (ReadJSON) and writer (WriteJSON), and request ids (Requests).
@@ -21,9 +21,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"mime"
 	"net"
 	"net/http"
+	"slices"
+	"strconv"
+	"time"
 
 	"kalah"
 )
@@ -40,41 +44,67 @@ type mapping struct {
 	code int
 }
 
-// table holds the mappings in the order given; it is written only by
-// packages' init functions (Map), so reading it needs no lock.
-var (
+// Errors maps errors to the statuses that answer them. The server builds
+// its own where it is assembled (server.Errors), explicitly, and hands it
+// to Requests, so what a request answers never depends on which packages
+// happen to be linked in or the order of their init functions. NewErrors
+// starts it with this layer's own: a body that is not JSON, a request
+// the API cannot take, the rules' errors.
+type Errors struct {
 	table    []mapping
 	internal []error // errors whose words are the server's own (Internal)
-)
-
-func init() {
-	Map(http.StatusUnsupportedMediaType, ErrNotJSON)
-	Map(http.StatusBadRequest, ErrBadRequest, kalah.ErrIllegalMove, kalah.ErrSyntax, kalah.ErrInvalidRules, kalah.ErrBadPosition)
-	Map(http.StatusConflict, kalah.ErrGameOver, kalah.ErrNoUndo)
+	retry    map[error]time.Duration
 }
+
+// NewErrors returns the mappings of this layer's own errors.
+func NewErrors() *Errors {
+	e := &Errors{retry: map[error]time.Duration{}}
+	e.Map(http.StatusUnsupportedMediaType, ErrNotJSON)
+	e.Map(http.StatusBadRequest, ErrBadRequest, kalah.ErrIllegalMove, kalah.ErrSyntax, kalah.ErrInvalidRules, kalah.ErrBadPosition)
+	e.Map(http.StatusConflict, kalah.ErrGameOver, kalah.ErrNoUndo)
+	return e
+}
+
+// Clone returns a copy of e to add to.
+func (e *Errors) Clone() *Errors {
+	return &Errors{table: slices.Clone(e.table), internal: slices.Clone(e.internal), retry: maps.Clone(e.retry)}
+}
+
+// base answers where no Errors was given (a writer outside Requests).
+var base = NewErrors()
 
 // Map makes StatusOf answer code for each of errs and every error that
-// wraps one. A package that owns errors a request can run into calls it
-// from its init function; the first mapping an error matches wins.
-func Map(code int, errs ...error) {
+// wraps one; the first mapping an error matches wins. It returns e.
+func (e *Errors) Map(code int, errs ...error) *Errors {
 	for _, err := range errs {
-		table = append(table, mapping{err, code})
+		e.table = append(e.table, mapping{err, code})
 	}
+	return e
 }
 
-// Internal marks errors (from init functions, as Map) whose words are the
-// server's own business: a 5xx that matches one is answered with "try
-// again later", not with its text.
-func Internal(errs ...error) { internal = append(internal, errs...) }
+// Internal marks errors whose words are the server's own business: a 5xx
+// that matches one is answered with "try again later", not with its text.
+func (e *Errors) Internal(errs ...error) *Errors {
+	e.internal = append(e.internal, errs...)
+	return e
+}
+
+// RetryAfter has a 503 or 429 that matches err say when to try again.
+func (e *Errors) RetryAfter(after time.Duration, errs ...error) *Errors {
+	for _, err := range errs {
+		e.retry[err] = after
+	}
+	return e
+}
 
 // StatusOf returns the HTTP status that answers err: the one Map gave its
 // error; 503 for a request out of time or given up; 500 for anything
 // else, a failure of the server's own.
-func StatusOf(err error) int {
+func (e *Errors) StatusOf(err error) int {
 	if err == nil {
 		return http.StatusOK
 	}
-	for _, m := range table {
+	for _, m := range e.table {
 		if errors.Is(err, m.err) {
 			return m.code
 		}
@@ -84,6 +114,19 @@ func StatusOf(err error) int {
 	}
 	return http.StatusInternalServerError
 }
+
+// retryAfter returns when to try err again (0: nothing said).
+func (e *Errors) retryAfter(err error) time.Duration {
+	for k, v := range e.retry {
+		if errors.Is(err, k) {
+			return v
+		}
+	}
+	return 0
+}
+
+// StatusOf is NewErrors().StatusOf: the status of this layer's own errors.
+func StatusOf(err error) int { return base.StatusOf(err) }
 
 // errorBody is every error the API answers.
 type errorBody struct {
@@ -98,16 +141,24 @@ type errorBody struct {
 // (Requests), and a 500's answer says only that, with the id, never the
 // failure's own words (an SQL error, a path).
 func WriteError(w http.ResponseWriter, err error) {
-	code := StatusOf(err)
+	errs := base
+	aw := writerOf(w)
+	if aw != nil && aw.errs != nil {
+		errs = aw.errs
+	}
+	code := errs.StatusOf(err)
 	body := errorBody{Error: err.Error()}
+	if after := errs.retryAfter(err); after > 0 && w.Header().Get("Retry-After") == "" {
+		w.Header().Set("Retry-After", strconv.Itoa(int(after.Round(time.Second)/time.Second)))
+	}
 	if code >= 500 {
-		if aw, ok := w.(*apiWriter); ok {
+		if aw != nil {
 			aw.err, aw.code, body.RequestID = err, code, aw.id
 		}
 		switch {
 		case code == http.StatusInternalServerError:
 			body.Error = "the server failed to do that; it is logged"
-		case isInternal(err):
+		case errs.isInternal(err):
 			body.Error = "the server cannot do that now; try again later"
 		}
 		if code == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
@@ -117,16 +168,41 @@ func WriteError(w http.ResponseWriter, err error) {
 	WriteJSON(w, code, body)
 }
 
-func isInternal(err error) bool {
+// writerOf finds the request's writer under Requests through the writers
+// wrapped around it (a stream's deadlines, a check's), or nil.
+func writerOf(w http.ResponseWriter) *apiWriter {
+	for w != nil {
+		if aw, ok := w.(*apiWriter); ok {
+			return aw
+		}
+		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
+		if !ok {
+			return nil
+		}
+		w = u.Unwrap()
+	}
+	return nil
+}
+
+func (e *Errors) isInternal(err error) bool {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return true
 	}
-	for _, e := range internal {
-		if errors.Is(err, e) {
+	for _, in := range e.internal {
+		if errors.Is(err, in) {
 			return true
 		}
 	}
 	return false
+}
+
+// WriteHTML answers a page of the site's own (no stranger's words in it)
+// with status code: the page's answer to a path that is none.
+func WriteHTML(w http.ResponseWriter, code int, page string) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(code)
+	io.WriteString(w, page)
 }
 
 // WriteJSON answers v as JSON with status code; nothing is cached.
@@ -164,6 +240,7 @@ func ReadJSON(w http.ResponseWriter, r *http.Request, v any) error {
 type apiWriter struct {
 	http.ResponseWriter
 	id   string
+	errs *Errors // the statuses of the errors it answers (nil: base)
 	err  error
 	code int
 }
@@ -182,23 +259,31 @@ func (w *apiWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 // RequestID returns the id Requests gave the request whose writer is w
 // ("" outside Requests).
 func RequestID(w http.ResponseWriter) string {
-	if aw, ok := w.(*apiWriter); ok {
+	if aw := writerOf(w); aw != nil {
 		return aw.id
 	}
 	return ""
 }
 
 // Requests gives every request an id (the X-Request-Id header of its
-// answer) and logs, with it, the failure a 5xx answered.
-func Requests(h http.Handler, log *slog.Logger) http.Handler {
+// answer), answers its errors by errs (nil: this layer's own only), and
+// logs, with the id, the failure a 5xx answered. Under another Requests
+// (the page handing a request on to the server's routes) it keeps the
+// outer id and answers by errs while h serves.
+func Requests(h http.Handler, log *slog.Logger, errs *Errors) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if _, ok := w.(*apiWriter); ok {
-			h.ServeHTTP(w, r) // already under Requests (the page hands on)
+		if aw := writerOf(w); aw != nil {
+			if errs != nil {
+				outer := aw.errs
+				aw.errs = errs
+				defer func() { aw.errs = outer }()
+			}
+			h.ServeHTTP(w, r)
 			return
 		}
 		b := make([]byte, 8)
 		rand.Read(b)
-		aw := &apiWriter{ResponseWriter: w, id: hex.EncodeToString(b)}
+		aw := &apiWriter{ResponseWriter: w, id: hex.EncodeToString(b), errs: errs}
 		w.Header().Set("X-Request-Id", aw.id)
 		h.ServeHTTP(aw, r)
 		switch {

@@ -10,13 +10,16 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"kalah"
 )
 
 var errTestGone = errors.New("test: gone")
 
-func init() { Map(http.StatusGone, errTestGone) }
+// testErrors are the layer's own mappings and a package's: what an
+// assembly of the server builds.
+var testErrors = NewErrors().Map(http.StatusGone, errTestGone).RetryAfter(30*time.Second, errTestGone)
 
 func TestStatusOf(t *testing.T) {
 	for _, tc := range []struct {
@@ -33,11 +36,32 @@ func TestStatusOf(t *testing.T) {
 		{context.DeadlineExceeded, 503},
 		{errors.New("disk on fire"), 500},
 	} {
-		if got := StatusOf(tc.err); got != tc.want {
+		if got := testErrors.StatusOf(tc.err); got != tc.want {
 			t.Errorf("StatusOf(%v) = %d, want %d", tc.err, got, tc.want)
 		}
 	}
+	if got := StatusOf(errTestGone); got != 500 {
+		t.Errorf("a package's error not mapped where the server is assembled: %d, want 500", got)
+	}
 }
+
+// TestWriteErrorUnderWrappers: an error written through writers wrapped
+// around the request's (a stream's deadlines) still takes the assembly's
+// status, its Retry-After, and its request id.
+func TestWriteErrorUnderWrappers(t *testing.T) {
+	h := Requests(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		WriteError(wrapped{w}, fmt.Errorf("x: %w", errTestGone))
+	}), slog.New(slog.DiscardHandler), testErrors)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("GET", "/api/x", nil))
+	if rec.Code != http.StatusGone || rec.Header().Get("Retry-After") != "30" {
+		t.Fatalf("got %d, Retry-After %q", rec.Code, rec.Header().Get("Retry-After"))
+	}
+}
+
+type wrapped struct{ http.ResponseWriter }
+
+func (w wrapped) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // TestServerFailureIsLoggedNotTold: a 500 answers with the request's id and
 // generic words; the failure's own words go to the log under that id.
@@ -45,8 +69,8 @@ func TestServerFailureIsLoggedNotTold(t *testing.T) {
 	var logs strings.Builder
 	log := slog.New(slog.NewTextHandler(&logs, nil))
 	h := Requests(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		WriteError(w, errors.New("sqlite: disk I/O error at /var/lib/kalah"))
-	}), log)
+		WriteError(wrapped{w}, errors.New("sqlite: disk I/O error at /var/lib/kalah"))
+	}), log, nil)
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest("GET", "/api/x", nil))
 	var body struct {

@@ -4,8 +4,8 @@
 package netx
 
 import (
-	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"mime"
 	"net"
@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"kalah/internal/httpapi"
 )
 
 // Guard returns l with at most max connections open at once (0: no cap):
@@ -200,33 +202,30 @@ func LongLived(w http.ResponseWriter) {
 	rc.SetWriteDeadline(time.Time{})
 }
 
+// ErrCrossSite refuses a request that changes something sent from
+// another site's page (403).
+var ErrCrossSite = errors.New("requests from another site's page are refused")
+
 // CheckWrite checks a request that changes something, as a browser could
 // be made to send it from another site: its body must be JSON (a form or
-// text/plain, which need no permission across sites, is refused: 415) and
-// its Origin, if it has one, must be this server's own (403). Clients that
-// are not browsers send no Origin and are not affected. It writes the
-// refusal and reports whether the request may go on.
-func CheckWrite(w http.ResponseWriter, r *http.Request) bool {
+// text/plain, which need no permission across sites, is refused:
+// httpapi.ErrNotJSON, 415) and its Origin, if it has one, must be this
+// server's own (ErrCrossSite, 403). Clients that are not browsers send no
+// Origin and are not affected. The caller answers the refusal, as every
+// error of the API (httpapi.WriteError).
+func CheckWrite(r *http.Request) error {
 	if o := r.Header.Get("Origin"); o != "" && !sameHost(o, r.Host) {
-		writeRefusal(w, http.StatusForbidden, "requests from another site's page are refused (Origin "+o+")")
-		return false
+		return fmt.Errorf("%w (Origin %s)", ErrCrossSite, o)
 	}
 	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if ct != "application/json" {
-		writeRefusal(w, http.StatusUnsupportedMediaType, "send the request body as JSON with Content-Type: application/json")
-		return false
+		return httpapi.ErrNotJSON
 	}
-	return true
+	return nil
 }
 
 // sameHost reports whether origin (scheme://host[:port]) names host.
 func sameHost(origin, host string) bool {
 	u, err := url.Parse(origin)
 	return err == nil && u.Host != "" && strings.EqualFold(u.Host, host)
-}
-
-func writeRefusal(w http.ResponseWriter, code int, msg string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	json.NewEncoder(w).Encode(map[string]string{"error": msg})
 }

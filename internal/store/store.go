@@ -24,7 +24,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
+	"modernc.org/sqlite" // the database/sql driver "sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 
 	"kalah"
 	"kalah/internal/datadir"
@@ -36,6 +37,10 @@ var (
 	ErrNotFound = errors.New("not found")
 	ErrBadToken = errors.New("wrong token")
 	ErrClosed   = errors.New("store closed")
+	// ErrUnavailable is a write the database cannot take now (the disk
+	// full, the file locked or failing): nothing of it was written, and
+	// the same write may succeed later.
+	ErrUnavailable = errors.New("the store cannot write now (disk full or database locked)")
 )
 
 // Status is where a game stands.
@@ -329,7 +334,7 @@ func (s *Store) commit(batch []writeReq) {
 	tx, err := s.wdb.Begin()
 	if err != nil {
 		for _, r := range batch {
-			r.reply <- err
+			r.reply <- unavailable(err)
 		}
 		return
 	}
@@ -386,11 +391,28 @@ func (s *Store) commit(batch []writeReq) {
 		}
 	}
 	for i, r := range batch {
+		errs[i] = unavailable(errs[i])
 		if errs[i] != nil && r.move != nil {
 			errs[i] = fmt.Errorf("store: game %d move %d: %w", r.move.game, r.move.ply+1, errs[i])
 		}
 		r.reply <- errs[i]
 	}
+}
+
+// unavailable marks err as ErrUnavailable when SQLite says the database
+// cannot be written now (SQLITE_FULL, SQLITE_BUSY, SQLITE_LOCKED,
+// SQLITE_IOERR): the client is told to try again (503), not that the
+// server failed.
+func unavailable(err error) error {
+	var se *sqlite.Error
+	if err == nil || errors.Is(err, ErrUnavailable) || !errors.As(err, &se) {
+		return err
+	}
+	switch se.Code() & 0xff {
+	case sqlite3.SQLITE_FULL, sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_IOERR:
+		return fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	return err
 }
 
 // atomically runs fn inside a savepoint of tx: if fn fails, everything it
