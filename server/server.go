@@ -281,6 +281,8 @@ type Server struct {
 	// houseGames counts the house games started (housebot.go).
 	houseGames atomic.Uint64
 	chat       chatHub // games' chats, to their board streams (chat.go)
+	// keys are the secret keys kept in the store (guests.go).
+	keys serverKeys
 }
 
 // New starts a server on cfg.Store and resumes the unfinished games in it.

@@ -234,6 +234,10 @@ func Open(path string) (*Store, error) {
 		wdb.Close()
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
+	if _, err := wdb.Exec(secretsSchema); err != nil {
+		wdb.Close()
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
 	db := wdb
 	if path != ":memory:" {
 		if db, err = sql.Open("sqlite", dsn); err != nil {

@@ -251,7 +251,7 @@ function viewPlay() {
   }},
     h("h2", {text: "Play a game"}),
     h("fieldset", {}, h("legend", {text: "Players"}),
-      h("p", {class: "muted", id: "playingas", text: me ? `You play as ${me.name}.` : (myId ? `You play as ${myId.replace(/^guest:/, "").slice(0, 12)} (a guest): sign in to play under your name.` : "You play as a guest: sign in to play under your name.")}),
+      h("p", {class: "muted", id: "playingas", text: me ? `You play as ${me.name}.` : (myId ? `You play as ${myId.replace(/^guest:/, "")} (a guest): sign in to play under your name.` : "You play as a guest: sign in to play under your name.")}),
       h("label", {}, "Opponent", opp), h("label", {}, "Who starts", first),
       h("label", {}, "Clock", clock), h("label", {}, casual, casualWhat)),
     rules.el,
