@@ -283,6 +283,8 @@ type Server struct {
 	chat       chatHub // games' chats, to their board streams (chat.go)
 	// keys are the secret keys kept in the store (guests.go).
 	keys serverKeys
+	// kgp are the KGP connections of bots known by a token (tokens.go).
+	kgp kgpBots
 }
 
 // New starts a server on cfg.Store and resumes the unfinished games in it.

@@ -944,6 +944,12 @@ func (s *Store) botLogin(ctx context.Context, name, token string, check bool) (s
 			return "", false, fmt.Errorf("%w: %w", ErrBadAccount, err)
 		}
 	}
+	if revoked, err := s.tokenRevoked(ctx, token); err != nil || revoked {
+		if err == nil {
+			err = ErrRevokedToken
+		}
+		return "", false, fmt.Errorf("bot %q: %w", name, err)
+	}
 	salt = make([]byte, 16)
 	rand.Read(salt)
 	hash = hashToken(token, salt)

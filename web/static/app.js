@@ -91,6 +91,18 @@ function viewAccount() {
   const botName = h("input", {id: "botname", maxlength: 32, required: true});
   const tokenBox = h("div", {id: "tokenbox"});
   const bots = h("ul", {id: "botlist"}, me.bots.map(b => h("li", {text: b})));
+  // A leaked token is replaced here: the old one stops working at once, and
+  // the bot's connections close after their game.
+  const rotateBot = h("select", {id: "rotatebot", "aria-label": "The bot"}, me.bots.map(b => h("option", {value: b, text: b})));
+  const rotateForm = h("form", {id: "rotateform", hidden: !me.bots.length, onsubmit: async e => {
+    e.preventDefault(); err.textContent = "";
+    try {
+      const b = await account(`/bots/${encodeURIComponent(rotateBot.value)}/token`, {});
+      tokenBox.replaceChildren(h("p", {text: `The new token of ${b.name}, shown only now: copy it. The old one no longer logs the bot in, and its connections close after their game.`}),
+        h("code", {id: "bottoken", text: b.token}));
+      announce(`${b.name} has a new token`);
+    } catch (ex) { err.textContent = ex.message; }
+  }}, h("label", {}, "Bot ", rotateBot), h("button", {type: "submit", id: "rotatetoken", text: "Give it a new token"}));
   main.replaceChildren(h("section", {},
     h("h2", {text: "Signed in as " + me.name}),
     h("button", {id: "signout", text: "Sign out", onclick: async () => {
@@ -102,12 +114,12 @@ function viewAccount() {
       e.preventDefault(); err.textContent = "";
       try {
         const b = await account("/bots", {name: botName.value.trim()});
-        me.bots.push(b.name); bots.append(h("li", {text: b.name}));
+        me.bots.push(b.name); bots.append(h("li", {text: b.name})); rotateBot.append(h("option", {value: b.name, text: b.name})); rotateForm.hidden = false;
         tokenBox.replaceChildren(h("p", {text: `The token of ${b.name}, shown only now: copy it. It logs the bot in on our protocol (login ${b.name} TOKEN), over KGP (set auth:token) and over HTTP (Authorization: Bearer).`}),
           h("code", {id: "bottoken", text: b.token}));
       } catch (ex) { err.textContent = ex.message; }
     }}, h("label", {}, "New bot's name ", botName), h("button", {type: "submit", text: "Create the bot"})),
-    tokenBox, err));
+    rotateForm, tokenBox, err));
 }
 
 // rulesName names rules as the server lists them: the preset's name, or
