@@ -152,7 +152,7 @@ func (s *Server) apiSignup(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteError(w, err)
 		return
 	}
-	if !s.rateOK(w, r) {
+	if !s.rateOK(w, r) || !s.signupOK(w) {
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.HashWait)
@@ -165,6 +165,7 @@ func (s *Server) apiSignup(w http.ResponseWriter, r *http.Request) {
 		s.accountErr(w, err)
 		return
 	}
+	s.signedInFrom(w, r, c.Name)
 	s.log.Info("account created", "name", c.Name)
 	httpapi.WriteJSON(w, http.StatusCreated, map[string]string{"name": c.Name})
 }
@@ -179,13 +180,20 @@ func (s *Server) apiLogin(w http.ResponseWriter, r *http.Request) {
 	if !s.rateOK(w, r) {
 		return
 	}
+	// The account's own limit, whatever the address (logins.go).
+	tried, ok := s.loginTry(w, r, c.Name)
+	if !ok {
+		return
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.HashWait)
 	defer cancel()
 	name, err := s.st.CheckPassword(ctx, c.Name, c.Password)
+	tried(errors.Is(err, store.ErrBadPassword))
 	if err != nil {
 		s.accountErr(w, err)
 		return
 	}
+	s.signedInFrom(w, r, name)
 	if err := s.signIn(w, r, name); err != nil {
 		s.accountErr(w, err)
 		return

@@ -69,6 +69,11 @@ type Config struct {
 	// from one IP address (default 2 a second, burst 20).
 	LoginRate  float64
 	LoginBurst int
+	// SignupRate and SignupBurst are the token bucket for sign-ups on the
+	// whole server, from any address (default one every 2 s, burst 60);
+	// sign-ins to one account are limited too (logins.go).
+	SignupRate  float64
+	SignupBurst int
 	// AsyncMoves lets the referee ask for the next move while the last is
 	// still being committed (in order, within milliseconds); the end of a
 	// game still waits for every move. Faster under load, but a crash may
@@ -173,6 +178,12 @@ func (c *Config) setDefaults() {
 	}
 	if c.MaxOpenGames == 0 {
 		c.MaxOpenGames = 5
+	}
+	if c.SignupRate <= 0 {
+		c.SignupRate = 0.5
+	}
+	if c.SignupBurst <= 0 {
+		c.SignupBurst = 60
 	}
 	if c.ResumeGrace == 0 {
 		c.ResumeGrace = 30 * time.Second
@@ -285,6 +296,8 @@ type Server struct {
 	keys serverKeys
 	// kgp are the KGP connections of bots known by a token (tokens.go).
 	kgp kgpBots
+	// logins counts failed sign-ins by account (logins.go).
+	logins loginGuard
 }
 
 // New starts a server on cfg.Store and resumes the unfinished games in it.
@@ -313,6 +326,7 @@ func New(cfg Config) (*Server, error) {
 		streams:   newStreams(&cfg),
 	}
 	s.metrics = s.newMetrics()
+	s.logins.signup = netx.NewLimiter(cfg.SignupRate, cfg.SignupBurst)
 	s.stats.prom = s.metrics.move
 	if cfg.Hashers > 0 {
 		cfg.Store.SetHashers(cfg.Hashers)
