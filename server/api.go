@@ -301,6 +301,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /api/players/{name}/unfollow", s.apiFollow(false))
 	mux.HandleFunc("GET /api/account/following", s.apiFollowing)
 	mux.HandleFunc("GET /api/ratings/pools", s.apiPools)
+	mux.HandleFunc("GET /api/admin/pairs", s.apiAdminPairs)
 	mux.HandleFunc("POST /api/account/signup", s.apiSignup)
 	mux.HandleFunc("POST /api/account/login", s.apiLogin)
 	mux.HandleFunc("POST /api/account/logout", s.apiLogout)
@@ -556,12 +557,21 @@ func (s *Server) apiJoin(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	seat, token, err := s.Join(r.Context(), id, s.actor(w, r, "", true), req.Invite)
+	a := s.actor(w, r, "", true)
+	seat, token, err := s.Join(r.Context(), id, a, req.Invite)
 	if err != nil {
 		httpapi.WriteError(w, err)
 		return
 	}
-	httpapi.WriteJSON(w, http.StatusOK, map[string]any{"seat": seat, "token": token})
+	out := map[string]any{"seat": seat, "token": token}
+	// A rated invitation between players who have played their rated
+	// games with each other today is played unrated: they hear it now.
+	if v, err := s.Game(r.Context(), id); err == nil {
+		if note := casualNote(v.Record.Tags, a.ID, v.IDs, [2]string{v.South, v.North}); note != "" {
+			out["note"] = note
+		}
+	}
+	httpapi.WriteJSON(w, http.StatusOK, out)
 }
 
 func (s *Server) apiHint(w http.ResponseWriter, r *http.Request) {

@@ -298,6 +298,8 @@ type Server struct {
 	kgp kgpBots
 	// logins counts failed sign-ins by account (logins.go).
 	logins loginGuard
+	// ratedPending counts rated games being created, by pair (farming.go).
+	ratedPending ratedPending
 }
 
 // New starts a server on cfg.Store and resumes the unfinished games in it.

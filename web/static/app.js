@@ -483,6 +483,9 @@ function viewGame(id) {
   const err = h("p", {class: "err", role: "alert", id: "gameerr"});
   const share = h("div", {id: "share"});
   const asked = h("div", {id: "asked"});
+  // Why a game asked to be rated is not: its players' rated games with
+  // each other today, or an end too early to count.
+  const ratedNote = h("p", {class: "muted", id: "ratednote", hidden: true});
   const summary = h("section", {id: "summary", class: "panel summary", hidden: true, "aria-label": "Game summary"});
   const anim = h("input", {type: "checkbox", id: "animate", checked: settings.animate, onchange: e => { settings.animate = e.target.checked; }});
   // A button's words: on a phone the short ones, without the key, so that
@@ -553,7 +556,7 @@ function viewGame(id) {
   // A seat of the release before moves by its token; the chat knows it so.
   const chat = chatPanel(id, () => mine && mine.token);
   cleanup.push(chat.close);
-  main.replaceChildren(h("h2", {id: "gametitle", text: "Game"}), share, h("div", {class: "labelrow"}, labels[0], clocks[0]), boardBox,
+  main.replaceChildren(h("h2", {id: "gametitle", text: "Game"}), share, ratedNote, h("div", {class: "labelrow"}, labels[0], clocks[0]), boardBox,
     h("div", {class: "labelrow"}, labels[1], clocks[1]), status, callout, asked,
     controls,
     h("div", {class: "row"}, bPrev, bNext, bLive, bReplay, h("label", {}, anim, "Animate sowing"),
@@ -683,6 +686,9 @@ function viewGame(id) {
     } else if (open >= 0 && mine && st.seats[open].id) {
       share.replaceChildren(h("p", {class: "panel", id: "rematchwait", text: `Waiting for ${st.seats[open].name || "your opponent"} to take their seat.`}));
     } else share.replaceChildren();
+    const other = mine ? st.seats[1 - mine.seat] : null;
+    ratedNote.textContent = st.rated_limit && other ? `casual: you have played ${st.rated_limit} rated games with ${other.name} today` : (st.casual_note || st.unrated || "");
+    ratedNote.hidden = !ratedNote.textContent;
     if (st.over && cursor === null && shown === total) showSummary(); else summary.hidden = true;
   }
 
@@ -945,7 +951,8 @@ async function viewJoin(id, invite) {
   main.replaceChildren(h("p", {text: "Joining the game…"}));
   try {
     if (!invite) throw new Error("this link has no invitation in it: ask for the whole link");
-    await api(`games/${id}/join`, {invite});
+    const j = await api(`games/${id}/join`, {invite});
+    if (j.note) announce(j.note); // casual: the day's rated games are played
     await loadMe(); // a guest is someone now
     location.replace("#/game/" + id);
   } catch (ex) {
@@ -1061,6 +1068,7 @@ function viewLobby() {
     } catch (ex) { err.textContent = ex.message; return; }
     if (seekES) seekES.close(); // the server keeps one seek a person: this one
     if (!myId) await loadMe(); // a guest is someone now
+    if (sk.note) announce(sk.note);
     if (sk.game > 0) { location.hash = "#/game/" + sk.game; return; } // an equal offer was waiting
     mySeek = sk;
     waiting.replaceChildren(h("p", {class: "panel", id: "seeking"}, `Waiting for an opponent: ${preset.value}, ${label}${isRated ? ", rated" : ", casual"}${+range.value ? ", rating " + range.selectedOptions[0].text : ""}… `,
@@ -1072,7 +1080,7 @@ function viewLobby() {
       }})));
     const es = new EventSource(API + "seeks/" + sk.id + "/events");
     seekES = es;
-    es.addEventListener("paired", ev => { const s = JSON.parse(ev.data); stopWaiting(); location.hash = "#/game/" + s.game; });
+    es.addEventListener("paired", ev => { const s = JSON.parse(ev.data); stopWaiting(); if (s.note) announce(s.note); location.hash = "#/game/" + s.game; });
     es.addEventListener("gone", () => { stopWaiting(); load(); });
     es.onerror = () => {
       // The browser tries again by itself; the server dropped the seek when
@@ -1123,6 +1131,7 @@ function viewLobby() {
           e.target.disabled = true; e.target.textContent = "Asking…";
           try {
             const g = await api(`bots/${encodeURIComponent(b)}/challenge`, {rules: rulesOf(), clock_ms: c, increment_ms: i, rated: rated.checked});
+            if (g.note) announce(g.note);
             location.hash = "#/game/" + g.id;
           } catch (ex) { err.textContent = ex.message; e.target.disabled = false; e.target.textContent = "Challenge"; }
         }}))),
