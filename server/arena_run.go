@@ -695,7 +695,14 @@ func (s *Server) startTournamentGame(ctx context.Context, t store.PeopleTourname
 		tags["Round"] = strconv.Itoa(round)
 	}
 	if t.Rated && s.ratable(ctx, ids) {
-		tags[tagRated] = "yes"
+		// At most maxRatedPerDay a pair, tournaments included (farming.go).
+		ok, n, done := s.reserveRated(ctx, ids)
+		defer done()
+		if ok {
+			tags[tagRated] = "yes"
+		} else {
+			tags[tagRatedLimit] = strconv.Itoa(n)
+		}
 	}
 	stored := [2]store.Seat{seats[0].st, seats[1].st}
 	id, err := s.st.CreateGame(s.ctx, store.NewGame{Rules: g.Rules(), Seats: stored, Tags: tags})
