@@ -1,10 +1,10 @@
 // Package identity says who plays. Every seat of every game belongs to an
 // identity: a person's account, a bot (owned by a person, or registered by
 // its first login), a guest (a browser or API client without an account,
-// known by a secret the server gave it), or a program the server runs
-// (an engine spec). Records, lists and ratings name identities; a page
-// says "you" by comparing an identity with its viewer's, never by storing
-// the word.
+// numbered by the server, which alone can sign its cookie), or a program
+// the server runs (an engine spec). Records, lists and ratings name
+// identities; a page says "you" by comparing an identity with its
+// viewer's, never by storing the word.
 //
 // People and bots share one name space: a new name may not equal, or
 // differ only in case or in characters a reader could take for one
@@ -34,8 +34,8 @@ const (
 	Program Kind = "program" // a player the server runs from its spec
 )
 
-// ID names an identity: "user:alice", "bot:Deep-Kalah",
-// "guest:guest-4f2a9c1b7d3e0a55", "program:expert". The name keeps the case
+// ID names an identity: "user:alice", "bot:Deep-Kalah", "guest:guest-17"
+// (an older release's "guest:guest-4f2a9c1b7d3e0a55"), "program:expert". The name keeps the case
 // it was registered with, for display; Key compares.
 type ID struct {
 	Kind Kind
