@@ -95,9 +95,6 @@ func TestGuestCookieIsTheServers(t *testing.T) {
 // none is a person's or bot's, and a restarted server keeps both its
 // guests and its count.
 func TestThousandGuestsThousandNames(t *testing.T) {
-	if testing.Short() {
-		t.Skip("1,000 guests")
-	}
 	ts := newTestServer(t, "", Config{})
 	alice := newWebClient(t, ts)
 	alice.signUp("alice")
