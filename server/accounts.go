@@ -74,9 +74,9 @@ func (s *Server) signedIn(w http.ResponseWriter, r *http.Request, what string) (
 	return u, true
 }
 
-// GuestCookie is the cookie that holds a guest's secret: a browser or
-// client without an account is a guest (identity.GuestOf) as long as it
-// keeps it.
+// GuestCookie is the cookie that holds a guest's number signed by the
+// server (guests.go): a browser or client without an account is that
+// guest (identity.GuestNumbered) as long as it keeps it.
 const GuestCookie = "kalah_guest"
 
 // guestTTL is how long a guest's cookie lasts.
@@ -109,15 +109,20 @@ func (s *Server) actorErr(w http.ResponseWriter, r *http.Request, token string, 
 			return a, nil
 		}
 	}
-	if c, err := r.Cookie(GuestCookie); err == nil && len(c.Value) == 32 {
-		a.ID = identity.GuestOf(c.Value)
-		return a, nil
+	if c, err := r.Cookie(GuestCookie); err == nil {
+		// Only a cookie this server signed names a guest (guests.go); any
+		// other value is refused, and replaced if a guest is to be made.
+		if id, ok := s.guestOf(r.Context(), c.Value); ok {
+			a.ID = id
+			return a, nil
+		}
 	}
 	if create {
-		secret, _ := newToken()
-		http.SetCookie(w, &http.Cookie{Name: GuestCookie, Value: secret, Path: "/", MaxAge: int(guestTTL / time.Second),
-			HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: netx.HTTPS(r)})
-		a.ID = identity.GuestOf(secret)
+		id, err := s.newGuest(w, r)
+		if err != nil {
+			return a, errGuest(err)
+		}
+		a.ID = id
 	}
 	return a, nil
 }
@@ -147,7 +152,7 @@ func (s *Server) apiSignup(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteError(w, err)
 		return
 	}
-	if !s.rateOK(w, r) {
+	if !s.rateOK(w, r) || !s.signupOK(w) {
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.HashWait)
@@ -160,6 +165,7 @@ func (s *Server) apiSignup(w http.ResponseWriter, r *http.Request) {
 		s.accountErr(w, err)
 		return
 	}
+	s.signedInFrom(w, r, c.Name)
 	s.log.Info("account created", "name", c.Name)
 	httpapi.WriteJSON(w, http.StatusCreated, map[string]string{"name": c.Name})
 }
@@ -174,13 +180,20 @@ func (s *Server) apiLogin(w http.ResponseWriter, r *http.Request) {
 	if !s.rateOK(w, r) {
 		return
 	}
+	// The account's own limit, whatever the address (logins.go).
+	tried, ok := s.loginTry(w, r, c.Name)
+	if !ok {
+		return
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.HashWait)
 	defer cancel()
 	name, err := s.st.CheckPassword(ctx, c.Name, c.Password)
+	tried(errors.Is(err, store.ErrBadPassword))
 	if err != nil {
 		s.accountErr(w, err)
 		return
 	}
+	s.signedInFrom(w, r, name)
 	if err := s.signIn(w, r, name); err != nil {
 		s.accountErr(w, err)
 		return

@@ -301,11 +301,13 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /api/players/{name}/unfollow", s.apiFollow(false))
 	mux.HandleFunc("GET /api/account/following", s.apiFollowing)
 	mux.HandleFunc("GET /api/ratings/pools", s.apiPools)
+	mux.HandleFunc("GET /api/admin/pairs", s.apiAdminPairs)
 	mux.HandleFunc("POST /api/account/signup", s.apiSignup)
 	mux.HandleFunc("POST /api/account/login", s.apiLogin)
 	mux.HandleFunc("POST /api/account/logout", s.apiLogout)
 	mux.HandleFunc("GET /api/account", s.apiAccount)
 	mux.HandleFunc("POST /api/account/bots", s.apiNewBot)
+	mux.HandleFunc("POST /api/account/bots/{name}/token", s.apiRotateBotToken)
 	// Limits keyed by address count the real client behind a trusted
 	// proxy; every answer carries the security headers.
 	return s.cfg.TrustedProxies.RealClients(netx.Secured(httpapi.Requests(writesChecked(mux), s.log, s.errs)))
@@ -537,12 +539,21 @@ func (s *Server) apiJoin(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	seat, token, err := s.Join(r.Context(), id, s.actor(w, r, "", true), req.Invite)
+	a := s.actor(w, r, "", true)
+	seat, token, err := s.Join(r.Context(), id, a, req.Invite)
 	if err != nil {
 		httpapi.WriteError(w, err)
 		return
 	}
-	httpapi.WriteJSON(w, http.StatusOK, map[string]any{"seat": seat, "token": token})
+	out := map[string]any{"seat": seat, "token": token}
+	// A rated invitation between players who have played their rated
+	// games with each other today is played unrated: they hear it now.
+	if v, err := s.Game(r.Context(), id); err == nil {
+		if note := casualNote(v.Record.Tags, a.ID, v.IDs, [2]string{v.South, v.North}); note != "" {
+			out["note"] = note
+		}
+	}
+	httpapi.WriteJSON(w, http.StatusOK, out)
 }
 
 func (s *Server) apiHint(w http.ResponseWriter, r *http.Request) {

@@ -696,7 +696,14 @@ func (s *Server) startTournamentGame(ctx context.Context, t store.PeopleTourname
 		tags["Round"] = strconv.Itoa(round)
 	}
 	if t.Rated && s.ratable(ctx, ids) {
-		tags[tagRated] = "yes"
+		// At most maxRatedPerDay a pair, tournaments included (farming.go).
+		ok, n, done := s.reserveRated(ctx, ids)
+		defer done()
+		if ok {
+			tags[tagRated] = "yes"
+		} else {
+			tags[tagRatedLimit] = strconv.Itoa(n)
+		}
 	}
 	ticket, err := s.admit(gate.Tournament, g.Rules(), seats, [2]string{})
 	if err != nil {

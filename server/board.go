@@ -72,6 +72,14 @@ type Board struct {
 	Rated      bool           `json:"rated"`
 	RatedAsked bool           `json:"rated_asked,omitempty"`
 	Ratings    [2]*SeatRating `json:"ratings"`
+	// RatedLimit, for a game asked to be rated and played unrated because
+	// its players had played that many rated games with each other today,
+	// is that number; CasualNote says so in words.
+	RatedLimit int    `json:"rated_limit,omitempty"`
+	CasualNote string `json:"casual_note,omitempty"`
+	// Unrated says why a game asked to be rated was not: it ended too early
+	// to count.
+	Unrated string `json:"unrated,omitempty"`
 	// Abortable: a side has not moved yet, so either player may abort.
 	Abortable bool `json:"abortable"`
 	// GiveTimeMS is what a player adds to their opponent's clock
@@ -188,7 +196,10 @@ func (s *Server) BoardOf(ctx context.Context, id int64) (Board, error) {
 		b.Rematch = next
 	}
 	b.Rated = v.Record.Tags[tagRated] == "yes"
-	b.RatedAsked = v.Record.Tags[tagRatedAsked] == "yes" && !b.Rated && !g.Over()
+	b.RatedLimit, _ = strconv.Atoi(v.Record.Tags[tagRatedLimit])
+	b.CasualNote = casualNote(v.Record.Tags, identity.ID{}, v.IDs, [2]string{v.South, v.North})
+	b.Unrated = v.Record.Tags[tagUnrated]
+	b.RatedAsked = v.Record.Tags[tagRatedAsked] == "yes" && !b.Rated && !g.Over() && b.RatedLimit == 0
 	b.TakebackAsk = v.TakebackAsk
 	b.Watchers = v.Watchers
 	b.Trouble = v.Trouble

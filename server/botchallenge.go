@@ -180,12 +180,17 @@ func (s *Server) answerPerson(c *conn, name string, ch *challenge, accept bool) 
 		su.tags[tagClock] = strconv.FormatInt(pc.clock.Milliseconds(), 10)
 		su.tags[tagInc] = strconv.FormatInt(pc.inc.Milliseconds(), 10)
 	}
+	limited := -1
+	su.limited = &limited
 	rd, err := s.begin(s.ctx, g, seats, su)
 	if err != nil {
 		pc.reply <- personReply{err: err}
 		return
 	}
-	out := Started{ID: rd.id}
+	out := Started{ID: rd.id, limited: limited}
+	if limited >= 0 {
+		out.Note = limitNote(strconv.Itoa(limited), pc.who, [2]identity.ID{seats[0].st.ID, seats[1].st.ID}, [2]string{seats[0].st.Name, seats[1].st.Name})
+	}
 	out.Tokens[0] = token
 	pc.reply <- personReply{st: out}
 }

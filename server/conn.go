@@ -37,6 +37,9 @@ type conn struct {
 	// waiting: the bot sent wait and takes the games the server arranges
 	// (tournaments) until it sends leave.
 	waiting bool
+	// retired: the bot's owner replaced the token it logged in with
+	// (tokens.go); it finishes its game and is closed.
+	retired bool
 }
 
 // startConn serves a new connection in the background.
@@ -274,6 +277,10 @@ func (c *conn) handle(m line.Msg) bool {
 		}
 		return false
 	}
+	if m.Cmd != "ping" && m.Cmd != "pong" && c.retiredConn() {
+		errf(line.CodeAuth, "%s", tokenReplaced)
+		return true
+	}
 	switch m.Cmd {
 	case "ping":
 		c.sendMsg(line.Msg{Cmd: "pong"})
@@ -468,6 +475,9 @@ func (c *conn) login(m line.Msg) bool {
 	switch {
 	case errors.Is(err, store.ErrBadToken):
 		c.sendMsg(line.Errorf(line.CodeAuth, "wrong token for %s", canon))
+		return true
+	case errors.Is(err, store.ErrRevokedToken):
+		c.sendMsg(line.Errorf(line.CodeAuth, "%v: log in with the new one", err))
 		return true
 	case errors.Is(err, store.ErrNameTaken), errors.Is(err, store.ErrBadAccount):
 		c.sendMsg(line.Errorf(line.CodeAuth, "%v: log in with a name of your own", err))

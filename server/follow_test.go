@@ -72,25 +72,13 @@ func TestProfileArchive(t *testing.T) {
 	ann, bob, id := pairedGame(t, ts, "ann", "bob", true)
 	var b Board
 	bob.do("GET", fmt.Sprintf("/api/games/%d/board", id), "", &b)
-	// Both move once, then the one to move second resigns.
+	// Both make the moves a rated game needs, then the one to move second
+	// resigns.
 	first, second := ann, bob
 	if b.Seats[0].Name == "bob" {
 		first, second = bob, ann
 	}
-	for _, c := range []*webClient{first, second} {
-		deadline := time.Now().Add(5 * time.Second)
-		for {
-			var now Board
-			c.do("GET", fmt.Sprintf("/api/games/%d/board", id), "", &now)
-			if code := c.do("POST", fmt.Sprintf("/api/games/%d/move", id), fmt.Sprintf(`{"move":%q}`, now.Legal[0]), nil); code == 200 {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatal("cannot move")
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	}
+	playEach(t, id, [2]*webClient{first, second}, minMovesRated)
 	second.do("POST", fmt.Sprintf("/api/games/%d/resign", id), "{}", nil)
 	loser := map[*webClient]string{ann: "ann", bob: "bob"}[second]
 	winner := map[*webClient]string{ann: "bob", bob: "ann"}[second]

@@ -154,6 +154,10 @@ type setup struct {
 	// where known, for the gate (admit).
 	path  gate.Path
 	addrs [2]string
+	// limited, if not nil, is set by begin to the rated games the players
+	// had played with each other today when that made the game unrated
+	// (farming.go); begin's caller reads it, not the tags the game owns.
+	limited *int
 }
 
 // begin stores and runs g (which may hold opening moves, stored with it)
@@ -173,7 +177,17 @@ func (s *Server) begin(ctx context.Context, g *kalah.Game, seats [2]*seat, su se
 		case seats[0].st.Open || seats[1].st.Open:
 			su.tags[tagRatedAsked] = "yes"
 		case s.ratable(ctx, ids):
-			su.tags[tagRated] = "yes"
+			// At most maxRatedPerDay a pair (farming.go).
+			ok, n, release := s.reserveRated(ctx, ids)
+			defer release()
+			if ok {
+				su.tags[tagRated] = "yes"
+			} else {
+				su.tags[tagRatedLimit] = strconv.Itoa(n)
+				if su.limited != nil {
+					*su.limited = n
+				}
+			}
 		}
 	}
 	ref := s.referee()

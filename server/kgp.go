@@ -25,12 +25,23 @@ import (
 // (error, then goodbye).
 func (s *Server) KGPJoin(ctx context.Context, c *kgp.Client) {
 	name, key, bot := c.Identity(), "", c.Identity()
+	seated := c.Seated
 	if name == "" {
 		name = s.anonKGP.take(label(c.Name()))
 		defer s.anonKGP.release(name)
 		key = "kgp:" + name
+	} else {
+		// Known, so a token its owner replaces closes it (tokens.go).
+		st, forget := s.kgp.add(identity.Of(identity.Bot, bot).Key(), c)
+		defer forget()
+		seated = func(seat int) {
+			st.mu.Lock()
+			st.seated = true
+			st.mu.Unlock()
+			c.Seated(seat)
+		}
 	}
-	err := s.Play(ctx, Entrant{Name: name, Kind: "kgp", Player: c, Done: c.Done(), Key: key, Seated: c.Seated, Bot: bot})
+	err := s.Play(ctx, Entrant{Name: name, Kind: "kgp", Player: c, Done: c.Done(), Key: key, Seated: seated, Bot: bot})
 	switch {
 	case err == nil:
 	case errors.Is(err, player.ErrDisconnected), errors.Is(err, context.Canceled):
@@ -147,6 +158,8 @@ func (s *Server) TokenLogin(ctx context.Context, name, token string, forget bool
 	}
 	canon, created, err := login(ctx, name, token)
 	switch {
+	case errors.Is(err, store.ErrRevokedToken):
+		return "", fmt.Errorf("%w: set auth:token to the new one", store.ErrRevokedToken)
 	case errors.Is(err, store.ErrBadToken):
 		return "", fmt.Errorf("the name %s belongs to a bot with another token: set another info:name, or the token of %s", canon, canon)
 	case errors.Is(err, store.ErrNameTaken), errors.Is(err, store.ErrBadAccount):

@@ -22,7 +22,8 @@ type metrics struct {
 
 // Refusal reasons counted in kalah_refusals_total.
 var refusalReasons = []string{"streams", "streams-per-address", "streams-per-identity", "challenges", "login-rate",
-	"open-games", "over-limits", "hashing-busy", "analysis-rate", "analysis-busy", "seeks", "chat-rate"}
+	"open-games", "over-limits", "hashing-busy", "analysis-rate", "analysis-busy", "seeks", "chat-rate",
+	"login-account", "signup-rate"}
 
 func (s *Server) newMetrics() *metrics {
 	m := &metrics{

@@ -145,6 +145,13 @@ type Started struct {
 	// Invite, for a game started with Invite, is the secret of the open
 	// seat's link: whoever gives it first takes the seat (Join).
 	Invite string `json:"invite,omitempty"`
+	// Note, for a game asked to be rated that is played unrated because its
+	// players have played their rated games with each other today, says so
+	// ("casual: you have played 5 rated games with bob today").
+	Note string `json:"note,omitempty"`
+	// limited is that count (-1: not limited), for callers that tell
+	// someone else.
+	limited int
 }
 
 // Actor is who makes a request on a game: an identity (a signed-in person,
@@ -292,11 +299,16 @@ func (s *Server) StartGame(ctx context.Context, req GameRequest) (Started, error
 			su.tags[tagInc] = strconv.FormatInt(inc.Milliseconds(), 10)
 		}
 	}
+	limited := -1
+	su.limited = &limited
 	rd, err := s.begin(ctx, g, seats, su)
 	if err != nil {
 		return Started{}, err
 	}
-	out.ID = rd.id
+	out.ID, out.limited = rd.id, limited
+	if limited >= 0 {
+		out.Note = limitNote(strconv.Itoa(limited), req.by, [2]identity.ID{seats[0].st.ID, seats[1].st.ID}, [2]string{seats[0].st.Name, seats[1].st.Name})
+	}
 	return out, nil
 }
 
@@ -633,12 +645,19 @@ func (l *loop) take(i int, who identity.ID) (int, string, error) {
 	}
 	st.st = seats[i]
 	st.since = time.Now()
-	if l.tags[tagRatedAsked] == "yes" && l.s.ratable(l.ctx, [2]identity.ID{seats[0].ID, seats[1].ID}) {
-		write := func() error { return l.s.st.SetTag(context.WithoutCancel(l.ctx), l.r.id, tagRated, "yes") }
+	if ids := [2]identity.ID{seats[0].ID, seats[1].ID}; l.tags[tagRatedAsked] == "yes" && l.s.ratable(l.ctx, ids) {
+		// At most maxRatedPerDay a pair (farming.go).
+		ok, n, release := l.s.reserveRated(l.ctx, ids)
+		defer release()
+		tag, value := tagRated, "yes"
+		if !ok {
+			tag, value = tagRatedLimit, strconv.Itoa(n)
+		}
+		write := func() error { return l.s.st.SetTag(context.WithoutCancel(l.ctx), l.r.id, tag, value) }
 		if err := l.retry(write(), write); err != nil {
 			return 0, "", err
 		}
-		l.tags[tagRated] = "yes"
+		l.tags[tag] = value
 	}
 	l.publishEvent(Event{Kind: "join", Seat: i, Ply: l.g.Len(), Position: l.g.Position().String()})
 	return i, token, nil

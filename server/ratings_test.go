@@ -71,13 +71,15 @@ func TestAbortIsNotRated(t *testing.T) {
 	if r := ratingsOf(t, ts, a); len(r) != 0 {
 		t.Fatalf("aborted games rated: %v", r)
 	}
-	// Once both have moved, a resignation counts; abort is too late.
+	// Once both have moved, abort is too late; once both have made the
+	// moves a rated game needs, a resignation counts.
 	g4 := start()
 	moveWhenAsked(t, ts.srv, g4.ID, g4.Tokens[0], 1)
 	moveWhenAsked(t, ts.srv, g4.ID, g4.Tokens[1], 1)
 	if err := ts.srv.Abort(ctx, g4.ID, Actor{ID: a}); !errorsIsAny(err, ErrTooLate) {
 		t.Fatalf("an abort after both moved: %v", err)
 	}
+	playTokens(t, ts.srv, g4.ID, g4.Tokens, minMovesRated-1)
 	if err := ts.srv.Resign(ctx, g4.ID, Actor{ID: b}); err != nil {
 		t.Fatal(err)
 	}
@@ -124,13 +126,13 @@ func TestNoRatingFromOnesOwnBots(t *testing.T) {
 		return made.Token
 	}
 	annbot, annbot2, bobbot := token(ann, "annbot"), token(ann, "annbot2"), token(bob, "bobbot")
-	// A bot that accepts every challenge and resigns at once (after its
-	// first move, so both sides have moved).
+	// A bot that accepts every challenge and resigns as soon as it may
+	// (after the moves a rated game needs).
 	accepter := func(name, tok string) *client {
 		c := dial(t, ts.addr)
 		c.login(name, tok)
 		go func() {
-			moved := false
+			moved := 0
 			for {
 				m, err := c.next()
 				if err != nil {
@@ -141,14 +143,14 @@ func TestNoRatingFromOnesOwnBots(t *testing.T) {
 					c.tr.WriteLine("accept "+m.Arg(0), time.Second)
 				case "go":
 					tn, _ := line.ParseTurn(m)
-					if !moved {
+					if moved < minMovesRated {
 						c.tr.WriteLine(line.MoveMsg(tn.Position.Moves()[0]).String(), time.Second)
-						moved = true
+						moved++
 					} else {
 						c.tr.WriteLine("resign", time.Second)
 					}
 				case "end":
-					moved = false
+					moved = 0
 				}
 			}
 		}()
@@ -161,10 +163,9 @@ func TestNoRatingFromOnesOwnBots(t *testing.T) {
 		if code := w.do("POST", "/api/bots/"+bot+"/challenge", `{"rated":true,"clock_ms":60000}`, &st); code != http.StatusCreated {
 			t.Fatalf("challenge %s: %d", bot, code)
 		}
-		// The person moves; the bot moves, then resigns at its next turn.
-		moveWhenAsked(t, ts.srv, st.ID, st.Tokens[0], 1)
-		waitTurn(t, ts.srv, st.ID, 0)
-		moveWhenAsked(t, ts.srv, st.ID, st.Tokens[0], 3)
+		// Each makes the moves a rated game needs; the bot then resigns
+		// at its next turn.
+		playTokens(t, ts.srv, st.ID, [2]string{st.Tokens[0]}, 0)
 		waitStored(t, ts.st, st.ID)
 		return st.ID
 	}
@@ -219,12 +220,7 @@ func TestInviteGamesAreRated(t *testing.T) {
 		if code := other.do("POST", fmt.Sprintf("/api/games/%d/join", st.ID), fmt.Sprintf(`{"invite":%q}`, st.Invite), nil); code != http.StatusOK {
 			t.Fatalf("join: %d", code)
 		}
-		if code := ann.do("POST", fmt.Sprintf("/api/games/%d/move", st.ID), `{"move":"1"}`, nil); code != http.StatusOK {
-			t.Fatalf("ann's move: %d", code)
-		}
-		if code := other.do("POST", fmt.Sprintf("/api/games/%d/move", st.ID), `{"move":"1"}`, nil); code != http.StatusOK {
-			t.Fatalf("the other's move: %d", code)
-		}
+		playEach(t, st.ID, [2]*webClient{ann, other}, minMovesRated)
 		if code := other.do("POST", fmt.Sprintf("/api/games/%d/resign", st.ID), "{}", &b); code != http.StatusOK {
 			t.Fatalf("resign: %d", code)
 		}

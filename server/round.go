@@ -822,6 +822,14 @@ func (l *loop) finish(why error) {
 		stored.Tags = map[string]string{ReasonTag: l.reason}
 		l.tags[ReasonTag] = l.reason
 	}
+	if why := l.unratedWhy(); why != "" {
+		// Too early to count, as an abort (farming.go).
+		if stored.Tags == nil {
+			stored.Tags = map[string]string{}
+		}
+		stored.Tags[tagRated], stored.Tags[tagUnrated] = "no", why
+		l.tags[tagRated], l.tags[tagUnrated] = "no", why
+	}
 	if err := l.retry(l.s.st.FinishGame(context.WithoutCancel(l.ctx), l.r.id, stored), func() error {
 		err := l.s.st.FinishGame(context.WithoutCancel(l.ctx), l.r.id, stored)
 		if errors.Is(err, store.ErrNotFound) {

@@ -42,6 +42,10 @@ type Seek struct {
 	ClockMS     int64       `json:"clock_ms"`
 	IncrementMS int64       `json:"increment_ms"`
 	Rated       bool        `json:"rated"`
+	// Note, once a rated seek is paired with someone its seeker has played
+	// their rated games with today, says the game is played unrated
+	// ("casual: you have played 5 rated games with bob today").
+	Note string `json:"note,omitempty"`
 	// Range, if not zero, is the widest rating difference the seeker
 	// accepts, either way, on the seek's ladder.
 	Range   int       `json:"range,omitempty"`
@@ -214,6 +218,9 @@ func (s *Server) pair(ctx context.Context, a, b *seekEntry, path gate.Path) erro
 	}
 	for i, e := range es {
 		e.Game, e.Token, e.seat = st.ID, st.Tokens[i], i
+		if st.limited >= 0 {
+			e.Note = limitNote(strconv.Itoa(st.limited), e.ByID, ids, [2]string{es[0].By, es[1].By})
+		}
 		e.finish()
 	}
 	return nil
@@ -362,7 +369,7 @@ func (s *Server) apiSeekAccept(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteError(w, err)
 		return
 	}
-	out := Started{ID: me.Game}
+	out := Started{ID: me.Game, Note: me.Note}
 	out.Tokens[me.seat] = me.Token
 	httpapi.WriteJSON(w, http.StatusCreated, out)
 }

@@ -70,6 +70,11 @@ type Config struct {
 	// from one IP address (default 2 a second, burst 20).
 	LoginRate  float64
 	LoginBurst int
+	// SignupRate and SignupBurst are the token bucket for sign-ups on the
+	// whole server, from any address (default one every 2 s, burst 60);
+	// sign-ins to one account are limited too (logins.go).
+	SignupRate  float64
+	SignupBurst int
 	// AsyncMoves lets the referee ask for the next move while the last is
 	// still being committed (in order, within milliseconds); the end of a
 	// game still waits for every move. Faster under load, but a crash may
@@ -213,6 +218,12 @@ func (c *Config) setDefaults() {
 	if c.WorkTotal == 0 {
 		c.WorkTotal = 48 * time.Hour
 	}
+	if c.SignupRate <= 0 {
+		c.SignupRate = 0.5
+	}
+	if c.SignupBurst <= 0 {
+		c.SignupBurst = 60
+	}
 	if c.ResumeGrace == 0 {
 		c.ResumeGrace = 30 * time.Second
 	}
@@ -321,6 +332,14 @@ type Server struct {
 	// houseGames counts the house games started (housebot.go).
 	houseGames atomic.Uint64
 	chat       chatHub // games' chats, to their board streams (chat.go)
+	// keys are the secret keys kept in the store (guests.go).
+	keys serverKeys
+	// kgp are the KGP connections of bots known by a token (tokens.go).
+	kgp kgpBots
+	// logins counts failed sign-ins by account (logins.go).
+	logins loginGuard
+	// ratedPending counts rated games being created, by pair (farming.go).
+	ratedPending ratedPending
 }
 
 // New starts a server on cfg.Store and resumes the unfinished games in it.
@@ -350,6 +369,7 @@ func New(cfg Config) (*Server, error) {
 		streams:   newStreams(&cfg),
 	}
 	s.metrics = s.newMetrics()
+	s.logins.signup = netx.NewLimiter(cfg.SignupRate, cfg.SignupBurst)
 	s.stats.prom = s.metrics.move
 	if cfg.Hashers > 0 {
 		cfg.Store.SetHashers(cfg.Hashers)

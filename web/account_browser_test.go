@@ -44,7 +44,8 @@ func servedLikeServe(t *testing.T) *httptest.Server {
 
 // TestBrowserAccount: a guest cannot start a tournament; signed up on the
 // page, the person can, creates a bot whose token is shown once and logs
-// the bot in over HTTP, and signs out.
+// the bot in over HTTP, gives it a new token (the old one then fails), and
+// signs out.
 func TestBrowserAccount(t *testing.T) {
 	srv := servedLikeServe(t)
 	ctx := browser(t, 900, 900)
@@ -88,6 +89,23 @@ func TestBrowserAccount(t *testing.T) {
 	waitJS(t, ctx, `document.querySelector("#botlist") && document.querySelector("#botlist").textContent === "annbot"`)
 	if strings.Contains(eval[string](t, ctx, `document.body.textContent`), token) {
 		t.Fatal("the token is shown again")
+	}
+	// A leaked token is replaced on the page: the new one is shown once
+	// and works, the old one no longer does.
+	click(t, ctx, "#rotatetoken")
+	waitJS(t, ctx, `document.querySelector("#bottoken") && document.querySelector("#bottoken").textContent.length > 10`)
+	renewed := eval[string](t, ctx, `document.querySelector("#bottoken").textContent`)
+	for tok, want := range map[string]int{token: http.StatusUnauthorized, renewed: http.StatusOK} {
+		req, _ := http.NewRequest("GET", srv.URL+"/api/account", nil)
+		req.Header.Set("Authorization", "Bearer "+tok)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want || tok == renewed && tok == token {
+			t.Fatalf("after the page's new token, GET /api/account with a token: %d, want %d", resp.StatusCode, want)
+		}
 	}
 	click(t, ctx, "#signout")
 	waitJS(t, ctx, `document.querySelector("#acct").textContent === "Sign in"`)

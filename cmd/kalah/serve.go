@@ -83,6 +83,8 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	idle := fs.Duration("idle-timeout", 0, "a connection silent this long is closed (default 2m, or twice --time if longer)")
 	loginRate := fs.Float64("login-rate", 2, "logins a second allowed from one address")
 	loginBurst := fs.Int("login-burst", 20, "logins allowed in a burst from one address")
+	signupRate := fs.Float64("signup-rate", 0.5, "sign-ups a second allowed on the whole server, from any address")
+	signupBurst := fs.Int("signup-burst", 60, "sign-ups allowed in a burst on the whole server")
 	asyncMoves := fs.Bool("async-moves", false, "ask for the next move while the last is still being committed (faster under load; a crash may lose the last moment's moves)")
 	maxTT := fs.Int("max-table-mb", player.NetworkLimits.TableMB, "most transposition table (MiB) a player started over the network may ask for (tt=)")
 	maxThreads := fs.Int("max-threads", player.NetworkLimits.Threads, "most search threads a player started over the network may ask for (threads=)")
@@ -136,6 +138,9 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	}
 	if !(*loginRate > 0) {
 		return usagef("--login-rate %v: want more than 0 logins a second", *loginRate)
+	}
+	if !(*signupRate > 0) || *signupBurst < 1 {
+		return usagef("--signup-rate %v, --signup-burst %d: want more than 0 sign-ups a second, and a burst of at least 1", *signupRate, *signupBurst)
 	}
 	if *botWait <= 0 {
 		return usagef("--bot-wait %v: want a positive duration", *botWait)
@@ -216,7 +221,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		Store: st, Rules: r, PerMove: *perMove, Budget: *budget, Increment: *increment, Delay: *delay,
 		NoClock: *perMove == 0 && *budget == 0, Grace: *grace, Reconnect: *reconnect, ResumeGrace: *resumeGrace, MaxOpenGames: *maxOpen,
 		MaxGames: *maxGames, MaxLine: *maxLine, HandshakeTimeout: *handshake, IdleTimeout: *idle, MaxConns: *maxConns,
-		LoginRate: *loginRate, LoginBurst: *loginBurst, AllowExec: *allowExec, AdminToken: *adminToken,
+		LoginRate: *loginRate, LoginBurst: *loginBurst, SignupRate: *signupRate, SignupBurst: *signupBurst, AllowExec: *allowExec, AdminToken: *adminToken,
 		Limits:     player.Limits{TableMB: *maxTT, Threads: *maxThreads, Time: *maxThink, Depth: *maxDepth},
 		AsyncMoves: *asyncMoves, ArrangedWait: *botWait, Log: e.log,
 		Hint:           serveHint,

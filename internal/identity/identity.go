@@ -1,10 +1,10 @@
 // Package identity says who plays. Every seat of every game belongs to an
 // identity: a person's account, a bot (owned by a person, or registered by
 // its first login), a guest (a browser or API client without an account,
-// known by a secret the server gave it), or a program the server runs
-// (an engine spec). Records, lists and ratings name identities; a page
-// says "you" by comparing an identity with its viewer's, never by storing
-// the word.
+// numbered by the server, which alone can sign its cookie), or a program
+// the server runs (an engine spec). Records, lists and ratings name
+// identities; a page says "you" by comparing an identity with its
+// viewer's, never by storing the word.
 //
 // People and bots share one name space: a new name may not equal, or
 // differ only in case or in characters a reader could take for one
@@ -18,6 +18,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode"
 )
@@ -33,8 +34,8 @@ const (
 	Program Kind = "program" // a player the server runs from its spec
 )
 
-// ID names an identity: "user:alice", "bot:Deep-Kalah",
-// "guest:guest-4f2a9c1b7d3e0a55", "program:expert". The name keeps the case
+// ID names an identity: "user:alice", "bot:Deep-Kalah", "guest:guest-17"
+// (an older release's "guest:guest-4f2a9c1b7d3e0a55"), "program:expert". The name keeps the case
 // it was registered with, for display; Key compares.
 type ID struct {
 	Kind Kind
@@ -115,22 +116,25 @@ func (id *ID) UnmarshalText(b []byte) error {
 // GuestPrefix starts every guest's name; no account or bot may take it.
 const GuestPrefix = "guest-"
 
-// GuestOf returns the guest whose secret this is: its name is derived from
-// the secret (64 bits of its hash), so a guest needs no row anywhere, and
-// cannot be worn by anyone who does not hold the secret.
+// GuestOf returns the guest of an older release's secret: its name was
+// derived from the secret (64 bits of its hash). Such guests' games keep
+// their names; new guests are numbered by the server (GuestNumbered).
 func GuestOf(secret string) ID {
 	sum := sha256.Sum256([]byte("kalah guest\x00" + secret))
 	return ID{Kind: Guest, Name: GuestPrefix + hex.EncodeToString(sum[:8])}
 }
 
-// Display returns the name to show: a guest's is shortened to the first
-// six digits of its number ("guest-4f2a9c").
-func (id ID) Display() string {
-	if id.Kind == Guest && len(id.Name) > len(GuestPrefix)+6 && strings.HasPrefix(id.Name, GuestPrefix) {
-		return id.Name[:len(GuestPrefix)+6]
-	}
-	return id.Name
+// GuestNumbered returns the guest the server numbered n ("guest-17"): the
+// server never gives a number twice, so the name is that guest's alone,
+// and no person or bot may take it (GuestPrefix is reserved).
+func GuestNumbered(n int64) ID {
+	return ID{Kind: Guest, Name: GuestPrefix + strconv.FormatInt(n, 10)}
 }
+
+// Display returns the name to show: the name itself, a guest's whole
+// ("guest-17"; an older release's guest "guest-4f2a9c1b7d3e0a55": shown
+// once as its first six digits, which numbered guests' names could equal).
+func (id ID) Display() string { return id.Name }
 
 // reservedWords are names nobody may register: the words the page and the
 // protocols use for roles and for the server itself. (A bot may carry the

@@ -22,7 +22,7 @@ func TestChatKeptAndBounded(t *testing.T) {
 	alice, bob := identity.Of(identity.Person, "Alice"), identity.Of(identity.Guest, "guest-0123456789abcdef")
 	for i, c := range []ChatLine{
 		{Game: 7, Room: "players", By: alice, Name: "Alice", Text: "good luck"},
-		{Game: 7, Room: "spectators", By: bob, Name: "guest-012345", Text: "go alice"},
+		{Game: 7, Room: "spectators", By: bob, Name: "guest-0123456789abcdef", Text: "go alice"},
 		{Game: 7, Room: "players", By: alice, Name: "Alice", Text: "well played"},
 		{Game: 8, Room: "players", By: alice, Name: "Alice", Text: "another game"},
 	} {
@@ -47,7 +47,7 @@ func TestChatKeptAndBounded(t *testing.T) {
 		t.Fatalf("players' room %+v, %v", players, err)
 	}
 	both, err := s.Chat(ctx, 7, "players", "spectators")
-	if err != nil || len(both) != 3 || both[1].Room != "spectators" || both[1].By != bob || both[1].Name != "guest-012345" {
+	if err != nil || len(both) != 3 || both[1].Room != "spectators" || both[1].By != bob || both[1].Name != "guest-0123456789abcdef" {
 		t.Fatalf("both rooms %+v, %v", both, err)
 	}
 	if none, err := s.Chat(ctx, 9, "players"); err != nil || len(none) != 0 {

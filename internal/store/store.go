@@ -239,6 +239,10 @@ func Open(path string) (*Store, error) {
 		wdb.Close()
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
+	if _, err := wdb.Exec(secretsSchema); err != nil {
+		wdb.Close()
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
 	db := wdb
 	if path != ":memory:" {
 		if db, err = sql.Open("sqlite", dsn); err != nil {
@@ -961,6 +965,12 @@ func (s *Store) botLogin(ctx context.Context, name, token string, check bool) (s
 		if err := identity.CheckName(name); err != nil {
 			return "", false, fmt.Errorf("%w: %w", ErrBadAccount, err)
 		}
+	}
+	if revoked, err := s.tokenRevoked(ctx, token); err != nil || revoked {
+		if err == nil {
+			err = ErrRevokedToken
+		}
+		return "", false, fmt.Errorf("bot %q: %w", name, err)
 	}
 	salt = make([]byte, 16)
 	rand.Read(salt)

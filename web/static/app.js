@@ -91,6 +91,18 @@ function viewAccount() {
   const botName = h("input", {id: "botname", maxlength: 32, required: true});
   const tokenBox = h("div", {id: "tokenbox"});
   const bots = h("ul", {id: "botlist"}, me.bots.map(b => h("li", {text: b})));
+  // A leaked token is replaced here: the old one stops working at once, and
+  // the bot's connections close after their game.
+  const rotateBot = h("select", {id: "rotatebot", "aria-label": "The bot"}, me.bots.map(b => h("option", {value: b, text: b})));
+  const rotateForm = h("form", {id: "rotateform", hidden: !me.bots.length, onsubmit: async e => {
+    e.preventDefault(); err.textContent = "";
+    try {
+      const b = await account(`/bots/${encodeURIComponent(rotateBot.value)}/token`, {});
+      tokenBox.replaceChildren(h("p", {text: `The new token of ${b.name}, shown only now: copy it. The old one no longer logs the bot in, and its connections close after their game.`}),
+        h("code", {id: "bottoken", text: b.token}));
+      announce(`${b.name} has a new token`);
+    } catch (ex) { err.textContent = ex.message; }
+  }}, h("label", {}, "Bot ", rotateBot), h("button", {type: "submit", id: "rotatetoken", text: "Give it a new token"}));
   main.replaceChildren(h("section", {},
     h("h2", {text: "Signed in as " + me.name}),
     h("button", {id: "signout", text: "Sign out", onclick: async () => {
@@ -102,12 +114,12 @@ function viewAccount() {
       e.preventDefault(); err.textContent = "";
       try {
         const b = await account("/bots", {name: botName.value.trim()});
-        me.bots.push(b.name); bots.append(h("li", {text: b.name}));
+        me.bots.push(b.name); bots.append(h("li", {text: b.name})); rotateBot.append(h("option", {value: b.name, text: b.name})); rotateForm.hidden = false;
         tokenBox.replaceChildren(h("p", {text: `The token of ${b.name}, shown only now: copy it. It logs the bot in on our protocol (login ${b.name} TOKEN), over KGP (set auth:token) and over HTTP (Authorization: Bearer).`}),
           h("code", {id: "bottoken", text: b.token}));
       } catch (ex) { err.textContent = ex.message; }
     }}, h("label", {}, "New bot's name ", botName), h("button", {type: "submit", text: "Create the bot"})),
-    tokenBox, err));
+    rotateForm, tokenBox, err));
 }
 
 // rulesName names rules as the server lists them: the preset's name, or
@@ -251,7 +263,7 @@ function viewPlay() {
   }},
     h("h2", {text: "Play a game"}),
     h("fieldset", {}, h("legend", {text: "Players"}),
-      h("p", {class: "muted", id: "playingas", text: me ? `You play as ${me.name}.` : (myId ? `You play as ${myId.replace(/^guest:/, "").slice(0, 12)} (a guest): sign in to play under your name.` : "You play as a guest: sign in to play under your name.")}),
+      h("p", {class: "muted", id: "playingas", text: me ? `You play as ${me.name}.` : (myId ? `You play as ${myId.replace(/^guest:/, "")} (a guest): sign in to play under your name.` : "You play as a guest: sign in to play under your name.")}),
       h("label", {}, "Opponent", opp), h("label", {}, "Who starts", first),
       h("label", {}, "Clock", clock), h("label", {}, casual, casualWhat)),
     rules.el,
@@ -471,6 +483,9 @@ function viewGame(id) {
   const err = h("p", {class: "err", role: "alert", id: "gameerr"});
   const share = h("div", {id: "share"});
   const asked = h("div", {id: "asked"});
+  // Why a game asked to be rated is not: its players' rated games with
+  // each other today, or an end too early to count.
+  const ratedNote = h("p", {class: "muted", id: "ratednote", hidden: true});
   const summary = h("section", {id: "summary", class: "panel summary", hidden: true, "aria-label": "Game summary"});
   const anim = h("input", {type: "checkbox", id: "animate", checked: settings.animate, onchange: e => { settings.animate = e.target.checked; }});
   // A button's words: on a phone the short ones, without the key, so that
@@ -541,7 +556,7 @@ function viewGame(id) {
   // A seat of the release before moves by its token; the chat knows it so.
   const chat = chatPanel(id, () => mine && mine.token);
   cleanup.push(chat.close);
-  main.replaceChildren(h("h2", {id: "gametitle", text: "Game"}), share, h("div", {class: "labelrow"}, labels[0], clocks[0]), boardBox,
+  main.replaceChildren(h("h2", {id: "gametitle", text: "Game"}), share, ratedNote, h("div", {class: "labelrow"}, labels[0], clocks[0]), boardBox,
     h("div", {class: "labelrow"}, labels[1], clocks[1]), status, callout, asked,
     controls,
     h("div", {class: "row"}, bPrev, bNext, bLive, bReplay, h("label", {}, anim, "Animate sowing"),
@@ -671,6 +686,9 @@ function viewGame(id) {
     } else if (open >= 0 && mine && st.seats[open].id) {
       share.replaceChildren(h("p", {class: "panel", id: "rematchwait", text: `Waiting for ${st.seats[open].name || "your opponent"} to take their seat.`}));
     } else share.replaceChildren();
+    const other = mine ? st.seats[1 - mine.seat] : null;
+    ratedNote.textContent = st.rated_limit && other ? `casual: you have played ${st.rated_limit} rated games with ${other.name} today` : (st.casual_note || st.unrated || "");
+    ratedNote.hidden = !ratedNote.textContent;
     if (st.over && cursor === null && shown === total) showSummary(); else summary.hidden = true;
   }
 
@@ -933,7 +951,8 @@ async function viewJoin(id, invite) {
   main.replaceChildren(h("p", {text: "Joining the game…"}));
   try {
     if (!invite) throw new Error("this link has no invitation in it: ask for the whole link");
-    await api(`games/${id}/join`, {invite});
+    const j = await api(`games/${id}/join`, {invite});
+    if (j.note) announce(j.note); // casual: the day's rated games are played
     await loadMe(); // a guest is someone now
     location.replace("#/game/" + id);
   } catch (ex) {
@@ -1049,6 +1068,7 @@ function viewLobby() {
     } catch (ex) { err.textContent = ex.message; return; }
     if (seekES) seekES.close(); // the server keeps one seek a person: this one
     if (!myId) await loadMe(); // a guest is someone now
+    if (sk.note) announce(sk.note);
     if (sk.game > 0) { location.hash = "#/game/" + sk.game; return; } // an equal offer was waiting
     mySeek = sk;
     waiting.replaceChildren(h("p", {class: "panel", id: "seeking"}, `Waiting for an opponent: ${preset.value}, ${label}${isRated ? ", rated" : ", casual"}${+range.value ? ", rating " + range.selectedOptions[0].text : ""}… `,
@@ -1060,7 +1080,7 @@ function viewLobby() {
       }})));
     const es = new EventSource(API + "seeks/" + sk.id + "/events");
     seekES = es;
-    es.addEventListener("paired", ev => { const s = JSON.parse(ev.data); stopWaiting(); location.hash = "#/game/" + s.game; });
+    es.addEventListener("paired", ev => { const s = JSON.parse(ev.data); stopWaiting(); if (s.note) announce(s.note); location.hash = "#/game/" + s.game; });
     es.addEventListener("gone", () => { stopWaiting(); load(); });
     es.onerror = () => {
       // The browser tries again by itself; the server dropped the seek when
@@ -1111,6 +1131,7 @@ function viewLobby() {
           e.target.disabled = true; e.target.textContent = "Asking…";
           try {
             const g = await api(`bots/${encodeURIComponent(b)}/challenge`, {rules: rulesOf(), clock_ms: c, increment_ms: i, rated: rated.checked});
+            if (g.note) announce(g.note);
             location.hash = "#/game/" + g.id;
           } catch (ex) { err.textContent = ex.message; e.target.disabled = false; e.target.textContent = "Challenge"; }
         }}))),
