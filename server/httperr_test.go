@@ -10,8 +10,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"kalah/internal/httpapi"
+	"kalah/internal/store"
 )
 
 // lockedBuffer is a log's output, read while the server writes it.
@@ -108,5 +110,80 @@ func TestStatusOf(t *testing.T) {
 		if got := Errors().StatusOf(err); got != want {
 			t.Errorf("StatusOf(%v) = %d, want %d", err, got, want)
 		}
+	}
+}
+
+// TestDiskFullIsTryLater: with the disk full (every write failing as
+// SQLite's SQLITE_FULL does, which the store tells as ErrUnavailable:
+// store's TestDiskFullIsUnavailable), a sign-up and a new game are
+// answered 503 with Retry-After, never 500, each with a request id the
+// log has with its cause; once there is room again both go through, and
+// the game started before the outage has every move it had.
+func TestDiskFullIsTryLater(t *testing.T) {
+	var logs lockedBuffer
+	ts := newTestServer(t, "", Config{NoClock: true, Log: slog.New(slog.NewTextHandler(&logs, nil))})
+	g := newWebClient(t, ts)
+	var started Started
+	if code := g.do("POST", "/api/games", `{"south":"human","north":"first","rules":{"houses":4,"seeds":2}}`, &started); code != http.StatusCreated {
+		t.Fatalf("a game before: %d", code)
+	}
+	if code := g.do("POST", fmt.Sprintf("/api/games/%d/move", started.ID), `{"move":"1"}`, nil); code != http.StatusOK {
+		t.Fatalf("a move before: %d", code)
+	}
+	before := storedMoves(t, ts, started.ID, 2)
+	ts.st.FailWrites(fmt.Errorf("%w: database or disk is full (SQLITE_FULL)", store.ErrUnavailable))
+	ask := func(path, body string) (int, http.Header, map[string]string) {
+		req, _ := http.NewRequest("POST", ts.http.URL+path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var v map[string]string
+		json.NewDecoder(resp.Body).Decode(&v)
+		return resp.StatusCode, resp.Header, v
+	}
+	for _, tc := range []struct{ path, body string }{
+		{"/api/account/signup", `{"name":"fullda","password":"a long password"}`},
+		{"/api/games", `{"south":"human","north":"first"}`},
+	} {
+		code, h, v := ask(tc.path, tc.body)
+		id := h.Get("X-Request-Id")
+		if code != http.StatusServiceUnavailable || h.Get("Retry-After") == "" || v["request_id"] != id {
+			t.Fatalf("%s with the disk full: %d, Retry-After %q, body %v", tc.path, code, h.Get("Retry-After"), v)
+		}
+		if !strings.Contains(logs.String(), "id="+id) || !strings.Contains(logs.String(), "full") {
+			t.Fatalf("%s: request %s is not in the log with its cause:\n%s", tc.path, id, logs.String())
+		}
+	}
+	ts.st.FailWrites(nil)
+	for _, tc := range []struct{ path, body string }{
+		{"/api/account/signup", `{"name":"fullda","password":"a long password"}`},
+		{"/api/games", `{"south":"human","north":"first"}`},
+	} {
+		if code, _, v := ask(tc.path, tc.body); code != http.StatusCreated {
+			t.Fatalf("%s once there is room: %d %v", tc.path, code, v)
+		}
+	}
+	if after := storedMoves(t, ts, started.ID, 2); after != before {
+		t.Fatalf("the game before the outage: %q, then %q", before, after)
+	}
+}
+
+// storedMoves waits until game id has at least n moves stored and returns
+// them in words.
+func storedMoves(t *testing.T, ts *testServer, id int64, n int) string {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		g, err := ts.st.Game(t.Context(), id)
+		if err == nil && len(g.Record.Moves) >= n {
+			return fmt.Sprint(g.Record.Moves)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("game %d: %v, %d moves", id, err, len(g.Record.Moves))
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }

@@ -114,6 +114,20 @@ type Store struct {
 	commits, committed atomic.Uint64
 	// hashers bounds the password hashes computed at once (SetHashers).
 	hashers chan struct{}
+	// failing, if set, fails every write with it (FailWrites).
+	failing atomic.Pointer[error]
+}
+
+// FailWrites makes every write fail with err, as the database would with
+// its disk full, until FailWrites(nil): a fault injected for tests and
+// drills of what the server does then. An err that SQLite's words would
+// mark unavailable should wrap ErrUnavailable, as unavailable does.
+func (s *Store) FailWrites(err error) {
+	if err == nil {
+		s.failing.Store(nil)
+		return
+	}
+	s.failing.Store(&err)
 }
 
 // walLimit bounds the write-ahead log: past it the checkpointer waits for
@@ -335,6 +349,12 @@ func (s *Store) writer() {
 // one fails (a duplicate), its rows are retried one by one, each in its
 // own savepoint, so only the bad row fails.
 func (s *Store) commit(batch []writeReq) {
+	if f := s.failing.Load(); f != nil {
+		for _, r := range batch {
+			r.reply <- *f
+		}
+		return
+	}
 	tx, err := s.wdb.Begin()
 	if err != nil {
 		for _, r := range batch {
