@@ -92,4 +92,3 @@ func printChart(e *env, draw func() (string, error)) {
 	fmt.Fprintln(e.stdout)
 	fmt.Fprint(e.stdout, text)
 }
-

@@ -232,6 +232,13 @@ func TestHistogramText(t *testing.T) {
 	if text != want {
 		t.Errorf("got\n%s\nwant\n%s", text, want)
 	}
+	even, err := HistogramText([]int{4, -2, 4, 2}, "margin", 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "margin, 4 games:\n-2 │██ 1\n 0 │\n+2 │██ 1\n+4 │████ 2\n"; even != want {
+		t.Errorf("even margins: got\n%s\nwant\n%s", even, want)
+	}
 	wide := []int{-40, 0, 1, 39}
 	text, err = HistogramText(wide, "margin", 10)
 	if err != nil {

@@ -15,11 +15,19 @@ import (
 )
 
 // bins groups integer values into bins of one width: one a value for a
-// narrow spread, wider ones (at most about maxBins) otherwise. It returns
-// each bin's first value and count.
-func bins(values []int, maxBins int) (starts []int, counts []int, width int) {
+// narrow spread, wider ones (at most about maxBins) otherwise. Where every
+// value is even (a margin of seeds when there is an even number in all)
+// the values step by 2 and a bin takes whole steps. It returns each bin's
+// first value and count, the bins' width and the step.
+func bins(values []int, maxBins int) (starts []int, counts []int, width, step int) {
 	lo, hi := slices.Min(values), slices.Max(values)
-	width = max(1, int(math.Ceil(float64(hi-lo+1)/float64(maxBins))))
+	step = 2
+	for _, v := range values {
+		if v%2 != 0 {
+			step = 1
+		}
+	}
+	width = step * max(1, int(math.Ceil(float64(hi-lo+step)/float64(step*maxBins))))
 	// Bins aligned on multiples of the width, so 0 starts one.
 	first := int(math.Floor(float64(lo)/float64(width))) * width
 	for s := first; s <= hi; s += width {
@@ -29,15 +37,15 @@ func bins(values []int, maxBins int) (starts []int, counts []int, width int) {
 	for _, v := range values {
 		counts[(v-first)/width]++
 	}
-	return starts, counts, width
+	return starts, counts, width, step
 }
 
 // binLabel names a bin: "+4", or "+4..+7" for a wider one.
-func binLabel(start, width int) string {
-	if width == 1 {
+func binLabel(start, width, step int) string {
+	if width == step {
 		return signed(float64(start))
 	}
-	return signed(float64(start)) + ".." + signed(float64(start+width-1))
+	return signed(float64(start)) + ".." + signed(float64(start+width-step))
 }
 
 // HistogramText returns a histogram of integer values (a match's margins)
@@ -48,11 +56,11 @@ func HistogramText(values []int, what string, cols int) (string, error) {
 		return "", ErrNoData
 	}
 	cols = max(cols, 4)
-	starts, counts, width := bins(values, 25)
+	starts, counts, width, step := bins(values, 25)
 	most := slices.Max(counts)
 	labelW := 0
 	for _, s := range starts {
-		labelW = max(labelW, len(binLabel(s, width)))
+		labelW = max(labelW, len(binLabel(s, width, step)))
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s, %d games:\n", what, len(values))
@@ -62,7 +70,7 @@ func HistogramText(values []int, what string, cols int) (string, error) {
 		if counts[i] > 0 {
 			n = fmt.Sprintf(" %d", counts[i])
 		}
-		fmt.Fprintf(&b, "%*s │%s%s\n", labelW, binLabel(s, width), bar, n)
+		fmt.Fprintf(&b, "%*s │%s%s\n", labelW, binLabel(s, width, step), bar, n)
 	}
 	return b.String(), nil
 }
@@ -74,12 +82,12 @@ func HistogramSVG(w io.Writer, title, xlabel string, values []int) error {
 	if len(values) == 0 {
 		return ErrNoData
 	}
-	starts, counts, width := bins(values, 40)
+	starts, counts, width, step := bins(values, 40)
 	h := &plotter.Histogram{Width: float64(width), FillColor: Blue}
 	h.LineStyle = draw.LineStyle{Color: darker(Blue), Width: vg.Points(0.5)}
 	most := 0
 	for i, s := range starts {
-		left := float64(s) - 0.5
+		left := float64(s) - float64(step)/2
 		h.Bins = append(h.Bins, plotter.HistogramBin{Min: left, Max: left + float64(width), Weight: float64(counts[i])})
 		most = max(most, counts[i])
 	}
@@ -90,8 +98,8 @@ func HistogramSVG(w io.Writer, title, xlabel string, values []int) error {
 	}
 	zero.Color, zero.Dashes = Gray, []vg.Length{vg.Points(4), vg.Points(3)}
 	p.Add(plotter.NewGrid(), h, zero)
-	lo := float64(starts[0]) - 0.5
-	hi := float64(starts[len(starts)-1]+width) - 0.5
+	lo := float64(starts[0]) - float64(step)/2
+	hi := float64(starts[len(starts)-1]+width) - float64(step)/2
 	p.X.Min, p.X.Max = min(lo, -0.5)-0.5, max(hi, 0.5)+0.5
 	p.Y.Min, p.Y.Max = 0, float64(most)*1.1
 	p.Y.Tick.Marker = intTicks{}
