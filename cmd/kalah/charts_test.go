@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/xml"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -164,5 +165,116 @@ func checkGolden(t *testing.T, file, got string) {
 	}
 	if got != string(want) {
 		t.Errorf("%s differs (go test -run %s -update rewrites it):\ngot\n%s\nwant\n%s", file, t.Name(), got, want)
+	}
+}
+
+// TestMatchHistogram: kalah match draws the histogram of A's margins on
+// the terminal (--chart) and as SVG (--plot): a row a margin whose counts
+// add up to the games, and as many bars in the figure as rows.
+func TestMatchHistogram(t *testing.T) {
+	dir := t.TempDir()
+	svg := filepath.Join(dir, "m.svg")
+	out, _ := runKalah(t, dir, "match", "--a", "greedy", "--b", "random", "--games", "12", "--quiet", "--chart", "--plot", svg)
+	_, hist, ok := strings.Cut(out, "A's margin (A's seeds less B's), 12 games:\n")
+	if !ok {
+		t.Fatalf("no histogram:\n%s", out)
+	}
+	rows, total := 0, 0
+	for _, l := range strings.Split(strings.TrimRight(hist, "\n"), "\n") {
+		label, bar, ok := strings.Cut(l, " │")
+		if !ok {
+			t.Fatalf("not a histogram row: %q", l)
+		}
+		rows++
+		if bar = strings.TrimLeft(bar, "█"); bar != "" {
+			var n int
+			if _, err := fmt.Sscanf(bar, " %d", &n); err != nil {
+				t.Fatalf("row %q: no count: %v", label, err)
+			}
+			total += n
+		}
+	}
+	if total != 12 {
+		t.Errorf("the histogram counts %d games, want 12:\n%s", total, hist)
+	}
+	styles, data := svgElements(t, svg)
+	if got := countFilled(styles, data, "#1F77B4", false); got != rows {
+		t.Errorf("%d bars in the figure, want one a row of the terminal's (%d)", got, rows)
+	}
+	plain, _ := runKalah(t, dir, "match", "--a", "greedy", "--b", "random", "--games", "2", "--quiet")
+	if strings.Contains(plain, "A's margin (") {
+		t.Errorf("a piped run drew a histogram:\n%s", plain)
+	}
+}
+
+// TestTournamentEloChart: kalah tournament draws each player's Elo with
+// its interval, a line each, and --plot writes a point each with its error
+// bar; --show draws the stored tournament the same way.
+func TestTournamentEloChart(t *testing.T) {
+	dir := t.TempDir()
+	svg := filepath.Join(dir, "elo.svg")
+	players := []string{"greedy", "random", "first"}
+	out, _ := runKalah(t, dir, "tournament", "--players", strings.Join(players, ","), "--openings", "paired", "--chart", "--plot", svg, "--live", "0")
+	for _, p := range players {
+		found := false
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(l, p+" ") && strings.Contains(l, "●") && strings.Contains(l, "├") && strings.Contains(l, "┤") {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no Elo bar for %s:\n%s", p, out)
+		}
+	}
+	styles, data := svgElements(t, svg)
+	if got := countFilled(styles, data, "#1F77B4", true); got != len(players) {
+		t.Errorf("%d points in the figure, want one a player (%d)", got, len(players))
+	}
+	b, _ := os.ReadFile(svg)
+	for _, p := range players {
+		if !bytes.Contains(b, []byte(">"+p+"<")) {
+			t.Errorf("the figure does not name %s", p)
+		}
+	}
+	shown, _ := runKalah(t, dir, "tournament", "--show", "1", "--chart")
+	// A ● a player, and one in the legend.
+	if strings.Count(shown, "●") != len(players)+1 {
+		t.Errorf("--show --chart: %d ratings drawn, want %d:\n%s", strings.Count(shown, "●")-1, len(players), shown)
+	}
+}
+
+// TestTournamentSPRTChart: an SPRT draws its likelihood ratio over the
+// games between its bounds; --plot writes a line with a vertex a game and
+// the two bounds.
+func TestTournamentSPRTChart(t *testing.T) {
+	dir := t.TempDir()
+	svg := filepath.Join(dir, "sprt.svg")
+	out, _ := runKalah(t, dir, "tournament", "--sprt", "--players", "pekar,greedy", "--openings", "paired", "--batch", "2", "--max-games", "12", "--chart", "--plot", svg, "--live", "0")
+	var games int
+	for _, l := range strings.Split(out, "\n") {
+		if _, err := fmt.Sscanf(strings.TrimSpace(l), "%d games (+", &games); err == nil {
+			break
+		}
+	}
+	if games == 0 {
+		t.Fatalf("no count of games in the report:\n%s", out)
+	}
+	if !strings.Contains(out, "SPRT log-likelihood ratio over the games played: H1 accepted at 2.94 (the top ╌), H0 at -2.94 (the bottom ╌)") {
+		t.Errorf("no SPRT chart:\n%s", out)
+	}
+	styles, data := svgElements(t, svg)
+	line := false
+	for i, st := range styles {
+		if strings.Contains(st, "stroke:#1F77B4") && strings.Count(data[i], "L") == games-1 {
+			line = true
+		}
+	}
+	if !line {
+		t.Errorf("no line of %d vertices, a game each, in the figure", games)
+	}
+	for _, bound := range []string{"stroke:#D62728", "stroke:#2CA02C"} {
+		if !strings.Contains(strings.Join(styles, "\n"), bound) {
+			t.Errorf("no bound drawn in %s", bound)
+		}
 	}
 }
