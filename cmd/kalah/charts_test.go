@@ -278,3 +278,51 @@ func TestTournamentSPRTChart(t *testing.T) {
 		}
 	}
 }
+
+// TestExperimentPekarPlot: kalah experiment pekar --plot DIR writes its
+// figures, valid SVG each, linked below the Markdown tables: the wins and
+// the margins of the paper's Table 1 beside ours (a point a game of ours
+// and of the paper's), and the time a move.
+func TestExperimentPekarPlot(t *testing.T) {
+	dir := t.TempDir()
+	figs := filepath.Join(dir, "figs")
+	md := filepath.Join(dir, "pekar.md")
+	runKalah(t, dir, "experiment", "pekar", "--games", "2", "--plot", figs, "--out", md)
+	for _, f := range []string{"pekar-wins.svg", "pekar-margins.svg", "pekar-time.svg"} {
+		svgElements(t, filepath.Join(figs, f))
+	}
+	b, err := os.ReadFile(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, link := range []string{"](figs/pekar-wins.svg)", "](figs/pekar-margins.svg)", "](figs/pekar-time.svg)"} {
+		if !bytes.Contains(b, []byte(link)) {
+			t.Errorf("the Markdown does not link %s:\n%s", link, b)
+		}
+	}
+	// Five strategies, each moving first in one of its two games and
+	// second in the other; the paper's 45 games each way. A point each, and
+	// one in the legend.
+	styles, data := svgElements(t, filepath.Join(figs, "pekar-margins.svg"))
+	if got := countFilled(styles, data, "#1F77B4", true); got != 5+1 {
+		t.Errorf("%d blue points (ours, first), want 5 and the legend's", got)
+	}
+	if got := countFilled(styles, data, "#FF7F0E", false); got != 5+1 {
+		t.Errorf("%d orange points (ours, second), want 5 and the legend's", got)
+	}
+	stroked := func(hex string) int {
+		n := 0
+		for _, st := range styles {
+			if strings.Contains(st, "stroke:"+hex) {
+				n++
+			}
+		}
+		return n
+	}
+	if got := stroked("#9467BD"); got != 45+1 {
+		t.Errorf("%d purple rings (the paper, first), want 45 and the legend's", got)
+	}
+	if got := stroked("#8C564B"); got != 45+1 {
+		t.Errorf("%d brown triangles (the paper, second), want 45 and the legend's", got)
+	}
+}

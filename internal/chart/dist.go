@@ -136,6 +136,7 @@ func BarsSVG(w io.Writer, title, ylabel string, categories []string, series []Se
 		return ErrNoData
 	}
 	p := newPlot(title, "", ylabel)
+	p.Add(plotter.NewGrid())
 	width := vg.Points(math.Min(60, 300/float64(len(categories)*len(series))))
 	top := 0.0
 	for k, s := range series {
@@ -162,7 +163,6 @@ func BarsSVG(w io.Writer, title, ylabel string, categories []string, series []Se
 	if top == 0 {
 		p.Y.Max = 1
 	}
-	p.Add(plotter.NewGrid())
 	return writeSVG(w, p, figHeight)
 }
 
@@ -181,6 +181,7 @@ func StripSVG(w io.Writer, title, ylabel string, categories []string, series []S
 		return ErrNoData
 	}
 	p := newPlot(title, "", ylabel)
+	p.Add(plotter.NewGrid())
 	glyphs := []draw.GlyphDrawer{draw.CircleGlyph{}, draw.PyramidGlyph{}, draw.RingGlyph{}, draw.TriangleGlyph{}, draw.BoxGlyph{}, draw.SquareGlyph{}}
 	lo, hi := 0.0, 0.0
 	step := 0.8 / float64(len(series))
@@ -214,7 +215,7 @@ func StripSVG(w io.Writer, title, ylabel string, categories []string, series []S
 	if err != nil {
 		return err
 	}
-	p.Add(zero, plotter.NewGrid())
+	p.Add(zero)
 	p.NominalX(categories...)
 	p.X.Min, p.X.Max = -0.5, float64(len(categories))-0.5
 	span := max(hi-lo, 1)

@@ -180,6 +180,7 @@ func GameSVG(w io.Writer, title string, plies []Ply) error {
 		}
 	}
 	p := newPlot(title, "ply", "value from South's view (seeds)")
+	p.Add(plotter.NewGrid())
 	zero, err := hline(0, 0, float64(max(n-1, 1)), Gray, true)
 	if err != nil {
 		return err
@@ -213,7 +214,6 @@ func GameSVG(w io.Writer, title string, plies []Ply) error {
 	// Room above the curve for the legend.
 	span := max(hi-lo, 4)
 	p.Y.Min, p.Y.Max = lo-span*0.05, hi+span*0.35
-	p.Add(plotter.NewGrid())
 	return writeSVG(w, p, figHeight)
 }
 
