@@ -60,7 +60,12 @@ docs/SCALING.md); --workers-only leaves all the playing to them.
 Players bot:NAME are bots logged in to a kalah serve that sent wait (kalah
 bot --wait): with --server http://HOST:PORT their games are played on that
 server, refereed and stored there and watchable on its page, while the
-other games are played here as usual.`)
+other games are played here as usual.
+
+On a terminal (or with --chart) the table is followed by each player's Elo
+with its 95% interval as a bar, and for an SPRT its likelihood ratio over the
+games against its two bounds; --plot FILE.svg draws the Elo (an SPRT: the
+likelihood ratio) as an SVG figure. --show draws a stored tournament so too.`)
 	rf := addRulesFlags(fs)
 	var players listFlag
 	fs.Var(&players, "players", "comma-separated player specs, each optionally labelled NAME=SPEC (or give --players several times)")
