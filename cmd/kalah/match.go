@@ -196,7 +196,7 @@ func runMatch(ctx context.Context, e *env, args []string) error {
 		as, bs := g.AScore()
 		margins[i] = as - bs
 	}
-	if cf.terminal(e) {
+	if cf.terminal(e) && (!*markdown || cf.on) { // Markdown is for pasting elsewhere
 		printChart(e, func() (string, error) {
 			return chart.HistogramText(margins, "A's margin (A's seeds less B's)", chartCols(e, 20))
 		})
