@@ -148,7 +148,7 @@ func TestGameTextMarksUnderTheirPlies(t *testing.T) {
 		if got := strings.Count(marks, "B") + strings.Count(marks, "m"); got != 3 {
 			t.Errorf("cols %d: %d marks in %q, want 3", cols, got, marks)
 		}
-		if !strings.Contains(text, "B blunder at ply 3 (South, 5), 17 (South, 5)\n") || !strings.Contains(text, "m mistake at ply 9 (South, 2)\n") {
+		if !strings.Contains(text, "B blunders at plies 3 (South gave away 5), 17 (South gave away 5)\n") || !strings.Contains(text, "m mistake at ply 9 (South gave away 2)\n") {
 			t.Errorf("cols %d: the legend does not name the plies:\n%s", cols, text)
 		}
 	}

@@ -116,7 +116,7 @@ func GameText(plies []Ply, maxCols int) (string, error) {
 		if cols != n && n > 1 {
 			col = axis + int(math.Round(float64(i)*float64(cols-1)/float64(n-1)))
 		}
-		what := fmt.Sprintf("%d (%s, %d)", i, p.Mover, p.Loss)
+		what := fmt.Sprintf("%d (%s gave away %d)", i, p.Mover, p.Loss)
 		switch p.Mark {
 		case Blunder:
 			marks[col] = blunderChar
@@ -143,10 +143,10 @@ func GameText(plies []Ply, maxCols int) (string, error) {
 	}
 	b.WriteString(strings.Repeat(" ", axis) + "ply\n")
 	if len(blunders) > 0 {
-		fmt.Fprintf(&b, "%c blunder at ply %s\n", blunderChar, strings.Join(blunders, ", "))
+		fmt.Fprintf(&b, "%c %s %s\n", blunderChar, atPlies("blunder", len(blunders)), strings.Join(blunders, ", "))
 	}
 	if len(mistakes) > 0 {
-		fmt.Fprintf(&b, "%c mistake at ply %s\n", mistakeChar, strings.Join(mistakes, ", "))
+		fmt.Fprintf(&b, "%c %s %s\n", mistakeChar, atPlies("mistake", len(mistakes)), strings.Join(mistakes, ", "))
 	}
 	if !marked {
 		b.WriteString("no mistake or blunder\n")
@@ -223,4 +223,12 @@ func signed(v float64) string {
 		return "0"
 	}
 	return fmt.Sprintf("%+.0f", v)
+}
+
+// atPlies is "blunder at ply" for one, "blunders at plies" for more.
+func atPlies(what string, n int) string {
+	if n == 1 {
+		return what + " at ply"
+	}
+	return what + "s at plies"
 }
