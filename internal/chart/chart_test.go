@@ -115,7 +115,7 @@ func TestGameTextMarksUnderTheirPlies(t *testing.T) {
 		}
 		plies = append(plies, p)
 	}
-	for _, cols := range []int{0, 12} { // a column a ply, and squeezed
+	for _, cols := range []int{0, 12, 100} { // a column a ply, squeezed, two columns a ply
 		text, err := GameText(plies, cols)
 		if err != nil {
 			t.Fatal(err)
@@ -137,10 +137,15 @@ func TestGameTextMarksUnderTheirPlies(t *testing.T) {
 		r := []rune(marks)
 		want := map[int]rune{3: 'B', 9: 'm', 17: 'B'}
 		for ply, c := range want {
-			col := axis + ply
-			if cols > 0 {
-				col = axis + (ply*(cols-1)+(len(plies)-1)/2)/(len(plies)-1)
+			n := len(plies)
+			width := n
+			switch {
+			case cols > 0 && cols < n:
+				width = cols
+			case cols >= 2*n-1:
+				width = 2*n - 1
 			}
+			col := axis + (ply*(width-1)+(n-1)/2)/(n-1)
 			if col >= len(r) || r[col] != c {
 				t.Errorf("cols %d: ply %d: want %c at column %d of %q", cols, ply, c, col, marks)
 			}

@@ -64,8 +64,11 @@ func GameText(plies []Ply, maxCols int) (string, error) {
 		lo, hi = min(lo, p.Value), max(hi, p.Value)
 	}
 	cols := n
-	if maxCols > 1 && n > maxCols {
+	switch {
+	case maxCols > 1 && n > maxCols:
 		cols = maxCols
+	case n > 1 && maxCols >= 2*n-1:
+		cols = 2*n - 1 // a short game two columns a ply, to be read easily
 	}
 	height := int(math.Ceil(hi - lo))
 	height = min(max(height, 4), 12)
