@@ -10,6 +10,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"kalah/match"
 )
 
 // chartGame is a recorded game of Kalah(6,3), greedy against pekar, as
@@ -324,5 +327,40 @@ func TestExperimentPekarPlot(t *testing.T) {
 	}
 	if got := stroked("#8C564B"); got != 45+1 {
 		t.Errorf("%d brown triangles (the paper, second), want 45 and the legend's", got)
+	}
+}
+
+// TestExperimentThesisFigures: the thesis design's figures draw a bar for
+// each AI that played, ours beside Table 7's (here two AIs of one pairing,
+// the rest left out), without the six minutes of a real run.
+func TestExperimentThesisFigures(t *testing.T) {
+	x := match.Experiment{Name: "thesis", Time: 10 * time.Millisecond, Pairings: []match.Pairing{{
+		A: "minimax:simple:time=10ms", B: "alphabeta:simple:time=10ms",
+		Summary: match.Summary{Games: 4, Wins: 1, Draws: 1, Losses: 2, A: match.Stats{Moves: 10, Reported: 10, Depth: 60}, B: match.Stats{Moves: 10, Reported: 10, Depth: 90}},
+	}}}
+	figs := experimentFigures(&x, "thesis", "")
+	if len(figs) != 2 || figs[0].file != "thesis-wins.svg" || figs[1].file != "thesis-depth.svg" {
+		t.Fatalf("figures %+v", figs)
+	}
+	dir := t.TempDir()
+	for i, f := range figs {
+		path := filepath.Join(dir, f.file)
+		fh, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.draw(fh); err != nil {
+			t.Fatal(err)
+		}
+		fh.Close()
+		styles, data := svgElements(t, path)
+		// Two AIs: a blue bar each (ours) and the legend's; the wins figure
+		// has the thesis's orange bars too.
+		if got := countFilled(styles, data, "#1F77B4", false); got != 2+1 {
+			t.Errorf("%s: %d blue bars, want 2 and the legend's", f.file, got)
+		}
+		if want := []int{2 + 1, 0}[i]; countFilled(styles, data, "#FF7F0E", false) != want {
+			t.Errorf("%s: %d orange bars, want %d", f.file, countFilled(styles, data, "#FF7F0E", false), want)
+		}
 	}
 }
