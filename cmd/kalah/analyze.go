@@ -14,6 +14,7 @@ import (
 
 	"kalah"
 	"kalah/engine"
+	"kalah/internal/chart"
 )
 
 func init() {
@@ -21,13 +22,20 @@ func init() {
 }
 
 func runAnalyze(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "analyze", "[--position P | --game FILE] [--time D] [--json] [--egdb FILE|--egdb-seeds K]",
-		"Values every legal move for the side to move: exact values (the final store\ndifference it can force after the move, less the current one), or with --time\nthe best estimates within the limit and the depth of each.\n\nWith --game, values every position of a game (a record as kalah match\n--record or the web page writes it, the text notation, or bare moves under\nthe rules flags; - reads standard input): its exact value, an optimal move,\nand what the move played gave away. Exact unless the rules have more than\n48 seeds, or --time is given: then a position not proven within --time\n(default 1s) gets an estimate, marked as one.")
+	fs := newFlags(e, "analyze", "[--position P | --game FILE [--plot FILE.svg] [--chart|--no-chart]] [--time D] [--json] [--egdb FILE|--egdb-seeds K]",
+		"Values every legal move for the side to move: exact values (the final store\ndifference it can force after the move, less the current one), or with --time\nthe best estimates within the limit and the depth of each.\n\nWith --game, values every position of a game (a record as kalah match\n--record or the web page writes it, the text notation, or bare moves under\nthe rules flags; - reads standard input): its exact value, an optimal move,\nand what the move played gave away. Exact unless the rules have more than\n48 seeds, or --time is given: then a position not proven within --time\n(default 1s) gets an estimate, marked as one. On a terminal (or with --chart)\nthe table is followed by a chart of the value over the plies from South's\nview, with B under each blunder and m under each mistake; --plot FILE.svg\ndraws it as an SVG figure.")
 	rf := addRulesFlags(fs)
 	ef := addEngineFlags(fs)
 	limit := fs.Duration("time", 0, "time limit (0: solve exactly)")
 	gameFile := fs.String("game", "", "analyze every position of the game in FILE (- for standard input)")
+	cf := addChartFlags(fs, "the game's value over its plies", "with --game: draw the game's value over its plies, its mistakes and blunders marked, as an SVG figure in FILE.svg")
 	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := cf.check(); err != nil {
+		return err
+	}
+	if err := checkPlotFile(cf.plot); err != nil {
 		return err
 	}
 	if *limit < 0 || *limit > 7*24*time.Hour {
@@ -43,7 +51,10 @@ func runAnalyze(ctx context.Context, e *env, args []string) error {
 		}
 		timeSet := false
 		fs.Visit(func(f *flag.Flag) { timeSet = timeSet || f.Name == "time" })
-		return runAnalyzeGame(ctx, e, r, ef, *gameFile, *limit, timeSet)
+		return runAnalyzeGame(ctx, e, r, ef, cf, *gameFile, *limit, timeSet)
+	}
+	if cf.plot != "" || cf.on {
+		return usagef("--plot and --chart draw a whole game: give --game FILE")
 	}
 	ef.analyze = true
 	st := newStatus(e, "analyzing")
@@ -207,7 +218,7 @@ type gamePly struct {
 	Loss int `json:"loss,omitempty"` // what the move played gave away
 }
 
-func runAnalyzeGame(ctx context.Context, e *env, flagRules kalah.Rules, ef *engineFlags, name string, limit time.Duration, timeSet bool) error {
+func runAnalyzeGame(ctx context.Context, e *env, flagRules kalah.Rules, ef *engineFlags, cf *chartFlags, name string, limit time.Duration, timeSet bool) error {
 	g, err := readGame(e, flagRules, name)
 	if err != nil {
 		return err
@@ -267,6 +278,12 @@ func runAnalyzeGame(ctx context.Context, e *env, flagRules kalah.Rules, ef *engi
 			estimates++
 		}
 	}
+	if cf.plot != "" {
+		title := fmt.Sprintf("South %s, North %s: the value over the plies", orDash(g.Player(kalah.South)), orDash(g.Player(kalah.North)))
+		if err := writePlot(e, cf.plot, func(w io.Writer) error { return chart.GameSVG(w, title, gameChartPlies(out)) }); err != nil {
+			return err
+		}
+	}
 	if *ef.jsonOut {
 		return json.NewEncoder(e.stdout).Encode(struct {
 			Rules     kalah.Rules `json:"rules"`
@@ -305,7 +322,42 @@ func runAnalyzeGame(ctx context.Context, e *env, flagRules kalah.Rules, ef *engi
 		kind = fmt.Sprintf("%d of %d values are estimates (marked ~)", estimates, len(out))
 	}
 	fmt.Fprintf(e.stdout, "\n%s; %d nodes, %v\n", kind, nodes, took.Round(time.Millisecond))
+	if cf.terminal(e) {
+		printChart(e, func() (string, error) { return chart.GameText(gameChartPlies(out), chartCols(e, 8)) })
+	}
 	return nil
+}
+
+// gameChartPlies turns kalah analyze --game's values into the chart's:
+// each from South's view, each move marked by what it gave away as
+// lossClass names it.
+func gameChartPlies(out []gamePly) []chart.Ply {
+	ps := make([]chart.Ply, len(out))
+	for i, o := range out {
+		v := o.Final
+		if o.ToMove != kalah.South {
+			v = -v
+		}
+		ps[i] = chart.Ply{Value: float64(v), Loss: o.Loss, Mover: o.ToMove.String()}
+		if o.Played == kalah.NoMove {
+			continue
+		}
+		switch lossClass(o.Loss) {
+		case "a mistake":
+			ps[i].Mark = chart.Mistake
+		case "a blunder":
+			ps[i].Mark = chart.Blunder
+		}
+	}
+	return ps
+}
+
+// orDash is s, or "-" for a player without a name.
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 // lossClass names a move by the seeds it gave away, as the web page does.

@@ -27,14 +27,18 @@ func runExperiment(ctx context.Context, e *env, args []string) error {
 	} else {
 		args = args[1:]
 	}
-	fs := newFlags(e, "experiment", "thesis|pekar [--time D] [--games N] [--out FILE]",
+	fs := newFlags(e, "experiment", "thesis|pekar [--time D] [--games N] [--out FILE] [--plot DIR]",
 		"thesis: the Kalaha thesis's tournament: six AIs (minimax, alpha-beta and\n"+
 			"knowledge-based alpha-beta, each with the simple and the knowledge utility),\n"+
 			"12 games a pairing with forced openings on Kalah(6,6), each minimax AI against\n"+
 			"each other AI (--all: every pair), under a per-move clock (the thesis: 30s).\n\n"+
 			"pekar: Pekař's strategies (pekar, pekar-tree:1..4) on Kalah(6,4), each as first\n"+
 			"and second player against --opponent (the paper's human), then each other.\n\n"+
-			"Writes Markdown tables to --out (default stdout).")
+			"Writes Markdown tables to --out (default stdout). --plot DIR writes the\n"+
+			"figures as SVG into DIR, linked below the tables: thesis-wins.svg (Table 7\n"+
+			"as win %, ours beside the thesis's) and thesis-depth.svg; pekar-wins.svg and\n"+
+			"pekar-margins.svg (Table 1: wins and each game's margin as first and as\n"+
+			"second player, ours beside the paper's) and pekar-time.svg.")
 	defTime := 100 * time.Millisecond
 	if design == "pekar" {
 		defTime = 0
@@ -47,6 +51,7 @@ func runExperiment(ctx context.Context, e *env, args []string) error {
 	all := fs.Bool("all", false, "thesis: play every pair of the six AIs, not only the thesis's pairings")
 	opponent := fs.String("opponent", "alphabeta:simple:depth=4", "pekar: the opponent in the human's seat")
 	out := fs.String("out", "", "write the Markdown here")
+	plotDir := fs.String("plot", "", "write the figures as SVG files into this directory (made if missing), linked from the Markdown")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -109,6 +114,13 @@ func runExperiment(ctx context.Context, e *env, args []string) error {
 		x.WriteThesis(&buf)
 	} else {
 		x.WritePekar(&buf, *opponent)
+	}
+	if *plotDir != "" {
+		md, err := writeExperimentFigures(e, experimentFigures(&x, design, *opponent), *plotDir, *out)
+		if err != nil {
+			return err
+		}
+		buf.WriteString(md)
 	}
 	if *out == "" {
 		_, err = e.stdout.Write(buf.Bytes())

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"kalah"
 	"kalah/engine"
+	"kalah/internal/chart"
 	"kalah/internal/store"
 	"kalah/match"
 	"kalah/player"
@@ -23,7 +25,7 @@ func init() {
 }
 
 func runMatch(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "match", "--a PLAYER --b PLAYER [--games N] [--openings [--opening-plies N]] [--time D] [--seed S] [--parallel P] [--record FILE]",
+	fs := newFlags(e, "match", "--a PLAYER --b PLAYER [--games N] [--openings [--opening-plies N]] [--time D] [--seed S] [--parallel P] [--record FILE] [--plot FILE.svg]",
 		"Plays games between two players, each taking South in turn, and prints a line a\n"+
 			"game, a table of results (wins, draws, losses, points, mean margin, mean and\n"+
 			"longest time a move, nodes a move, the share of moves played with a proven\n"+
@@ -31,7 +33,8 @@ func runMatch(ctx context.Context, e *env, args []string) error {
 			"--openings forces the opening of each pair of games: each house in turn,\n"+
 			"as the thesis did, or with --opening-plies N each line of N plies in turn\n"+
 			"(a move that earns an extra turn is a ply). --record writes one JSON\n"+
-			"object a line and game, in game order.")
+			"object a line and game, in game order. On a terminal (or with --chart) a\n"+
+			"histogram of A's margins follows; --plot FILE.svg draws it as an SVG figure.")
 	rf := addRulesFlags(fs)
 	a := fs.String("a", "random", "player A (see kalah players)")
 	b := fs.String("b", "greedy", "player B")
@@ -48,6 +51,7 @@ func runMatch(ctx context.Context, e *env, args []string) error {
 	markdown := fs.Bool("markdown", false, "print the tables as Markdown")
 	record := fs.String("record", "", "write the games as JSON lines to this file")
 	verbose := fs.Bool("v", false, "log progress and details to stderr even on a terminal")
+	cf := addChartFlags(fs, "the histogram of A's margins", "write the histogram of A's margins (A's seeds less B's, a game each) as an SVG figure in FILE.svg")
 	buildDB := fs.Bool("build-egdb", false, fmt.Sprintf("as kalah play does: where the data directory lacks the perfect player's endgame database of %d seeds, its first\n"+
 		"game of six-house Kalah starts building it in the background (the players take one of 16 seeds built first within seconds,\n"+
 		"then it); the match waits for it at its end, Ctrl-C stops it", engine.PerfectDBSeeds))
@@ -55,6 +59,12 @@ func runMatch(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	verboseLogs(e, *verbose)
+	if err := cf.check(); err != nil {
+		return err
+	}
+	if err := checkPlotFile(cf.plot); err != nil {
+		return err
+	}
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name == "opening-plies" {
 			*openings = true
@@ -181,6 +191,22 @@ func runMatch(ctx context.Context, e *env, args []string) error {
 	}
 	fmt.Fprintf(e.stdout, "\nA=%s B=%s: %d games, A won %d, drew %d, lost %d, points %d-%d\n",
 		*a, *b, sum.Games, sum.Wins, sum.Draws, sum.Losses, sum.Points(), 2*sum.Games-sum.Points())
+	margins := make([]int, len(played))
+	for i, g := range played {
+		as, bs := g.AScore()
+		margins[i] = as - bs
+	}
+	if cf.terminal(e) && (!*markdown || cf.on) { // Markdown is for pasting elsewhere
+		printChart(e, func() (string, error) {
+			return chart.HistogramText(margins, "A's margin (A's seeds less B's)", chartCols(e, 20))
+		})
+	}
+	if cf.plot != "" {
+		title := fmt.Sprintf("A %s against B %s: A's margins", *a, *b)
+		if err := writePlot(e, cf.plot, func(w io.Writer) error { return chart.HistogramSVG(w, title, "A's seeds less B's", margins) }); err != nil {
+			return err
+		}
+	}
 	if note := repeats(played); note != "" {
 		fmt.Fprintf(e.stdout, "\nnote: %s: the players repeat themselves; --openings varies the games\n", note)
 	}

@@ -60,7 +60,12 @@ docs/SCALING.md); --workers-only leaves all the playing to them.
 Players bot:NAME are bots logged in to a kalah serve that sent wait (kalah
 bot --wait): with --server http://HOST:PORT their games are played on that
 server, refereed and stored there and watchable on its page, while the
-other games are played here as usual.`)
+other games are played here as usual.
+
+On a terminal (or with --chart) the table is followed by each player's Elo
+with its 95% interval as a bar, and for an SPRT its likelihood ratio over the
+games against its two bounds; --plot FILE.svg draws the Elo (an SPRT: the
+likelihood ratio) as an SVG figure. --show draws a stored tournament so too.`)
 	rf := addRulesFlags(fs)
 	var players listFlag
 	fs.Var(&players, "players", "comma-separated player specs, each optionally labelled NAME=SPEC (or give --players several times)")
@@ -101,7 +106,15 @@ other games are played here as usual.`)
 	sf := addServerFlags(fs)
 	verbose := fs.Bool("v", false, "log progress and details to stderr even on a terminal")
 	live := fs.Duration("live", 30*time.Second, "print the standings to stderr this often while playing (0: only at the end)")
+	cf := addChartFlags(fs, "each player's Elo with its interval (and an SPRT's likelihood ratio against its bounds)",
+		"write the players' Elo with their 95% intervals as an SVG figure in FILE.svg (an SPRT: its likelihood ratio over the games against its bounds)")
 	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := cf.check(); err != nil {
+		return err
+	}
+	if err := checkPlotFile(cf.plot); err != nil {
 		return err
 	}
 	given := map[string]bool{}
@@ -159,7 +172,7 @@ other games are played here as usual.`)
 	case *show != 0 && *records != "":
 		return writeRecords(ctx, e, st, *show, *records)
 	case *show != 0:
-		return showTournament(ctx, e, st, *show, *format, *games)
+		return showTournament(ctx, e, st, *show, *format, *games, cf)
 	case *records != "":
 		return usagef("--records goes with --show ID")
 	}
@@ -169,7 +182,7 @@ other games are played here as usual.`)
 		var setting []string
 		fs.Visit(func(f *flag.Flag) {
 			switch f.Name {
-			case "resume", "db", "format", "live", "jobs", "no-nats", "listen-nats", "nats-token", "workers-only", "ack-wait", "nats", "server", "bot-wait":
+			case "resume", "db", "format", "live", "chart", "no-chart", "plot", "jobs", "no-nats", "listen-nats", "nats-token", "workers-only", "ack-wait", "nats", "server", "bot-wait":
 			default:
 				setting = append(setting, "--"+f.Name)
 			}
@@ -293,7 +306,10 @@ other games are played here as usual.`)
 	if err != nil {
 		return err
 	}
-	return rep.Write(e.stdout, *format)
+	if err := rep.Write(e.stdout, *format); err != nil {
+		return err
+	}
+	return drawTournament(ctx, e, st, id, rep, cf, *format)
 }
 
 // entrantNames returns the names entrants are shown under: the names
@@ -405,7 +421,7 @@ func listTournaments(ctx context.Context, e *env, st *tournament.Store) error {
 	return tw.Flush()
 }
 
-func showTournament(ctx context.Context, e *env, st *tournament.Store, id int64, format string, games bool) error {
+func showTournament(ctx context.Context, e *env, st *tournament.Store, id int64, format string, games bool, cf *chartFlags) error {
 	rep, err := st.Report(ctx, id)
 	if err != nil {
 		return err
@@ -420,6 +436,9 @@ func showTournament(ctx context.Context, e *env, st *tournament.Store, id int64,
 		}
 	}
 	if err := rep.Write(e.stdout, format); err != nil {
+		return err
+	}
+	if err := drawTournament(ctx, e, st, id, rep, cf, format); err != nil {
 		return err
 	}
 	if !games || format == "json" {
