@@ -1411,15 +1411,16 @@ function viewAnalyze(params) {
       const c = el("circle", {cx: x(i), cy: y(p.value), r: i === at ? 6 : (colour[p.class] ? 5 : 3.5), fill: colour[p.class] || (p.exact ? "#1d7a36" : "#999"), tabindex: -1, "data-class": p.class || ""});
       c.addEventListener("click", () => { at = i; drawGraph(); });
     });
-    // Accuracy: each player's best moves and the seeds they gave away.
+    // Accuracy: each player's best moves and the seeds they gave away, from
+    // the same classes and losses as the marks.
     const acc = {S: {moves: 0, best: 0, lost: 0}, N: {moves: 0, best: 0, lost: 0}};
-    for (const p of plies) if (p.move) { const a = acc[p.to_move]; a.moves++; if (p.class === "best") a.best++; a.lost += p.loss || 0; }
+    for (const p of plies) if (p.move) { const a = acc[p.to_move]; a.moves++; if (p.class === "best") a.best++; a.lost += p.seeds || 0; }
     const accText = side => { const a = acc[side]; return a.moves ? `${side === "S" ? "South" : "North"}: ${Math.round(100 * a.best / a.moves)}% best moves, ${a.lost} seed${a.lost === 1 ? "" : "s"} given away` : ""; };
     const mark = {inaccuracy: "?!", mistake: "?", blunder: "??"};
     const list = h("ol", {class: "plies", id: "plylist"}, plies.filter(p => p.move).map((p, i) => h("li", {class: (i + 1 === at ? "current " : "") + (p.class || "")},
       h("button", {type: "button", class: "linkish", "data-ply": i + 1, onclick: () => { at = i + 1; drawGraph(); }},
         `${p.to_move === "S" ? "South" : "North"} ${p.move}${mark[p.class] || ""}`),
-      p.class && p.class !== "best" ? ` ${p.class}: −${p.loss} (best ${p.best})${p.loss_exact ? "" : ", estimated"}` : "")));
+      p.class && p.class !== "best" ? ` ${p.class}: ${p.seeds} seed${p.seeds === 1 ? "" : "s"} given away, −${p.loss} in the final difference (best ${p.best})${p.loss_exact ? "" : ", estimated"}` : "")));
     const p = plies[at];
     const stepBoard = boardView((p.pits.length - 2) / 2, {bottom: "S", label: (s, hs, k) => `${s === "S" ? "South" : "North"} ${hs ? "house " + hs : "store"}, ${k} seeds`, name: s => s === "S" ? "South" : "North"});
     stepBoard.draw(p.pits, {});
@@ -1428,7 +1429,8 @@ function viewAnalyze(params) {
       h("span", {id: "plyinfo", text: `Position ${at} of ${n - 1}: ${p.to_move === "S" ? "South" : "North"} to move, value ${p.value > 0 ? "+" : ""}${p.value} for South (${p.exact ? "exact" : "depth " + p.depth})` +
         (p.move ? `; played ${p.move}, best ${p.best}` : "")}),
       h("button", {type: "button", id: "gnext", onclick: () => { at = Math.min(n - 1, at + 1); drawGraph(); }}, "▶")), stepBoard.el,
-      h("p", {id: "accuracy"}, accText("S"), h("br"), accText("N")), list);
+      h("p", {id: "accuracy"}, accText("S"), h("br"), accText("N")),
+      h("p", {class: "muted", id: "markhelp", text: "Marks by the seeds a move gave away against the best move: ?! one seed, ? two or three, ?? four or more, or any that turns a proven win into a draw or a loss, or a draw into a loss. “Estimated” marks come from a search of limited depth, all moves of the position valued by the same search."}), list);
     fitBoards();
   }
   let gameRules = null, gameStart = null;
