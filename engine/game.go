@@ -147,7 +147,8 @@ func (e *Engine) analyzePly(ctx context.Context, p kalah.Position, pv PlyValue, 
 		pv.Best = kalah.Move(book.Choice(vals))
 		// The book's own value of the move played, where it holds it: the
 		// same proof as the best's. Where it holds only that the move is
-		// not optimal (Unknown), the optimal moves are the proof.
+		// not optimal (Unknown), its value is the next position's if that
+		// is proven, else an estimate below the bound the book proves.
 		var optimal []kalah.Move
 		if pv.Played != kalah.NoMove {
 			switch v := int(vals[pv.Played-1]); v {
@@ -157,7 +158,6 @@ func (e *Engine) analyzePly(ctx context.Context, p kalah.Position, pv PlyValue, 
 						optimal = append(optimal, kalah.Move(i+1))
 					}
 				}
-				pv.PlayedExact = false
 			default:
 				pv.PlayedValue, pv.PlayedExact = v, true
 			}
