@@ -306,6 +306,9 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /api/account/logout", s.apiLogout)
 	mux.HandleFunc("GET /api/account", s.apiAccount)
 	mux.HandleFunc("POST /api/account/bots", s.apiNewBot)
+	mux.HandleFunc("POST /api/account/password", s.apiPassword)
+	mux.HandleFunc("POST /api/account/logout/everywhere", s.apiLogoutEverywhere)
+	mux.HandleFunc("DELETE /api/account", s.apiDeleteAccount)
 	// Limits keyed by address count the real client behind a trusted
 	// proxy; every answer carries the security headers.
 	return s.cfg.TrustedProxies.RealClients(netx.Secured(httpapi.Requests(writesChecked(mux), s.log)))
