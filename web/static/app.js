@@ -57,9 +57,13 @@ async function account(path, body) {
   return data;
 }
 async function loadMe() {
-  try { me = await account(""); myId = me.id || ""; if (!me.name) me = null; } catch (e) { me = null; myId = ""; }
+  let guest = "";
+  try { me = await account(""); myId = me.id || ""; guest = me.guest || ""; if (!me.name) me = null; } catch (e) { me = null; myId = ""; }
   const a = $("#acct");
   if (a) a.textContent = me ? me.name : "Sign in";
+  // A guest sees the name others see for them (their seats, the chat).
+  const g = $("#whoami");
+  if (g) { g.hidden = !guest || !!me; g.textContent = guest && !me ? `You: ${guest} (guest)` : ""; }
 }
 
 function viewAccount() {
@@ -93,10 +97,15 @@ function viewAccount() {
   const bots = h("ul", {id: "botlist"}, me.bots.map(b => h("li", {text: b})));
   main.replaceChildren(h("section", {},
     h("h2", {text: "Signed in as " + me.name}),
-    h("button", {id: "signout", text: "Sign out", onclick: async () => {
-      try { await account("/logout", {}); } catch (ex) { err.textContent = ex.message; return; }
-      await loadMe(); route(); announce("Signed out");
-    }}),
+    h("div", {class: "row"},
+      h("button", {id: "signout", text: "Sign out", title: "Sign out on this device; your other devices stay signed in", onclick: async () => {
+        try { await account("/logout", {}); } catch (ex) { err.textContent = ex.message; return; }
+        await loadMe(); route(); announce("Signed out");
+      }}),
+      h("button", {id: "signouteverywhere", text: "Sign out everywhere", title: "End every session of this account, on every device", onclick: async () => {
+        try { await account("/logout/everywhere", {}); } catch (ex) { err.textContent = ex.message; return; }
+        await loadMe(); route(); announce("Signed out on every device");
+      }})),
     h("h3", {text: "Your bots"}), bots,
     h("form", {id: "botform", onsubmit: async e => {
       e.preventDefault(); err.textContent = "";
@@ -107,7 +116,42 @@ function viewAccount() {
           h("code", {id: "bottoken", text: b.token}));
       } catch (ex) { err.textContent = ex.message; }
     }}, h("label", {}, "New bot's name ", botName), h("button", {type: "submit", text: "Create the bot"})),
-    tokenBox, err));
+    tokenBox, err), accountSettings());
+}
+
+// accountSettings is the signed-in person's settings: a new password (with
+// the current one) and the deletion of the account, each form's answer in
+// words beside it.
+function accountSettings() {
+  const cur = h("input", {id: "pwcur", type: "password", autocomplete: "current-password", required: true});
+  const next = h("input", {id: "pwnew", type: "password", autocomplete: "new-password", required: true, minlength: 8});
+  const pwmsg = h("p", {id: "pwmsg", role: "alert"});
+  const pwform = h("form", {id: "pwform", onsubmit: async e => {
+    e.preventDefault(); pwmsg.className = ""; pwmsg.textContent = "";
+    try {
+      await account("/password", {current: cur.value, new: next.value});
+      cur.value = next.value = "";
+      pwmsg.textContent = "Password changed. Your other devices are signed out; this one stays signed in.";
+    } catch (ex) { pwmsg.className = "err"; pwmsg.textContent = `Not changed: ${ex.message}.`; }
+  }}, h("h3", {text: "Change the password"}),
+    h("label", {}, "Current password ", cur), h("label", {}, "New password (8 characters or more) ", next),
+    h("button", {type: "submit", id: "pwbtn", text: "Change the password"}), pwmsg);
+  const delpass = h("input", {id: "delpass", type: "password", autocomplete: "current-password", required: true});
+  const sure = h("input", {id: "delsure", type: "checkbox", required: true});
+  const delmsg = h("p", {id: "delmsg", class: "err", role: "alert"});
+  const delform = h("form", {id: "delform", onsubmit: async e => {
+    e.preventDefault(); delmsg.textContent = "";
+    try {
+      const r = await fetch("/api/account", {method: "DELETE", headers: {"Content-Type": "application/json"}, body: JSON.stringify({password: delpass.value})});
+      const data = await r.json().catch(() => ({}));
+      if (!r.ok) throw new Error(data.error || ("HTTP " + r.status));
+      await loadMe(); location.hash = "#/lobby"; announce("Your account is deleted");
+    } catch (ex) { delmsg.textContent = `Not deleted: ${ex.message}.`; }
+  }}, h("h3", {text: "Delete the account"}),
+    h("p", {text: "This deletes your account, your sessions, your ratings, the players you follow and your followers, and your bots with their tokens; your name becomes free. Your finished games stay for your opponents, your seat shown as [deleted], and so do your chat lines. It cannot be undone."}),
+    h("label", {}, "Your password ", delpass), h("label", {}, sure, "I understand: delete everything"),
+    h("button", {type: "submit", id: "delbtn", text: "Delete my account"}), delmsg);
+  return h("section", {id: "settings", "aria-label": "Account settings"}, h("h2", {text: "Settings"}), pwform, delform);
 }
 
 // rulesName names rules as the server lists them: the preset's name, or
