@@ -17,7 +17,10 @@ import (
 // exists.
 var ErrGamesUnfinished = errors.New("unfinished games")
 
-func init() { httpapi.Map(http.StatusConflict, ErrGamesUnfinished) }
+func init() {
+	httpapi.Map(http.StatusConflict, ErrGamesUnfinished)
+	httpapi.Map(http.StatusUnauthorized, store.ErrWrongPassword)
+}
 
 // endCookie removes the session cookie from the browser.
 func endCookie(w http.ResponseWriter, r *http.Request) {

@@ -77,6 +77,9 @@ func TestPasswordChange(t *testing.T) {
 		if code := tc.c.do("POST", "/api/account/password", tc.body, &v); code != tc.code {
 			t.Fatalf("%s: %d %q, want %d", tc.body, code, v.Error, tc.code)
 		}
+		if strings.Contains(tc.body, "not the password") && v.Error != "that is not the account's password" {
+			t.Errorf("a wrong current password answered %q", v.Error)
+		}
 	}
 	if got := [2]string{whoIs(ann), whoIs(other)}; got != [2]string{"ann", ""} {
 		t.Fatalf("after the change: this session, the other are %q", got)

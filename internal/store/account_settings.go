@@ -5,26 +5,41 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"kalah/internal/identity"
 )
+
+// ErrWrongPassword is a signed-in person's password given wrong, to change
+// it or to delete the account.
+var ErrWrongPassword = errors.New("that is not the account's password")
+
+// confirm checks that password is user's, and returns the account's name
+// as stored.
+func (s *Store) confirm(ctx context.Context, user, password string) (string, error) {
+	name, err := s.CheckPassword(ctx, user, password)
+	if errors.Is(err, ErrBadPassword) {
+		return "", ErrWrongPassword
+	}
+	return name, err
+}
 
 // DeletedName is the name a deleted account's (or its bots') seat shows in
 // the games kept after it, and the author of its chat lines.
 const DeletedName = "[deleted]"
 
 // ChangePassword replaces user's password by next, given the current one
-// (ErrBadPassword if it is not that), and ends every session of user but
+// (ErrWrongPassword if it is not that), and ends every session of user but
 // the one of keep (the token of the session asking; "" ends them all), as
 // a stolen session must not outlive the password it was opened with.
 func (s *Store) ChangePassword(ctx context.Context, user, current, next, keep string) error {
 	if err := ValidPassword(next); err != nil {
 		return err
 	}
-	name, err := s.CheckPassword(ctx, user, current)
+	name, err := s.confirm(ctx, user, current)
 	if err != nil {
-		return fmt.Errorf("the current password: %w", err)
+		return err
 	}
 	salt := make([]byte, 16)
 	rand.Read(salt)
@@ -56,7 +71,7 @@ func (s *Store) EndSessions(ctx context.Context, user string) (int, error) {
 }
 
 // DeleteUser deletes user's account and its data, given its password
-// (ErrBadPassword if it is not that): its sessions, the players it follows
+// (ErrWrongPassword if it is not that): its sessions, the players it follows
 // and its followers, its ratings and their history, the bots it owns (their
 // tokens, ratings and follows with them), and the names of all of them,
 // which anyone may take again. The games it or its bots played are kept
@@ -64,9 +79,9 @@ func (s *Store) EndSessions(ctx context.Context, user string) (int, error) {
 // to nobody; its chat lines are kept under DeletedName, so that the others'
 // answers still read. It returns the bots deleted.
 func (s *Store) DeleteUser(ctx context.Context, user, password string) ([]string, error) {
-	name, err := s.CheckPassword(ctx, user, password)
+	name, err := s.confirm(ctx, user, password)
 	if err != nil {
-		return nil, fmt.Errorf("the password: %w", err)
+		return nil, err
 	}
 	bots, err := s.BotsOf(ctx, name)
 	if err != nil {
