@@ -25,9 +25,17 @@ type PlyValue struct {
 	Best kalah.Move `json:"best,omitempty"`
 	// Played is the move played from here (NoMove at the end of the
 	// game), and PlayedValue its value for the mover: Value less
-	// PlayedValue is what the move gave away.
+	// PlayedValue is what the move gave away, never less than zero, zero
+	// exactly when Played is Best. PlayedExact says PlayedValue is
+	// proven. Value and PlayedValue come from one set of values: both
+	// proven, or both from one estimate of every move at Depth (the
+	// played move's from the same search as the best's), or, where the
+	// position is proven and the move played proven not optimal but not
+	// its value, PlayedValue an estimate no higher than the proven bound
+	// (Value less 2: every move's value has the parity of the seeds left).
 	Played      kalah.Move `json:"played,omitempty"`
 	PlayedValue int        `json:"played_value"`
+	PlayedExact bool       `json:"played_exact,omitempty"`
 	Book        bool       `json:"book,omitempty"` // from a book, without a search
 	Nodes       uint64     `json:"nodes"`
 }
@@ -36,7 +44,9 @@ type PlyValue struct {
 // plays moves: position i is the one before moves[i], the last the one
 // after them. With limit zero every value is exact (it runs until done or
 // ctx is cancelled); otherwise a position not proven within limit gets an
-// estimate of that time, and so do the positions before it. If ctx has a
+// estimate of that time (every legal move valued by one search of one
+// depth, the best and the move played among them), and so may the
+// positions before it. If ctx has a
 // deadline, each position's limit is instead its share of the time left
 // (plyLimit), so that the analysis ends by the deadline; positions it
 // reaches after the deadline (a slow or busy machine) get shallow estimates
@@ -78,6 +88,7 @@ func (e *Engine) AnalyzeGame(ctx context.Context, start kalah.Position, moves []
 		if i < len(moves) {
 			pv.Played = moves[i]
 			pv.PlayedValue, known = e.playedValue(p, pos[i+1], out[i+1])
+			pv.PlayedExact = known
 		}
 		var err error
 		if pv, err = e.analyzePly(ctx, p, pv, known, plyLimit(ctx, limit, i+1)); err != nil {
@@ -134,10 +145,24 @@ func (e *Engine) analyzePly(ctx context.Context, p kalah.Position, pv PlyValue, 
 	if ok {
 		pv.Value, pv.Exact, pv.Book = book.Best(vals), true, true
 		pv.Best = kalah.Move(book.Choice(vals))
-		if pv.Played != kalah.NoMove && known && pv.PlayedValue == pv.Value {
-			pv.Best = pv.Played
+		// The book's own value of the move played, where it holds it: the
+		// same proof as the best's. Where it holds only that the move is
+		// not optimal (Unknown), its value is the next position's if that
+		// is proven, else an estimate below the bound the book proves.
+		var optimal []kalah.Move
+		if pv.Played != kalah.NoMove {
+			switch v := int(vals[pv.Played-1]); v {
+			case book.Unknown:
+				for i, w := range vals {
+					if int(w) == pv.Value {
+						optimal = append(optimal, kalah.Move(i+1))
+					}
+				}
+			default:
+				pv.PlayedValue, pv.PlayedExact = v, true
+			}
 		}
-		return pv, nil
+		return settle(pv, optimal), nil
 	}
 	cctx, cancel := ctx, context.CancelFunc(func() {})
 	if limit > 0 {
@@ -164,7 +189,7 @@ func (e *Engine) analyzePly(ctx context.Context, p kalah.Position, pv PlyValue, 
 		pv.Nodes += b.Nodes
 		if err == nil && !b.Lower {
 			pv.Value, pv.Exact, pv.Best = pv.PlayedValue, true, pv.Played
-			return pv, nil
+			return settle(pv, nil), nil
 		}
 		if err != nil {
 			if err := fatal(err); err != nil {
@@ -178,30 +203,105 @@ func (e *Engine) analyzePly(ctx context.Context, p kalah.Position, pv PlyValue, 
 		pv.Nodes += res.Nodes
 		if err == nil {
 			pv.Value, pv.Exact, pv.Best = res.Value, true, slices.Max(res.Best)
-			if pv.Played != kalah.NoMove && known && pv.PlayedValue == pv.Value {
-				pv.Best = pv.Played
-			}
-			return pv, nil
+			return settle(pv, res.Best), nil
 		}
 		if err := fatal(err); err != nil {
 			return pv, err
 		}
 	}
-	// Out of time: an estimate, searched for as long again; past the whole
-	// analysis's deadline (a slow or busy machine), a shallow one, so that
-	// every position still has its value.
-	var res Result
+	// Out of time: an estimate of every move by one search of one depth,
+	// searched for as long again; past the whole analysis's deadline (a
+	// slow or busy machine), a shallow one, so that every position still
+	// has its value. The best and the move played are valued by the same
+	// search, so that the marks the page draws from them agree.
+	var set []MoveValue
 	var err error
-	if ctx.Err() == nil {
-		res, err = e.Search(ctx, p, limit)
+	if ctx.Err() == nil && limit > 0 {
+		if set, err = e.Analyze(ctx, p, limit); err != nil {
+			if err := fatal(ctx.Err()); err != nil {
+				return pv, err
+			}
+			set, err = nil, nil // no iteration in time: the shallow one below
+		}
 	}
-	if err == nil && res.Depth == 0 && !res.Exact {
-		res, err = e.SearchDepth(context.WithoutCancel(ctx), p, lateDepth)
+	if err == nil && len(set) == 0 {
+		set, err = e.analyzeDepth(context.WithoutCancel(ctx), p, lateDepth)
 	}
 	if err != nil {
 		return pv, err
 	}
-	pv.Nodes += res.Nodes
-	pv.Value, pv.Exact, pv.Depth, pv.Best = res.Value, res.Exact, res.Depth, res.Best[0]
-	return pv, nil
+	return fromSet(pv, set), nil
+}
+
+// fromSet fills pv from one set of values of every legal move of its
+// position: the best value, the move played where it reaches it (else the
+// best house nearest the store), and the move played's value from the same
+// set.
+func fromSet(pv PlyValue, vals []MoveValue) PlyValue {
+	pv.Value, pv.Best = vals[0].Value, vals[0].Move
+	pv.Exact, pv.Depth = vals[0].Exact, vals[0].Depth
+	for _, v := range vals {
+		if v.Value > pv.Value || v.Value == pv.Value && v.Move > pv.Best {
+			pv.Value, pv.Best = v.Value, v.Move
+		}
+		pv.Exact = pv.Exact && v.Exact
+		pv.Depth = max(pv.Depth, v.Depth)
+	}
+	if pv.Exact {
+		pv.Depth = 0
+	}
+	if pv.Played != kalah.NoMove {
+		for _, v := range vals {
+			if v.Move == pv.Played {
+				pv.PlayedValue, pv.PlayedExact = v.Value, pv.Exact
+			}
+		}
+		if pv.PlayedValue == pv.Value {
+			pv.Best = pv.Played
+		}
+	}
+	return pv
+}
+
+// settle makes a proven position's played move agree with its value:
+// named best exactly when it is optimal (optimal lists every optimal move,
+// or is nil where the move played's value is proven), its value the
+// position's when it is, and at most the proven bound (two below, by
+// parity) when it is proven not optimal without its value.
+func settle(pv PlyValue, optimal []kalah.Move) PlyValue {
+	if pv.Played == kalah.NoMove {
+		return pv
+	}
+	switch {
+	case slices.Contains(optimal, pv.Played) || pv.PlayedExact && pv.PlayedValue == pv.Value:
+		pv.Best, pv.PlayedValue, pv.PlayedExact = pv.Played, pv.Value, true
+	case pv.PlayedExact:
+		// Proven and below the value: the proofs agree.
+	case optimal != nil:
+		// Proven not optimal, its value not proven: an estimate kept below
+		// the bound.
+		pv.PlayedValue = min(pv.PlayedValue, pv.Value-2)
+	}
+	return pv
+}
+
+// analyzeDepth values every legal move of p (in play) by one search of
+// depth plies each: Analyze's iteration of that depth, whatever the time.
+func (e *Engine) analyzeDepth(ctx context.Context, p kalah.Position, depth int) ([]MoveValue, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	r, done := e.newRun(ctx)
+	defer done()
+	allExact := true
+	vals, ok := e.moveValues(p, r.estimate(e, depth, &allExact))
+	if !ok {
+		return nil, r.err(ctx)
+	}
+	for i := range vals {
+		vals[i].Exact = allExact
+		if !allExact {
+			vals[i].Depth = depth
+		}
+	}
+	return vals, nil
 }

@@ -308,6 +308,9 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/account", s.apiAccount)
 	mux.HandleFunc("POST /api/account/bots", s.apiNewBot)
 	mux.HandleFunc("POST /api/account/bots/{name}/token", s.apiRotateBotToken)
+	mux.HandleFunc("POST /api/account/password", s.apiPassword)
+	mux.HandleFunc("POST /api/account/logout/everywhere", s.apiLogoutEverywhere)
+	mux.HandleFunc("DELETE /api/account", s.apiDeleteAccount)
 	// Limits keyed by address count the real client behind a trusted
 	// proxy; every answer carries the security headers.
 	return s.cfg.TrustedProxies.RealClients(netx.Secured(httpapi.Requests(writesChecked(mux), s.log, s.errs)))
@@ -318,7 +321,7 @@ func (s *Server) Handler() http.Handler {
 func writesChecked(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.Method {
-		case http.MethodPost, http.MethodPut, http.MethodPatch:
+		case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
 			if err := netx.CheckWrite(r); err != nil {
 				httpapi.WriteError(w, err)
 				return

@@ -25,11 +25,11 @@ import (
 func Errors() *httpapi.Errors {
 	return httpapi.NewErrors().
 		Map(http.StatusBadRequest, player.ErrUnknownPlayer, store.ErrBadAccount, identity.ErrBadName, identity.ErrBadID).
-		Map(http.StatusUnauthorized, ErrSignIn, ErrAdminToken, store.ErrBadPassword, store.ErrNoSession).
+		Map(http.StatusUnauthorized, ErrSignIn, ErrAdminToken, store.ErrBadPassword, store.ErrWrongPassword, store.ErrNoSession).
 		Map(http.StatusForbidden, ErrForbidden, identity.ErrReserved, netx.ErrCrossSite).
 		Map(http.StatusNotFound, ErrNotFound, ErrNoTournament, tournament.ErrNotFound, store.ErrNotFound).
 		Map(http.StatusMethodNotAllowed, ErrMethod).
-		Map(http.StatusConflict, ErrNotYourTurn, ErrNoSeat, ErrNotCasual, ErrTooLate, store.ErrNameTaken, ErrTournamentOver).
+		Map(http.StatusConflict, ErrNotYourTurn, ErrNoSeat, ErrNotCasual, ErrTooLate, store.ErrNameTaken, ErrTournamentOver, ErrGamesUnfinished).
 		Map(http.StatusTooManyRequests, ErrTooMany, gate.ErrTooMany, gate.ErrTooFast, gate.ErrOverBudget).
 		Map(http.StatusServiceUnavailable, ErrBusy, ErrClosed, ErrNoHints, store.ErrHashBusy, store.ErrClosed, store.ErrUnavailable).
 		Map(http.StatusGatewayTimeout, ErrNoAnswer).

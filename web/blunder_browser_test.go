@@ -15,12 +15,12 @@ import (
 )
 
 // TestBrowserBlunderMarked: a finished game whose one move (played as its
-// opening; the game is then resigned) gave away four
-// seeds (in 1,0,2,0,1,1/0,2,0,1,1,0 19-20 S house 5 is worth -2 where 1,
-// 3 and 6 are worth +2, by brute force) is analysed from its page: the
-// move is marked a blunder in the move list and on the graph, with what
-// it lost and the best move; accuracy is given for each player; the keys
-// step through it.
+// opening; the game is then resigned) gave away two seeds, 4 in the final
+// difference, and a won game (in 1,0,2,0,1,1/0,2,0,1,1,0 19-20 S house 5 is
+// worth -2 where 1, 3 and 6 are worth +2, by brute force) is analysed from
+// its page: the move is marked a blunder (a proven win thrown away) in the
+// move list and on the graph, with what it lost and the best move;
+// accuracy is given for each player; the keys step through it.
 func TestBrowserBlunderMarked(t *testing.T) {
 	srv, h := browserServer(t)
 	const start = "1,0,2,0,1,1/0,2,0,1,1,0 19-20 S"
@@ -41,13 +41,13 @@ func TestBrowserBlunderMarked(t *testing.T) {
 	open(t, ctx, srv.URL+"/#/analyze?game="+c.ID)
 	waitJS(t, ctx, `document.querySelector("#plylist li")`)
 	first := eval[string](t, ctx, `document.querySelector("#plylist li").textContent`)
-	if !strings.HasPrefix(first, "South 5??") || !strings.Contains(first, "blunder: −4 (best ") {
+	if !strings.HasPrefix(first, "South 5??") || !strings.Contains(first, "blunder: 2 seeds given away, −4 in the final difference (best ") {
 		t.Fatalf("the move reads %q", first)
 	}
 	if n := eval[int](t, ctx, `document.querySelectorAll('svg.graph circle[data-class="blunder"]').length`); n != 1 {
 		t.Errorf("%d blunders on the graph", n)
 	}
-	if acc := eval[string](t, ctx, `document.querySelector("#accuracy").textContent`); !strings.Contains(acc, "South: 0% best moves, 4 seeds given away") {
+	if acc := eval[string](t, ctx, `document.querySelector("#accuracy").textContent`); !strings.Contains(acc, "South: 0% best moves, 2 seeds given away") {
 		t.Errorf("accuracy %q", acc)
 	}
 	// The keys and a click on a move step through the game.

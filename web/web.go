@@ -103,6 +103,7 @@ type Handler struct {
 	analyses     chan struct{} // a place for each analysis running
 	mu           sync.Mutex
 	analysing    map[string]int // analyses running by client
+	games        gameCache      // the last game analyses, answered again
 }
 
 type asset struct {
@@ -229,7 +230,7 @@ func errorsOf(b Backend) *httpapi.Errors {
 
 func (h *Handler) serve(w http.ResponseWriter, r *http.Request) {
 	netx.SecurityHeaders(w, r)
-	if (r.Method == http.MethodPost || r.Method == http.MethodPut || r.Method == http.MethodPatch) && strings.HasPrefix(r.URL.Path, Prefix) {
+	if (r.Method == http.MethodPost || r.Method == http.MethodPut || r.Method == http.MethodPatch || r.Method == http.MethodDelete) && strings.HasPrefix(r.URL.Path, Prefix) {
 		if err := netx.CheckWrite(r); err != nil {
 			httpapi.WriteError(w, err) // a form, text or a page of another site
 			return
@@ -494,26 +495,62 @@ type Ply struct {
 	Depth    int    `json:"depth"`
 	Extra    bool   `json:"extra,omitempty"`
 	Capture  bool   `json:"capture,omitempty"`
+	// PlayedValue is the final store difference (South less North) the
+	// move played leads to, valued with Value (one set: both proven, or
+	// both from one search of one depth).
+	PlayedValue int `json:"played_value"`
 	// Loss is what the move played gave away against the best move, in
-	// seeds of the final store difference, for its mover; Class names it:
-	// "best" (nothing), "inaccuracy" (1 seed), "mistake" (2 or 3),
-	// "blunder" (4 or more); LossExact when both values are proven.
+	// the final store difference, for its mover (Value less PlayedValue
+	// from its side; 0 exactly when the move is Best or as good), and
+	// Seeds the seeds that is: half of it, rounded up (a seed that ends in
+	// the opponent's store instead of the mover's moves the difference by
+	// two). Class names it by classOf; LossExact when both values are
+	// proven.
 	Loss      int    `json:"loss,omitempty"`
+	Seeds     int    `json:"seeds,omitempty"`
 	Class     string `json:"class,omitempty"`
 	LossExact bool   `json:"loss_exact,omitempty"`
 }
 
-// classOf names a move by the seeds it gave away.
-func classOf(loss int) string {
+// classOf names a move that gave away loss of the final store difference,
+// where best is the final difference the best move leads to and played the
+// move played's, both for its mover: "best" (nothing), "inaccuracy" (?!:
+// one seed, a loss of 1 or 2), "mistake" (?: two or three seeds, 3 to 6),
+// "blunder" (??: four seeds or more, 7 or more). A move that throws away
+// the result where both values are proven (a win to a draw or a loss, a
+// draw to a loss) is a blunder whatever it gave away, as lichess marks a
+// move that loses a won game. docs/API.md and the page's help say the
+// same.
+func classOf(loss, best, played int, exact bool) string {
+	seeds := (loss + 1) / 2
 	switch {
 	case loss <= 0:
 		return "best"
-	case loss == 1:
-		return "inaccuracy"
-	case loss <= 3:
+	case seeds >= 4, exact && sign(played) < sign(best):
+		return "blunder"
+	case seeds >= 2:
 		return "mistake"
 	}
-	return "blunder"
+	return "inaccuracy"
+}
+
+// sign is -1, 0 or 1 as v is a loss, a draw or a win.
+func sign(v int) int {
+	switch {
+	case v < 0:
+		return -1
+	case v > 0:
+		return 1
+	}
+	return 0
+}
+
+// mark fills in ply's loss and class from the values of its position's best
+// move and of the move played, final store differences for the mover.
+func (ply *Ply) mark(best, played int, exact bool) {
+	ply.Loss = max(best-played, 0)
+	ply.Seeds = (ply.Loss + 1) / 2
+	ply.Class, ply.LossExact = classOf(ply.Loss, best, played, exact), exact
 }
 
 // plyAt is position i of g, whose moves are played, as the analysis shows
@@ -563,12 +600,13 @@ func wholeGame(ctx context.Context, ga GameAnalyzer, g *kalah.Game, budget time.
 		me := p.ToMove()
 		ply.Value = p.Store(me) - p.Store(me.Other()) + v.Value
 		ply.Best = v.Best.String()
+		now := p.Store(me) - p.Store(me.Other())
 		if i < len(moves) {
-			ply.Loss = max(v.Value-v.PlayedValue, 0)
-			ply.Class, ply.LossExact = classOf(ply.Loss), v.Exact && vals[i+1].Exact
+			ply.PlayedValue = now + v.PlayedValue
+			ply.mark(now+v.Value, ply.PlayedValue, v.Exact && v.PlayedExact)
 		}
 		if me == kalah.North {
-			ply.Value = -ply.Value
+			ply.Value, ply.PlayedValue = -ply.Value, -ply.PlayedValue
 		}
 		out[i] = ply
 	}
@@ -632,6 +670,12 @@ func (h *Handler) analyzeGame(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, fmt.Errorf("%w: %d moves (at most 999 a game)", httpapi.ErrBadRequest, n-1))
 		return
 	}
+	// The same game, asked again, is answered as before: two views of it
+	// never disagree (unless the analyzer has learnt more since).
+	if out, ok := h.games.get(gameKey(h.opts.Analyzer, g), budget); ok {
+		httpapi.WriteJSON(w, http.StatusOK, out)
+		return
+	}
 	release := h.admitAnalysis(w, r, budget)
 	if release == nil {
 		return
@@ -646,6 +690,7 @@ func (h *Handler) analyzeGame(w http.ResponseWriter, r *http.Request) {
 		// cannot take it (rules too large, every engine busy) leaves it to
 		// the position-by-position analysis below in the time left.
 		if out, err := wholeGame(ctx, ga, g, budget); err == nil {
+			h.games.put(gameKey(h.opts.Analyzer, g), budget, out)
 			httpapi.WriteJSON(w, http.StatusOK, out)
 			return
 		} else if ctx.Err() != nil {
@@ -665,21 +710,27 @@ func (h *Handler) analyzeGame(w http.ResponseWriter, r *http.Request) {
 				h.fail(w, r, err)
 				return
 			}
+			// One search valued every move: the best and the move played
+			// come from it, the move played named best where it is as good.
 			best := an.Moves[0]
-			ply.Best, ply.Value, ply.Exact, ply.Depth = best.Move.String(), best.Value, best.Exact, best.Depth
 			if i < len(moves) {
 				for _, mv := range an.Moves {
 					if mv.Move == moves[i].Move {
-						ply.Loss = max(best.Value-mv.Value, 0)
-						ply.Class, ply.LossExact = classOf(ply.Loss), best.Exact && mv.Exact
+						if mv.Value >= best.Value {
+							best = mv
+						}
+						ply.PlayedValue = mv.Value
+						ply.mark(best.Value, mv.Value, best.Exact && mv.Exact)
 					}
 				}
 			}
+			ply.Best, ply.Value, ply.Exact, ply.Depth = best.Move.String(), best.Value, best.Exact, best.Depth
 			if p.ToMove() == kalah.North {
-				ply.Value = -ply.Value
+				ply.Value, ply.PlayedValue = -ply.Value, -ply.PlayedValue
 			}
 		}
 		out = append(out, ply)
 	}
+	h.games.put(gameKey(h.opts.Analyzer, g), budget, out)
 	httpapi.WriteJSON(w, http.StatusOK, out)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -309,9 +310,9 @@ func runAnalyzeGame(ctx context.Context, e *env, flagRules kalah.Rules, ef *engi
 			played = o.Played.String()
 			verdict = "best"
 			if o.Loss > 0 {
-				verdict = fmt.Sprintf("gives away %d (%s)", o.Loss, lossClass(o.Loss))
+				verdict = fmt.Sprintf("gives away %d (%s)", o.Loss, lossClass(o.Loss, o.Final, o.Final-o.Loss, o.Exact && o.PlayedExact))
 			}
-			if !o.Exact || o.Ply+1 < len(out) && !out[o.Ply+1].Exact {
+			if !o.Exact || !o.PlayedExact {
 				verdict = "~ " + verdict // from estimates
 			}
 		}
@@ -342,7 +343,7 @@ func gameChartPlies(out []gamePly) []chart.Ply {
 		if o.Played == kalah.NoMove {
 			continue
 		}
-		switch lossClass(o.Loss) {
+		switch lossClass(o.Loss, o.Final, o.Final-o.Loss, o.Exact && o.PlayedExact) {
 		case "a mistake":
 			ps[i].Mark = chart.Mistake
 		case "a blunder":
@@ -360,15 +361,20 @@ func orDash(s string) string {
 	return s
 }
 
-// lossClass names a move by the seeds it gave away, as the web page does.
-func lossClass(loss int) string {
+// lossClass names a move by what it gave away, as the web page does
+// (docs/API.md, "Analysis marks"): one seed (a loss of 1 or 2 in the final
+// difference) an inaccuracy, two or three a mistake, four or more, or a
+// proven result thrown away (best and played are the final differences for
+// the mover), a blunder.
+func lossClass(loss, best, played int, exact bool) string {
+	seeds := (loss + 1) / 2
 	switch {
 	case loss <= 0:
 		return "best"
-	case loss == 1:
-		return "an inaccuracy"
-	case loss <= 3:
+	case seeds >= 4, exact && cmp.Compare(played, 0) < cmp.Compare(best, 0):
+		return "a blunder"
+	case seeds >= 2:
 		return "a mistake"
 	}
-	return "a blunder"
+	return "an inaccuracy"
 }

@@ -57,9 +57,13 @@ async function account(path, body) {
   return data;
 }
 async function loadMe() {
-  try { me = await account(""); myId = me.id || ""; if (!me.name) me = null; } catch (e) { me = null; myId = ""; }
+  let guest = "";
+  try { me = await account(""); myId = me.id || ""; guest = me.guest || ""; if (!me.name) me = null; } catch (e) { me = null; myId = ""; }
   const a = $("#acct");
   if (a) a.textContent = me ? me.name : "Sign in";
+  // A guest sees the name others see for them (their seats, the chat).
+  const g = $("#whoami");
+  if (g) { g.hidden = !guest || !!me; g.textContent = guest && !me ? `You: ${guest} (guest)` : ""; }
 }
 
 function viewAccount() {
@@ -105,10 +109,15 @@ function viewAccount() {
   }}, h("label", {}, "Bot ", rotateBot), h("button", {type: "submit", id: "rotatetoken", text: "Give it a new token"}));
   main.replaceChildren(h("section", {},
     h("h2", {text: "Signed in as " + me.name}),
-    h("button", {id: "signout", text: "Sign out", onclick: async () => {
-      try { await account("/logout", {}); } catch (ex) { err.textContent = ex.message; return; }
-      await loadMe(); route(); announce("Signed out");
-    }}),
+    h("div", {class: "row"},
+      h("button", {id: "signout", text: "Sign out", title: "Sign out on this device; your other devices stay signed in", onclick: async () => {
+        try { await account("/logout", {}); } catch (ex) { err.textContent = ex.message; return; }
+        await loadMe(); route(); announce("Signed out");
+      }}),
+      h("button", {id: "signouteverywhere", text: "Sign out everywhere", title: "End every session of this account, on every device", onclick: async () => {
+        try { await account("/logout/everywhere", {}); } catch (ex) { err.textContent = ex.message; return; }
+        await loadMe(); route(); announce("Signed out on every device");
+      }})),
     h("h3", {text: "Your bots"}), bots,
     h("form", {id: "botform", onsubmit: async e => {
       e.preventDefault(); err.textContent = "";
@@ -119,7 +128,42 @@ function viewAccount() {
           h("code", {id: "bottoken", text: b.token}));
       } catch (ex) { err.textContent = ex.message; }
     }}, h("label", {}, "New bot's name ", botName), h("button", {type: "submit", text: "Create the bot"})),
-    rotateForm, tokenBox, err));
+    rotateForm, tokenBox, err), accountSettings());
+}
+
+// accountSettings is the signed-in person's settings: a new password (with
+// the current one) and the deletion of the account, each form's answer in
+// words beside it.
+function accountSettings() {
+  const cur = h("input", {id: "pwcur", type: "password", autocomplete: "current-password", required: true});
+  const next = h("input", {id: "pwnew", type: "password", autocomplete: "new-password", required: true, minlength: 8});
+  const pwmsg = h("p", {id: "pwmsg", role: "alert"});
+  const pwform = h("form", {id: "pwform", onsubmit: async e => {
+    e.preventDefault(); pwmsg.className = ""; pwmsg.textContent = "";
+    try {
+      await account("/password", {current: cur.value, new: next.value});
+      cur.value = next.value = "";
+      pwmsg.textContent = "Password changed. Your other devices are signed out; this one stays signed in.";
+    } catch (ex) { pwmsg.className = "err"; pwmsg.textContent = `Not changed: ${ex.message}.`; }
+  }}, h("h3", {text: "Change the password"}),
+    h("label", {}, "Current password ", cur), h("label", {}, "New password (8 characters or more) ", next),
+    h("button", {type: "submit", id: "pwbtn", text: "Change the password"}), pwmsg);
+  const delpass = h("input", {id: "delpass", type: "password", autocomplete: "current-password", required: true});
+  const sure = h("input", {id: "delsure", type: "checkbox", required: true});
+  const delmsg = h("p", {id: "delmsg", class: "err", role: "alert"});
+  const delform = h("form", {id: "delform", onsubmit: async e => {
+    e.preventDefault(); delmsg.textContent = "";
+    try {
+      const r = await fetch("/api/account", {method: "DELETE", headers: {"Content-Type": "application/json"}, body: JSON.stringify({password: delpass.value})});
+      const data = await r.json().catch(() => ({}));
+      if (!r.ok) throw new Error(data.error || ("HTTP " + r.status));
+      await loadMe(); location.hash = "#/lobby"; announce("Your account is deleted");
+    } catch (ex) { delmsg.textContent = `Not deleted: ${ex.message}.`; }
+  }}, h("h3", {text: "Delete the account"}),
+    h("p", {text: "This deletes your account, your sessions, your ratings, the players you follow and your followers, and your bots with their tokens; your name becomes free. Your finished games stay for your opponents, your seat shown as [deleted], and so do your chat lines. It cannot be undone."}),
+    h("label", {}, "Your password ", delpass), h("label", {}, sure, "I understand: delete everything"),
+    h("button", {type: "submit", id: "delbtn", text: "Delete my account"}), delmsg);
+  return h("section", {id: "settings", "aria-label": "Account settings"}, h("h2", {text: "Settings"}), pwform, delform);
 }
 
 // rulesName names rules as the server lists them: the preset's name, or
@@ -1432,15 +1476,16 @@ function viewAnalyze(params) {
       const c = el("circle", {cx: x(i), cy: y(p.value), r: i === at ? 6 : (colour[p.class] ? 5 : 3.5), fill: colour[p.class] || (p.exact ? "#1d7a36" : "#999"), tabindex: -1, "data-class": p.class || ""});
       c.addEventListener("click", () => { at = i; drawGraph(); });
     });
-    // Accuracy: each player's best moves and the seeds they gave away.
+    // Accuracy: each player's best moves and the seeds they gave away, from
+    // the same classes and losses as the marks.
     const acc = {S: {moves: 0, best: 0, lost: 0}, N: {moves: 0, best: 0, lost: 0}};
-    for (const p of plies) if (p.move) { const a = acc[p.to_move]; a.moves++; if (p.class === "best") a.best++; a.lost += p.loss || 0; }
+    for (const p of plies) if (p.move) { const a = acc[p.to_move]; a.moves++; if (p.class === "best") a.best++; a.lost += p.seeds || 0; }
     const accText = side => { const a = acc[side]; return a.moves ? `${side === "S" ? "South" : "North"}: ${Math.round(100 * a.best / a.moves)}% best moves, ${a.lost} seed${a.lost === 1 ? "" : "s"} given away` : ""; };
     const mark = {inaccuracy: "?!", mistake: "?", blunder: "??"};
     const list = h("ol", {class: "plies", id: "plylist"}, plies.filter(p => p.move).map((p, i) => h("li", {class: (i + 1 === at ? "current " : "") + (p.class || "")},
       h("button", {type: "button", class: "linkish", "data-ply": i + 1, onclick: () => { at = i + 1; drawGraph(); }},
         `${p.to_move === "S" ? "South" : "North"} ${p.move}${mark[p.class] || ""}`),
-      p.class && p.class !== "best" ? ` ${p.class}: −${p.loss} (best ${p.best})${p.loss_exact ? "" : ", estimated"}` : "")));
+      p.class && p.class !== "best" ? ` ${p.class}: ${p.seeds} seed${p.seeds === 1 ? "" : "s"} given away, −${p.loss} in the final difference (best ${p.best})${p.loss_exact ? "" : ", estimated"}` : "")));
     const p = plies[at];
     const stepBoard = boardView((p.pits.length - 2) / 2, {bottom: "S", label: (s, hs, k) => `${s === "S" ? "South" : "North"} ${hs ? "house " + hs : "store"}, ${k} seeds`, name: s => s === "S" ? "South" : "North"});
     stepBoard.draw(p.pits, {});
@@ -1449,7 +1494,8 @@ function viewAnalyze(params) {
       h("span", {id: "plyinfo", text: `Position ${at} of ${n - 1}: ${p.to_move === "S" ? "South" : "North"} to move, value ${p.value > 0 ? "+" : ""}${p.value} for South (${p.exact ? "exact" : "depth " + p.depth})` +
         (p.move ? `; played ${p.move}, best ${p.best}` : "")}),
       h("button", {type: "button", id: "gnext", onclick: () => { at = Math.min(n - 1, at + 1); drawGraph(); }}, "▶")), stepBoard.el,
-      h("p", {id: "accuracy"}, accText("S"), h("br"), accText("N")), list);
+      h("p", {id: "accuracy"}, accText("S"), h("br"), accText("N")),
+      h("p", {class: "muted", id: "markhelp", text: "Marks by the seeds a move gave away against the best move: ?! one seed, ? two or three, ?? four or more, or any that turns a proven win into a draw or a loss, or a draw into a loss. “Estimated” marks come from a search of limited depth, all moves of the position valued by the same search."}), list);
     fitBoards();
   }
   let gameRules = null, gameStart = null;
