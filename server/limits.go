@@ -135,14 +135,14 @@ func (s *Server) openStream(w http.ResponseWriter, r *http.Request, kind string)
 // long-lived requests: per client address, per identity, in all. kalah
 // serve puts KGP's WebSocket behind it.
 func (s *Server) LimitStreams(kind string, h http.Handler) http.Handler {
-	return s.cfg.TrustedProxies.RealClients(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return s.cfg.TrustedProxies.RealClients(httpapi.Requests(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		release, ok := s.openStream(w, r, kind)
 		if !ok {
 			return
 		}
 		defer release()
 		h.ServeHTTP(w, r)
-	}))
+	}), s.log, s.errs))
 }
 
 // streamed serves an event stream under the limits on long-lived requests,

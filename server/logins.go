@@ -148,8 +148,8 @@ func (s *Server) loginTry(w http.ResponseWriter, r *http.Request, user string) (
 		s.refused("login-account")
 		secs := int(math.Ceil(wait.Seconds()))
 		w.Header().Set("Retry-After", strconv.Itoa(secs))
-		httpapi.WriteJSON(w, http.StatusTooManyRequests, map[string]string{"error": fmt.Sprintf(
-			"too many failed sign-ins to this account from places it has not signed in from; try again in %d s, or from a device or address you have signed in from before", secs)})
+		httpapi.WriteError(w, fmt.Errorf(
+			"%w: too many failed sign-ins to this account from places it has not signed in from; try again in %d s, or from a device or address you have signed in from before", ErrTooMany, secs))
 		return nil, false
 	}
 	a.pending++
@@ -216,6 +216,6 @@ func (s *Server) signupOK(w http.ResponseWriter) bool {
 	}
 	s.refused("signup-rate")
 	w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(1/s.cfg.SignupRate)))))
-	httpapi.WriteJSON(w, http.StatusTooManyRequests, map[string]string{"error": "too many new accounts on this server just now; try again in a minute"})
+	httpapi.WriteError(w, fmt.Errorf("%w: too many new accounts on this server just now; try again in a minute", ErrTooMany))
 	return false
 }

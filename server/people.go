@@ -29,9 +29,11 @@ var (
 	ErrNotCasual = errors.New("only in casual games")
 	// ErrNoSeat refuses to join a game with no open seat for the caller.
 	ErrNoSeat = errors.New("no open seat")
-	// ErrTooMany refuses a game to someone with as many unfinished games
-	// as the server allows (Config.MaxOpenGames).
-	ErrTooMany = errors.New("too many unfinished games")
+	// ErrTooMany refuses what is over one of the server's limits on the
+	// asker (429): requests too fast, too many open seeks, challenges,
+	// streams or follows. The limits on starting games are the gate's
+	// (gate.ErrTooMany and the rest), answered 429 as well.
+	ErrTooMany = errors.New("limit reached")
 	// ErrNoHints is returned when the server has no analyser for hints.
 	ErrNoHints = errors.New("hints are not available on this server")
 	// ErrTooLate refuses an abort once both sides have moved.

@@ -43,7 +43,7 @@ type Tournaments struct {
 	running map[int64]bool
 	// routes are the tournaments' part of the API (ServeHTTP), laid out
 	// once.
-	routes     *http.ServeMux
+	routes     http.Handler
 	routesOnce sync.Once
 	errs       map[int64]string
 	stopping   bool // Wait was called: no run starts any more

@@ -26,7 +26,7 @@ import (
 // or the bot's own acceptance (see Create; a bot joins a people's
 // tournament by its own token too).
 func (t *Tournaments) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	t.routesOnce.Do(func() { t.routes = t.newRoutes() })
+	t.routesOnce.Do(func() { t.routes = httpapi.Requests(t.newRoutes(), t.log, t.srv.errs) })
 	t.routes.ServeHTTP(w, r)
 }
 
