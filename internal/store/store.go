@@ -910,7 +910,8 @@ func (s *Store) Authenticate(ctx context.Context, name, token string) (created b
 // login of a free name registers it with the token (created is true); a
 // name that is not free (a person's, another bot's, or one a reader
 // could take for one of them: identity.Skeleton) is refused with
-// ErrNameTaken, and a wrong token for an existing bot with ErrBadToken.
+// ErrNameTaken, and a wrong token for an existing bot with ErrBadToken
+// (canon still names the bot, for the message).
 func (s *Store) BotLogin(ctx context.Context, name, token string) (canon string, created bool, err error) {
 	return s.botLogin(ctx, name, token, true)
 }
@@ -929,7 +930,7 @@ func (s *Store) botLogin(ctx context.Context, name, token string, check bool) (s
 	switch {
 	case err == nil:
 		if subtle.ConstantTimeCompare(hashToken(token, salt), hash) != 1 {
-			return "", false, fmt.Errorf("bot %q: %w", canon, ErrBadToken)
+			return canon, false, fmt.Errorf("bot %q: %w", canon, ErrBadToken)
 		}
 		return canon, false, s.setLookup(ctx, canon, token)
 	case !errors.Is(err, sql.ErrNoRows):
@@ -958,7 +959,7 @@ func (s *Store) botLogin(ctx context.Context, name, token string, check bool) (s
 			if subtle.ConstantTimeCompare(hashToken(token, salt2), hash2) == 1 {
 				return canon, false, nil
 			}
-			return "", false, fmt.Errorf("bot %q: %w", canon, ErrBadToken)
+			return canon, false, fmt.Errorf("bot %q: %w", canon, ErrBadToken)
 		}
 		return "", false, err
 	}
