@@ -730,7 +730,7 @@ func hashToken(token string, salt []byte) []byte {
 
 // schemaVersion is the PRAGMA user_version of a database this release
 // writes; migrate brings older ones up to it, one step at a time.
-const schemaVersion = 7
+const schemaVersion = 8
 
 // migrations[v] takes a database from user_version v to v+1.
 var migrations = []func(tx *sql.Tx) error{
@@ -809,6 +809,9 @@ CREATE INDEX IF NOT EXISTS rating_history_name ON rating_history(name, pool, at)
 	migratePeopleTournaments,
 	// 6 -> 7: games' chats and the players people follow (social.go).
 	migrateSocial,
+	// 7 -> 8: names' skeletons without the punctuation at their ends
+	// (skeleton_migrate.go).
+	migrateSkeletons,
 }
 
 func hasColumn(tx *sql.Tx, table, column string) (bool, error) {
