@@ -609,6 +609,7 @@ func (l *loop) take(i int, who identity.ID) (int, string, error) {
 	}
 	st.st = seats[i]
 	st.since = time.Now()
+	l.g.Players[i] = seats[i].Name // the record names who took the seat
 	if l.tags[tagRatedAsked] == "yes" && l.s.ratable(l.ctx, [2]identity.ID{seats[0].ID, seats[1].ID}) {
 		write := func() error { return l.s.st.SetTag(context.WithoutCancel(l.ctx), l.r.id, tagRated, "yes") }
 		if err := l.retry(write(), write); err != nil {
