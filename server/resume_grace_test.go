@@ -25,6 +25,7 @@ func TestResumeGraceEverySeat(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "kalah.db")
 	ts := newTestServer(t, path, cfg)
 	a, b := queuePair(t, ts.addr, "ann", "ben")
+	a.expect("start")
 	live := ts.srv.LiveGames()
 	if len(live) != 1 {
 		t.Fatalf("live games: %+v", live)

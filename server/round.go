@@ -537,6 +537,9 @@ func (l *loop) firstMoveDue() time.Time {
 	if l.asked && l.turnAt.After(from) {
 		from = l.turnAt
 	}
+	if g := l.seats[l.mover()].graceTo; g.After(from) {
+		from = g // a resumed game's mover has its grace first
+	}
 	return from.Add(l.s.cfg.AbortAfter)
 }
 
