@@ -31,15 +31,45 @@ type entrant struct {
 	game   *round     // set once seated
 	result chan error // receives the start error, or nil once seated
 	once   sync.Once
+	// gone, if not nil, is closed when the player goes away (a KGP
+	// client's connection closes); a line-protocol bot's is its
+	// connection's done.
+	gone <-chan struct{}
 }
 
 func (e *entrant) fail(err error) {
 	e.once.Do(func() { e.result <- err })
 }
 
+// left reports whether e's player has gone away (its connection closed):
+// such an entrant is never paired, so no game is recorded as lost by
+// someone who had left before it began.
+func (e *entrant) left() bool {
+	ch := e.gone
+	if ch == nil && e.conn != nil {
+		ch = e.conn.done
+	}
+	if ch == nil {
+		return false
+	}
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// errLeft is an entrant's pairing refused because it had gone away.
+var errLeft = fmt.Errorf("%w: the connection closed before the game began", player.ErrDisconnected)
+
 // testHookEnqueue, if set, is called with an entry's key as it reaches
 // enqueue (tests: a pause before the queue's lock).
 var testHookEnqueue atomic.Pointer[func(key string)]
+
+// testHookPaired, if set, is called with two entries just paired, before
+// their game begins (tests: a connection that closes then).
+var testHookPaired atomic.Pointer[func(waited, came *entrant)]
 
 // enqueue adds e to the queue, starting a game if someone fits.
 func (s *Server) enqueue(e *entrant) error {
@@ -61,10 +91,22 @@ func (s *Server) enqueue(e *entrant) error {
 		s.mu.Unlock()
 		return fmt.Errorf("%w: %s is playing a game already", ErrBusy, e.seat.st.Name)
 	}
+	if e.left() {
+		s.mu.Unlock()
+		return errLeft
+	}
 	if e.queued != nil {
 		e.queued()
 	}
-	for i, q := range s.queue {
+	for i := 0; i < len(s.queue); i++ {
+		q := s.queue[i]
+		if q.left() {
+			// Gone while it waited, not yet taken out: never paired.
+			s.queue = append(s.queue[:i], s.queue[i+1:]...)
+			i--
+			q.fail(errLeft)
+			continue
+		}
 		if q.rules == nil || e.rules == nil || *q.rules == *e.rules {
 			s.queue = append(s.queue[:i], s.queue[i+1:]...)
 			s.mu.Unlock()
@@ -75,16 +117,25 @@ func (s *Server) enqueue(e *entrant) error {
 			case e.rules != nil:
 				r = *e.rules
 			}
+			if h := testHookPaired.Load(); h != nil {
+				(*h)(q, e)
+			}
+			// A connection may close between the pairing and the start:
+			// no game then, and the one still there waits again.
+			switch {
+			case q.left():
+				q.fail(errLeft)
+				e.queued = nil // it heard it was queued
+				return s.enqueue(e)
+			case e.left():
+				s.requeue(q)
+				return errLeft
+			}
 			// The one who waited plays first.
 			err := s.start(r, [2]*entrant{q, e}, gate.Queue)
-			if err != nil && q.conn != nil {
+			if err != nil {
 				// The caller hears of it; tell the one who waited too.
-				q.conn.mu.Lock()
-				if q.conn.queued == q {
-					q.conn.queued = nil
-				}
-				q.conn.mu.Unlock()
-				q.conn.sendMsg(line.Errorf(codeFor(err), "%v", err))
+				s.tellFailed(q, err)
 			}
 			return err
 		}
@@ -93,6 +144,30 @@ func (s *Server) enqueue(e *entrant) error {
 	s.mu.Unlock()
 	s.houseWait(e) // a lone bot plays the house (housebot.go)
 	return nil
+}
+
+// requeue puts q, taken out of the queue for a game that did not begin
+// (its opponent had gone), back in it, paired at once if someone fits.
+func (s *Server) requeue(q *entrant) {
+	q.queued = nil // it heard it was queued
+	if err := s.enqueue(q); err != nil {
+		q.fail(err)
+		s.tellFailed(q, err)
+	}
+}
+
+// tellFailed tells a line-protocol bot taken out of the queue that its
+// game did not begin, and why.
+func (s *Server) tellFailed(q *entrant, err error) {
+	if q.conn == nil {
+		return
+	}
+	q.conn.mu.Lock()
+	if q.conn.queued == q {
+		q.conn.queued = nil
+	}
+	q.conn.mu.Unlock()
+	q.conn.sendMsg(line.Errorf(codeFor(err), "%v", err))
 }
 
 // dequeue removes e from the queue if it is still there.
@@ -272,7 +347,7 @@ func (s *Server) Play(ctx context.Context, e Entrant) error {
 	if key == "" {
 		key = "label:" + st.st.Name
 	}
-	en := &entrant{seat: st, rules: e.Rules, key: key, seated: e.Seated, result: make(chan error, 1)}
+	en := &entrant{seat: st, rules: e.Rules, key: key, seated: e.Seated, result: make(chan error, 1), gone: e.Done}
 	if err := s.enqueue(en); err != nil {
 		return err
 	}

@@ -49,6 +49,10 @@ func (s *Server) houseGame(e *entrant) {
 	if s.ctx.Err() != nil || !s.dequeue(e) {
 		return // paired meanwhile, gone, or the server stops
 	}
+	if e.left() {
+		e.fail(errLeft) // its connection closed: no game
+		return
+	}
 	r := s.cfg.Rules
 	if e.rules != nil {
 		r = *e.rules

@@ -148,19 +148,22 @@ func (s *Server) TokenLogin(ctx context.Context, name, token string, forget bool
 	case !errors.Is(err, store.ErrNoBot):
 		return "", fmt.Errorf("cannot check the token now, try again later")
 	}
-	if !line.ValidName(name) {
-		sum := sha256.Sum256([]byte(token))
-		name = "kgp-" + hex.EncodeToString(sum[:4])
-	}
 	login := s.st.BotLogin
 	if !line.ValidName(name) {
-		login = s.st.BotLoginMade // the name made from the token
+		// The name made from the token (docs/protocols/kgp.md): its
+		// reserved prefix is the server's to give.
+		sum := sha256.Sum256([]byte(token))
+		name = "kgp-" + hex.EncodeToString(sum[:4])
+		login = s.st.BotLoginMade
 	}
 	canon, created, err := login(ctx, name, token)
 	switch {
 	case errors.Is(err, store.ErrRevokedToken):
 		return "", fmt.Errorf("%w: set auth:token to the new one", store.ErrRevokedToken)
 	case errors.Is(err, store.ErrBadToken):
+		if canon == "" {
+			canon = name
+		}
 		return "", fmt.Errorf("the name %s belongs to a bot with another token: set another info:name, or the token of %s", canon, canon)
 	case errors.Is(err, store.ErrNameTaken), errors.Is(err, store.ErrBadAccount):
 		return "", fmt.Errorf("%v: set info:name to a name of your own", err)

@@ -656,6 +656,14 @@ func TestKGPIllegalMoveIsNamed(t *testing.T) {
 		if er.Ref != 71 || !strings.Contains(er.Args[0].Text, "illegal move 1") || !strings.Contains(er.Args[0].Text, "house 1 is empty") {
 			t.Errorf("error %v, want one referencing 71 that names the move and why", er)
 		}
+		// The error comes before the stop of the state the move answered
+		// (ids grow in the order the server sends).
+		last := oa.states[len(oa.states)-1]
+		for _, st := range oa.stops {
+			if st.Ref == last.ID && st.ID < er.ID {
+				t.Errorf("stop %v of state %d came before the error %v", st, last.ID, er)
+			}
+		}
 		if oa.result != "loss" || oa.termination != "illegal-move" {
 			t.Errorf("South heard %q/%q", oa.result, oa.termination)
 		}

@@ -18,6 +18,7 @@ type metrics struct {
 	reg      *prometheus.Registry
 	move     prometheus.Histogram
 	refusals *prometheus.CounterVec
+	tlsFails prometheus.Counter
 }
 
 // Refusal reasons counted in kalah_refusals_total.
@@ -38,6 +39,10 @@ func (s *Server) newMetrics() *metrics {
 			Name: "kalah_refusals_total",
 			Help: "Requests refused by a limit, by the limit's name.",
 		}, []string{"reason"}),
+		tlsFails: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "kalah_tls_handshake_failures_total",
+			Help: "TLS handshakes that failed on the HTTP listener (scanners, plain HTTP on the TLS port); the log has at most a line a minute an address.",
+		}),
 	}
 	for _, r := range refusalReasons {
 		m.refusals.WithLabelValues(r) // every reason shows, at 0
@@ -45,7 +50,7 @@ func (s *Server) newMetrics() *metrics {
 	gauge := func(name, help string, f func() float64) prometheus.Collector {
 		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, f)
 	}
-	m.reg.MustRegister(m.move, m.refusals,
+	m.reg.MustRegister(m.move, m.refusals, m.tlsFails,
 		gauge("kalah_games_live", "Games being played.", func() float64 {
 			s.mu.Lock()
 			defer s.mu.Unlock()
@@ -89,6 +94,11 @@ func (s *Server) refused(reason string) {
 // Refused counts a refusal by a limit of the page's own (analysis-rate,
 // analysis-busy) in kalah_refusals_total, beside the server's.
 func (s *Server) Refused(reason string) { s.refused(reason) }
+
+// TLSHandshakeFailed counts a failed TLS handshake on the HTTP listener
+// in kalah_tls_handshake_failures_total (kalah serve's netx.HTTPErrors
+// calls it for each).
+func (s *Server) TLSHandshakeFailed() { s.metrics.tlsFails.Inc() }
 
 // Healthy reports whether the server can serve: not stopped, and its store
 // answers a read.

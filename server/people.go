@@ -647,6 +647,7 @@ func (l *loop) take(i int, who identity.ID) (int, string, error) {
 	}
 	st.st = seats[i]
 	st.since = time.Now()
+	l.g.Players[i] = seats[i].Name // the record names who took the seat
 	if ids := [2]identity.ID{seats[0].ID, seats[1].ID}; l.tags[tagRatedAsked] == "yes" && l.s.ratable(l.ctx, ids) {
 		// At most maxRatedPerDay a pair (farming.go).
 		ok, n, release := l.s.reserveRated(l.ctx, ids)

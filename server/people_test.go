@@ -540,3 +540,50 @@ var (
 	annBob    = [2]identity.ID{ann, identity.Of(identity.Person, "bob")}
 	capAnnBob = [2]identity.ID{capAnn, identity.Of(identity.Person, "Bob")}
 )
+
+// TestInviteJoinNamesTheSeat: once the invitee joins, the game's record
+// names them, live (the game, its board's text) and once over (stored,
+// and as its round ended it): the seat was left `[North ""]`.
+func TestInviteJoinNamesTheSeat(t *testing.T) {
+	ts := newTestServer(t, "", Config{})
+	ctx := context.Background()
+	st, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "human", Invite: true, by: ann})
+	if err != nil {
+		t.Fatal(err)
+	}
+	guest := Actor{ID: identity.GuestOf("a friend's secret")}
+	if _, _, err := ts.srv.Join(ctx, st.ID, guest, st.Invite); err != nil {
+		t.Fatal(err)
+	}
+	sg, err := ts.st.Game(ctx, st.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := sg.Seats[1].Name // the guest's display name
+	if name == "" {
+		t.Fatal("the seat taken has no name in the store")
+	}
+	check := func(when string) {
+		t.Helper()
+		v, err := ts.srv.Game(ctx, st.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := ts.srv.BoardOf(ctx, st.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Record.Players.North != name || v.North != name || !strings.Contains(b.Record, `[North "`+name+`"]`) {
+			t.Errorf("%s: the record's North %q, the game's %q, the board's text:\n%s\nwant %q", when, v.Record.Players.North, v.North, b.Record, name)
+		}
+	}
+	check("live")
+	if err := ts.srv.Resign(ctx, st.ID, Actor{Token: st.Tokens[0]}); err != nil {
+		t.Fatal(err)
+	}
+	rec := waitStored(t, ts.st, st.ID)
+	if rec.Players.North != name {
+		t.Errorf("stored: North %q, want %q", rec.Players.North, name)
+	}
+	check("over")
+}

@@ -199,6 +199,11 @@ type seat struct {
 	returns bool
 	// viewers counts a person's open streams of the game.
 	viewers int
+	// graceTo, after a restart, is until when the seat's player may come
+	// back before its clock runs (zero: no grace, or it is back). Each
+	// seat has its own: one player back first, and moving, does not
+	// start the other's clock.
+	graceTo time.Time
 }
 
 // loop is the state a round's loop owns: nothing else reads or writes it.
@@ -223,7 +228,6 @@ type loop struct {
 	gen     int                // grows with every change of position; older answers are dropped
 	started time.Time          // when this loop started (for AbortAfter)
 	created time.Time          // when the game was created
-	graceTo time.Time          // a resumed game waits for its players until then
 	opening int                // plies the game started with
 	// takebackAsk is the seat asking the other person to take back a move
 	// (-1: none).
@@ -326,10 +330,15 @@ func (s *Server) runRound(r *round, su roundSetup) *round {
 	}
 	l.askAt = now
 	if su.resumed {
-		// After a restart every seat has ResumeGrace to come back before
-		// any clock runs: nobody loses on time for the server's downtime.
-		l.graceTo = now.Add(s.cfg.ResumeGrace)
-		l.askAt = l.graceTo
+		// After a restart every seat whose player must come back (a bot, a
+		// person) has the whole of ResumeGrace to do so before its clock
+		// runs, whoever comes back first and whoever is to move: nobody
+		// loses on time for the server's downtime.
+		for _, st := range l.seats {
+			if st.bot || st.human {
+				st.graceTo = now.Add(s.cfg.ResumeGrace)
+			}
+		}
 	}
 	l.timer = time.NewTimer(time.Hour)
 	l.timer.Stop()
@@ -454,14 +463,13 @@ func (l *loop) prompt() bool {
 	now := time.Now()
 	seat := l.mover()
 	st := l.seats[seat]
-	if !l.graceTo.IsZero() {
+	if !st.graceTo.IsZero() {
 		// A resumed game: the mover's clock starts when its player is back,
-		// or when the grace is over.
-		if !st.present && now.Before(l.graceTo) {
+		// or when its own grace is over.
+		if !st.present && now.Before(st.graceTo) {
 			return false
 		}
-		l.graceTo = time.Time{}
-		l.askAt = now
+		st.graceTo = time.Time{}
 	}
 	if now.Before(l.askAt) {
 		return false
@@ -497,8 +505,8 @@ func (l *loop) arm() {
 		seat := l.mover()
 		st := l.seats[seat]
 		switch {
-		case !l.asked && !l.graceTo.IsZero():
-			at(l.graceTo)
+		case !l.asked && !st.graceTo.IsZero() && !st.present:
+			at(later(st.graceTo, l.askAt))
 		case !l.asked:
 			at(l.askAt)
 		default:
@@ -544,6 +552,9 @@ func (l *loop) firstMoveDue() time.Time {
 	from := l.started
 	if l.asked && l.turnAt.After(from) {
 		from = l.turnAt
+	}
+	if g := l.seats[l.mover()].graceTo; g.After(from) {
+		from = g // a resumed game's mover has its grace first
 	}
 	return from.Add(l.s.cfg.AbortAfter)
 }

@@ -188,6 +188,11 @@ func (l *loop) presence(i int, back bool) {
 		return
 	}
 	st.present, st.since = back, time.Now()
+	if back {
+		// Back after a restart: the seat's grace is over, its clock as
+		// stored.
+		st.graceTo = time.Time{}
+	}
 	if l.g.Over() {
 		return
 	}
@@ -213,9 +218,9 @@ func (l *loop) acted(i int) {
 	st := l.seats[i]
 	if st.human {
 		st.since = time.Now()
-		if !st.present && st.viewers == 0 && !l.graceTo.IsZero() && l.mover() == i {
+		if !st.present && st.viewers == 0 && !st.graceTo.IsZero() && l.mover() == i {
 			// Back after a restart: the grace for them is over.
-			l.graceTo = time.Time{}
+			st.graceTo = time.Time{}
 		}
 	}
 }

@@ -45,8 +45,9 @@ type Config struct {
 	// Reconnect is how long a bot that dropped out may take to come back
 	// when its game has no clock (default 60s).
 	Reconnect time.Duration
-	// ResumeGrace is how long a game resumed after a restart waits for its
-	// bots to connect again before their clocks run (default 30s).
+	// ResumeGrace is how long a game resumed after a restart waits for
+	// each of its players (bots, people) to come back before that seat's
+	// clock runs (default 30s): each seat has all of it.
 	ResumeGrace time.Duration
 
 	// MaxLine limits a line's length (default line.MaxLine, 4 KiB).

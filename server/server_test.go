@@ -284,9 +284,9 @@ func TestTokenProtectsName(t *testing.T) {
 	a := dial(t, ts.addr)
 	a.login("carol", "right")
 	b := dial(t, ts.addr)
-	b.send("login carol wrong")
-	if m := b.expect("error"); m.Arg(0) != line.CodeAuth {
-		t.Fatalf("wrong token: %s", m)
+	b.send("login CAROL wrong")
+	if m := b.expect("error"); m.Arg(0) != line.CodeAuth || !strings.HasSuffix(m.String(), "wrong token for carol") {
+		t.Fatalf("wrong token: %s (want it to name the bot)", m)
 	}
 	c := dial(t, ts.addr)
 	c.send("move 3")

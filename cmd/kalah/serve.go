@@ -9,7 +9,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -295,8 +294,9 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	hs := &http.Server{Handler: trusted.RealClients(netx.Secured(mux)), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: *readTimeout, WriteTimeout: *writeTimeout,
 		IdleTimeout: *httpIdle, MaxHeaderBytes: 64 << 10, BaseContext: func(net.Listener) context.Context { return ctx }, TLSConfig: tlsConfig,
 		// Failed TLS handshakes (scanners, plain HTTP on the TLS port) and
-		// the like go to the server's log, not standard error.
-		ErrorLog: slog.NewLogLogger(e.log.Handler(), slog.LevelInfo)}
+		// the like go to the server's log, not standard error: each
+		// handshake counted, at most a line a minute an address.
+		ErrorLog: (&netx.HTTPErrors{Log: e.log, HandshakeFailed: srv.TLSHandshakeFailed}).Logger()}
 	serveHTTP := hs.Serve
 	if tlsConfig != nil {
 		serveHTTP = func(l net.Listener) error { return hs.ServeTLS(l, "", "") }

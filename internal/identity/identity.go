@@ -159,7 +159,8 @@ func Reserved(name string) bool {
 		}
 	}
 	for _, p := range reservedPrefixes {
-		if strings.HasPrefix(sk, Skeleton(p)) {
+		// A prefix keeps its '-': "kgp-" reserves kgp-x, not kgpx.
+		if strings.HasPrefix(sk, fold(p)) || sk == Skeleton(p) {
 			return true
 		}
 	}
@@ -187,9 +188,15 @@ func CheckName(name string) error {
 
 // Skeleton returns the form two names share when a reader could take one
 // for the other: case is ignored, 0 reads as o, 1, i and | as l, '_' and
-// '.' as '-', rn as m and vv as w. Two names with one skeleton cannot
+// '.' as '-', rn as m and vv as w, and punctuation at either end is not
+// read at all ("alice." is alice). Two names with one skeleton cannot
 // belong to two identities.
 func Skeleton(name string) string {
+	return strings.Trim(fold(name), "-")
+}
+
+// fold is Skeleton without the trimming of the ends.
+func fold(name string) string {
 	var b strings.Builder
 	for _, c := range strings.ToLower(name) {
 		switch c {

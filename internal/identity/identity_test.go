@@ -11,13 +11,14 @@ func TestSkeletonCollides(t *testing.T) {
 	same := [][2]string{
 		{"alice", "ALICE"}, {"alice", "aIice"}, {"alice", "a1ice"}, {"bobbot", "B0BB0T"},
 		{"modern", "rnodern"}, {"wave", "vvave"}, {"deep_kalah", "deep.kalah"}, {"deep-kalah", "Deep_Kalah"},
+		{"alice", "alice."}, {"alice", "alice_"}, {"alice.", "alice-"}, {"alice", "_alice"}, {"bob", ".b0b.-"},
 	}
 	for _, p := range same {
 		if Skeleton(p[0]) != Skeleton(p[1]) {
 			t.Errorf("Skeleton(%q) = %q, Skeleton(%q) = %q: want the same", p[0], Skeleton(p[0]), p[1], Skeleton(p[1]))
 		}
 	}
-	differ := [][2]string{{"alice", "alicia"}, {"bob", "rob"}, {"bob2", "bob3"}, {"ann", "anne"}}
+	differ := [][2]string{{"alice", "alicia"}, {"bob", "rob"}, {"bob2", "bob3"}, {"ann", "anne"}, {"alice", "al.ice"}, {"kgp", "kgp-x"}}
 	for _, p := range differ {
 		if Skeleton(p[0]) == Skeleton(p[1]) {
 			t.Errorf("Skeleton(%q) == Skeleton(%q) = %q: want different", p[0], p[1], Skeleton(p[0]))
@@ -33,7 +34,7 @@ func TestCheckName(t *testing.T) {
 		{"alice", nil}, {"Deep-Kalah.2", nil}, {"a", ErrBadName}, {strings.Repeat("x", 33), ErrBadName},
 		{"-alice", ErrBadName}, {"al ice", ErrBadName}, {"al\nice", ErrBadName}, {"élise", ErrBadName},
 		{"guest-4f2a", ErrReserved}, {"GUEST-x", ErrReserved}, {"kgp-Agent", ErrReserved}, {"expert", nil},
-		{"greedy", nil}, {"you", ErrReserved}, {"Y0U", ErrReserved}, {"human", ErrReserved}, {"house-bot", ErrReserved},
+		{"greedy", nil}, {"kgpx", nil}, {"kgp-", ErrReserved}, {"kgp_x.", ErrReserved}, {"you.", ErrReserved}, {"you", ErrReserved}, {"Y0U", ErrReserved}, {"human", ErrReserved}, {"house-bot", ErrReserved},
 	} {
 		if err := CheckName(tc.name); !errors.Is(err, tc.want) || (tc.want == nil) != (err == nil) {
 			t.Errorf("CheckName(%q) = %v, want %v", tc.name, err, tc.want)

@@ -100,7 +100,10 @@ func claimName(tx *sql.Tx, name string, kind identity.Kind) error {
 // case, or ErrNotFound.
 func (s *Store) Identity(ctx context.Context, name string) (identity.ID, error) {
 	var kind, canon string
-	err := s.db.QueryRowContext(ctx, `SELECT kind, name FROM names WHERE skeleton=? AND name=? COLLATE NOCASE`, identity.Skeleton(name), name).Scan(&kind, &canon)
+	// A name kept from before skeletons dropped the punctuation at their
+	// ends, too like another (migrateSkeletons), is under its old one.
+	err := s.db.QueryRowContext(ctx, `SELECT kind, name FROM names WHERE skeleton IN (?, ?) AND name=? COLLATE NOCASE`,
+		identity.Skeleton(name), untrimmedSkeleton(name), name).Scan(&kind, &canon)
 	if errors.Is(err, sql.ErrNoRows) {
 		return identity.ID{}, fmt.Errorf("%w: no player %q", ErrNotFound, name)
 	}

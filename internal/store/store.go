@@ -776,7 +776,7 @@ func hashToken(token string, salt []byte) []byte {
 
 // schemaVersion is the PRAGMA user_version of a database this release
 // writes; migrate brings older ones up to it, one step at a time.
-const schemaVersion = 7
+const schemaVersion = 8
 
 // migrations[v] takes a database from user_version v to v+1.
 var migrations = []func(tx *sql.Tx) error{
@@ -855,6 +855,9 @@ CREATE INDEX IF NOT EXISTS rating_history_name ON rating_history(name, pool, at)
 	migratePeopleTournaments,
 	// 6 -> 7: games' chats and the players people follow (social.go).
 	migrateSocial,
+	// 7 -> 8: names' skeletons without the punctuation at their ends
+	// (skeleton_migrate.go).
+	migrateSkeletons,
 }
 
 func hasColumn(tx *sql.Tx, table, column string) (bool, error) {
@@ -956,7 +959,8 @@ func (s *Store) Authenticate(ctx context.Context, name, token string) (created b
 // login of a free name registers it with the token (created is true); a
 // name that is not free (a person's, another bot's, or one a reader
 // could take for one of them: identity.Skeleton) is refused with
-// ErrNameTaken, and a wrong token for an existing bot with ErrBadToken.
+// ErrNameTaken, and a wrong token for an existing bot with ErrBadToken
+// (canon still names the bot, for the message).
 func (s *Store) BotLogin(ctx context.Context, name, token string) (canon string, created bool, err error) {
 	return s.botLogin(ctx, name, token, true)
 }
@@ -975,7 +979,7 @@ func (s *Store) botLogin(ctx context.Context, name, token string, check bool) (s
 	switch {
 	case err == nil:
 		if subtle.ConstantTimeCompare(hashToken(token, salt), hash) != 1 {
-			return "", false, fmt.Errorf("bot %q: %w", canon, ErrBadToken)
+			return canon, false, fmt.Errorf("bot %q: %w", canon, ErrBadToken)
 		}
 		return canon, false, s.setLookup(ctx, canon, token)
 	case !errors.Is(err, sql.ErrNoRows):
@@ -1010,7 +1014,7 @@ func (s *Store) botLogin(ctx context.Context, name, token string, check bool) (s
 			if subtle.ConstantTimeCompare(hashToken(token, salt2), hash2) == 1 {
 				return canon, false, nil
 			}
-			return "", false, fmt.Errorf("bot %q: %w", canon, ErrBadToken)
+			return canon, false, fmt.Errorf("bot %q: %w", canon, ErrBadToken)
 		}
 		return "", false, err
 	}

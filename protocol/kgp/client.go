@@ -497,28 +497,30 @@ func (c *Client) Move(ctx context.Context, g *kalah.Game, clock player.Clock) (k
 		c.send(Command{ID: c.id(), Ref: r.id, Name: "stop"})
 		return kalah.NoMove, ctx.Err()
 	}
-	if err := c.send(Command{ID: c.id(), Ref: r.id, Name: "stop"}); err != nil {
-		return kalah.NoMove, err
-	}
+	// The request ends here: a move that comes after counts no more.
 	c.mu.Lock()
+	c.req = nil
 	has, m, raw, ref := r.has, r.move, r.raw, r.moveID
 	if has {
 		c.randoms = 0
 	}
 	c.mu.Unlock()
-	if has {
-		if !slices.Contains(houses, m) {
-			// The referee forfeits the game for it; the client hears which
-			// move lost it, and why, before the result.
-			if ref == 0 {
-				ref = r.id
-			}
-			why := fmt.Sprintf("house %d is empty", raw)
-			if raw < 1 || raw > int64(pos.Houses()) {
-				why = fmt.Sprintf("there is no house %d (houses 1 to %d)", raw, pos.Houses())
-			}
-			c.send(Command{ID: c.id(), Ref: ref, Name: "error", Args: []Arg{Str(fmt.Sprintf("illegal move %d in state %d: %s; the game is lost", raw, r.id, why))}})
+	if has && !slices.Contains(houses, m) {
+		// The referee forfeits the game for it; the client hears which
+		// move lost it, and why, before the state's stop and the result.
+		if ref == 0 {
+			ref = r.id
 		}
+		why := fmt.Sprintf("house %d is empty", raw)
+		if raw < 1 || raw > int64(pos.Houses()) {
+			why = fmt.Sprintf("there is no house %d (houses 1 to %d)", raw, pos.Houses())
+		}
+		c.send(Command{ID: c.id(), Ref: ref, Name: "error", Args: []Arg{Str(fmt.Sprintf("illegal move %d in state %d: %s; the game is lost", raw, r.id, why))}})
+	}
+	if err := c.send(Command{ID: c.id(), Ref: r.id, Name: "stop"}); err != nil {
+		return kalah.NoMove, err
+	}
+	if has {
 		return m, nil
 	}
 	c.mu.Lock()
