@@ -29,6 +29,9 @@ type Game struct {
 	term          Termination
 	result        Result
 	beforeForfeit Position
+	// shared is set once a Snapshot shares history and moves: the next
+	// change that is not an append copies them first.
+	shared bool
 
 	// Players names the players who started as South and North.
 	Players [2]string
@@ -234,8 +237,30 @@ func (g *Game) Undo() error {
 	g.pos = g.history[len(g.history)-1]
 	g.history = g.history[:len(g.history)-1]
 	g.moves = g.moves[:len(g.moves)-1]
+	if g.shared {
+		// A snapshot holds the move undone: the next move must not be
+		// written over it.
+		g.history, g.moves, g.shared = slices.Clone(g.history), slices.Clone(g.moves), false
+	}
 	g.term, g.result = NotOver, Ongoing
 	return nil
+}
+
+// Snapshot returns a copy of g for readers, made in time independent of
+// the game's length: it shares g's history and moves, which g only ever
+// appends to (Undo copies them first once a snapshot shares them), so
+// later moves of g never show in it. Playing on the snapshot itself copies
+// them too (their capacity ends at their length). A server publishes one
+// after every move for its readers, where Clone would copy the whole game
+// a move.
+func (g *Game) Snapshot() *Game {
+	c := *g
+	c.history = g.history[:len(g.history):len(g.history)]
+	c.moves = g.moves[:len(g.moves):len(g.moves)]
+	c.Tags = maps.Clone(g.Tags)
+	c.shared = false
+	g.shared = true
+	return &c
 }
 
 // Clone returns an independent copy of the game.
@@ -244,6 +269,7 @@ func (g *Game) Clone() *Game {
 	c.history = slices.Clone(g.history)
 	c.moves = slices.Clone(g.moves)
 	c.Tags = maps.Clone(g.Tags)
+	c.shared = false
 	return &c
 }
 

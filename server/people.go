@@ -513,7 +513,7 @@ func (l *loop) takeBack(seat int) error {
 			return err
 		}
 	}
-	l.millis = l.millis[:l.g.Len()]
+	l.millis = slices.Clone(l.millis[:l.g.Len()]) // views share the old one (publish)
 	tb := fmt.Sprintf("%d: %s", ply, what)
 	if l.tags[store.TakebackTag] != "" {
 		tb = l.tags[store.TakebackTag] + "; " + tb

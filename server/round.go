@@ -633,7 +633,11 @@ func (l *loop) play(seat int, m kalah.Move) error {
 	if m == kalah.Swap {
 		rm.House, rm.Swap = 0, true
 	}
-	l.millis = append(l.millis[:l.g.Len()-1], rm.Millis)
+	if len(l.millis) != l.g.Len()-1 {
+		// Never written over in place: views share it (publish).
+		l.millis = slices.Clone(l.millis[:l.g.Len()-1])
+	}
+	l.millis = append(l.millis, rm.Millis)
 	l.nextTurn()
 	if err := l.storeMove(rm); err != nil {
 		return err
@@ -979,7 +983,9 @@ func (l *loop) deliver() {
 // delivers the events queued meanwhile.
 func (l *loop) publish() {
 	defer l.deliver()
-	v := &view{g: l.g.Clone(), millis: append([]int64(nil), l.millis...), tags: maps.Clone(l.tags), ref: l.ref,
+	// The game and its times are shared with the loop, never copied a
+	// move: the loop only appends to them (Game.Snapshot).
+	v := &view{g: l.g.Snapshot(), millis: l.millis[:len(l.millis):len(l.millis)], tags: maps.Clone(l.tags), ref: l.ref,
 		casual: l.casual, running: -1, takebackAsk: l.takebackAsk, reason: l.reason, trouble: l.trouble,
 		watchers: len(l.subs) + len(l.watchers), over: l.over, openingPlies: l.opening}
 	if old := l.r.view.Load(); old != nil {
