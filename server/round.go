@@ -342,6 +342,9 @@ func (s *Server) runRound(r *round, su roundSetup) *round {
 	}
 	l.timer = time.NewTimer(time.Hour)
 	l.timer.Stop()
+	// A view before the round is live: whoever finds it live (a bot told
+	// its game started) finds it to read.
+	l.publish()
 	s.mu.Lock()
 	if s.closed {
 		for _, st := range l.seats {
