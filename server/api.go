@@ -92,6 +92,8 @@ type GameView struct {
 	game *kalah.Game
 	// running is the seat whose clock runs (-1: none).
 	running int
+	// draws: both seats can answer a draw offer (a live game's).
+	draws bool
 }
 
 // LiveGames returns the games being played, oldest first.
@@ -197,7 +199,7 @@ func (s *Server) liveView(id int64, lv *view) GameView {
 		}
 	}
 	v := GameView{GameInfo: lv.info(id), Record: rec, Reason: lv.reason, Trouble: lv.trouble, TakebackAsk: lv.takebackAsk,
-		DrawOffer: lv.drawOffer, live: true, running: lv.running, game: g}
+		DrawOffer: lv.drawOffer, live: true, draws: lv.draws, running: lv.running, game: g}
 	v.Score = rec.Final
 	v.ToMove = g.ToMove()
 	v.Swapped = g.Swapped()

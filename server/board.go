@@ -70,8 +70,11 @@ type Board struct {
 	// unless it was started with takebacks refused; against the computer
 	// in a casual game).
 	Takebacks bool `json:"takebacks"`
-	// DrawOffer is the seat offering the other a draw (-1: none).
-	DrawOffer int `json:"draw_offer"`
+	// DrawOffer is the seat offering the other a draw (-1: none); Draws:
+	// a draw may be offered now (both sides have moved, and each seat is
+	// a person or a bot of our line protocol, which can answer).
+	DrawOffer int  `json:"draw_offer"`
+	Draws     bool `json:"draws"`
 	// Spectators counts who watches the game and plays no seat in it.
 	Spectators int `json:"spectators"`
 	// Stores are the stores as the moves left them: a forfeit (a
@@ -218,6 +221,7 @@ func (s *Server) BoardOf(ctx context.Context, id int64) (Board, error) {
 	b.Ratings = s.seatRatings(ctx, v, [2]store.Seat{{ID: v.IDs[0]}, {ID: v.IDs[1]}})
 	opening, _ := strconv.Atoi(v.Record.Tags[tagOpening])
 	b.Abortable = !g.Over() && (v.Human[0] || v.Human[1]) && !(movedBy(g, opening, 0) && movedBy(g, opening, 1))
+	b.Draws = v.draws && !g.Over() && movedBy(g, opening, 0) && movedBy(g, opening, 1)
 	b.Running = -1
 	if v.live && v.running >= 0 && !v.TurnStarted.IsZero() {
 		b.ThinkingMS = max(time.Since(v.TurnStarted).Milliseconds(), 0)

@@ -122,6 +122,7 @@ type view struct {
 	trouble     string // the store fails: the game waits, and says so
 	watchers    int
 	spectators  int  // watchers who play no seat
+	draws       bool // both seats can answer a draw offer
 	over        bool // over and stored
 	ended       bool // the loop has ended (over, or left for the next server)
 	// openingPlies are the moves the game started with: a seat "has moved"
@@ -962,7 +963,8 @@ func (l *loop) publish() {
 	defer l.deliver()
 	v := &view{g: l.g.Clone(), millis: append([]int64(nil), l.millis...), tags: maps.Clone(l.tags), ref: l.ref,
 		casual: l.casual, running: -1, takebackAsk: l.takebackAsk, drawOffer: l.draw.by, reason: l.reason, trouble: l.trouble,
-		watchers: len(l.subs) + len(l.watchers), spectators: l.spectators(), over: l.over, openingPlies: l.opening}
+		watchers: len(l.subs) + len(l.watchers), spectators: l.spectators(), over: l.over, openingPlies: l.opening,
+		draws: canAnswer(l.seats[0]) && canAnswer(l.seats[1])}
 	if old := l.r.view.Load(); old != nil {
 		v.created = old.created
 	}
