@@ -14,9 +14,10 @@ import (
 	"kalah/internal/identity"
 )
 
-// TestSeekAccept: Ann seeks a rated game with a clock; a guest cannot
-// accept it, nor Ann herself; Bob does; the game is between their
-// accounts, each with the token of their own seat, and rated.
+// TestSeekAccept: Ann seeks a rated game with a clock and takebacks
+// refused; a guest cannot accept it, nor Ann herself; Bob does; the game
+// is between their accounts, each with the token of their own seat, rated,
+// and refuses takebacks.
 func TestSeekAccept(t *testing.T) {
 	ts := newTestServer(t, "", Config{AdminToken: "admin"})
 	person := func(name string) *http.Client {
@@ -53,12 +54,12 @@ func TestSeekAccept(t *testing.T) {
 		t.Fatalf("a guest's rated seek: %d", code)
 	}
 	var sk Seek
-	if code := call(ann, "POST", "/api/seeks", `{"rules":{"houses":6,"seeds":4},"clock_ms":180000,"increment_ms":2000,"rated":true}`, &sk); code != 201 || sk.ID == 0 {
+	if code := call(ann, "POST", "/api/seeks", `{"rules":{"houses":6,"seeds":4},"clock_ms":180000,"increment_ms":2000,"rated":true,"takebacks":false}`, &sk); code != 201 || sk.ID == 0 || !sk.NoTakebacks {
 		t.Fatalf("ann's seek: %d %+v", code, sk)
 	}
 	var open []Seek
 	call(guest, "GET", "/api/seeks", "", &open)
-	if len(open) != 1 || open[0].By != "ann" || open[0].Rating == nil || open[0].Rating.Rating != 1500 || !open[0].Rating.Provisional {
+	if len(open) != 1 || open[0].By != "ann" || !open[0].NoTakebacks || open[0].Rating == nil || open[0].Rating.Rating != 1500 || !open[0].Rating.Provisional {
 		t.Fatalf("open seeks %+v", open)
 	}
 	path := fmt.Sprintf("/api/seeks/%d/accept", sk.ID)
@@ -88,7 +89,7 @@ func TestSeekAccept(t *testing.T) {
 	if bobs.Tokens[1] != "" {
 		bobSeat = 1
 	}
-	if !b.Rated || b.ClockMS != 180000 || b.Seats[bobSeat].ID != identity.Of(identity.Person, "bob") || b.Seats[1-bobSeat].ID != identity.Of(identity.Person, "ann") || b.Seats[bobSeat].Name != "bob" {
+	if !b.Rated || b.Takebacks || b.ClockMS != 180000 || b.Seats[bobSeat].ID != identity.Of(identity.Person, "bob") || b.Seats[1-bobSeat].ID != identity.Of(identity.Person, "ann") || b.Seats[bobSeat].Name != "bob" {
 		t.Fatalf("the game: rated %v clock %d seats %+v", b.Rated, b.ClockMS, b.Seats)
 	}
 	// Each moves their own seat, by the token they were given.
