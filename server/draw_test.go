@@ -93,8 +93,14 @@ func TestDrawOverHTTP(t *testing.T) {
 		}
 	}
 	draw(ann, "offer", http.StatusConflict, 0) // nobody has moved: abort instead
+	if mustBoard(t, ts.srv, st.ID).Draws {
+		t.Fatal("the board offers draws before both sides have moved")
+	}
 	moveWhenAsked(t, ts.srv, st.ID, ann, 1)
 	moveWhenAsked(t, ts.srv, st.ID, bob, 1)
+	if !mustBoard(t, ts.srv, st.ID).Draws {
+		t.Fatal("the board offers no draw once both sides have moved")
+	}
 	draw("", "offer", http.StatusForbidden, 0)
 	draw("not-a-seat", "offer", http.StatusForbidden, 0)
 	draw(ann, "maybe", http.StatusBadRequest, 0)
@@ -161,6 +167,9 @@ func TestDrawOverHTTP(t *testing.T) {
 	}
 	moveWhenAsked(t, ts.srv, cg.ID, cg.Tokens[0], 1)
 	waitPlies(t, ts.srv, cg.ID, 2)
+	if mustBoard(t, ts.srv, cg.ID).Draws {
+		t.Fatal("the board offers a draw against the computer")
+	}
 	if code, _ := postBoard(t, ts, fmt.Sprintf("/api/games/%d/draw", cg.ID), map[string]string{"token": cg.Tokens[0], "action": "offer"}); code != http.StatusConflict {
 		t.Fatalf("a draw offered to the computer: %d", code)
 	}
