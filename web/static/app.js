@@ -552,7 +552,7 @@ function viewGame(id) {
   // As the game will most likely show them, so nothing moves when it comes.
   controls.hidden = !mine && !myId; bSwap.hidden = true; bClaim.hidden = true; bAbort.hidden = true; bDraw.hidden = true;
   // What kind of game it is (rated, takebacks off) and who watches.
-  const info = h("p", {class: "muted", id: "gameinfo"});
+  const info = h("p", {class: "muted", id: "gameinfo", text: "\u00a0"}); // its line held till the game comes
   // endedHere: the game ended while this page showed it (the tab says so).
   let endedHere = false;
   // The game's clocks (a game on a clock): the top player's and the
