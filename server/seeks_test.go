@@ -11,7 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"kalah"
 	"kalah/internal/identity"
+	"kalah/protocol/line"
 )
 
 // TestSeekAccept: Ann seeks a rated game with a clock and takebacks
@@ -108,7 +110,8 @@ func TestSeekAccept(t *testing.T) {
 
 // TestPersonChallengesBot: a bot online and free is listed; a signed-in
 // person challenges it; the bot is asked as by a bot and plays only if it
-// accepts; the person plays South with the token the answer gives.
+// accepts; the person plays South with the token the answer gives; the
+// two agree a draw over the API and the line protocol.
 func TestPersonChallengesBot(t *testing.T) {
 	ts := newTestServer(t, "", Config{AdminToken: "admin"})
 	jar, _ := cookiejar.New(nil)
@@ -170,7 +173,7 @@ func TestPersonChallengesBot(t *testing.T) {
 		}
 		bot.expect("start")
 		moveWhenAsked(t, ts.srv, r.st.ID, r.st.Tokens[0], 1)
-		bot.expect("go")
+		goMsg := bot.expect("go")
 		b, _ := ts.srv.BoardOf(context.Background(), r.st.ID)
 		if b.Seats[0].Name != "ann" || b.Seats[1].Name != "robo" || b.Seats[0].ID != identity.Of(identity.Person, "ann") || b.Seats[1].ID != identity.Of(identity.Bot, "robo") {
 			t.Fatalf("the game: %+v", b.Seats)
@@ -187,9 +190,41 @@ func TestPersonChallengesBot(t *testing.T) {
 		if _, err := ts.srv.Hint(context.Background(), r.st.ID, ann); !errors.Is(err, ErrNotCasual) {
 			t.Errorf("a hint against a bot: %v", err)
 		}
+		get(t, ts, "/api/bots/online", &online)
+		if len(online) != 0 {
+			t.Fatalf("a playing bot is listed as free: %v", online)
+		}
+		// A draw between a person and a bot of our protocol: the bot hears
+		// the person's offer and declines it; then offers one, which the
+		// person accepts.
+		turn, err := line.ParseTurn(goMsg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bot.send(line.MoveMsg(turn.Position.Moves()[0]).String())
+		waitPlies(t, ts.srv, r.st.ID, 2)
+		if err := ts.srv.Draw(context.Background(), r.st.ID, ann, DrawOffer); err != nil {
+			t.Fatalf("ann offers robo a draw: %v", err)
+		}
+		if m := bot.expect("draw"); m.String() != "draw offer S" {
+			t.Fatalf("robo heard %q", m)
+		}
+		bot.send("draw decline")
+		if m := bot.expect("draw"); m.String() != "draw decline N" {
+			t.Fatalf("robo heard %q", m)
+		}
+		bot.send("draw offer")
+		bot.expect("draw")
+		if err := ts.srv.Draw(context.Background(), r.st.ID, ann, DrawAccept); err != nil {
+			t.Fatalf("ann accepts: %v", err)
+		}
+		if e, err := line.ParseEnd(bot.expect("end")); err != nil || e.Result != kalah.Draw || e.Termination != kalah.Agreement {
+			t.Fatalf("robo's end: %+v %v", e, err)
+		}
 	}
+	waitFinished(t, ts.srv)
 	get(t, ts, "/api/bots/online", &online)
-	if len(online) != 0 {
-		t.Fatalf("a playing bot is listed as free: %v", online)
+	if len(online) != 1 {
+		t.Fatalf("the bot is not free again after its game: %v", online)
 	}
 }
