@@ -103,6 +103,15 @@ func (g *Game) PositionAt(i int) Position {
 	return g.history[i]
 }
 
+// Played returns the position as the moves left it: before a forfeit gave
+// the board to the winner (the stores as they stood), else Position.
+func (g *Game) Played() Position {
+	if g.term.IsForfeit() {
+		return g.beforeForfeit
+	}
+	return g.pos
+}
+
 // Over reports whether the game has ended.
 func (g *Game) Over() bool { return g.term != NotOver }
 
@@ -207,7 +216,7 @@ func (g *Game) Adjudicate(r Result) error {
 	return nil
 }
 
-// Abort calls an unfinished game off: it ends with no result (Ongoing)
+// Abort calls an unfinished game off: it ends with no result (NoResult)
 // and the board as it is.
 func (g *Game) Abort() error {
 	if g.Over() {
@@ -215,14 +224,26 @@ func (g *Game) Abort() error {
 	}
 	g.beforeForfeit = g.pos
 	g.term = Aborted
-	g.result = Ongoing
+	g.result = NoResult
+	return nil
+}
+
+// AgreeDraw ends an unfinished game as a draw its players agreed; the
+// board stays as it is.
+func (g *Game) AgreeDraw() error {
+	if g.Over() {
+		return ErrGameOver
+	}
+	g.beforeForfeit = g.pos
+	g.term = Agreement
+	g.result = Draw
 	return nil
 }
 
 // Undo takes back the last move, or the forfeit, adjudication or abort
 // that ended the game.
 func (g *Game) Undo() error {
-	if g.term.IsForfeit() || g.term == Adjudicated || g.term == Aborted {
+	if g.term.IsForfeit() || g.term == Adjudicated || g.term == Aborted || g.term == Agreement {
 		g.pos = g.beforeForfeit
 		g.term, g.result = NotOver, Ongoing
 		return nil

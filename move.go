@@ -55,12 +55,14 @@ const (
 	SouthWins
 	NorthWins
 	Draw
+	// NoResult is an aborted game's: called off, it counts for no one.
+	NoResult
 )
 
-var resultNames = [...]string{"ongoing", "south", "north", "draw"}
-var resultTokens = [...]string{"*", "1-0", "0-1", "1/2-1/2"}
+var resultNames = [...]string{"ongoing", "south", "north", "draw", "aborted"}
+var resultTokens = [...]string{"*", "1-0", "0-1", "1/2-1/2", "*"}
 
-// String returns "ongoing", "south", "north" or "draw".
+// String returns "ongoing", "south", "north", "draw" or "aborted".
 func (r Result) String() string {
 	if int(r) < len(resultNames) {
 		return resultNames[r]
@@ -122,8 +124,9 @@ func (r *Result) UnmarshalText(b []byte) error {
 // Termination says why a game ended.
 type Termination uint8
 
-// The terminations. Every one but Normal, Adjudicated and Aborted is a
-// forfeit by the loser: every seed left on the board goes to the winner.
+// The terminations. Every one but Normal, Adjudicated, Aborted and
+// Agreement is a forfeit by the loser: every seed left on the board goes
+// to the winner.
 const (
 	NotOver       Termination = iota // the game goes on
 	Normal                           // the rules ended it
@@ -135,9 +138,10 @@ const (
 	ProtocolError                    // the loser broke its protocol
 	Adjudicated                      // decided by the referee without play, e.g. after a server restart
 	Aborted                          // called off before it was properly begun: no result, no rating
+	Agreement                        // a draw both players agreed: the board stays as it is
 )
 
-var terminationNames = [...]string{"", "normal", "illegal-move", "timeout", "crash", "disconnect", "resign", "protocol-error", "adjudicated", "aborted"}
+var terminationNames = [...]string{"", "normal", "illegal-move", "timeout", "crash", "disconnect", "resign", "protocol-error", "adjudicated", "aborted", "agreement"}
 
 // String returns the name used in records, such as "timeout".
 func (t Termination) String() string {

@@ -188,8 +188,15 @@ func (g *Game) finish(result, term, final string) error {
 		if err := g.Adjudicate(res); err != nil {
 			return fmt.Errorf("%w: %v", ErrSyntax, err)
 		}
+	case t == Agreement:
+		if res != Draw {
+			return fmt.Errorf("%w: a draw by agreement is a draw, the record says %s", ErrSyntax, res)
+		}
+		if err := g.AgreeDraw(); err != nil {
+			return fmt.Errorf("%w: %v", ErrSyntax, err)
+		}
 	case t == Aborted:
-		if res != Ongoing {
+		if res != Ongoing && res != NoResult {
 			return fmt.Errorf("%w: an aborted game has no result, the record says %s", ErrSyntax, res)
 		}
 		if err := g.Abort(); err != nil {

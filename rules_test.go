@@ -647,8 +647,8 @@ func TestSideAndResultText(t *testing.T) {
 	}
 }
 
-// TestAbort: an aborted game is over with no result, the board as it was,
-// and its record reads back the same, in text and as a Record.
+// TestAbort: an aborted game is over with no result ("aborted"), the board
+// as it was, and its record reads back the same, in text and as a Record.
 func TestAbort(t *testing.T) {
 	g, _ := NewGame(Standard())
 	g.Play(3)
@@ -657,20 +657,25 @@ func TestAbort(t *testing.T) {
 	if err := g.Abort(); err != nil {
 		t.Fatal(err)
 	}
-	if !g.Over() || g.Result() != Ongoing || g.Termination() != Aborted || g.Position() != before {
+	if !g.Over() || g.Result() != NoResult || g.Result().String() != "aborted" || g.Termination() != Aborted || g.Position() != before {
 		t.Fatalf("aborted game: over %v result %v termination %v", g.Over(), g.Result(), g.Termination())
 	}
 	if err := g.Abort(); !errors.Is(err, ErrGameOver) {
 		t.Errorf("aborting twice: %v", err)
 	}
 	back, err := ParseGame(g.String())
-	if err != nil || back.Termination() != Aborted || back.Result() != Ongoing || back.Position() != before {
+	if err != nil || back.Termination() != Aborted || back.Result() != NoResult || back.Position() != before {
 		t.Fatalf("text round trip of %q: %v", g.String(), err)
 	}
 	rec := g.Record()
 	rg, err := rec.Game()
-	if err != nil || rg.Termination() != Aborted {
+	if err != nil || rg.Termination() != Aborted || rg.Result() != NoResult {
 		t.Fatalf("record round trip: %v", err)
+	}
+	// A record of an earlier release says "ongoing": it reads the same.
+	rec.Result = Ongoing
+	if rg, err := rec.Game(); err != nil || rg.Result() != NoResult {
+		t.Fatalf("an older aborted record: %v", err)
 	}
 	rec.Result = SouthWins
 	if _, err := rec.Game(); !errors.Is(err, ErrSyntax) {
@@ -678,5 +683,45 @@ func TestAbort(t *testing.T) {
 	}
 	if err := g.Undo(); err != nil || g.Over() || g.Len() != 2 {
 		t.Errorf("undoing the abort: %v", err)
+	}
+}
+
+// TestAgreeDraw: a draw agreed ends the game a draw with the board as it
+// stands, and reads back the same, in text and as a Record; a record that
+// says agreement with a winner is refused.
+func TestAgreeDraw(t *testing.T) {
+	g, _ := NewGame(Standard())
+	g.Play(3)
+	g.Play(1)
+	before := g.Position()
+	if err := g.AgreeDraw(); err != nil {
+		t.Fatal(err)
+	}
+	if !g.Over() || g.Result() != Draw || g.Termination() != Agreement || g.Position() != before || g.Played() != before {
+		t.Fatalf("agreed: over %v result %v termination %v", g.Over(), g.Result(), g.Termination())
+	}
+	back, err := ParseGame(g.String())
+	if err != nil || back.Termination() != Agreement || back.Result() != Draw || back.Position() != before {
+		t.Fatalf("text round trip of %q: %v", g.String(), err)
+	}
+	rec := g.Record()
+	if rg, err := rec.Game(); err != nil || rg.Termination() != Agreement {
+		t.Fatalf("record round trip: %v", err)
+	}
+	rec.Result = NorthWins
+	if _, err := rec.Game(); !errors.Is(err, ErrSyntax) {
+		t.Errorf("an agreed draw with a winner: %v", err)
+	}
+	if err := g.Undo(); err != nil || g.Over() || g.Len() != 2 {
+		t.Errorf("undoing the agreement: %v", err)
+	}
+	// A forfeit's board goes to the winner; Played keeps the stores as
+	// they stood.
+	f, _ := NewGame(Standard())
+	f.Play(3)
+	stood := f.Position()
+	f.Forfeit(South, Resign)
+	if f.Played() != stood || f.Position() == stood {
+		t.Errorf("Played after a forfeit: %v, the position %v", f.Played(), f.Position())
 	}
 }

@@ -45,6 +45,9 @@ type GameInfo struct {
 	// Watchers counts who follows a live game: its event streams and the
 	// spectators on our protocol (players' pages included).
 	Watchers int `json:"watchers,omitempty"`
+	// Spectators counts those of Watchers who play no seat: the people
+	// watching, as a page says ("3 watching").
+	Spectators int `json:"spectators,omitempty"`
 }
 
 // GameView is one game in full: its record and, while it is played, its
@@ -81,13 +84,16 @@ type GameView struct {
 	// IDs are who plays each seat (as SouthID and NorthID).
 	IDs [2]identity.ID `json:"ids"`
 	// TakebackAsk is the seat asking the other person to take back a move
-	// (-1: none).
+	// (-1: none); DrawOffer the seat offering a draw (-1: none).
 	TakebackAsk int `json:"takeback_ask"`
+	DrawOffer   int `json:"draw_offer"`
 	// live: the view is a round's, not the store's; game is its game.
 	live bool
 	game *kalah.Game
 	// running is the seat whose clock runs (-1: none).
 	running int
+	// draws: both seats can answer a draw offer (a live game's).
+	draws bool
 }
 
 // LiveGames returns the games being played, oldest first.
@@ -118,7 +124,7 @@ func (v *view) info(id int64) GameInfo {
 	return GameInfo{ID: id, Status: st, Rules: g.Rules(), South: v.seats[0].Name, North: v.seats[1].Name,
 		SouthID: v.seats[0].ID, NorthID: v.seats[1].ID,
 		Plies: g.Len(), Position: g.Position().String(), Result: g.Result(), Termination: g.Termination(),
-		Score: kalah.Score{South: s, North: n}, Tags: v.tags, Created: v.created, Watchers: v.watchers}
+		Score: kalah.Score{South: s, North: n}, Tags: v.tags, Created: v.created, Watchers: v.watchers, Spectators: v.spectators}
 }
 
 func infoOf(sg store.Game) GameInfo {
@@ -162,7 +168,7 @@ func (s *Server) Game(ctx context.Context, id int64) (GameView, error) {
 	if err != nil {
 		return GameView{}, err
 	}
-	v := GameView{GameInfo: infoOf(sg), Record: sg.Record, Reason: sg.Record.Tags[ReasonTag], TakebackAsk: -1, running: -1}
+	v := GameView{GameInfo: infoOf(sg), Record: sg.Record, Reason: sg.Record.Tags[ReasonTag], TakebackAsk: -1, DrawOffer: -1, running: -1}
 	for i, seat := range sg.Seats {
 		if seat.Kind == "spec" {
 			v.Specs[i] = seat.Spec
@@ -193,7 +199,7 @@ func (s *Server) liveView(id int64, lv *view) GameView {
 		}
 	}
 	v := GameView{GameInfo: lv.info(id), Record: rec, Reason: lv.reason, Trouble: lv.trouble, TakebackAsk: lv.takebackAsk,
-		live: true, running: lv.running, game: g}
+		DrawOffer: lv.drawOffer, live: true, draws: lv.draws, running: lv.running, game: g}
 	v.Score = rec.Final
 	v.ToMove = g.ToMove()
 	v.Swapped = g.Swapped()
@@ -273,6 +279,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /api/games/{id}/join", s.apiJoin)
 	mux.HandleFunc("POST /api/games/{id}/takeback", s.seatAction(s.TakeBack))
 	mux.HandleFunc("POST /api/games/{id}/takeback/decline", s.seatAction(s.DeclineTakeBack))
+	mux.HandleFunc("POST /api/games/{id}/draw", s.apiDraw)
 	mux.HandleFunc("POST /api/games/{id}/resign", s.seatAction(s.Resign))
 	mux.HandleFunc("POST /api/games/{id}/abort", s.seatAction(s.Abort))
 	mux.HandleFunc("POST /api/games/{id}/claim", s.seatAction(s.Claim))
@@ -504,6 +511,8 @@ type seatBody struct {
 	Token  string `json:"token,omitempty"`
 	Move   string `json:"move,omitempty"`
 	Invite string `json:"invite,omitempty"`
+	// Action is a draw offer's (POST /api/games/{id}/draw).
+	Action string `json:"action,omitempty"`
 }
 
 // seatRequest reads the route's game, who asks, and the body of a seat's

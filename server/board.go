@@ -66,6 +66,21 @@ type Board struct {
 	// TakebackAsk is the seat asking the other person to take back a move
 	// (-1: none).
 	TakebackAsk int `json:"takeback_ask"`
+	// Takebacks: a takeback may be asked in this game (between people
+	// unless it was started with takebacks refused; against the computer
+	// in a casual game).
+	Takebacks bool `json:"takebacks"`
+	// DrawOffer is the seat offering the other a draw (-1: none); Draws:
+	// a draw may be offered now (both sides have moved, and each seat is
+	// a person or a bot of our line protocol, which can answer).
+	DrawOffer int  `json:"draw_offer"`
+	Draws     bool `json:"draws"`
+	// Spectators counts who watches the game and plays no seat in it.
+	Spectators int `json:"spectators"`
+	// Stores are the stores as the moves left them: a forfeit (a
+	// resignation, a timeout) then gives the seeds on the board to the
+	// winner, which Score counts.
+	Stores [2]int `json:"stores"`
 	// Rated games: each seat's rating (after the game, with its change,
 	// once it is over). RatedAsked: rated if the seat still open is taken
 	// by someone who may be rated against the other.
@@ -195,17 +210,29 @@ func (s *Server) BoardOf(ctx context.Context, id int64) (Board, error) {
 	if next := v.Record.Tags[RematchTag]; next != "" {
 		b.Rematch = next
 	}
-	b.Rated = v.Record.Tags[tagRated] == "yes"
+	// An aborted game counts for no one: it is not rated, whatever it was
+	// asked to be.
+	b.Rated = v.Record.Tags[tagRated] == "yes" && g.Termination() != kalah.Aborted
 	b.RatedLimit, _ = strconv.Atoi(v.Record.Tags[tagRatedLimit])
 	b.CasualNote = casualNote(v.Record.Tags, identity.ID{}, v.IDs, [2]string{v.South, v.North})
 	b.Unrated = v.Record.Tags[tagUnrated]
 	b.RatedAsked = v.Record.Tags[tagRatedAsked] == "yes" && !b.Rated && !g.Over() && b.RatedLimit == 0
 	b.TakebackAsk = v.TakebackAsk
+	b.DrawOffer = v.DrawOffer
+	b.Spectators = v.Spectators
+	played := g.Played()
+	b.Stores = [2]int{played.Store(kalah.South), played.Store(kalah.North)}
+	if v.Human[0] && v.Human[1] {
+		b.Takebacks = v.Record.Tags[tagNoTakebacks] != "yes"
+	} else {
+		b.Takebacks = v.Casual && (v.Specs[0] != "" || v.Specs[1] != "")
+	}
 	b.Watchers = v.Watchers
 	b.Trouble = v.Trouble
 	b.Ratings = s.seatRatings(ctx, v, [2]store.Seat{{ID: v.IDs[0]}, {ID: v.IDs[1]}})
 	opening, _ := strconv.Atoi(v.Record.Tags[tagOpening])
 	b.Abortable = !g.Over() && (v.Human[0] || v.Human[1]) && !(movedBy(g, opening, 0) && movedBy(g, opening, 1))
+	b.Draws = v.draws && !g.Over() && movedBy(g, opening, 0) && movedBy(g, opening, 1)
 	b.Running = -1
 	if v.live && v.running >= 0 && !v.TurnStarted.IsZero() {
 		b.ThinkingMS = max(time.Since(v.TurnStarted).Milliseconds(), 0)
@@ -355,11 +382,11 @@ func (s *Server) apiBoardEvents(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 	ping := time.NewTicker(15 * time.Second)
 	defer ping.Stop()
-	last, lastAsk, lastAway, lastTrouble := -1, -2, [2]bool{}, ""
+	last, lastAsk, lastAway, lastTrouble, lastDraw, lastSpect := -1, -2, [2]bool{}, "", -2, -1
 	for {
 		away := [2]bool{b.Seats[0].Away, b.Seats[1].Away}
-		if b.Version != last || b.TakebackAsk != lastAsk || away != lastAway || b.Trouble != lastTrouble {
-			lastAsk, lastAway, lastTrouble = b.TakebackAsk, away, b.Trouble
+		if b.Version != last || b.TakebackAsk != lastAsk || away != lastAway || b.Trouble != lastTrouble || b.DrawOffer != lastDraw || b.Spectators != lastSpect {
+			lastAsk, lastAway, lastTrouble, lastDraw, lastSpect = b.TakebackAsk, away, b.Trouble, b.DrawOffer, b.Spectators
 			data, _ := json.Marshal(b)
 			if _, err := fmt.Fprintf(w, "event: state\ndata: %s\n\n", data); err != nil {
 				return

@@ -388,6 +388,27 @@ func (c *conn) handle(m line.Msg) bool {
 		if err != nil {
 			errf(line.CodeState, "%v", err)
 		}
+	case "draw":
+		if needLogin() {
+			return false
+		}
+		c.mu.Lock()
+		game := c.game
+		c.mu.Unlock()
+		if game == nil {
+			errf(line.CodeState, "not in a game")
+			return false
+		}
+		if len(m.Args) != 1 {
+			errf(line.CodeSyntax, "draw offer|accept|decline|cancel")
+			return false
+		}
+		ctx, cancel := context.WithTimeout(s.ctx, 10*time.Second)
+		err := game.send(ctx, func(l *loop) error { return l.botDraw(c, m.Arg(0)) })
+		cancel()
+		if err != nil {
+			errf(line.CodeState, "%v", err)
+		}
 	case "watch":
 		id, err := strconv.ParseInt(m.Arg(0), 10, 64)
 		if err != nil || len(m.Args) != 1 {

@@ -29,7 +29,7 @@ func Errors() *httpapi.Errors {
 		Map(http.StatusForbidden, ErrForbidden, identity.ErrReserved, netx.ErrCrossSite).
 		Map(http.StatusNotFound, ErrNotFound, ErrNoTournament, tournament.ErrNotFound, store.ErrNotFound).
 		Map(http.StatusMethodNotAllowed, ErrMethod).
-		Map(http.StatusConflict, ErrNotYourTurn, ErrNoSeat, ErrNotCasual, ErrTooLate, store.ErrNameTaken, ErrTournamentOver, ErrGamesUnfinished).
+		Map(http.StatusConflict, ErrNotYourTurn, ErrNoSeat, ErrNotCasual, ErrTooLate, store.ErrNameTaken, ErrTournamentOver, ErrGamesUnfinished, ErrNoOffer, ErrNoDraw, ErrNoTakebacks).
 		Map(http.StatusTooManyRequests, ErrTooMany, gate.ErrTooMany, gate.ErrTooFast, gate.ErrOverBudget).
 		Map(http.StatusServiceUnavailable, ErrBusy, ErrClosed, ErrNoHints, store.ErrHashBusy, store.ErrClosed, store.ErrUnavailable).
 		Map(http.StatusGatewayTimeout, ErrNoAnswer).

@@ -41,9 +41,10 @@ func (e *seekEntry) finish() {
 }
 
 // sameOffer reports whether two seeks offer the same game: the rules (as
-// played: names aside), the clock and whether it is rated.
+// played: names aside), the clock, whether it is rated and whether
+// takebacks are refused.
 func sameOffer(a, b *Seek) bool {
-	return a.Rules.Canonical() == b.Rules.Canonical() && a.ClockMS == b.ClockMS && a.IncrementMS == b.IncrementMS && a.Rated == b.Rated
+	return a.Rules.Canonical() == b.Rules.Canonical() && a.ClockMS == b.ClockMS && a.IncrementMS == b.IncrementMS && a.Rated == b.Rated && a.NoTakebacks == b.NoTakebacks
 }
 
 // inRange reports whether rating r is within seek e's range.

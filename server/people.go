@@ -24,9 +24,12 @@ import (
 
 // Errors of people's games, matched with errors.Is.
 var (
-	// ErrNotCasual refuses a takeback or a hint in a game that is not
-	// casual (or, for hints, not against the computer).
+	// ErrNotCasual refuses a takeback against the computer or a hint in a
+	// game that is not casual (or, for hints, not against the computer).
 	ErrNotCasual = errors.New("only in casual games")
+	// ErrNoTakebacks refuses a takeback in a game started with takebacks
+	// refused (GameRequest.Takebacks false).
+	ErrNoTakebacks = errors.New("takebacks are off in this game")
 	// ErrNoSeat refuses to join a game with no open seat for the caller.
 	ErrNoSeat = errors.New("no open seat")
 	// ErrTooMany refuses what is over one of the server's limits on the
@@ -70,6 +73,11 @@ const (
 	RematchOfTag = "RematchOf"
 )
 
+// tagNoTakebacks "yes": the game was started with takebacks refused, so
+// neither person may ask for one (store.TakebackTag keeps the takebacks
+// made).
+const tagNoTakebacks = "NoTakebacks"
+
 // Bounds of a game's clock asked for over the network.
 const (
 	maxPerMove = time.Hour
@@ -104,10 +112,13 @@ type GameRequest struct {
 	// player whose time runs out loses.
 	ClockMS     int64 `json:"clock_ms,omitempty"`
 	IncrementMS int64 `json:"increment_ms,omitempty"`
-	// Casual games allow takebacks (at once against the computer, by
-	// request between people) and, against the computer, hints; they are
-	// never rated.
+	// Casual games allow takebacks against the computer (at once) and
+	// hints; they are never rated. Between people a takeback is asked of
+	// the opponent in any game, rated or not, unless Takebacks is false.
 	Casual bool `json:"casual,omitempty"`
+	// Takebacks, if false, refuses every takeback in a game between
+	// people (either may still be asked nothing); absent means allowed.
+	Takebacks *bool `json:"takebacks,omitempty"`
 	// Invite leaves the second person's seat open for someone to take by
 	// the invitation's link (Started.Invite): the first who joins owns it.
 	Invite bool `json:"invite,omitempty"`
@@ -286,6 +297,9 @@ func (s *Server) StartGame(ctx context.Context, req GameRequest) (Started, error
 	if su.casual {
 		su.tags[tagCasual] = "yes"
 	}
+	if req.Takebacks != nil && !*req.Takebacks {
+		su.tags[tagNoTakebacks] = "yes"
+	}
 	if req.Event != "" {
 		su.tags["Event"] = req.Event
 	}
@@ -449,21 +463,24 @@ func (s *Server) Abort(ctx context.Context, id int64, a Actor) error {
 	})
 }
 
-// TakeBack takes back moves in a casual game. Against the computer it
+// TakeBack takes back moves. Against the computer, in a casual game, it
 // takes back the person's last move and everything after it, so it is
-// their turn again. Between people it asks the opponent, and the
-// opponent's own takeback grants what was asked. The moves taken back
-// stay in the record, under its Takebacks tag.
+// their turn again. Between people, in any game (rated too, as on
+// lichess) unless it was started with takebacks refused, it asks the
+// opponent, and the opponent's own takeback grants what was asked. The
+// moves taken back stay in the record, under its Takebacks tag.
 func (s *Server) TakeBack(ctx context.Context, id int64, a Actor) error {
 	return s.command(ctx, id, a, func(l *loop, seat int) error {
 		if l.g.Over() {
 			return kalah.ErrGameOver
 		}
-		if !l.casual {
-			return fmt.Errorf("takeback: %w", ErrNotCasual)
-		}
-		if opp := l.seats[1-seat]; !opp.human && opp.st.Kind != "spec" {
+		switch opp := l.seats[1-seat]; {
+		case !opp.human && opp.st.Kind != "spec":
 			return fmt.Errorf("takeback: %w: a bot cannot be asked for one", ErrNotCasual)
+		case !opp.human && !l.casual:
+			return fmt.Errorf("takeback: %w (against the computer)", ErrNotCasual)
+		case opp.human && l.tags[tagNoTakebacks] == "yes":
+			return fmt.Errorf("takeback: %w: it was started with takebacks refused", ErrNoTakebacks)
 		}
 		if l.seats[1-seat].human {
 			if l.takebackAsk != 1-seat {
@@ -528,7 +545,9 @@ func (l *loop) takeBack(seat int) error {
 		}
 	}
 	l.nextTurn()
-	l.askAt = time.Now() // no pause after a takeback
+	// No pause after a takeback, and no draw offered in a position gone.
+	l.askAt = time.Now()
+	l.draw.lapse()
 	l.broadcast(line.State(l.g.Position()))
 	l.publishEvent(Event{Kind: "takeback", Ply: l.g.Len(), Position: l.g.Position().String()})
 	return nil
@@ -779,6 +798,9 @@ func (s *Server) Rematch(ctx context.Context, id int64, a Actor) (Started, error
 	su := s.setupOf(sg.Record.Tags)
 	req.Casual = su.casual
 	req.Rated = sg.Record.Tags[tagRated] == "yes" || sg.Record.Tags[tagRatedAsked] == "yes"
+	if sg.Record.Tags[tagNoTakebacks] == "yes" {
+		req.Takebacks = new(bool)
+	}
 	if su.ref != nil {
 		req.PerMoveMS, req.DelayMS = su.ref.PerMove.Milliseconds(), su.ref.Delay.Milliseconds()
 		req.ClockMS, req.IncrementMS = su.ref.Budget.Milliseconds(), su.ref.Increment.Milliseconds()

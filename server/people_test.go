@@ -121,13 +121,13 @@ func TestCasualTakeBackAndHint(t *testing.T) {
 	}
 	waitPlies(t, ts2.srv, st.ID, 0)
 	// The person resigns on their turn, every move taken back: nobody has
-	// moved, so the game is aborted, with no result.
+	// moved, so the game is aborted, with no result ("aborted").
 	if err := ts2.srv.Resign(ctx, st.ID, Actor{Token: st.Tokens[0]}); err != nil {
 		t.Fatal(err)
 	}
 	waitFinished(t, ts2.srv)
 	rec := checkStored(t, ts2.st, st.ID, nil)
-	if rec.Termination != kalah.Aborted || rec.Result != kalah.Ongoing || rec.Tags[ReasonTag] != "Aborted: ann resigned" || !regexp.MustCompile(`^0: 1 [1-6]; 0: 2 [1-6]$`).MatchString(rec.Tags[store.TakebackTag]) {
+	if rec.Termination != kalah.Aborted || rec.Result != kalah.NoResult || rec.Tags[ReasonTag] != "Aborted: ann resigned at move 1" || !regexp.MustCompile(`^0: 1 [1-6]; 0: 2 [1-6]$`).MatchString(rec.Tags[store.TakebackTag]) {
 		t.Fatalf("ended %s %s, tags %v", rec.Result, rec.Termination, rec.Tags)
 	}
 }

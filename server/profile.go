@@ -64,7 +64,7 @@ func (s *Server) archive(ctx context.Context, games []GameInfo, who identity.ID)
 		if su.ref != nil {
 			ref = *su.ref
 		}
-		a.TimeControl, a.Casual, a.Rated = timeControl(ref), su.casual, g.Tags[tagRated] == "yes"
+		a.TimeControl, a.Casual, a.Rated = timeControl(ref), su.casual, g.Tags[tagRated] == "yes" && g.Termination != kalah.Aborted
 		a.Outcome = s.outcome(ctx, g, a.Seat)
 		for _, c := range ratings[g.ID] {
 			after := int(c.After.Rating + 0.5)

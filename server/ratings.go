@@ -100,7 +100,7 @@ type SeatRating struct {
 // hold none, or a game that is not rated).
 func (s *Server) seatRatings(ctx context.Context, v GameView, seats [2]store.Seat) [2]*SeatRating {
 	var out [2]*SeatRating
-	if v.Record.Tags[tagRated] != "yes" {
+	if v.Record.Tags[tagRated] != "yes" || v.Record.Termination == kalah.Aborted {
 		return out
 	}
 	if v.Status == store.Finished {

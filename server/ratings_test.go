@@ -64,7 +64,7 @@ func TestAbortIsNotRated(t *testing.T) {
 	}
 	for _, id := range []int64{g1.ID, g2.ID, g3.ID} {
 		rec := waitStored(t, ts.st, id)
-		if rec.Termination != kalah.Aborted || rec.Result != kalah.Ongoing {
+		if rec.Termination != kalah.Aborted || rec.Result != kalah.NoResult {
 			t.Errorf("game %d: %s %s, want aborted", id, rec.Result, rec.Termination)
 		}
 	}

@@ -121,11 +121,14 @@ type view struct {
 	// last change of away).
 	awaySince [2]time.Time
 	// takebackAsk is the seat asking the other person to take back a move
-	// (-1: none).
+	// (-1: none); drawOffer the seat offering a draw (-1: none).
 	takebackAsk int
+	drawOffer   int
 	reason      string // why the game ended, in words, once it is over
 	trouble     string // the store fails: the game waits, and says so
 	watchers    int
+	spectators  int  // watchers who play no seat
+	draws       bool // both seats can answer a draw offer
 	over        bool // over and stored
 	ended       bool // the loop has ended (over, or left for the next server)
 	// openingPlies are the moves the game started with: a seat "has moved"
@@ -161,7 +164,7 @@ func movedBy(g *kalah.Game, opening, seat int) bool {
 // Event is something that happened in a game, for subscribers.
 type Event struct {
 	Game int64  `json:"game"`
-	Kind string `json:"kind"` // "move", "away", "back", "join", "takeback", "takeback-ask", "takeback-declined", "time", "trouble" or "end"
+	Kind string `json:"kind"` // "move", "away", "back", "join", "takeback", "takeback-ask", "takeback-declined", "draw-offer", "draw-decline", "draw-cancel", "spectators", "time", "trouble" or "end"
 	// Move is the move made, for "move" (Ply counts from 0).
 	Ply  int               `json:"ply"`
 	Move *kalah.RecordMove `json:"move,omitempty"`
@@ -245,6 +248,8 @@ type loop struct {
 	halted error
 	// lastAt is when the last move arrived (for the referee's own time).
 	lastAt time.Time
+	// draw is the draw offer standing, if any (draw.go).
+	draw drawOffer
 }
 
 // sub is a subscriber: who, if a seat's player, keeps the seat present.
@@ -302,7 +307,7 @@ func (s *Server) runRound(r *round, su roundSetup) *round {
 	ctx, cancel := context.WithCancel(s.ctx)
 	now := time.Now()
 	l := &loop{r: r, s: s, ctx: ctx, g: su.g, seats: su.seats, ref: su.ref, casual: su.casual, tags: su.tags,
-		millis: su.millis, opening: su.opening, takebackAsk: -1, answers: make(chan answer, 8),
+		millis: su.millis, opening: su.opening, takebackAsk: -1, draw: newDrawOffer(), answers: make(chan answer, 8),
 		subs: map[chan Event]*sub{}, watchers: map[*conn]struct{}{}, started: now, created: su.created}
 	if l.tags == nil {
 		l.tags = map[string]string{}
@@ -648,6 +653,7 @@ func (l *loop) play(seat int, m kalah.Move) error {
 	last, _ := l.g.Last()
 	pos := l.g.Position()
 	l.takebackAsk = -1 // a move answers a takeback asked
+	l.draw.moved(seat) // and a draw offered to the mover
 	l.broadcast(line.Moved(last), line.State(pos))
 	l.publishEvent(Event{Kind: "move", Ply: l.g.Len() - 1, Move: &rm, Position: pos.String()})
 	if l.g.Over() {
@@ -915,7 +921,7 @@ func (l *loop) reasonFor(seat int, term kalah.Termination, cause error) string {
 		}
 		return fmt.Sprintf("%s took longer than the %v a move allows", name, l.ref.PerMove)
 	case kalah.Resign:
-		return name + " resigned"
+		return fmt.Sprintf("%s resigned at move %d", name, moveNumber(l.g))
 	case kalah.Disconnect:
 		// The cause says how, where it says more than the sentinel.
 		if why, ok := strings.CutPrefix(cause.Error(), player.ErrDisconnected.Error()+": "); ok && why != "" {
@@ -930,6 +936,17 @@ func (l *loop) reasonFor(seat int, term kalah.Termination, cause error) string {
 		return fmt.Sprintf("%s stopped working (%v)", name, cause)
 	}
 	return cause.Error()
+}
+
+// moveNumber is the number of the move in progress as the game's text
+// numbers them ("1. 3+6 2 2. ..."): a turn of each side a move.
+func moveNumber(g *kalah.Game) int {
+	turns := g.Turns()
+	i := len(turns)
+	if last, ok := g.Last(); ok && last.Effect&kalah.Extra != 0 && last.Effect&kalah.End == 0 {
+		i-- // the mover goes on with the turn it started
+	}
+	return max(i, 0)/2 + 1
 }
 
 // requestReason is why a request (a claim, an abort) ended a game,
@@ -989,8 +1006,9 @@ func (l *loop) publish() {
 	// The game and its times are shared with the loop, never copied a
 	// move: the loop only appends to them (Game.Snapshot).
 	v := &view{g: l.g.Snapshot(), millis: l.millis[:len(l.millis):len(l.millis)], tags: maps.Clone(l.tags), ref: l.ref,
-		casual: l.casual, running: -1, takebackAsk: l.takebackAsk, reason: l.reason, trouble: l.trouble,
-		watchers: len(l.subs) + len(l.watchers), over: l.over, openingPlies: l.opening}
+		casual: l.casual, running: -1, takebackAsk: l.takebackAsk, drawOffer: l.draw.by, reason: l.reason, trouble: l.trouble,
+		watchers: len(l.subs) + len(l.watchers), spectators: l.spectators(), over: l.over, openingPlies: l.opening,
+		draws: canAnswer(l.seats[0]) && canAnswer(l.seats[1])}
 	if old := l.r.view.Load(); old != nil {
 		v.created = old.created
 	}

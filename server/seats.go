@@ -229,10 +229,31 @@ func (l *loop) acted(i int) {
 // the seat of the person who follows (their open game keeps them present).
 func (l *loop) subscribe(ch chan Event, seat int) {
 	l.subs[ch] = &sub{seat: seat}
+	if seat < 0 {
+		l.spectated()
+	}
 	if seat >= 0 && l.seats[seat].human {
 		l.seats[seat].viewers++
 		l.presence(seat, true)
 	}
+}
+
+// spectated tells subscribers that the spectators changed: a page shows
+// how many watch.
+func (l *loop) spectated() {
+	l.publishEvent(Event{Kind: "spectators", Ply: l.g.Len(), Position: l.g.Position().String()})
+}
+
+// spectators counts who follows the game and plays no seat in it: event
+// streams of no seat and spectators on our protocol.
+func (l *loop) spectators() int {
+	n := len(l.watchers)
+	for _, sb := range l.subs {
+		if sb.seat < 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // unsubscribe removes a subscriber and closes its channel.
@@ -247,6 +268,9 @@ func (l *loop) unsubscribe(ch chan Event) {
 }
 
 func (l *loop) unview(sb *sub) {
+	if sb.seat < 0 {
+		l.spectated()
+	}
 	if sb.seat >= 0 && l.seats[sb.seat].human {
 		st := l.seats[sb.seat]
 		if st.viewers--; st.viewers <= 0 {
@@ -263,6 +287,7 @@ func (l *loop) watch(c *conn) error {
 		return fmt.Errorf("game %d is over: %w", l.r.id, ErrNotFound)
 	}
 	l.watchers[c] = struct{}{}
+	l.spectated()
 	c.sendMsg(line.Msg{Cmd: "watching", Args: []string{fmt.Sprint(l.r.id), l.seats[0].st.Name, l.seats[1].st.Name, line.RulesToken(l.g.Rules())}})
 	for _, p := range l.g.Moves() {
 		c.sendMsg(line.Moved(p))

@@ -55,6 +55,10 @@ type Seek struct {
 	// session or guest cookie).
 	Game  int64  `json:"game,omitempty"`
 	Token string `json:"token,omitempty"`
+
+	// NoTakebacks: the game is played with takebacks refused (asked for
+	// with "takebacks": false).
+	NoTakebacks bool `json:"no_takebacks,omitempty"`
 }
 
 type seeks struct {
@@ -108,6 +112,8 @@ type seekRequest struct {
 	IncrementMS int64       `json:"increment_ms"`
 	Rated       bool        `json:"rated"`
 	Range       int         `json:"range"`
+	// Takebacks false refuses every takeback in the game.
+	Takebacks *bool `json:"takebacks"`
 }
 
 func (s *Server) apiSeek(w http.ResponseWriter, r *http.Request) {
@@ -140,7 +146,7 @@ func (s *Server) apiSeek(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	e := &seekEntry{Seek: Seek{By: who.Display(), ByID: who, Rules: req.Rules, ClockMS: req.ClockMS, IncrementMS: req.IncrementMS,
-		Rated: req.Rated, Range: req.Range, Created: time.Now()}, addr: hostOf(r), done: make(chan struct{})}
+		Rated: req.Rated, Range: req.Range, NoTakebacks: req.Takebacks != nil && !*req.Takebacks, Created: time.Now()}, addr: hostOf(r), done: make(chan struct{})}
 	e.rating = float64(s.seekRating(r.Context(), &e.Seek).Rating)
 	s.seeks.mu.Lock()
 	if s.seeks.all == nil {
@@ -205,6 +211,9 @@ func (s *Server) pair(ctx context.Context, a, b *seekEntry, path gate.Path) erro
 	ids := [2]identity.ID{es[0].ByID, es[1].ByID}
 	req := GameRequest{Rules: a.Rules, South: "human", North: "human", ClockMS: a.ClockMS, IncrementMS: a.IncrementMS,
 		Rated: a.Rated, Casual: !a.Rated, seated: ids, by: ids[0], path: path, addrs: [2]string{es[0].addr, es[1].addr}}
+	if a.NoTakebacks || b.NoTakebacks {
+		req.Takebacks = new(bool)
+	}
 	st, err := s.StartGame(ctx, req)
 	s.seeks.mu.Lock()
 	defer s.seeks.mu.Unlock()
@@ -352,7 +361,7 @@ func (s *Server) apiSeekAccept(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteError(w, why)
 		return
 	}
-	me := &seekEntry{Seek: Seek{ByID: who, By: who.Display(), Rules: e.Rules, ClockMS: e.ClockMS, IncrementMS: e.IncrementMS, Rated: e.Rated},
+	me := &seekEntry{Seek: Seek{ByID: who, By: who.Display(), Rules: e.Rules, ClockMS: e.ClockMS, IncrementMS: e.IncrementMS, Rated: e.Rated, NoTakebacks: e.NoTakebacks},
 		addr: hostOf(r), done: make(chan struct{})}
 	e.Game = -1
 	s.seeks.mu.Unlock()

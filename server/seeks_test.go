@@ -11,12 +11,15 @@ import (
 	"strings"
 	"testing"
 
+	"kalah"
 	"kalah/internal/identity"
+	"kalah/protocol/line"
 )
 
-// TestSeekAccept: Ann seeks a rated game with a clock; a guest cannot
-// accept it, nor Ann herself; Bob does; the game is between their
-// accounts, each with the token of their own seat, and rated.
+// TestSeekAccept: Ann seeks a rated game with a clock and takebacks
+// refused; a guest cannot accept it, nor Ann herself; Bob does; the game
+// is between their accounts, each with the token of their own seat, rated,
+// and refuses takebacks.
 func TestSeekAccept(t *testing.T) {
 	ts := newTestServer(t, "", Config{AdminToken: "admin"})
 	person := func(name string) *http.Client {
@@ -53,12 +56,12 @@ func TestSeekAccept(t *testing.T) {
 		t.Fatalf("a guest's rated seek: %d", code)
 	}
 	var sk Seek
-	if code := call(ann, "POST", "/api/seeks", `{"rules":{"houses":6,"seeds":4},"clock_ms":180000,"increment_ms":2000,"rated":true}`, &sk); code != 201 || sk.ID == 0 {
+	if code := call(ann, "POST", "/api/seeks", `{"rules":{"houses":6,"seeds":4},"clock_ms":180000,"increment_ms":2000,"rated":true,"takebacks":false}`, &sk); code != 201 || sk.ID == 0 || !sk.NoTakebacks {
 		t.Fatalf("ann's seek: %d %+v", code, sk)
 	}
 	var open []Seek
 	call(guest, "GET", "/api/seeks", "", &open)
-	if len(open) != 1 || open[0].By != "ann" || open[0].Rating == nil || open[0].Rating.Rating != 1500 || !open[0].Rating.Provisional {
+	if len(open) != 1 || open[0].By != "ann" || !open[0].NoTakebacks || open[0].Rating == nil || open[0].Rating.Rating != 1500 || !open[0].Rating.Provisional {
 		t.Fatalf("open seeks %+v", open)
 	}
 	path := fmt.Sprintf("/api/seeks/%d/accept", sk.ID)
@@ -88,7 +91,7 @@ func TestSeekAccept(t *testing.T) {
 	if bobs.Tokens[1] != "" {
 		bobSeat = 1
 	}
-	if !b.Rated || b.ClockMS != 180000 || b.Seats[bobSeat].ID != identity.Of(identity.Person, "bob") || b.Seats[1-bobSeat].ID != identity.Of(identity.Person, "ann") || b.Seats[bobSeat].Name != "bob" {
+	if !b.Rated || b.Takebacks || b.ClockMS != 180000 || b.Seats[bobSeat].ID != identity.Of(identity.Person, "bob") || b.Seats[1-bobSeat].ID != identity.Of(identity.Person, "ann") || b.Seats[bobSeat].Name != "bob" {
 		t.Fatalf("the game: rated %v clock %d seats %+v", b.Rated, b.ClockMS, b.Seats)
 	}
 	// Each moves their own seat, by the token they were given.
@@ -107,7 +110,8 @@ func TestSeekAccept(t *testing.T) {
 
 // TestPersonChallengesBot: a bot online and free is listed; a signed-in
 // person challenges it; the bot is asked as by a bot and plays only if it
-// accepts; the person plays South with the token the answer gives.
+// accepts; the person plays South with the token the answer gives; the
+// two agree a draw over the API and the line protocol.
 func TestPersonChallengesBot(t *testing.T) {
 	ts := newTestServer(t, "", Config{AdminToken: "admin"})
 	jar, _ := cookiejar.New(nil)
@@ -169,7 +173,7 @@ func TestPersonChallengesBot(t *testing.T) {
 		}
 		bot.expect("start")
 		moveWhenAsked(t, ts.srv, r.st.ID, r.st.Tokens[0], 1)
-		bot.expect("go")
+		goMsg := bot.expect("go")
 		b, _ := ts.srv.BoardOf(context.Background(), r.st.ID)
 		if b.Seats[0].Name != "ann" || b.Seats[1].Name != "robo" || b.Seats[0].ID != identity.Of(identity.Person, "ann") || b.Seats[1].ID != identity.Of(identity.Bot, "robo") {
 			t.Fatalf("the game: %+v", b.Seats)
@@ -186,9 +190,41 @@ func TestPersonChallengesBot(t *testing.T) {
 		if _, err := ts.srv.Hint(context.Background(), r.st.ID, ann); !errors.Is(err, ErrNotCasual) {
 			t.Errorf("a hint against a bot: %v", err)
 		}
+		get(t, ts, "/api/bots/online", &online)
+		if len(online) != 0 {
+			t.Fatalf("a playing bot is listed as free: %v", online)
+		}
+		// A draw between a person and a bot of our protocol: the bot hears
+		// the person's offer and declines it; then offers one, which the
+		// person accepts.
+		turn, err := line.ParseTurn(goMsg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bot.send(line.MoveMsg(turn.Position.Moves()[0]).String())
+		waitPlies(t, ts.srv, r.st.ID, 2)
+		if err := ts.srv.Draw(context.Background(), r.st.ID, ann, DrawOffer); err != nil {
+			t.Fatalf("ann offers robo a draw: %v", err)
+		}
+		if m := bot.expect("draw"); m.String() != "draw offer S" {
+			t.Fatalf("robo heard %q", m)
+		}
+		bot.send("draw decline")
+		if m := bot.expect("draw"); m.String() != "draw decline N" {
+			t.Fatalf("robo heard %q", m)
+		}
+		bot.send("draw offer")
+		bot.expect("draw")
+		if err := ts.srv.Draw(context.Background(), r.st.ID, ann, DrawAccept); err != nil {
+			t.Fatalf("ann accepts: %v", err)
+		}
+		if e, err := line.ParseEnd(bot.expect("end")); err != nil || e.Result != kalah.Draw || e.Termination != kalah.Agreement {
+			t.Fatalf("robo's end: %+v %v", e, err)
+		}
 	}
+	waitFinished(t, ts.srv)
 	get(t, ts, "/api/bots/online", &online)
-	if len(online) != 0 {
-		t.Fatalf("a playing bot is listed as free: %v", online)
+	if len(online) != 1 {
+		t.Fatalf("the bot is not free again after its game: %v", online)
 	}
 }

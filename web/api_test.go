@@ -383,8 +383,17 @@ func TestTwoHumansByLink(t *testing.T) {
 	if len(st.Moves) != 2 || st.Moves[1].Side != kalah.North {
 		t.Fatalf("moves %+v", st.Moves)
 	}
-	if code := call(t, srv, "POST", Prefix+"games/"+c.ID+"/takeback", seatRequest{Token: j.Token}, nil); code != 409 {
-		t.Errorf("undo between people: %d", code)
+	// Between people a takeback is asked of the opponent, in any game,
+	// unless the game refuses them.
+	if code := call(t, srv, "POST", Prefix+"games/"+c.ID+"/takeback", seatRequest{Token: j.Token}, &st); code != 200 || st.TakebackAsk != 1 || len(st.Moves) != 2 {
+		t.Errorf("a takeback asked between people: %d, asked by %d, %d moves", code, st.TakebackAsk, len(st.Moves))
+	}
+	var off Created
+	call(t, srv, "POST", Prefix+"games", NewGame{Rules: standard(), South: Human, North: Human, Invite: true, Takebacks: new(bool)}, &off)
+	call(t, srv, "POST", Prefix+"games/"+off.ID+"/join", seatRequest{Invite: off.Invite}, &j)
+	call(t, srv, "POST", Prefix+"games/"+off.ID+"/move", seatRequest{Token: off.Tokens[0], Move: "1"}, &st)
+	if code := call(t, srv, "POST", Prefix+"games/"+off.ID+"/takeback", seatRequest{Token: off.Tokens[0]}, nil); code != 409 || st.Takebacks {
+		t.Errorf("a takeback in a game that refuses them: %d, the board's takebacks %v", code, st.Takebacks)
 	}
 }
 

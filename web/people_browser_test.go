@@ -120,8 +120,11 @@ func TestBrowserSeekGoesWithItsPage(t *testing.T) {
 
 // TestBrowserAbort: before both sides have moved, both players see Abort
 // (and no Resign), after the first move too; the one who has not moved
-// aborts; both pages say so; nobody's rating moves; the archive says it
-// from each side; the rematch asked by one is offered to the other.
+// aborts; both pages say so, and neither shows Abort or Resign any more;
+// the game reads unrated and "aborted" on the board, in its record and in
+// the archive (of a rated seek); nobody's rating moves; the rematch asked
+// by one changes the other's tab title in the background, notifies them,
+// and is offered to them.
 func TestBrowserAbort(t *testing.T) {
 	srv := servedLikeServe(t)
 	ps := people(t, srv.URL, "ann", "bob")
@@ -150,7 +153,11 @@ func TestBrowserAbort(t *testing.T) {
 	waitJS(t, second, `document.querySelector("#status").textContent === "You aborted the game"`)
 	waitJS(t, first, `document.querySelector("#status").textContent === "`+secondName+` aborted the game"`)
 	for _, ctx := range ps {
-		waitJS(t, ctx, `document.querySelector("#abort").hidden`)
+		waitJS(t, ctx, `document.querySelector("#abort").hidden && document.querySelector("#resign").hidden && document.querySelector("#gameinfo").textContent === "Unrated"`)
+	}
+	// Unrated and "aborted" everywhere: the board, the record.
+	if got := evalAwait[string](t, ann, `Promise.all([fetch("/api/games/`+id+`/board").then(r => r.json()), fetch("/api/games/`+id+`").then(r => r.json())]).then(([b, g]) => [b.rated, b.result, g.record.result, g.record.termination].join(" "))`); got != "false aborted aborted aborted" {
+		t.Errorf("the aborted game's board and record say (rated, result, record's result and termination) %q", got)
 	}
 	for _, name := range []string{"ann", "bob"} {
 		ratings := evalAwait[float64](t, ann, `fetch("/api/players/`+name+`").then(r => r.json()).then(p => p.ratings.length)`)
@@ -162,15 +169,36 @@ func TestBrowserAbort(t *testing.T) {
 	open(t, ann, srv.URL+"/#/player/ann")
 	waitJS(t, ann, `document.querySelector('#playergames tr[data-game="`+id+`"]')`)
 	row := eval[string](t, ann, `[...document.querySelectorAll('#playergames tr[data-game="`+id+`"] td')].map(td => td.textContent).join(" | ")`)
-	if !regexp.MustCompile(`^\S.* \| bob \| Aborted \| \d+–\d+ \| rated \| 1\+0 \| kalah$`).MatchString(row) {
+	if !regexp.MustCompile(`^\S.* \| bob \| Aborted \| \d+–\d+ \| unrated \| 1\+0 \| kalah$`).MatchString(row) {
 		t.Errorf("ann's archive row: %q", row)
 	}
-	// The rematch: bob asks; ann, on the game's page, is offered it.
+	// The rematch: bob asks; ann, on the game's page in a tab behind
+	// another, sees her tab's title say so, is notified (she turned
+	// notifications on), and is offered it there. A headless browser
+	// keeps every tab in view and focused, so her page is told it is not:
+	// its visibility and focus, and the browser's notifications (a spy
+	// that keeps what it is given), stand in for a real desktop's.
 	open(t, ann, srv.URL+"/#/game/"+id)
 	open(t, bob, srv.URL+"/#/game/"+id)
+	waitJS(t, ann, `document.querySelector("#summary") && !document.querySelector("#summary").hidden`)
+	eval[bool](t, ann, `(window.Notification = Object.assign(function (title, o) { window.kalahSent = (window.kalahSent || []).concat(o.body); },
+		{permission: "default", requestPermission: async () => (window.Notification.permission = "granted")}), true)`)
+	click(t, ann, "#notifybtn")
+	waitJS(t, ann, `document.querySelector("#notifybtn").textContent === "Notifications: on"`)
+	before := eval[string](t, ann, `document.title`)
+	background(t, ann)
+	eval[bool](t, ann, `(Object.defineProperty(document, "visibilityState", {get: () => "hidden"}), document.hasFocus = () => false, document.dispatchEvent(new Event("visibilitychange")), true)`)
 	waitJS(t, bob, `document.querySelector("#rematch")`)
 	click(t, bob, "#rematch")
 	waitJS(t, bob, `location.hash !== "#/game/`+id+`"`)
+	waitJS(t, ann, `document.title.startsWith("Rematch offered · ")`)
+	waitJS(t, ann, `(window.kalahSent || []).includes("bob offers a rematch")`)
+	if after := eval[string](t, ann, `document.title`); after == before || !strings.HasSuffix(after, before) {
+		t.Errorf("the background tab's title went from %q to %q", before, after)
+	}
+	if err := chromedp.Do(ann, bringToFront()); err != nil {
+		t.Fatal(err)
+	}
 	waitJS(t, ann, `document.querySelector("#rematchoffer") && document.querySelector("#rematchoffer").textContent.startsWith("bob offers a rematch")`)
 	click(t, ann, "#rematchaccept")
 	waitJS(t, ann, `location.hash === "`+eval[string](t, bob, `location.hash`)+`"`)

@@ -609,6 +609,9 @@ func scanGame(sc scanner) (Game, error) {
 	g.Status = Status(status)
 	g.Record.Result, _ = kalah.ParseResult(result)
 	g.Record.Termination, _ = kalah.ParseTermination(term)
+	if g.Record.Termination == kalah.Aborted {
+		g.Record.Result = kalah.NoResult // stored "ongoing" by earlier releases
+	}
 	g.Created = time.UnixMilli(created)
 	if finished != 0 {
 		g.Finished = time.UnixMilli(finished)

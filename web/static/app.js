@@ -202,6 +202,46 @@ function announce(msg) {
   setTimeout(() => { a.textContent = msg; }, 30);
 }
 
+// ---- notices: the tab's title and desktop notifications ----
+// Every event that needs the person (their turn, a draw offered, a
+// takeback asked, a rematch offered, the game over, a tournament's
+// pairing) shows in the tab's title, seen from a tab in the background;
+// and, once they allowed it (noticeButton), as a desktop notification
+// while the page is not in view. Each event notifies once (its key).
+const notified = new Set();
+function noticesOn() { return "Notification" in window && Notification.permission === "granted" && localStorage.getItem("kalah.notify") === "on"; }
+function notify(key, text) {
+  if (notified.has(key)) return;
+  notified.add(key);
+  window.kalahNotices = (window.kalahNotices || []).concat(text);
+  if (!noticesOn() || (document.visibilityState === "visible" && document.hasFocus())) return;
+  try {
+    const n = new Notification("Kalah", {body: text, tag: "kalah", icon: "favicon.svg"});
+    n.onclick = () => { window.focus(); n.close(); };
+  } catch (e) { /* no notifications here */ }
+}
+// noticeButton turns desktop notifications on (asking the browser's
+// permission) or off.
+function noticeButton() {
+  const b = h("button", {type: "button", id: "notifybtn"});
+  const say = () => {
+    const denied = "Notification" in window && Notification.permission === "denied";
+    b.textContent = !("Notification" in window) ? "Notifications: not in this browser" : denied ? "Notifications: blocked (the browser's site settings allow them)" : "Notifications: " + (noticesOn() ? "on" : "off");
+    b.disabled = !("Notification" in window) || denied;
+    b.setAttribute("aria-pressed", String(noticesOn()));
+  };
+  b.addEventListener("click", async () => {
+    if (noticesOn()) localStorage.setItem("kalah.notify", "off");
+    else {
+      localStorage.setItem("kalah.notify", "on");
+      try { if (Notification.permission === "default") await Notification.requestPermission(); } catch (e) { /* refused */ }
+    }
+    say();
+  });
+  say();
+  return b;
+}
+
 const settings = {
   // Sowing is animated unless turned off here or the system asks for
   // reduced motion.
@@ -288,7 +328,14 @@ function viewPlay() {
   // Casual means takebacks, and hints against the computer only: the
   // label says what this game's casual gives.
   const casualWhat = h("span", {id: "casualwhat"});
-  const sayCasual = () => { casualWhat.textContent = opp.value === "human" ? "Casual (takebacks, asked of your opponent)" : "Casual (takebacks and hints)"; };
+  const sayCasual = () => {
+    casualWhat.textContent = opp.value === "human" ? "Casual (not rated)" : "Casual (takebacks and hints)";
+    takebacksLabel.hidden = opp.value !== "human";
+  };
+  // Between people a takeback is asked of the opponent, casual or not,
+  // unless refused for the whole game here.
+  const takebacks = h("input", {type: "checkbox", id: "takebacks", checked: true});
+  const takebacksLabel = h("label", {}, takebacks, "Takebacks (asked of your opponent)");
   opp.addEventListener("change", sayCasual);
   sayCasual();
   const err = h("p", {class: "err", role: "alert"});
@@ -298,7 +345,7 @@ function viewPlay() {
     const r = rules.get(first.value === "me" ? "S" : "N");
     try {
       const c = await api("games", {rules: r, south: "human", north: opp.value,
-        casual: casual.checked, invite: opp.value === "human",
+        casual: casual.checked, invite: opp.value === "human", ...(opp.value === "human" ? {takebacks: takebacks.checked} : {}),
         ...(clock.value.startsWith("f:") ? {clock_ms: +clock.value.split(":")[1], increment_ms: +clock.value.split(":")[2]} : {per_move_ms: +clock.value})});
       if (c.invite) keepInvite(c.id, c.invite);
       await loadMe(); // a guest is someone now
@@ -309,7 +356,7 @@ function viewPlay() {
     h("fieldset", {}, h("legend", {text: "Players"}),
       h("p", {class: "muted", id: "playingas", text: me ? `You play as ${me.name}.` : (myId ? `You play as ${myId.replace(/^guest:/, "")} (a guest): sign in to play under your name.` : "You play as a guest: sign in to play under your name.")}),
       h("label", {}, "Opponent", opp), h("label", {}, "Who starts", first),
-      h("label", {}, "Clock", clock), h("label", {}, casual, casualWhat)),
+      h("label", {}, "Clock", clock), h("label", {}, casual, casualWhat), takebacksLabel),
     rules.el,
     h("p", {class: "muted", text: "You play the bottom row (South). Keys in a game: 1–9 sow a house, space lets the computer choose your move, u undo, h hint, ← → step through the moves."}),
     h("button", {type: "submit", class: "primary", id: "start"}, "Start game"), err);
@@ -540,6 +587,9 @@ function viewGame(id) {
   const bHint = btn("hint", "Hint", () => hint(), "h", null, "h");
   const bAuto = btn("auto", "Computer moves for me", () => auto(), "Space", "Move for me", "space");
   const bUndo = btn("undo", "Undo", () => act("takeback"), "u", null, "u");
+  // A draw is offered to a person (or a bot of the line protocol) once
+  // both sides have moved; the answer comes in the panel above.
+  const bDraw = btn("draw", "Offer a draw", () => act("draw", {action: "offer"}), null, "Draw");
   const bResign = btn("resign", "Resign", () => { if (confirm("Resign this game?")) act("resign"); });
   // Until both sides have moved a game may be called off, by either.
   const bAbort = btn("abort", "Abort", () => act("abort"));
@@ -557,9 +607,13 @@ function viewGame(id) {
   });
   const bSwap = btn("swap", "Swap sides", () => play("swap"), "s", "Swap", "s");
   const clock = h("span", {id: "clock", class: "muted", "aria-live": "off", hidden: true});
-  const controls = h("div", {class: "row", id: "controls"}, bSwap, bHint, bAuto, bUndo, bAbort, bResign, bClaim, clock);
+  const controls = h("div", {class: "row", id: "controls"}, bSwap, bHint, bAuto, bUndo, bDraw, bAbort, bResign, bClaim, clock);
   // As the game will most likely show them, so nothing moves when it comes.
-  controls.hidden = !mine && !myId; bSwap.hidden = true; bClaim.hidden = true; bAbort.hidden = true;
+  controls.hidden = !mine && !myId; bSwap.hidden = true; bClaim.hidden = true; bAbort.hidden = true; bDraw.hidden = true;
+  // What kind of game it is (rated, takebacks off) and who watches.
+  const info = h("p", {class: "muted", id: "gameinfo", text: "\u00a0"}); // its line held till the game comes
+  // endedHere: the game ended while this page showed it (the tab says so).
+  let endedHere = false;
   // The game's clocks (a game on a clock): the top player's and the
   // bottom one's, both shown to players and spectators, the one to move
   // running from the server's reading.
@@ -600,12 +654,12 @@ function viewGame(id) {
   // A seat of the release before moves by its token; the chat knows it so.
   const chat = chatPanel(id, () => mine && mine.token);
   cleanup.push(chat.close);
-  main.replaceChildren(h("h2", {id: "gametitle", text: "Game"}), share, ratedNote, h("div", {class: "labelrow"}, labels[0], clocks[0]), boardBox,
+  main.replaceChildren(h("h2", {id: "gametitle", text: "Game"}), info, share, ratedNote, h("div", {class: "labelrow"}, labels[0], clocks[0]), boardBox,
     h("div", {class: "labelrow"}, labels[1], clocks[1]), status, callout, asked,
     controls,
     h("div", {class: "row"}, bPrev, bNext, bLive, bReplay, h("label", {}, anim, "Animate sowing"),
       h("a", {href: API + "games/" + id + "/record", id: "download", download: "kalah-" + id + ".txt"}, "Download record"),
-      h("a", {href: "#/analyze?game=" + id, id: "analyzelink"}, "Analyze this game")),
+      h("a", {href: "#/analyze?game=" + id, id: "analyzelink"}, "Analyze this game"), noticeButton()),
     h("h3", {text: "Moves"}), moveHead, movesEl, err, summary, chat.el);
 
   function me() { return mine ? mine.seat : null; }
@@ -685,13 +739,22 @@ function viewGame(id) {
     $("#gametitle").textContent = `${st.seats[0].name} vs ${st.seats[1].name} — ${st.rules_text}`;
     drawMoves(k);
     if (!animating) status.textContent = statusText(k, total);
-    // The tab says when it is your turn, for a player in another tab.
-    document.title = (myTurn() ? "Your turn · " : "") + `${st.seats[0].name || "?"} vs ${st.seats[1].name || "?"} — Kalah`;
+    // The tab says what waits for a player (their turn, an offer, the
+    // end), for one in another tab; and a desktop notification, if they
+    // allowed it, while the page is out of view.
+    const names = `${st.seats[0].name || "?"} vs ${st.seats[1].name || "?"}`;
+    const pending = pendingNotice();
+    document.title = (pending ? pending[0] + " · " : "") + `${names} — Kalah`;
+    if (pending) notify(`${id}:${pending[0]}:${st.moves.length}`, pending[1]);
+    const kind = st.rated ? "Rated" : st.casual ? "Casual" : "Unrated";
+    info.textContent = [kind, st.seats[0].human && st.seats[1].human && !st.takebacks ? "takebacks off" : "",
+      st.spectators ? `${st.spectators} watching` : ""].filter(Boolean).join(" · ");
     controls.hidden = !mine;
     // Until both sides have moved a game is aborted, not resigned: both
-    // players see Abort (lichess's way), nobody else.
+    // players see Abort (lichess's way), nobody else; once it is over,
+    // neither.
     bAbort.hidden = !(mine && st.abortable && st.live);
-    bResign.hidden = !!(mine && st.abortable && st.live);
+    bResign.hidden = !mine || st.over || !st.live || !!st.abortable;
     bSwap.hidden = !(live && myTurn() && st.legal.includes("swap"));
     const key = st.moves.length + ":" + st.version;
     if (myTurn() && turnKey.split(":")[0] !== String(st.moves.length)) { turnSince = performance.now(); }
@@ -704,20 +767,32 @@ function viewGame(id) {
     const vsComputer = !!(opp && !opp.human && opp.spec);
     bHint.hidden = bAuto.hidden = !(st.casual && vsComputer && !st.over);
     bHint.disabled = !myTurn(); bAuto.disabled = bHint.disabled;
-    bUndo.hidden = !(st.casual && mine && !st.over && (people || vsComputer));
-    bUndo.disabled = offline || !(st.casual && mine && total > 0) || (people && st.takeback_ask === mine.seat);
+    bUndo.hidden = !(st.takebacks && mine && !st.over && (people || vsComputer));
+    bUndo.disabled = offline || !(st.takebacks && mine && total > 0) || (people && st.takeback_ask === mine.seat);
+    bDraw.hidden = !(mine && st.draws && !st.over && st.live);
+    bDraw.disabled = offline || !mine || st.draw_offer === mine.seat;
     bUndo.replaceChildren(...words(people ? "Ask to take back" : "Undo", people ? "Takeback?" : "Undo", "u").filter(Boolean));
+    const panels = [];
+    if (mine && !st.over && st.draw_offer === 1 - mine.seat) {
+      panels.push(h("p", {class: "panel", id: "drawask"}, `${opp.name || "Your opponent"} offers a draw. `,
+        h("button", {type: "button", id: "drawaccept", onclick: () => act("draw", {action: "accept"})}, "Accept the draw"), " ",
+        h("button", {type: "button", id: "drawdecline", onclick: () => act("draw", {action: "decline"})}, "Decline")));
+    } else if (mine && !st.over && st.draw_offer === mine.seat) {
+      panels.push(h("p", {class: "panel muted", id: "drawwait"}, `Draw offered: waiting for ${opp.name || "your opponent"} (it lapses when they move). `,
+        h("button", {type: "button", id: "drawcancel", onclick: () => act("draw", {action: "cancel"})}, "Cancel the offer")));
+    }
     if (mine && people && st.takeback_ask === 1 - mine.seat && !st.over) {
-      asked.replaceChildren(h("p", {class: "panel", id: "takebackask"}, "Your opponent asks to take back their last move. ",
+      panels.push(h("p", {class: "panel", id: "takebackask"}, "Your opponent asks to take back their last move. ",
         h("button", {type: "button", id: "tbaccept", onclick: () => act("takeback")}, "Accept"), " ",
         h("button", {type: "button", id: "tbdecline", onclick: () => act("takeback/decline")}, "Decline")));
     } else if (mine && people && st.takeback_ask === mine.seat && !st.over) {
-      asked.replaceChildren(h("p", {class: "panel muted", id: "takebackwait", text: "Takeback asked: waiting for your opponent."}));
+      panels.push(h("p", {class: "panel muted", id: "takebackwait", text: "Takeback asked: waiting for your opponent."}));
     } else if (mine && st.over && st.rematch && opp && opp.human) {
       // The opponent asked for the rematch: say so where it is seen.
-      asked.replaceChildren(h("p", {class: "panel", id: "rematchoffer"}, `${opp.name || "Your opponent"} offers a rematch. `,
+      panels.push(h("p", {class: "panel", id: "rematchoffer"}, `${opp.name || "Your opponent"} offers a rematch. `,
         h("button", {type: "button", class: "primary", id: "rematchaccept", onclick: rematch}, "Play the rematch")));
-    } else asked.replaceChildren();
+    }
+    asked.replaceChildren(...panels);
     bResign.disabled = offline || !mine || st.over;
     bClaim.hidden = !(mine && !st.over && st.live && !st.clock_ms && st.seats[0].human && st.seats[1].human && st.to_move_seat !== mine.seat);
     bPrev.disabled = k === 0; bNext.disabled = k >= total;
@@ -734,6 +809,22 @@ function viewGame(id) {
     ratedNote.textContent = st.rated_limit && other ? `casual: you have played ${st.rated_limit} rated games with ${other.name} today` : (st.casual_note || st.unrated || "");
     ratedNote.hidden = !ratedNote.textContent;
     if (st.over && cursor === null && shown === total) showSummary(); else summary.hidden = true;
+  }
+
+  // pendingNotice is what waits for this page's player, as the tab's
+  // title says it and a notification's words, or null.
+  function pendingNotice() {
+    if (!mine) return null;
+    const opp = st.seats[1 - mine.seat], who = opp.name || "Your opponent";
+    if (!st.over) {
+      if (st.draw_offer === 1 - mine.seat) return ["Draw offered", `${who} offers a draw`];
+      if (st.takeback_ask === 1 - mine.seat) return ["Takeback asked", `${who} asks to take back a move`];
+      if (myTurn()) return ["Your turn", `Your turn against ${who}`];
+      return null;
+    }
+    if (st.rematch && opp.human) return ["Rematch offered", `${who} offers a rematch`];
+    if (endedHere) return ["Game over", "Game over: " + resultText()];
+    return null;
   }
 
   function lastPit(k) {
@@ -753,6 +844,7 @@ function viewGame(id) {
       if (by) return by[1] === myName ? "You aborted the game" : `${by[1]} aborted the game`;
       return "Game aborted" + (st.reason ? ` — ${st.reason.replace(/^Aborted: /, "")}` : "");
     }
+    if (st.termination === "agreement") return `Draw by agreement, ${s}–${n}`;
     if (st.result === "draw") r = "A draw";
     else {
       const winSide = st.result === "south" ? "S" : "N";
@@ -767,6 +859,14 @@ function viewGame(id) {
       if (myName && why.startsWith(myName + " ")) why = "You" + why.slice(myName.length);
       why = ` — ${why}`;
     }
+    // A forfeit gives the seeds left on the board to the winner: the
+    // score as the stores stood, then what the rules gave.
+    const [ss, sn] = st.stores || st.score;
+    const given = s + n - ss - sn;
+    if (given > 0 && st.result !== "draw") {
+      const w = sideName(st, st.result === "south" ? "S" : "N", me());
+      return `${r}, ${ss}–${sn}${why}; the ${given} seed${given === 1 ? "" : "s"} left on the board go to ${w === "You" ? "you" : w}: ${s}–${n}`;
+    }
     return `${r}, ${s}–${n}${why}`;
   }
 
@@ -774,7 +874,7 @@ function viewGame(id) {
     const cnt = {S: {cap: 0, extra: 0, moves: 0}, N: {cap: 0, extra: 0, moves: 0}};
     for (const m of st.moves) { cnt[m.side].moves++; if (m.capture) cnt[m.side].cap++; if (m.extra && !m.end) cnt[m.side].extra++; }
     const row = side => h("tr", {}, h("th", {scope: "row", text: sideName(st, side, me())}),
-      h("td", {class: "num", text: st.score[side === "S" ? 0 : 1]}), h("td", {class: "num", text: cnt[side].moves}),
+      h("td", {class: "num", text: (st.stores || st.score)[side === "S" ? 0 : 1]}), h("td", {class: "num", text: cnt[side].moves}),
       h("td", {class: "num", text: cnt[side].cap}), h("td", {class: "num", text: cnt[side].extra}));
     summary.replaceChildren(h("h3", {text: "Game over: " + resultText()}),
       h("table", {}, h("tr", {}, h("th", {text: "Player"}), h("th", {class: "num", text: "Store"}), h("th", {class: "num", text: "Sowings"}),
@@ -841,6 +941,7 @@ function viewGame(id) {
     // Keep the newest; what changes no version (a takeback asked, a player
     // gone or back) is taken from a state of the same version.
     if (prev && (ns.version < prev.version || (ns.version === prev.version && ns.takeback_ask === prev.takeback_ask &&
+      ns.draw_offer === prev.draw_offer && ns.spectators === prev.spectators &&
       JSON.stringify(ns.seats) === JSON.stringify(prev.seats) && ns.trouble === prev.trouble))) return;
     st = ns;
     if (!prev || prev.moves.length !== ns.moves.length || prev.to_move_seat !== ns.to_move_seat || ns.thinking_ms !== undefined) thinkFrom = performance.now() - (ns.thinking_ms || 0);
@@ -849,7 +950,7 @@ function viewGame(id) {
     if (prev && (was === null) !== (mine === null)) { setup(); chat.load(); }
     clockAt = performance.now();
     if (prev && ns.moves.length > prev.moves.length) sound(ns.moves[ns.moves.length - 1].capture ? "capture" : "move");
-    if (prev && ns.over && !prev.over) sound("end");
+    if (prev && ns.over && !prev.over) { sound("end"); endedHere = true; }
     if (first || prev.moves.length > ns.moves.length) {
       // A new view, or moves were taken back: show the position as it stands.
       if (first) { setup(); chat.load(); }
@@ -872,6 +973,7 @@ function viewGame(id) {
       if (what === "takeback") { cursor = null; st = null; update(ns); }
       else update(ns);
       if (what === "takeback") announce(ns.moves.length < before ? "Took back the last move" : "Takeback asked: waiting for your opponent");
+      if (what === "draw") announce(ns.over ? resultText() : {offer: "Draw offered", decline: "Draw declined", cancel: "Draw offer cancelled"}[body.action] || "");
     } catch (ex) { err.textContent = ex.message; announce(ex.message); }
     busy = false; render();
   }
@@ -1052,7 +1154,7 @@ function viewWatch() {
           h("a", {href: "#/game/" + g.id}, `${g.south} vs ${g.north}`),
           ` — ${rulesName(g.rules)}, ${g.plies} moves, ${g.score.south}–${g.score.north} `,
           h("strong", {text: g.status === "live" ? "live" : resultWord(g)}),
-          g.watchers ? h("span", {class: "muted", text: ` · ${g.watchers} watching`}) : null,
+          g.spectators ? h("span", {class: "muted", text: ` · ${g.spectators} watching`}) : null,
           g.tags && g.tags.Tournament ? h("span", {class: "muted"}, " (", h("a", {href: "#/tournament/" + g.tags.Tournament}, "tournament"), ")") : null)))
         : [h("li", {text: "No games here. Start one from the lobby or Tournaments."})]));
     } catch (ex) { list.replaceChildren(h("li", {class: "err", text: ex.message})); }
@@ -1096,6 +1198,8 @@ function viewLobby() {
   const rulesOf = () => meta.presets.find(p => p.rules.name === preset.value).rules;
   // Rated games need an account; a guest plays casual ones.
   const rated = h("input", {type: "checkbox", id: "seekrated", checked: !!me, disabled: !me});
+  // Takebacks are asked of the opponent in any game, unless refused here.
+  const takebacks = h("input", {type: "checkbox", id: "seektakebacks", checked: true});
   const range = h("select", {id: "seekrange"}, [["0", "anyone"], ["100", "±100"], ["200", "±200"], ["300", "±300"], ["500", "±500"]].map(([v, t]) => h("option", {value: v, text: t})));
   const waiting = h("div", {id: "seekwait"});
   // A seek lives while this page follows it (its event stream): leaving
@@ -1108,7 +1212,7 @@ function viewLobby() {
     const isRated = rated.checked && !!me;
     let sk;
     try {
-      sk = await api("seeks", {rules: rulesOf(), clock_ms: clockMS, increment_ms: incMS, rated: isRated, range: +range.value});
+      sk = await api("seeks", {rules: rulesOf(), clock_ms: clockMS, increment_ms: incMS, rated: isRated, range: +range.value, takebacks: takebacks.checked});
     } catch (ex) { err.textContent = ex.message; return; }
     if (seekES) seekES.close(); // the server keeps one seek a person: this one
     if (!myId) await loadMe(); // a guest is someone now
@@ -1143,14 +1247,14 @@ function viewLobby() {
   const tc = sk => tcText(sk.clock_ms, sk.increment_ms);
   const gameLine = g => h("li", {class: "gameline"}, miniBoard(g.position),
     h("span", {}, h("a", {href: "#/game/" + g.id}, `${g.south} vs ${g.north}`), ` — ${rulesName(g.rules)}, move ${g.plies + 1}`,
-      g.watchers ? h("span", {class: "muted", text: ` · ${g.watchers} watching`}) : null));
+      g.spectators ? h("span", {class: "muted", text: ` · ${g.spectators} watching`}) : null));
   async function load() {
     try {
       const [sks, live, bots, online, following] = await Promise.all([api("seeks"), api("games?status=live"), api("bots").catch(() => []), api("bots/online").catch(() => []),
         me ? api("account/following").catch(() => null) : null]);
       seeksEl.replaceChildren(...(sks.length ? sks.map(sk => h("li", {"data-seek": sk.id},
         playerLink(sk.by, sk.by_id), sk.rating ? ` ${sk.rating.rating}${sk.rating.provisional ? "?" : ""}` : "",
-        ` — ${rulesName(sk.rules)}, ${tc(sk)}${sk.rated ? ", rated" : ", casual"}${sk.range ? `, rating ±${sk.range}` : ""} `,
+        ` — ${rulesName(sk.rules)}, ${tc(sk)}${sk.rated ? ", rated" : ", casual"}${sk.no_takebacks ? ", no takebacks" : ""}${sk.range ? `, rating ±${sk.range}` : ""} `,
         myId && sk.by_id === myId ? h("span", {class: "muted", text: "(yours)"}) : h("button", {type: "button", class: "accept", text: "Accept", onclick: async () => {
           err.textContent = "";
           if (sk.rated && !me) { err.replaceChildren("A rated game needs an account: ", h("a", {href: "#/account", text: "sign in or create one"}), "."); return; }
@@ -1186,7 +1290,7 @@ function viewLobby() {
   show(h("h2", {text: "Play Kalah"}),
     h("section", {class: "panel"}, h("h3", {text: "Play the computer"}), h("p", {class: "muted", text: "One click: a casual game (takebacks and hints), no clock. More choices under Play."}), levels),
     h("section", {class: "panel"}, h("h3", {text: "Play a person"}),
-      h("div", {class: "row"}, h("label", {}, "Rules", preset), h("label", {}, rated, "Rated"),
+      h("div", {class: "row"}, h("label", {}, "Rules", preset), h("label", {}, rated, "Rated"), h("label", {}, takebacks, "Takebacks"),
         me ? null : h("span", {class: "muted", id: "ratednote"}, "Rated games need an account: ", h("a", {href: "#/account", text: "sign in"}), "."),
         h("label", {}, "Opponent's rating", range)),
       presetInfo, quick, waiting,
@@ -1645,6 +1749,7 @@ function followTournament(id) {
     if (g && g !== f.last) {
       f.last = g;
       if (location.hash !== "#/game/" + g) { location.hash = "#/game/" + g; announce("Your next game of " + t.name); }
+      notify("paired:" + g, "Your next game of " + t.name + " is paired");
     }
     if (t.status === "finished" && !g) unfollow();
   };
