@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"encoding/xml"
 	"fmt"
 	"io"
@@ -12,13 +13,15 @@ import (
 	"testing"
 	"time"
 
+	"kalah"
 	"kalah/match"
 )
 
-// chartGame is a recorded game of Kalah(6,3), greedy against pekar, as
-// kalah match --record writes it: 24 moves, so 25 positions (plies 0 to
-// 24), with blunders and mistakes on both sides.
-const chartGame = `{"rules":{"houses":6,"seeds":3,"first":"S","empty_capture":false,"end":"either-empty","early_end":false,"pie":false,"sow_opponent_store":false},"players":{"south":"greedy","north":"pekar"},"moves":[{"side":"S","house":4},{"side":"S","house":1},{"side":"N","house":4},{"side":"N","house":1},{"side":"S","house":6},{"side":"N","house":2},{"side":"N","house":1},{"side":"S","house":2},{"side":"N","house":6},{"side":"S","house":6},{"side":"S","house":5},{"side":"N","house":3},{"side":"S","house":6},{"side":"S","house":4},{"side":"N","house":5},{"side":"S","house":6},{"side":"S","house":5},{"side":"N","house":6},{"side":"N","house":4},{"side":"S","house":6},{"side":"S","house":4},{"side":"N","house":5},{"side":"S","house":5},{"side":"N","house":6}],"final":{"south":16,"north":20},"result":"north","termination":"normal","tags":{"Game":"1","Seed":"3"}}` + "\n"
+// chartGame is a recorded game of Kalah(6,3), greedy against random, as
+// kalah match --record writes it (--seed 1): 22 moves, so 23 positions
+// (plies 0 to 22), with blunders and mistakes (docs/API.md, "Analysis
+// marks") on both sides.
+const chartGame = `{"rules":{"houses":6,"seeds":3,"first":"S","empty_capture":false,"end":"either-empty","early_end":false,"pie":false,"sow_opponent_store":false},"players":{"south":"greedy","north":"random"},"moves":[{"side":"S","house":4},{"side":"S","house":1},{"side":"N","house":1},{"side":"S","house":3},{"side":"S","house":6},{"side":"N","house":2},{"side":"N","house":3},{"side":"S","house":2},{"side":"N","house":4},{"side":"S","house":4},{"side":"S","house":6},{"side":"S","house":5},{"side":"N","house":2},{"side":"S","house":6},{"side":"S","house":3},{"side":"N","house":1},{"side":"S","house":2},{"side":"N","house":3},{"side":"S","house":1},{"side":"N","house":6},{"side":"S","house":5},{"side":"N","house":4}],"final":{"south":29,"north":7},"result":"south","termination":"normal","tags":{"Game":"1","Seed":"1"}}` + "\n"
 
 // runKalah runs the command line in this process and returns its output;
 // a non-zero exit fails the test.
@@ -106,7 +109,11 @@ func TestAnalyzeGamePlotSVG(t *testing.T) {
 		t.Errorf("a piped run drew a chart:\n%s", out)
 	}
 	styles, data := svgElements(t, svg)
-	const plies = 25 // 24 moves and the final position
+	var rec kalah.Record
+	if err := json.Unmarshal([]byte(chartGame), &rec); err != nil {
+		t.Fatal(err)
+	}
+	plies := len(rec.Moves) + 1 // the moves and the final position
 	if got := countFilled(styles, data, "#1F77B4", true); got != plies+1 {
 		t.Errorf("%d blue points, want one a ply (%d) and the legend's", got, plies)
 	}
@@ -121,7 +128,7 @@ func TestAnalyzeGamePlotSVG(t *testing.T) {
 		t.Errorf("%d orange marks, want a mistake each (%d) and the legend's", got, mistakes)
 	}
 	b, _ := os.ReadFile(svg)
-	for _, want := range []string{">ply<", ">value from South&#39;s view (seeds)<", ">blunders (6)<", ">mistakes (3)<", ">South greedy, North pekar: the value over the plies<"} {
+	for _, want := range []string{">ply<", ">value from South&#39;s view (seeds)<", fmt.Sprintf(">blunders (%d)<", blunders), fmt.Sprintf(">mistakes (%d)<", mistakes), ">South greedy, North random: the value over the plies<"} {
 		if !bytes.Contains(b, []byte(want)) {
 			t.Errorf("no %s in the figure", want)
 		}
