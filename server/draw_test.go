@@ -72,8 +72,7 @@ func TestDrawOverHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	moveWhenAsked(t, ts.srv, first.ID, first.Tokens[0], 1)
-	moveWhenAsked(t, ts.srv, first.ID, first.Tokens[1], 1)
+	playTokens(t, ts.srv, first.ID, first.Tokens, minMovesRated) // a rated game's moves
 	if err := ts.srv.Resign(ctx, first.ID, Actor{Token: first.Tokens[1]}); err != nil {
 		t.Fatal(err)
 	}
