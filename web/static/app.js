@@ -32,13 +32,19 @@ function h(tag, attrs, ...kids) {
 // (null: a section for the signed-in only, say).
 function show(...kids) { main.replaceChildren(...kids.flat().filter(k => k !== null && k !== undefined && k !== false)); }
 
+// quiet asks the server for its refusals (4xx) as 200 OK with the status
+// in X-Kalah-Status (docs/API.md): the browser logs any other answer as a
+// failed resource in the console, and a refusal is expected here, said in
+// words where the person acted.
+const quiet = {"X-Kalah-Refusal": "200"};
 async function api(path, body) {
-  const opt = body === undefined ? {} : {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)};
+  const opt = body === undefined ? {headers: quiet} : {method: "POST", headers: {"Content-Type": "application/json", ...quiet}, body: JSON.stringify(body)};
   let r;
   try { r = await fetch(API + path, opt); }
   catch (ex) { throw new Error("The server cannot be reached: check the connection; the page tries again by itself."); }
   const data = await r.json().catch(() => ({error: "bad response " + r.status}));
-  if (!r.ok) { const e = new Error(data.error || ("HTTP " + r.status)); e.status = r.status; throw e; }
+  const status = +(r.headers.get("X-Kalah-Status") || r.status);
+  if (!r.ok || status >= 400) { const e = new Error(data.error || ("HTTP " + status)); e.status = status; throw e; }
   return data;
 }
 
@@ -50,10 +56,10 @@ let me = null; // {name, id, bots} while signed in
 // kept in the browser.
 let myId = "";
 async function account(path, body) {
-  const opt = body === undefined ? {} : {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)};
+  const opt = body === undefined ? {headers: quiet} : {method: "POST", headers: {"Content-Type": "application/json", ...quiet}, body: JSON.stringify(body)};
   const r = await fetch("/api/account" + path, opt);
   const data = await r.json().catch(() => ({error: "bad response " + r.status}));
-  if (!r.ok) throw new Error(data.error || ("HTTP " + r.status));
+  if (!r.ok || r.headers.get("X-Kalah-Status")) throw new Error(data.error || ("HTTP " + r.status));
   return data;
 }
 async function loadMe() {
@@ -1014,15 +1020,31 @@ function tcText(clockMS, incMS) {
 function playerLink(name, id) {
   return id && /^(user|bot):/.test(id) ? h("a", {href: "#/player/" + encodeURIComponent(name), text: name}) : h("span", {text: name});
 }
+// refuse says a refusal in el, the place where the person acted, with
+// what to do next, and keeps it there until they act again: a game refused
+// for too many unfinished ones lists those games, to finish or resign.
+async function refuse(el, ex) {
+  el.replaceChildren(h("span", {text: ex.message.replace(/^./, c => c.toUpperCase()) + (/[.!?]$/.test(ex.message) ? "" : ".")}));
+  el.scrollIntoView({block: "nearest"});
+  if (ex.status !== 429 || !/unfinished games/.test(ex.message)) return;
+  let mine = [];
+  try { mine = (await api("games?status=live")).filter(g => myId && (g.south_id === myId || g.north_id === myId)); } catch (e) { /* the words stand alone */ }
+  el.append(" ", mine.length ? h("span", {}, "Your unfinished games: ",
+    ...mine.flatMap((g, i) => [i ? ", " : "", h("a", {href: "#/game/" + g.id, class: "mygame"}, `${g.south} vs ${g.north}`)]), ". Open one to play it on, or resign or abort it, and try again.")
+    : h("span", {}, "Finish or resign one of your games, then try again."));
+}
 function viewLobby() {
   const err = h("p", {class: "err", role: "alert", id: "lobbyerr"});
-  const levels = h("div", {class: "row", id: "levels"}, meta.levels.map(l => h("button", {type: "button", class: "level", "data-level": l.name, title: l.description,
+  // Refusals are said where the person clicked, and stay.
+  const levelErr = h("p", {class: "err", role: "alert", id: "levelerr"});
+  const seekErr = h("p", {class: "err", role: "alert", id: "seekerr"});
+  const levels = h("div", {class: "row", id: "levels"}, meta.levels.map(l => h("button", {type: "button", class: "level", "data-level": l.name, title: `${l.description} (${l.spec})`,
     onclick: async () => {
-      err.textContent = "";
+      levelErr.replaceChildren();
       try {
-        const c = await api("games", {south: "human", north: l.spec, casual: true});
+        const c = await api("games", {south: "human", north: l.name, casual: true});
         await loadMe(); location.hash = "#/game/" + c.id;
-      } catch (ex) { err.textContent = ex.message; }
+      } catch (ex) { refuse(levelErr, ex); }
     }}, l.name)));
   // The rules of a person's game, each preset with what it is in words.
   const preset = h("select", {id: "seekpreset", "aria-describedby": "presetinfo"}, meta.presets.map(p => h("option", {value: p.rules.name, text: p.rules.name})));
@@ -1041,12 +1063,12 @@ function viewLobby() {
   const stopWaiting = () => { if (seekES) seekES.close(); seekES = null; mySeek = null; waiting.replaceChildren(); };
   cleanup.push(() => { if (seekES) seekES.close(); });
   async function seek(clockMS, incMS, label) {
-    err.textContent = "";
+    err.textContent = ""; seekErr.replaceChildren();
     const isRated = rated.checked && !!me;
     let sk;
     try {
       sk = await api("seeks", {rules: rulesOf(), clock_ms: clockMS, increment_ms: incMS, rated: isRated, range: +range.value});
-    } catch (ex) { err.textContent = ex.message; return; }
+    } catch (ex) { refuse(seekErr, ex); return; }
     if (seekES) seekES.close(); // the server keeps one seek a person: this one
     if (!myId) await loadMe(); // a guest is someone now
     if (sk.game > 0) { location.hash = "#/game/" + sk.game; return; } // an equal offer was waiting
@@ -1087,14 +1109,16 @@ function viewLobby() {
       seeksEl.replaceChildren(...(sks.length ? sks.map(sk => h("li", {"data-seek": sk.id},
         playerLink(sk.by, sk.by_id), sk.rating ? ` ${sk.rating.rating}${sk.rating.provisional ? "?" : ""}` : "",
         ` — ${rulesName(sk.rules)}, ${tc(sk)}${sk.rated ? ", rated" : ", casual"}${sk.range ? `, rating ±${sk.range}` : ""} `,
-        myId && sk.by_id === myId ? h("span", {class: "muted", text: "(yours)"}) : h("button", {type: "button", class: "accept", text: "Accept", onclick: async () => {
-          err.textContent = "";
-          if (sk.rated && !me) { err.replaceChildren("A rated game needs an account: ", h("a", {href: "#/account", text: "sign in or create one"}), "."); return; }
+        myId && sk.by_id === myId ? h("span", {class: "muted", text: "(yours)"})
+        // A seek this person cannot take says why, with no Accept that could only fail.
+        : sk.closed ? h("span", {class: "muted closed"}, "(", sk.rated && !me ? h("a", {href: "#/account", text: sk.closed}) : sk.closed, ")")
+        : h("button", {type: "button", class: "accept", text: "Accept", onclick: async () => {
+          err.textContent = ""; seekErr.replaceChildren();
           try {
             const c = await api(`seeks/${sk.id}/accept`, {});
             if (!myId) await loadMe();
             location.hash = "#/game/" + c.id;
-          } catch (ex) { err.textContent = ex.message; load(); }
+          } catch (ex) { refuse(seekErr, ex); load(); }
         }}))) : [h("li", {class: "muted", text: "No one is waiting. Choose a clock above: an equal offer is paired at once."})]));
       liveEl.replaceChildren(...(live.length ? live.slice(0, 20).map(gameLine) : [h("li", {class: "muted", text: "No game is being played."})]));
       if (following) {
@@ -1119,12 +1143,12 @@ function viewLobby() {
     } catch (ex) { err.textContent = ex.message; }
   }
   show(h("h2", {text: "Play Kalah"}),
-    h("section", {class: "panel"}, h("h3", {text: "Play the computer"}), h("p", {class: "muted", text: "One click: a casual game (takebacks and hints), no clock. More choices under Play."}), levels),
+    h("section", {class: "panel"}, h("h3", {text: "Play the computer"}), h("p", {class: "muted", text: "One click: a casual game (takebacks and hints), no clock. More choices under Play."}), levels, levelErr),
     h("section", {class: "panel"}, h("h3", {text: "Play a person"}),
       h("div", {class: "row"}, h("label", {}, "Rules", preset), h("label", {}, rated, "Rated"),
         me ? null : h("span", {class: "muted", id: "ratednote"}, "Rated games need an account: ", h("a", {href: "#/account", text: "sign in"}), "."),
         h("label", {}, "Opponent's rating", range)),
-      presetInfo, quick, waiting,
+      presetInfo, quick, seekErr, waiting,
       h("h4", {text: "Open seeks"}), seeksEl, h("p", {}, "Or play in a tournament: ", h("a", {href: "#/tournaments", id: "lobbytours", text: "arenas and Swiss"}), ".")),
     me ? h("section", {class: "panel", id: "following"}, h("h3", {text: "Players you follow, playing now"}), followEl) : null,
     h("section", {class: "panel"}, h("h3", {text: "Games being played"}), liveEl, h("p", {}, h("a", {href: "#/watch", text: "All games"}), " · ", h("a", {href: "#/ratings", text: "Ratings"}))),
