@@ -213,14 +213,21 @@ function rulesForm(legend) {
   }};
 }
 
+// engines are the computer players other than the levels: each level is
+// offered once, by its name, and a kind of player that is some level's
+// engine ("random", "pekar", "perfect") only as that level.
+function engines() {
+  const taken = new Set(meta.levels.flatMap(l => [l.name, l.spec]));
+  return meta.players.filter(p => !taken.has(p.name));
+}
 function opponentSelect(id, withHuman) {
-  const levels = meta.levels.map(l => h("option", {value: l.name, text: (l.name + (l.description ? " — " + l.description : "")).slice(0, 70)}));
+  const levels = meta.levels.map(l => h("option", {value: l.name, title: l.spec, text: (l.name + (l.description ? " — " + l.description : "")).slice(0, 70)}));
   const cut = t => t.length > 60 ? t.slice(0, 58) + "…" : t;
-  const players = meta.players.map(p => h("option", {value: p.name, text: cut(p.name + " — " + p.summary)}));
+  const players = engines().map(p => h("option", {value: p.name, text: cut(p.name + " — " + p.summary)}));
   return h("select", {id},
     withHuman ? h("option", {value: "human", text: "Another person (send a link)"}) : null,
     levels.length ? h("optgroup", {label: "Difficulty"}, levels) : null,
-    h("optgroup", {label: "Players"}, players));
+    players.length ? h("optgroup", {label: "More: engines by name"}, players) : null);
 }
 
 // ---- play: the new-game form ----
@@ -1268,7 +1275,8 @@ async function viewPlayer(name, params) {
     h("td", {text: day(g.finished || g.created)}),
     h("td", {}, playerLink(g.opponent, g.opponent_id), g.opponent_rating ? ` (${g.opponent_rating})` : ""),
     h("td", {}, h("a", {href: "#/game/" + g.id, text: outcome[g.outcome] || g.outcome})),
-    h("td", {class: "num", text: `${g.score.south}–${g.score.north}`}),
+    // The score from this player's side, their store first: "Won 48–0".
+    h("td", {class: "num", text: g.side === "N" ? `${g.score.north}–${g.score.south}` : `${g.score.south}–${g.score.north}`}),
     h("td", {text: g.rated ? "rated" + (g.change !== undefined && g.change !== null ? ` ${g.change >= 0 ? "+" : "−"}${Math.abs(g.change)}` : "") : (g.casual ? "casual" : "unrated")}),
     h("td", {text: g.time_control}), h("td", {text: rulesName(g.rules)}))));
   rulesFilter.addEventListener("change", drawList);
@@ -1389,7 +1397,7 @@ function viewAnalyze(params) {
   // Play from here: a casual game against a level from the position on
   // the board, the person taking the side they choose (the side to move
   // unless they choose the other).
-  const playOpp = h("select", {id: "pfopp"}, meta.levels.map(l => h("option", {value: l.spec, text: l.name})));
+  const playOpp = h("select", {id: "pfopp"}, meta.levels.map(l => h("option", {value: l.name, title: l.spec, text: l.name})));
   const playSide = h("select", {id: "pfside"}, h("option", {value: "S", text: "South"}), h("option", {value: "N", text: "North"}));
   async function playHere() {
     err.textContent = "";
@@ -1538,12 +1546,22 @@ function peopleForm(list) {
 function viewTournaments() {
   const plist = h("ul", {class: "games", id: "ptlist"});
   const rules = rulesForm();
-  const choices = [...meta.levels.map(l => l.name), ...meta.players.map(p => p.name)];
-  const box = (c, on) => h("label", {}, h("input", {type: "checkbox", value: c, checked: on || null, class: "tplayer"}), c);
-  const boxes = choices.map((c, i) => box(c, i < 3));
-  const playerSet = h("fieldset", {}, h("legend", {text: "Players (every pairing plays from both sides)"}), boxes);
+  // The levels first, each once; the engines under More. Nothing is ticked
+  // unseen: what will play is said beside the button, as ticked.
+  const chosen = h("p", {class: "muted", id: "tchosen", "aria-live": "polite"});
+  const sayChosen = () => {
+    const ps = boxes.map(b => b.firstChild).filter(b => b.checked).map(b => b.value);
+    chosen.textContent = ps.length >= 2 ? `Playing: ${ps.join(", ")}.` : `Tick two players or more${ps.length ? ` (${ps[0]} so far)` : ""}.`;
+  };
+  const box = (c, title) => h("label", {title}, h("input", {type: "checkbox", value: c, class: "tplayer", onchange: sayChosen}), c);
+  const levelBoxes = meta.levels.map(l => box(l.name, l.spec));
+  const engineBoxes = engines().map(p => box(p.name, p.summary));
+  const boxes = [...levelBoxes, ...engineBoxes];
+  const more = h("details", {id: "tmore"}, h("summary", {text: "More: engines by name, bots"}), engineBoxes);
+  const playerSet = h("fieldset", {}, h("legend", {text: "Players (every pairing plays from both sides)"}), levelBoxes, more);
+  sayChosen();
   // Bots connected to the server that wait for tournament games (bot:NAME), as of now.
-  api("meta").then(m => { for (const b of m.bots || []) { const el = box(b, false); boxes.push(el); playerSet.append(el); } }).catch(() => {});
+  api("meta").then(m => { for (const b of m.bots || []) { const el = box(b); boxes.push(el); more.append(el); } }).catch(() => {});
   const rounds = h("input", {type: "number", id: "rounds", min: 1, max: 20, value: 1});
   const per = h("input", {type: "number", id: "tpermove", min: 0, max: 60000, value: 1000});
   const delay = h("input", {type: "number", id: "tdelay", min: 0, max: 10000, value: 0});
@@ -1564,7 +1582,7 @@ function viewTournaments() {
     playerSet,
     h("fieldset", {}, h("legend", {text: "Schedule"}), h("label", {}, "Name", name), h("label", {}, "Format", format), h("label", {}, "Rounds", rounds),
       h("label", {}, "ms a move", per), h("label", {}, "Pause between moves (ms)", delay)),
-    rules.el, h("button", {type: "submit", class: "primary", id: "tstart"}, "Start tournament"), err);
+    rules.el, chosen, h("button", {type: "submit", class: "primary", id: "tstart"}, "Start tournament"), err);
   main.replaceChildren(h("h2", {text: "Tournaments"}), h("section", {}, h("h3", {text: "Arenas and Swiss tournaments"}), plist, peopleForm()),
     form, h("h3", {text: "All computer tournaments"}), list);
   const when = t => t.status === "waiting" ? `starts ${new Date(t.starts).toLocaleTimeString()}` : t.status === "running" ? "playing now" : "finished";
