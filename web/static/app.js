@@ -510,6 +510,25 @@ function viewGame(id) {
     queue = queue.then(() => animateTo()).catch(() => {}).then(() => { replaying = false; render(); });
   });
   const bSwap = btn("swap", "Swap sides", () => play("swap"), "s", "Swap", "s");
+  // Flip turns the board round for this game's view (kept for the tab's
+  // life, game by game): a player's own side on top, or North below.
+  const flipKey = "kalah.flip." + id;
+  let flipped = sessionStorage.getItem(flipKey) === "1";
+  const bFlip = btn("flip", "Flip board", () => {
+    flipped = !flipped;
+    if (flipped) sessionStorage.setItem(flipKey, "1"); else sessionStorage.removeItem(flipKey);
+    bFlip.setAttribute("aria-pressed", String(flipped));
+    if (st) { setup(); render(); }
+  }, "f", "Flip", "f");
+  bFlip.setAttribute("aria-pressed", String(flipped));
+  // Against perfect while its endgame database is built, the game says
+  // why its replies are slow and not always perfect.
+  const perfectNote = h("p", {class: "muted", id: "perfectnote", hidden: true});
+  // A view left behind writes nothing: a late answer or stream event finds
+  // its elements gone from the page (and the tab's title another view's).
+  let alive = true;
+  cleanup.push(() => { alive = false; });
+  const titleEl = h("h2", {id: "gametitle", text: "Game"});
   const clock = h("span", {id: "clock", class: "muted", "aria-live": "off", hidden: true});
   const controls = h("div", {class: "row", id: "controls"}, bSwap, bHint, bAuto, bUndo, bAbort, bResign, bClaim, clock);
   // As the game will most likely show them, so nothing moves when it comes.
@@ -554,10 +573,10 @@ function viewGame(id) {
   // A seat of the release before moves by its token; the chat knows it so.
   const chat = chatPanel(id, () => mine && mine.token);
   cleanup.push(chat.close);
-  main.replaceChildren(h("h2", {id: "gametitle", text: "Game"}), share, h("div", {class: "labelrow"}, labels[0], clocks[0]), boardBox,
-    h("div", {class: "labelrow"}, labels[1], clocks[1]), status, callout, asked,
+  main.replaceChildren(titleEl, share, h("div", {class: "labelrow"}, labels[0], clocks[0]), boardBox,
+    h("div", {class: "labelrow"}, labels[1], clocks[1]), status, callout, perfectNote, asked,
     controls,
-    h("div", {class: "row"}, bPrev, bNext, bLive, bReplay, h("label", {}, anim, "Animate sowing"),
+    h("div", {class: "row"}, bPrev, bNext, bLive, bReplay, bFlip, h("label", {}, anim, "Animate sowing"),
       h("a", {href: API + "games/" + id + "/record", id: "download", download: "kalah-" + id + ".txt"}, "Download record"),
       h("a", {href: "#/analyze?game=" + id, id: "analyzelink"}, "Analyze this game")),
     h("h3", {text: "Moves"}), moveHead, movesEl, err, summary, chat.el);
@@ -596,15 +615,12 @@ function viewGame(id) {
 
   function setup() {
     const n = st.rules.houses;
-    // A player sees their own side at the bottom.
-    myBottom = "S";
-    if (mine) {
-      const sideOfSeat = (mine.seat === 0) !== st.swapped ? "S" : "N";
-      myBottom = sideOfSeat;
-    }
+    // A player sees their own side at the bottom, unless the board is flipped.
+    const mySide = mine ? ((mine.seat === 0) !== st.swapped ? "S" : "N") : "S";
+    myBottom = flipped ? (mySide === "S" ? "N" : "S") : mySide;
     board = boardView(n, {bottom: myBottom,
       label: (side, house, k) => {
-        const owner = mine ? (side === myBottom ? "Your" : "Opponent's") : (side === "S" ? "South" : "North");
+        const owner = mine ? (side === mySide ? "Your" : "Opponent's") : (side === "S" ? "South" : "North");
         const what = house ? `${owner} house ${house}` : `${owner} store`;
         return k === null ? what : `${what}, ${k} seed${k === 1 ? "" : "s"}`;
       },
@@ -615,7 +631,7 @@ function viewGame(id) {
   }
 
   function render(sow) {
-    if (!st) return;
+    if (!st || !alive) return;
     // While a sowing is drawn, other redraws keep its current frame.
     if (sow) frame = sow; else if (animating) sow = frame;
     const total = st.moves.length;
@@ -636,7 +652,14 @@ function viewGame(id) {
     };
     labels[0].textContent = `${sideName(st, top, me())}${ratingOf(top)} (${top === "S" ? "South" : "North"})`;
     labels[1].textContent = `${sideName(st, myBottom, me())}${ratingOf(myBottom)} (${myBottom === "S" ? "South" : "North"})`;
-    $("#gametitle").textContent = `${st.seats[0].name} vs ${st.seats[1].name} — ${st.rules_text}`;
+    titleEl.textContent = `${st.seats[0].name} vs ${st.seats[1].name} — ${st.rules_text}`;
+    // A computer seat is named by its level; its engine is the detail.
+    const seatOfSide = side => st.seats[(side === "S") !== st.swapped ? 0 : 1];
+    [top, myBottom].forEach((side, i) => { const s = seatOfSide(side); labels[i].title = s && !s.human && s.spec && s.spec !== s.name ? `${s.name}: ${s.spec}` : ""; });
+    const perfect = st.seats.some(s => !s.human && s.spec === "perfect") && (meta.building || []).length > 0;
+    perfectNote.hidden = !(perfect && !st.over);
+    if (perfect) perfectNote.textContent = "perfect plays without its endgame database while the server builds it (" + meta.building.map(b => b.elsewhere ? "elsewhere" : b.percent + "%").join(", ") +
+      "): its replies take a few seconds and are not always perfect until it is built.";
     drawMoves(k);
     if (!animating) status.textContent = statusText(k, total);
     // The tab says when it is your turn, for a player in another tab.
@@ -656,6 +679,8 @@ function viewGame(id) {
     const opp = mine ? st.seats[1 - mine.seat] : null;
     const people = st.seats[0].human && st.seats[1].human;
     const vsComputer = !!(opp && !opp.human && opp.spec);
+    // No one to chat with: a player's chat against the computer is not offered.
+    if (opp && !opp.human) chat.el.hidden = true;
     bHint.hidden = bAuto.hidden = !(st.casual && vsComputer && !st.over);
     bHint.disabled = !myTurn(); bAuto.disabled = bHint.disabled;
     bUndo.hidden = !(st.casual && mine && !st.over && (people || vsComputer));
@@ -862,7 +887,7 @@ function viewGame(id) {
     // the text reads as the notation does ("1. 3+6 2 2. ..."), a space
     // between cells, which the grid does not draw.
     const firstSide = st.start_to_move === "N" ? "North" : "South";
-    $("#movefirst").textContent = firstSide; $("#movesecond").textContent = firstSide === "South" ? "North" : "South";
+    moveHead.children[1].textContent = firstSide; moveHead.children[2].textContent = firstSide === "South" ? "North" : "South";
     if (!st.move_text) { movesEl.replaceChildren(h("span", {class: "nomoves", text: "(no moves yet)"})); return; }
     let ply = 0;
     const parts = [];
@@ -899,6 +924,7 @@ function viewGame(id) {
     else if (e.key === "u") { if (!bUndo.hidden) act("takeback"); }
     else if (e.key === "h") { if (!bHint.hidden) hint(); }
     else if (e.key === "s" && st.legal && st.legal.includes("swap")) play("swap");
+    else if (e.key === "f") bFlip.click();
     else if (e.key === "ArrowLeft") { step(-1); e.preventDefault(); }
     else if (e.key === "ArrowRight") { step(1); e.preventDefault(); }
     else if (e.key === "Home") { step(-st.moves.length); e.preventDefault(); }
@@ -928,6 +954,7 @@ function viewGame(id) {
     }
     es.close();
     api("games/" + id + "/board").then(ns => update(ns)).catch(ex => {
+      if (!alive) return;
       if (ex.status === 404) {
         main.replaceChildren(h("h2", {id: "missinggame", text: "No such game"}),
           h("p", {id: "gameerr", text: `There is no game ${id} here: no such game. The link may be wrong or cut short.`}),
@@ -1204,7 +1231,7 @@ function ratingChart(points) {
   const lo = Math.min(...ys) - 20, hi = Math.max(...ys) + 20;
   const pt = (x, y) => `${20 + x * (w - 40) / Math.max(1, ys.length - 1)},${hgt - 20 - (y - lo) * (hgt - 40) / (hi - lo)}`;
   svg.setAttribute("viewBox", `0 0 ${w} ${hgt}`); svg.setAttribute("class", "graph"); svg.setAttribute("role", "img");
-  svg.setAttribute("aria-label", `Rating after each of ${ys.length} games: from ${Math.round(ys[0])} to ${Math.round(ys[ys.length - 1])}`);
+  svg.setAttribute("aria-label", `Rating after each of ${ys.length - 1} game${ys.length === 2 ? "" : "s"}: from ${Math.round(ys[0])} to ${Math.round(ys[ys.length - 1])}`);
   const ns = "http://www.w3.org/2000/svg";
   const line = document.createElementNS(ns, "polyline");
   line.setAttribute("fill", "none"); line.setAttribute("class", "chartline"); line.setAttribute("stroke-width", "2");
@@ -1221,16 +1248,21 @@ function ratingChart(points) {
 async function viewPlayer(name, params) {
   show(h("h2", {text: name}), h("p", {text: "Loading…"}));
   const before = +(params.get("before") || 0);
+  const here = location.hash;
   let p;
   try { p = await api("players/" + encodeURIComponent(name) + (before ? "?before=" + before : "")); }
   catch (ex) {
+    if (location.hash !== here) return; // left meanwhile
     if (ex.status === 404) {
+      document.title = "No such player — Kalah";
       show(h("h2", {id: "noplayer", text: "No such player"}),
         h("p", {text: `Nobody plays here as “${name}”: no account and no bot of that name.`}),
         h("p", {}, h("a", {href: "#/ratings", text: "See the ratings"}), " · ", h("a", {href: "#/lobby", text: "the lobby"})));
     } else show(h("p", {class: "err", text: ex.message}));
     return;
   }
+  if (location.hash !== here) return; // left meanwhile: draw nothing over the next view
+  document.title = `${p.name} — Kalah`;
   const err = h("p", {class: "err", role: "alert"});
   // Follow: their games show in your lobby.
   const followers = h("span", {class: "muted", id: "followers", text: `${p.followers} follower${p.followers === 1 ? "" : "s"}`});
@@ -1258,7 +1290,8 @@ async function viewPlayer(name, params) {
       tabindex: pl === shownPool ? "0" : "-1", text: `${ladderName(pl)} (${byPool.get(pl).length})`, onclick: () => { shownPool = pl; drawChart(); }})));
     const pts = byPool.get(shownPool) || [];
     chart.dataset.pool = shownPool || "";
-    chart.replaceChildren(pts.length > 1 ? ratingChart(pts) : h("p", {class: "muted", text: pts.length ? `One rated game on this ladder: ${Math.round(pts[0].rating)} after it.` : ""}));
+    // Drawn from the first rated game: from the rating it started from.
+    chart.replaceChildren(pts.length ? ratingChart([{rating: pts[0].before || pts[0].rating}, ...pts]) : h("p", {class: "muted", text: ""}));
   }
   tabs.addEventListener("keydown", e => {
     const i = chartPools.indexOf(shownPool), to = {ArrowRight: i + 1, ArrowLeft: i - 1}[e.key];
@@ -1660,6 +1693,7 @@ function viewPeopleTournament(id) {
       : h("p", {}, h("a", {href: "#/account", text: "Sign in"}), " to join.");
     const winner = t.winner ? t.standings[0] : null;
     const fire = s => s.fire ? h("span", {class: "fire", title: "On a streak: the next game counts double", text: " ×2 streak"}) : null;
+    if (box.isConnected) document.title = `${t.name} — Kalah`;
     box.replaceChildren(...[h("h2", {text: t.name}),
       h("p", {class: "muted", text: `${what}, ${tc}, ${t.rules}${t.rated ? ", rated" : ", casual"}. Started by ${t.creator}.`}),
       h("p", {class: "status", id: "ptstatus", text: status}),
@@ -1708,6 +1742,7 @@ function viewTournament(id) {
     try { t = await api("tournaments/" + id); } catch (ex) { box.replaceChildren(h("p", {class: "err", text: ex.message})); return; }
     const short = p => p.length > 14 ? p.slice(0, 13) + "…" : p;
     const live = t.games.find(g => g.game && !g.done);
+    if (box.isConnected) document.title = `${t.name} — Kalah`;
     box.replaceChildren(...[h("h2", {text: t.name}), h("p", {text: `${{roundrobin: "Round robin", gauntlet: "Gauntlet", swiss: "Swiss"}[t.format] || t.format}, ${t.rules}. ${t.played} of ${t.total} games played${t.running ? "" : " — finished"}.`}),
       h("progress", {max: t.total, value: t.played, "aria-label": "Games played"}),
       t.error ? h("p", {class: "err", text: t.error}) : null,
@@ -1744,6 +1779,9 @@ function route() {
   const parts = path.split("/").filter(Boolean);
   const section = parts[0] === "game" && legacySeat(parts[1]) ? "play" : ({game: "watch", tournament: "tournaments", player: "ratings"}[parts[0]] || parts[0]);
   for (const a of document.querySelectorAll("nav a")) a.toggleAttribute("aria-current", a.dataset.nav === section) && a.setAttribute("aria-current", "page");
+  // The section's title until the view names what it shows (a game, a
+  // player, a tournament).
+  document.title = "Kalah — " + (section || "play");
   switch (parts[0]) {
     case "game": if (parts[2] === "join") viewJoin(parts[1], parts[3]); else viewGame(parts[1]); break;
     case "watch": viewWatch(); break;
@@ -1756,7 +1794,6 @@ function route() {
     case "player": viewPlayer(decodeURIComponent(parts[1] || ""), params); break;
     default: viewLobby();
   }
-  document.title = "Kalah — " + (section || "play");
 }
 
 document.addEventListener("keydown", e => { if (keyHandler) keyHandler(e); });
