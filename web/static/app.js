@@ -200,10 +200,12 @@ function rulesForm(legend) {
   }
   sel.addEventListener("change", load);
   load();
+  // A space between the labels: read as text (a screen reader's line, a
+  // copy) they are words apart, not "Sow opponent's storeEnd".
   const el = h("fieldset", {}, h("legend", {text: legend || "Rules"}),
-    h("label", {}, "Preset", sel), h("label", {}, "Houses", houses), h("label", {}, "Seeds", seeds),
-    h("label", {}, ec, "Empty capture"), h("label", {}, early, "Early end"), h("label", {}, pie, "Pie rule"),
-    h("label", {}, sos, "Sow opponent's store"), h("label", {}, "End", end), src);
+    h("label", {}, "Preset", sel), " ", h("label", {}, "Houses", houses), " ", h("label", {}, "Seeds", seeds), " ",
+    h("label", {}, ec, "Empty capture"), " ", h("label", {}, early, "Early end"), " ", h("label", {}, pie, "Pie rule"), " ",
+    h("label", {}, sos, "Sow opponent's store"), " ", h("label", {}, "End", end), src);
   return {el, get(first) {
     const p = presets.find(p => p.rules.name === sel.value).rules;
     const r = {name: p.name, houses: +houses.value, seeds: +seeds.value, first: first || "S", empty_capture: ec.checked,
@@ -324,6 +326,7 @@ function boardView(n, opts) {
     if (opts.edit) {
       const inp = h("input", {type: "number", min: 0, max: 999, class: "edit", "aria-label": opts.label(side, house, null)});
       b.append(inp); b.input = inp;
+      b.addEventListener("click", e => { if (e.target === b) inp.focus(); }); // the whole house is the input's target
     } else {
       b.disabled = true;
       b.addEventListener("click", () => opts.onMove && opts.onMove(side, house));
@@ -373,11 +376,30 @@ function boardView(n, opts) {
 // else upright (the houses in two columns, the stores above and below,
 // sowing still counter-clockwise). Called once a board is on the page, and
 // when the window changes.
+// A board whose houses would be below 44 px across the screen is folded:
+// each side's row of houses wrapped into as few lines as fit, the two
+// sides mirrored about the middle so that opposite houses share a column
+// (South's first line, houses 1.., right below North's last houses), the
+// stores above and below. So a board of 16 houses and its game's buttons
+// fit one phone screen (360x640), every house at least 44 px.
 function fitBoards() {
   for (const b of main.querySelectorAll(".board")) {
-    b.classList.remove("vertical");
+    b.classList.remove("folded");
     const pit = b.querySelector(".pit");
-    if (pit && pit.getBoundingClientRect().width < 44) b.classList.add("vertical");
+    if (!pit || pit.getBoundingClientRect().width >= 44) continue;
+    const n = +b.style.getPropertyValue("--n");
+    const room = (b.parentElement || main).clientWidth - 16; // the board's padding
+    let cols = Math.max(1, Math.floor((room + 4) / 48)); // 44 px and a gap
+    const lines = Math.ceil(n / cols);
+    cols = Math.ceil(n / lines);
+    b.style.setProperty("--cols", String(cols)); b.style.setProperty("--lines", String(lines));
+    for (const p of b.querySelectorAll(":scope > .pit")) {
+      const c = +p.style.getPropertyValue("--c"), top = p.style.getPropertyValue("--r") === "1";
+      const line = Math.floor(c / cols);
+      p.style.setProperty("--fr", String(top ? lines + 1 - line : lines + 2 + line));
+      p.style.setProperty("--fc", String(c % cols + 1));
+    }
+    b.classList.add("folded");
   }
 }
 window.addEventListener("resize", fitBoards);
@@ -1062,6 +1084,7 @@ async function refuse(el, ex) {
   el.scrollIntoView({block: "nearest"});
   if (ex.status !== 429 || !/unfinished games/.test(ex.message)) return;
   let mine = [];
+  if (!myId) await loadMe(); // who this browser is, if its games made it someone
   try { mine = (await api("games?status=live")).filter(g => myId && (g.south_id === myId || g.north_id === myId)); } catch (e) { /* the words stand alone */ }
   el.append(" ", mine.length ? h("span", {}, "Your unfinished games: ",
     ...mine.flatMap((g, i) => [i ? ", " : "", h("a", {href: "#/game/" + g.id, class: "mygame"}, `${g.south} vs ${g.north}`)]), ". Open one to play it on, or resign or abort it, and try again.")
