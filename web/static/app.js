@@ -541,7 +541,7 @@ function viewGame(id) {
     if (flipped) sessionStorage.setItem(flipKey, "1"); else sessionStorage.removeItem(flipKey);
     bFlip.setAttribute("aria-pressed", String(flipped));
     if (st) { setup(); render(); }
-  }, "f", "Flip", "f");
+  }, "f", "Flip");
   bFlip.setAttribute("aria-pressed", String(flipped));
   // Against perfect while its endgame database is built, the game says
   // why its replies are slow and not always perfect.
@@ -1404,6 +1404,7 @@ function viewAnalyze(params) {
     for (const i of [n, 2 * n + 1]) {
       const inp = h("input", {type: "number", min: 0, max: 999, class: "edit", value: pits[i], "aria-label": (i === n ? "South" : "North") + " store"});
       edit.cells[i].replaceChildren(inp); edit.cells[i].input = inp;
+      edit.cells[i].onclick = e => { if (e.target === edit.cells[i]) inp.focus(); }; // the whole store is the input's target
     }
     edit.el.addEventListener("change", () => { posIn.value = editorText(); });
     boardBox.replaceChildren(edit.el);
