@@ -597,11 +597,11 @@ function viewGame(id) {
   cleanup.push(chat.close);
   main.replaceChildren(titleEl, share, h("div", {class: "labelrow"}, labels[0], clocks[0]), boardBox,
     h("div", {class: "labelrow"}, labels[1], clocks[1]), status, callout, perfectNote, asked,
-    controls,
+    controls, err,
     h("div", {class: "row"}, bPrev, bNext, bLive, bReplay, bFlip, h("label", {}, anim, "Animate sowing"),
       h("a", {href: API + "games/" + id + "/record", id: "download", download: "kalah-" + id + ".txt"}, "Download record"),
       h("a", {href: "#/analyze?game=" + id, id: "analyzelink"}, "Analyze this game")),
-    h("h3", {text: "Moves"}), moveHead, movesEl, err, summary, chat.el);
+    h("h3", {text: "Moves"}), moveHead, movesEl, summary, chat.el);
 
   function me() { return mine ? mine.seat : null; }
   // offline is set while the connection to the server is lost: the page
@@ -960,7 +960,18 @@ function viewGame(id) {
     try { const ns = await api("games/" + id + "/board"); if (ns.rematch) { st.rematch = ns.rematch; announce("Your opponent asks for a rematch"); render(); } } catch (ex) { /* try again */ }
   }, 2000);
   cleanup.push(() => clearInterval(rematchWatch));
-  const es = new EventSource(API + "games/" + id + "/board/events");
+  // The game is read first and its stream opened once it is known to be
+  // there: a link to no game is said in words, without the browser
+  // logging the stream's refusal (404) as an error.
+  let es = null;
+  const missing = () => {
+    main.replaceChildren(h("h2", {id: "missinggame", text: "No such game"}),
+      h("p", {id: "gameerr", text: `There is no game ${id} here: no such game. The link may be wrong or cut short.`}),
+      h("p", {}, h("a", {href: "#/watch", text: "See the games being played"}), " · ", h("a", {href: "#/lobby", text: "start one in the lobby"})));
+    document.title = "No such game — Kalah";
+  };
+  function stream() {
+  es = new EventSource(API + "games/" + id + "/board/events");
   es.addEventListener("chat", ev => chat.add(JSON.parse(ev.data)));
   es.addEventListener("state", ev => {
     const ns = JSON.parse(ev.data);
@@ -977,18 +988,15 @@ function viewGame(id) {
     es.close();
     api("games/" + id + "/board").then(ns => update(ns)).catch(ex => {
       if (!alive) return;
-      if (ex.status === 404) {
-        main.replaceChildren(h("h2", {id: "missinggame", text: "No such game"}),
-          h("p", {id: "gameerr", text: `There is no game ${id} here: no such game. The link may be wrong or cut short.`}),
-          h("p", {}, h("a", {href: "#/watch", text: "See the games being played"}), " · ", h("a", {href: "#/lobby", text: "start one in the lobby"})));
-        document.title = "No such game — Kalah";
-        return;
-      }
+      if (ex.status === 404) { missing(); return; }
       err.textContent = `Cannot load game ${id}: ${ex.message}.`;
       status.textContent = ""; boardBox.replaceChildren(); // no game to hold a place for
     });
   };
-  cleanup.push(() => es.close());
+  }
+  api("games/" + id + "/board").then(ns => { if (alive) { update(ns); stream(); } })
+    .catch(ex => { if (!alive) return; if (ex.status === 404) missing(); else stream(); });
+  cleanup.push(() => { if (es) es.close(); });
 }
 
 async function viewJoin(id, invite) {
@@ -1095,6 +1103,7 @@ function viewLobby() {
   // Refusals are said where the person clicked, and stay.
   const levelErr = h("p", {class: "err", role: "alert", id: "levelerr"});
   const seekErr = h("p", {class: "err", role: "alert", id: "seekerr"});
+  const botErr = h("p", {class: "err", role: "alert", id: "boterr"});
   const levels = h("div", {class: "row", id: "levels"}, meta.levels.map(l => h("button", {type: "button", class: "level", "data-level": l.name, title: `${l.description} (${l.spec})`,
     onclick: async () => {
       levelErr.replaceChildren();
@@ -1186,14 +1195,14 @@ function viewLobby() {
       // --accept does); those waiting for tournament games do not.
       botsEl.replaceChildren(...online.map(b => h("li", {"data-bot": b}, h("a", {href: "#/player/" + encodeURIComponent(b), text: b}), " ",
         h("button", {type: "button", class: "challenge", text: "Challenge", onclick: async e => {
-          err.textContent = "";
-          if (!me) { err.replaceChildren("Challenging a bot needs an account: ", h("a", {href: "#/account", text: "sign in or create one"}), "."); return; }
+          err.textContent = ""; botErr.replaceChildren();
+          if (!me) { botErr.replaceChildren("Challenging a bot needs an account: ", h("a", {href: "#/account", text: "sign in or create one"}), "."); return; }
           const [c, i] = chalTC.value.split(":").map(Number);
           e.target.disabled = true; e.target.textContent = "Asking…";
           try {
             const g = await api(`bots/${encodeURIComponent(b)}/challenge`, {rules: rulesOf(), clock_ms: c, increment_ms: i, rated: rated.checked});
             location.hash = "#/game/" + g.id;
-          } catch (ex) { err.textContent = ex.message; e.target.disabled = false; e.target.textContent = "Challenge"; }
+          } catch (ex) { refuse(botErr, ex); e.target.disabled = false; e.target.textContent = "Challenge"; }
         }}))),
         ...bots.map(b => h("li", {class: "muted", text: `${b.name || b}: waiting for tournament games`})));
       if (!online.length && !bots.length) botsEl.replaceChildren(h("li", {class: "muted", text: "No bot is online. A bot takes challenges with kalah bot --accept."}));
@@ -1210,7 +1219,7 @@ function viewLobby() {
     me ? h("section", {class: "panel", id: "following"}, h("h3", {text: "Players you follow, playing now"}), followEl) : null,
     h("section", {class: "panel"}, h("h3", {text: "Games being played"}), liveEl, h("p", {}, h("a", {href: "#/watch", text: "All games"}), " · ", h("a", {href: "#/ratings", text: "Ratings"}))),
     h("section", {class: "panel"}, h("h3", {text: "Bots online"}), h("div", {class: "row"}, h("label", {}, "Clock", chalTC),
-      h("span", {class: "muted", text: "With the rules above; rated if Rated is checked, else casual."})), botsEl),
+      h("span", {class: "muted", text: "With the rules above; rated if Rated is checked, else casual."})), botsEl, botErr),
     err);
   load();
   const t = setInterval(load, 2000);
