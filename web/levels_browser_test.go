@@ -4,8 +4,12 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	"kalah"
+	"kalah/engine"
 	"kalah/player"
 	"kalah/server"
 )
@@ -127,5 +131,51 @@ func TestBrowserLevelNames(t *testing.T) {
 	}
 	for _, e := range trouble() {
 		t.Errorf("console: %s", e)
+	}
+}
+
+// TestBrowserPerfectWithoutDatabase: while the perfect player's endgame
+// database is built (Options.DBBuilds, as /api/meta's building says), a
+// game against perfect says, on the game's page, that perfect plays
+// without it; a game against another level says nothing of it, nor does a
+// game against perfect once the database is built.
+func TestBrowserPerfectWithoutDatabase(t *testing.T) {
+	browserParallel(t)
+	var mu sync.Mutex
+	building := true
+	srv, _ := browserServerWith(t, func(context.Context) Options {
+		return Options{DBBuilds: func() []engine.DBBuild {
+			mu.Lock()
+			defer mu.Unlock()
+			if !building {
+				return nil
+			}
+			return []engine.DBBuild{{Rules: kalah.Standard(), Seeds: 24, Path: "x", Done: 30, Total: 100}}
+		}}
+	})
+	ctx := browser(t, 900, 900)
+	start := func(level string) {
+		t.Helper()
+		open(t, ctx, srv.URL+"/?"+level+"#/lobby")
+		click(t, ctx, fmt.Sprintf(`#levels button[data-level=%q]`, level))
+		waitJS(t, ctx, `location.hash.startsWith("#/game/") && document.querySelector("#gametitle").textContent.includes(" vs `+level+`")`)
+	}
+	note := `document.querySelector("#perfectnote")`
+	start("perfect")
+	waitJS(t, ctx, `!`+note+`.hidden && `+note+`.textContent.includes("without its endgame database") && `+note+`.textContent.includes("30%")`)
+	click(t, ctx, "#abort")
+	start("medium")
+	time.Sleep(300 * time.Millisecond)
+	if eval[bool](t, ctx, `!`+note+`.hidden`) {
+		t.Errorf("a game against medium says %q", eval[string](t, ctx, note+`.textContent`))
+	}
+	click(t, ctx, "#abort")
+	mu.Lock()
+	building = false
+	mu.Unlock()
+	start("perfect")
+	time.Sleep(300 * time.Millisecond)
+	if eval[bool](t, ctx, `!`+note+`.hidden`) {
+		t.Errorf("with the database built, the game says %q", eval[string](t, ctx, note+`.textContent`))
 	}
 }

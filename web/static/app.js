@@ -678,9 +678,12 @@ function viewGame(id) {
     // A computer seat is named by its level; its engine is the detail.
     const seatOfSide = side => st.seats[(side === "S") !== st.swapped ? 0 : 1];
     [top, myBottom].forEach((side, i) => { const s = seatOfSide(side); labels[i].title = s && !s.human && s.spec && s.spec !== s.name ? `${s.name}: ${s.spec}` : ""; });
-    const perfect = st.seats.some(s => !s.human && s.spec === "perfect") && (meta.building || []).length > 0;
+    // The database of this game's rules (six houses; empty capture or
+    // not), as /api/meta's building tells.
+    const builds = st.rules.houses === 6 ? (meta.building || []).filter(b => !!b.empty_capture === !!st.rules.empty_capture) : [];
+    const perfect = st.seats.some(s => !s.human && s.spec === "perfect") && builds.length > 0;
     perfectNote.hidden = !(perfect && !st.over);
-    if (perfect) perfectNote.textContent = "perfect plays without its endgame database while the server builds it (" + meta.building.map(b => b.elsewhere ? "elsewhere" : b.percent + "%").join(", ") +
+    if (perfect) perfectNote.textContent = "perfect plays without its endgame database while the server builds it (" + builds.map(b => b.elsewhere ? "elsewhere" : b.percent + "%").join(", ") +
       "): its replies take a few seconds and are not always perfect until it is built.";
     drawMoves(k);
     if (!animating) status.textContent = statusText(k, total);
