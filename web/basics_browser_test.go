@@ -38,7 +38,7 @@ func TestBrowserBasics(t *testing.T) {
 			t.Fatal("the game does not end")
 		}
 		if b.ToMoveSeat == 1 && len(b.Legal) > 0 {
-			m, _ := strconv.Atoi(b.Legal[len(b.Legal)-1])
+			m, _ := strconv.Atoi(b.Legal[0])
 			msrv.Move(context.Background(), id, server.Actor{Token: g.Tokens[1]}, kalah.Move(m))
 			continue
 		}
