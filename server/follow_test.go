@@ -121,7 +121,7 @@ func TestProfileArchive(t *testing.T) {
 		t.Fatalf("the winner's archive row: %+v (the loser's side %v)", w, g.Side)
 	}
 	ann.do("GET", "/api/players/ann", "", &p)
-	if row := rowOf(p, casual.ID); row.Outcome != "aborted" || !row.Casual || row.Rated || row.TimeControl != "no clock" || row.Opponent != "beginner" || row.Side != kalah.South {
+	if row := rowOf(p, casual.ID); row.Outcome != "aborted" || !row.Casual || row.Rated || row.TimeControl != "no clock" || row.Opponent != "random" || row.Side != kalah.South {
 		t.Fatalf("ann's casual game: %+v", row)
 	}
 	var pools []store.Pool

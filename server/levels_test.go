@@ -10,8 +10,9 @@ import (
 
 // TestComputerSeatNamedByLevel: a computer seat is named by its level
 // whether it was asked for by the level's name (any case) or by the
-// level's engine spec, and keeps the engine as its Spec; any other spec is
-// its own name.
+// level's engine settings ("pekar-tree:3"), and keeps the engine as its
+// Spec; a bare kind of player ("random", "pekar") is named so even where
+// a level plays it; any other spec is its own name.
 func TestComputerSeatNamedByLevel(t *testing.T) {
 	ts := newTestServer(t, "", Config{})
 	levels := player.Levels()
@@ -20,10 +21,19 @@ func TestComputerSeatNamedByLevel(t *testing.T) {
 	}
 	type tc struct{ ask, name, spec string }
 	cases := []tc{{"greedy", "greedy", "greedy"}, {"first", "first", "first"}}
-	for _, l := range levels {
-		cases = append(cases, tc{l.Name, l.Name, l.Spec}, tc{l.Spec, l.Name, l.Spec})
+	kinds := map[string]bool{}
+	for _, k := range player.List() {
+		kinds[k.Name] = true
 	}
-	cases = append(cases, tc{"MEDIUM", "medium", "pekar-tree:3"})
+	for _, l := range levels {
+		cases = append(cases, tc{l.Name, l.Name, l.Spec})
+		if kinds[l.Spec] {
+			cases = append(cases, tc{l.Spec, l.Spec, l.Spec})
+		} else {
+			cases = append(cases, tc{l.Spec, l.Name, l.Spec})
+		}
+	}
+	cases = append(cases, tc{"MEDIUM", "medium", "pekar-tree:3"}, tc{"pekar-tree:3", "medium", "pekar-tree:3"}, tc{"random", "random", "random"}, tc{"pekar-tree:4", "pekar-tree:4", "pekar-tree:4"})
 	for _, c := range cases {
 		st, err := ts.srv.StartGame(context.Background(), GameRequest{Rules: kalah.Rules{Houses: 3, Seeds: 1}, South: "human", North: c.ask, Casual: true})
 		if err != nil {

@@ -305,14 +305,21 @@ func displayName(st store.Seat) string {
 
 // programSeat is the stored seat of a server-side player given by spec:
 // a difficulty level is named by the level ("medium") whether it was asked
-// for by its name or by its engine's spec ("pekar-tree:3"), so the same
+// for by its name or by its engine's settings ("pekar-tree:3"), so the same
 // level reads the same from every entry point, and its Spec is the
 // engine's, which the page shows as the seat's detail and a restarted
-// server rebuilds the player from. Any other spec is its own name.
+// server rebuilds the player from. A kind of player asked for by its bare
+// name ("random", "pekar") is that player, named so, even where a level
+// plays it (a tournament of "random" shows "random" in its games); any
+// other spec is its own name.
 func programSeat(spec string) store.Seat {
 	name := spec
+	bare := false
+	for _, k := range player.List() {
+		bare = bare || k.Name == spec
+	}
 	for _, l := range player.Levels() {
-		if strings.EqualFold(spec, l.Name) || spec == l.Spec {
+		if strings.EqualFold(spec, l.Name) || spec == l.Spec && !bare {
 			name, spec = l.Name, l.Spec
 			break
 		}

@@ -267,7 +267,7 @@ func TestBrowserFollow(t *testing.T) {
 	}
 	shot(t, ann, "lobby-following")
 	click(t, ann, link)
-	waitJS(t, ann, `location.hash === "#/game/`+bobGame.ID+`" && document.querySelector("#gametitle").textContent.startsWith("bob vs beginner")`)
+	waitJS(t, ann, `location.hash === "#/game/`+bobGame.ID+`" && document.querySelector("#gametitle").textContent.startsWith("bob vs random")`)
 }
 
 // TestBrowserLadders: a profile charts one ladder at a time, by tabs, never
