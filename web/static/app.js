@@ -1098,7 +1098,7 @@ async function refuse(el, ex) {
   if (!myId) await loadMe(); // who this browser is, if its games made it someone
   try { mine = (await api("games?status=live")).filter(g => myId && (g.south_id === myId || g.north_id === myId)); } catch (e) { /* the words stand alone */ }
   el.append(" ", mine.length ? h("span", {}, "Your unfinished games: ",
-    ...mine.flatMap((g, i) => [i ? ", " : "", h("a", {href: "#/game/" + g.id, class: "mygame"}, `${g.south} vs ${g.north}`)]), ". Open one to play it on, or resign or abort it, and try again.")
+    ...mine.flatMap((g, i) => [i ? ", " : "", h("a", {href: "#/game/" + g.id, class: "mygame"}, `game ${g.id} against ${g.south_id === myId ? g.north : g.south}`)]), ". Open one to play it on, or resign or abort it, and try again.")
     : h("span", {}, "Finish or resign one of your games, then try again."));
 }
 function viewLobby() {
