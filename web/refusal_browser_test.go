@@ -106,6 +106,20 @@ func TestBrowserRefusalStays(t *testing.T) {
 	if !strings.HasPrefix(eval[string](t, ctx, `location.hash`), "#/lobby") {
 		t.Errorf("the page left the lobby: %s", eval[string](t, ctx, `location.hash`))
 	}
+	// The Play page says it under its Start button, and the analysis
+	// board's Play from here under its own.
+	for _, place := range []struct{ page, button, say string }{{"#/play", "#start", "main form .err"}, {"#/analyze", "#pfstart", "#pferr"}} {
+		open(t, ctx, srv.URL+"/?"+safeName(place.page)+place.page)
+		click(t, ctx, place.button)
+		waitJS(t, ctx, `document.querySelectorAll(`+jsString(place.say+" a.mygame")+`).length === 5`)
+		time.Sleep(2 * time.Second)
+		if !eval[bool](t, ctx, inView(place.say)) {
+			t.Errorf("%s: the refusal is not in view after %s", place.page, place.button)
+		}
+	}
+	open(t, ctx, srv.URL+"/?back#/lobby")
+	click(t, ctx, `#levels button[data-level="easy"]`)
+	waitJS(t, ctx, `document.querySelectorAll("#levelerr a.mygame").length === 5`)
 	// The links lead to the games.
 	click(t, ctx, `#levelerr a.mygame`)
 	waitJS(t, ctx, `location.hash.startsWith("#/game/") && document.querySelector("button.pit")`)

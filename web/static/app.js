@@ -262,7 +262,7 @@ function viewPlay() {
       if (c.invite) keepInvite(c.id, c.invite);
       await loadMe(); // a guest is someone now
       location.hash = "#/game/" + c.id;
-    } catch (ex) { err.textContent = ex.message; }
+    } catch (ex) { refuse(err, ex); }
   }},
     h("h2", {text: "Play a game"}),
     h("fieldset", {}, h("legend", {text: "Players"}),
@@ -1100,6 +1100,7 @@ async function refuse(el, ex) {
   el.append(" ", mine.length ? h("span", {}, "Your unfinished games: ",
     ...mine.flatMap((g, i) => [i ? ", " : "", h("a", {href: "#/game/" + g.id, class: "mygame"}, `game ${g.id} against ${g.south_id === myId ? g.north : g.south}`)]), ". Open one to play it on, or resign or abort it, and try again.")
     : h("span", {}, "Finish or resign one of your games, then try again."));
+  el.scrollIntoView({block: "nearest"}); // all of it, now it is longer
 }
 function viewLobby() {
   const err = h("p", {class: "err", role: "alert", id: "lobbyerr"});
@@ -1468,14 +1469,16 @@ function viewAnalyze(params) {
   // unless they choose the other).
   const playOpp = h("select", {id: "pfopp"}, meta.levels.map(l => h("option", {value: l.name, title: l.spec, text: l.name})));
   const playSide = h("select", {id: "pfside"}, h("option", {value: "S", text: "South"}), h("option", {value: "N", text: "North"}));
+  // A refusal said under the button, and kept (put there when there is one).
+  const pfErr = h("p", {class: "err", role: "alert", id: "pferr"});
   async function playHere() {
-    err.textContent = "";
+    err.textContent = ""; pfErr.replaceChildren();
     const you = playSide.value, them = playOpp.value;
     try {
       const c = await api("games", {rules: rules(), start: posIn.value.trim(), casual: true,
         south: you === "S" ? "human" : them, north: you === "N" ? "human" : them});
       await loadMe(); location.hash = "#/game/" + c.id;
-    } catch (ex) { err.textContent = ex.message; }
+    } catch (ex) { if (!pfErr.isConnected) $("#playfrom").after(pfErr); refuse(pfErr, ex); }
   }
   async function analyzeGame() {
     err.textContent = ""; graphBox.replaceChildren(h("p", {text: "Analyzing every position…"}));
