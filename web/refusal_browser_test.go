@@ -223,11 +223,13 @@ func TestBrowserCrawl(t *testing.T) {
 			t.Errorf("on %s the tab reads %q: a game left behind wrote it", away, title)
 		}
 	}
-	// A player's page left before it loads draws nothing over the next.
-	eval[bool](t, ctx, `(location.hash = "#/player/crawler", location.hash = "#/play", true)`)
-	time.Sleep(500 * time.Millisecond)
-	if !eval[bool](t, ctx, `!!document.querySelector("#opponent")`) {
-		t.Error("the Play page was drawn over by a player's page left behind")
+	// A page left before it loads draws nothing over the next.
+	for _, left := range []string{"#/player/crawler", "#/ratings", "#/game/" + done.ID + "/join/nothing"} {
+		eval[bool](t, ctx, fmt.Sprintf(`(location.hash = %q, setTimeout(() => location.hash = "#/play", 0), true)`, left))
+		time.Sleep(500 * time.Millisecond)
+		if !eval[bool](t, ctx, `location.hash === "#/play" && !!document.querySelector("#opponent")`) {
+			t.Errorf("the Play page was drawn over by %s, left behind: %s", left, eval[string](t, ctx, `document.querySelector("main").innerText.slice(0, 200)`))
+		}
 	}
 	if errs := eval[[]string](t, ctx, `window.kalahErrors`); len(errs) > 0 {
 		t.Errorf("page errors: %v", errs)

@@ -373,15 +373,12 @@ function boardView(n, opts) {
 
 // fitBoards lays every board of the page out so that no house is below
 // 44 px, the least a finger hits: across the screen where the houses fit,
-// else upright (the houses in two columns, the stores above and below,
-// sowing still counter-clockwise). Called once a board is on the page, and
-// when the window changes.
-// A board whose houses would be below 44 px across the screen is folded:
-// each side's row of houses wrapped into as few lines as fit, the two
-// sides mirrored about the middle so that opposite houses share a column
-// (South's first line, houses 1.., right below North's last houses), the
-// stores above and below. So a board of 16 houses and its game's buttons
-// fit one phone screen (360x640), every house at least 44 px.
+// else folded: each side's row of houses wrapped into as few lines as fit,
+// the two sides mirrored about the middle so that opposite houses share a
+// column (South's first line, houses 1.., right below North's last
+// houses), the stores above and below. So a board of 16 houses and its
+// game's buttons fit one phone screen (360x640). Called once a board is on
+// the page, and when the window changes.
 function fitBoards() {
   for (const b of main.querySelectorAll(".board")) {
     b.classList.remove("folded");
@@ -1004,12 +1001,14 @@ function viewGame(id) {
 
 async function viewJoin(id, invite) {
   main.replaceChildren(h("p", {text: "Joining the game…"}));
+  const here = location.hash;
   try {
     if (!invite) throw new Error("this link has no invitation in it: ask for the whole link");
     await api(`games/${id}/join`, {invite});
     await loadMe(); // a guest is someone now
     location.replace("#/game/" + id);
   } catch (ex) {
+    if (location.hash !== here) return; // left meanwhile
     main.replaceChildren(h("p", {class: "err", text: "Could not join: " + ex.message + ". "}), h("a", {href: "#/game/" + id}, "Watch the game instead"));
   }
 }
@@ -1235,12 +1234,15 @@ function viewLobby() {
 function ladderName(pool) { const [r, c] = pool.split("/"); return `${r}, ${c}`; }
 async function viewRatings(params) {
   show(h("h2", {text: "Ratings"}), h("p", {text: "Loading…"}));
+  const here = location.hash, gone = () => location.hash !== here; // left meanwhile: draw nothing over the next view
   try {
     const pools = await api("ratings/pools");
+    if (gone()) return;
     if (!pools.length) { show(h("h2", {text: "Ratings"}), h("p", {text: "No rated game yet."})); return; }
     let pool = params.get("pool") || "";
     if (!pools.some(p => p.pool === pool)) pool = pools[0].pool;
     const list = await api("ratings?limit=200&pool=" + encodeURIComponent(pool));
+    if (gone()) return;
     // One ladder at a time (a rule preset and a time control); players
     // whose rating is still provisional apart, below.
     const rows = rs => rs.map((r, i) => h("tr", {}, h("td", {class: "num", text: i + 1}), h("td", {}, h("a", {href: "#/player/" + encodeURIComponent(r.name), text: r.name})),
@@ -1256,7 +1258,7 @@ async function viewRatings(params) {
       est.length ? table("leaderboard", "Established ratings", est) : h("p", {id: "leaderboard-none", text: "No established rating on this ladder yet."}),
       prov.length ? h("section", {}, h("h3", {text: "Provisional"}), h("p", {class: "muted", text: "Fewer games: these ratings may still move a lot (marked ?)."}),
         table("provisional", "Provisional ratings", prov)) : null);
-  } catch (ex) { show(h("p", {class: "err", text: ex.message})); }
+  } catch (ex) { if (!gone()) show(h("p", {class: "err", text: ex.message})); }
 }
 
 // ratingChart draws one ladder's history as a line: each rated game, in
