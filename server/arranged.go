@@ -176,7 +176,7 @@ func (s *Server) PlayArranged(ctx context.Context, a Arranged) (ArrangedResult, 
 			// A player that cannot start loses, as in tournament.Play.
 			p = absent{fmt.Errorf("%w: %w", player.ErrCrashed, err)}
 		}
-		seats[i] = &seat{p: p, st: store.Seat{Name: spec, Kind: "spec", Spec: spec, ID: identity.Of(identity.Program, spec)}}
+		seats[i] = &seat{p: p, st: programSeat(spec)}
 	}
 	wait := a.Wait
 	if wait <= 0 {

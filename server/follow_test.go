@@ -104,11 +104,12 @@ func TestProfileArchive(t *testing.T) {
 		t.Fatalf("the loser's archive row: %+v", g)
 	}
 	ann.do("GET", "/api/players/"+winner, "", &p)
-	if g := rowOf(p, id); g.Outcome != "won" || g.Opponent != loser || *g.Change <= 0 {
-		t.Fatalf("the winner's archive row: %+v", g)
+	// Each row says the side its player played, for the score from it.
+	if w := rowOf(p, id); w.Outcome != "won" || w.Opponent != loser || *w.Change <= 0 || w.Side == g.Side || w.Side != kalah.South && w.Side != kalah.North {
+		t.Fatalf("the winner's archive row: %+v (the loser's side %v)", w, g.Side)
 	}
 	ann.do("GET", "/api/players/ann", "", &p)
-	if row := rowOf(p, casual.ID); row.Outcome != "aborted" || !row.Casual || row.Rated || row.TimeControl != "no clock" || row.Opponent != "random" {
+	if row := rowOf(p, casual.ID); row.Outcome != "aborted" || !row.Casual || row.Rated || row.TimeControl != "no clock" || row.Opponent != "random" || row.Side != kalah.South {
 		t.Fatalf("ann's casual game: %+v", row)
 	}
 	var pools []store.Pool

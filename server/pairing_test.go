@@ -244,6 +244,30 @@ func TestPairingByRatingRange(t *testing.T) {
 	if code := people["carl"].do("POST", fmt.Sprintf("/api/seeks/%d/accept", annSeek.ID), "{}", nil); code != http.StatusForbidden {
 		t.Fatalf("carl accepts ann's ±200: %d", code)
 	}
+	// The list says so beforehand: to carl ann's seek is closed, to bob
+	// and to ann herself open, to a guest closed (it is rated).
+	closed := func(c *webClient) string {
+		var list []Seek
+		c.do("GET", "/api/seeks", "", &list)
+		for _, sk := range list {
+			if sk.ID == annSeek.ID {
+				return sk.Closed
+			}
+		}
+		t.Fatalf("ann's seek is not listed: %+v", list)
+		return ""
+	}
+	if why := closed(people["carl"]); !strings.Contains(why, "outside the ±200") {
+		t.Errorf("ann's seek as carl reads it: closed %q", why)
+	}
+	if why := closed(newWebClient(t, ts)); !strings.Contains(why, "sign in") {
+		t.Errorf("ann's seek as a guest reads it: closed %q", why)
+	}
+	for _, name := range []string{"ann", "bob"} {
+		if why := closed(people[name]); why != "" {
+			t.Errorf("ann's seek as %s reads it: closed %q", name, why)
+		}
+	}
 	// Bob asks ±1000: both fit him; he gets the nearest, ann.
 	if code := people["bob"].do("POST", "/api/seeks", offer(1000), &bobSeek); code != 201 || bobSeek.Game <= 0 {
 		t.Fatalf("bob's seek: %d %+v", code, bobSeek)

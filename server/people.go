@@ -277,7 +277,7 @@ func (s *Server) StartGame(ctx context.Context, req GameRequest) (Started, error
 			closeSeats(seats)
 			return Started{}, err
 		}
-		seats[i] = &seat{p: p, st: store.Seat{Name: spec, Kind: "spec", Spec: spec, ID: identity.Of(identity.Program, spec)}}
+		seats[i] = &seat{p: p, st: programSeat(spec)}
 	}
 	su := setup{start: req.Start, casual: req.Casual && humans > 0, tags: map[string]string{}, rated: req.Rated && !req.Casual,
 		path: req.path, addrs: req.addrs}
@@ -347,6 +347,30 @@ func displayName(st store.Seat) string {
 		return ""
 	}
 	return "Anonymous"
+}
+
+// programSeat is the stored seat of a server-side player given by spec:
+// a difficulty level is named by the level ("medium") whether it was asked
+// for by its name or by its engine's settings ("pekar-tree:3"), so the same
+// level reads the same from every entry point, and its Spec is the
+// engine's, which the page shows as the seat's detail and a restarted
+// server rebuilds the player from. A kind of player asked for by its bare
+// name ("random", "pekar") is that player, named so, even where a level
+// plays it (a tournament of "random" shows "random" in its games); any
+// other spec is its own name.
+func programSeat(spec string) store.Seat {
+	name := spec
+	bare := false
+	for _, k := range player.List() {
+		bare = bare || k.Name == spec
+	}
+	for _, l := range player.Levels() {
+		if strings.EqualFold(spec, l.Name) || spec == l.Spec && !bare {
+			name, spec = l.Name, l.Spec
+			break
+		}
+	}
+	return store.Seat{Name: name, Kind: "spec", Spec: spec, ID: identity.Of(identity.Program, name)}
 }
 
 // setupOf rebuilds a stored game's clock and casualness from its tags.

@@ -31,6 +31,9 @@ type ArchiveGame struct {
 	// Outcome is the game for the player: "won", "lost", "draw" or
 	// "aborted".
 	Outcome string `json:"outcome"`
+	// Side is the side the player played ("S" or "N", after a pie rule's
+	// swap): their store in Score, for a page to give their score first.
+	Side kalah.Side `json:"side"`
 	// TimeControl is the clock in words: "3+2" (minutes and seconds a
 	// move), "10 s a move", or "no clock".
 	TimeControl string `json:"time_control"`
@@ -66,6 +69,10 @@ func (s *Server) archive(ctx context.Context, games []GameInfo, who identity.ID)
 		}
 		a.TimeControl, a.Casual, a.Rated = timeControl(ref), su.casual, g.Tags[tagRated] == "yes" && g.Termination != kalah.Aborted
 		a.Outcome = s.outcome(ctx, g, a.Seat)
+		a.Side = kalah.South
+		if (a.Seat == 1) != s.swapped(ctx, g) {
+			a.Side = kalah.North
+		}
 		for _, c := range ratings[g.ID] {
 			after := int(c.After.Rating + 0.5)
 			switch {
@@ -95,17 +102,27 @@ func (s *Server) outcome(ctx context.Context, g GameInfo, seat int) string {
 	if g.Result == kalah.NorthWins {
 		winner = 1
 	}
-	if g.Rules.Pie {
-		if sg, err := s.st.Game(ctx, g.ID); err == nil {
-			if kg, err := sg.Record.Game(); err == nil && kg.Swapped() {
-				winner = 1 - winner
-			}
-		}
+	if s.swapped(ctx, g) {
+		winner = 1 - winner
 	}
 	if winner == seat {
 		return "won"
 	}
 	return "lost"
+}
+
+// swapped reports whether finished game g's players exchanged sides by
+// the pie rule.
+func (s *Server) swapped(ctx context.Context, g GameInfo) bool {
+	if !g.Rules.Pie {
+		return false
+	}
+	if sg, err := s.st.Game(ctx, g.ID); err == nil {
+		if kg, err := sg.Record.Game(); err == nil && kg.Swapped() {
+			return true
+		}
+	}
+	return false
 }
 
 // timeControl says a game's clock in words, as lichess writes it.

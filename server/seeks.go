@@ -59,6 +59,10 @@ type Seek struct {
 	// NoTakebacks: the game is played with takebacks refused (asked for
 	// with "takebacks": false).
 	NoTakebacks bool `json:"no_takebacks,omitempty"`
+	// Closed, in the list (GET /api/seeks), says why the one asking could
+	// not accept the seek (a rated seek and they a guest, their rating
+	// outside its range); empty when they could.
+	Closed string `json:"closed,omitempty"`
 }
 
 type seeks struct {
@@ -264,24 +268,49 @@ func (s *Server) pruneLocked(now time.Time) {
 // apiSeeks lists the open seeks, newest first, each with its seeker's
 // rating on that ladder.
 func (s *Server) apiSeeks(w http.ResponseWriter, r *http.Request) {
+	who := s.actor(w, r, "", false).ID
 	s.seeks.mu.Lock()
 	s.pruneLocked(time.Now())
 	out := []Seek{}
+	ratings := map[int64]float64{} // each seeker's rating, as their range is judged from
 	for _, e := range s.seeks.all {
 		if e.open() {
 			c := e.Seek
 			c.Token = ""
 			out = append(out, c)
+			ratings[c.ID] = e.rating
 		}
 	}
 	s.seeks.mu.Unlock()
 	slices.SortFunc(out, func(a, b Seek) int { return int(b.ID - a.ID) })
 	for i := range out {
-		if out[i].ByID.Rated() {
-			out[i].Rating = s.seekRating(r.Context(), &out[i])
+		sk := &out[i]
+		if sk.ByID.Rated() {
+			sk.Rating = s.seekRating(r.Context(), sk)
 		}
+		sk.Closed = s.seekClosed(r.Context(), sk, ratings[sk.ID], who)
 	}
 	httpapi.WriteJSON(w, http.StatusOK, out)
+}
+
+// seekClosed says why who could not accept seek sk, whose seeker's rating
+// is rating, as apiSeekAccept would refuse it; "" if they could (or are
+// its seeker).
+func (s *Server) seekClosed(ctx context.Context, sk *Seek, rating float64, who identity.ID) string {
+	switch {
+	case sk.ByID.Is(who):
+		return ""
+	case sk.Rated && who.Kind != identity.Person:
+		return "a rated game: sign in to accept"
+	case sk.Range == 0:
+		return ""
+	}
+	mine := Seek{ByID: who, Rules: sk.Rules, ClockMS: sk.ClockMS, IncrementMS: sk.IncrementMS, Rated: sk.Rated}
+	r := float64(s.seekRating(ctx, &mine).Rating)
+	if !inRange(&seekEntry{Seek: *sk, rating: rating}, r) {
+		return fmt.Sprintf("your rating %.0f is outside the ±%d asked for", r, sk.Range)
+	}
+	return ""
 }
 
 // seekOf returns seek {id} of a route, as it stands, and whether who is

@@ -94,7 +94,7 @@ func TestBrowserTournamentOfBots(t *testing.T) {
 		t.Error("the bare bot kind is offered")
 	}
 	eval[bool](t, ctx, `(() => {
-		for (const b of document.querySelectorAll(".tplayer")) b.checked = ["bot:alice", "bot:bob", "random"].includes(b.value);
+		for (const b of document.querySelectorAll(".tplayer")) b.checked = ["bot:alice", "bot:bob", "beginner"].includes(b.value);
 		document.querySelector("#preset").value = "dec1961";
 		document.querySelector("#preset").dispatchEvent(new Event("change"));
 		document.querySelector("#tname").value = "Class";

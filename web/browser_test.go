@@ -593,7 +593,7 @@ func TestBrowserTournament(t *testing.T) {
 	ctx := browser(t, 900, 1100)
 	open(t, ctx, srv.URL+"/#/tournaments")
 	eval[bool](t, ctx, `(() => {
-		for (const b of document.querySelectorAll(".tplayer")) b.checked = ["first", "greedy", "random"].includes(b.value);
+		for (const b of document.querySelectorAll(".tplayer")) b.checked = ["first", "greedy", "beginner"].includes(b.value);
 		document.querySelector("#preset").value = "dec1961";
 		document.querySelector("#preset").dispatchEvent(new Event("change"));
 		document.querySelector("#tname").value = "Three heuristics";

@@ -332,12 +332,13 @@ func TestBrowserLadders(t *testing.T) {
 	if sel := eval[string](t, page, `document.querySelector('#charttabs [aria-selected="true"]').dataset.pool`); sel != "kalah/blitz" {
 		t.Errorf("the chart opens on %q, want the busiest ladder", sel)
 	}
-	if n := eval[int](t, page, `document.querySelector("#ratingchart polyline").getAttribute("points").split(" ").length`); n != 20 {
-		t.Errorf("the blitz line has %d points, want ann's 20 blitz games", n)
+	if n := eval[int](t, page, `document.querySelector("#ratingchart polyline").getAttribute("points").split(" ").length`); n != 21 {
+		t.Errorf("the blitz line has %d points, want the start and ann's 20 blitz games", n)
 	}
 	shot(t, page, "profile-ladders")
 	click(t, page, `#charttabs [data-pool="kalah/bullet"]`)
-	waitJS(t, page, `document.querySelector("#ratingchart").dataset.pool === "kalah/bullet" && !document.querySelector("#ratingchart polyline") && document.querySelector("#ratingchart").textContent.startsWith("One rated game")`)
+	// The chart is drawn from the first rated game: a line from 1500.
+	waitJS(t, page, `document.querySelector("#ratingchart").dataset.pool === "kalah/bullet" && document.querySelector("#ratingchart polyline").getAttribute("points").split(" ").length === 2 && document.querySelector("#ratingchart svg").getAttribute("aria-label").startsWith("Rating after each of 1 game: from 1500 to ")`)
 
 	open(t, page, srv.URL+"/#/ratings")
 	waitJS(t, page, `document.querySelector("#ladders a[aria-current=page]")`)

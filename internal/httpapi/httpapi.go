@@ -243,6 +243,29 @@ type apiWriter struct {
 	errs *Errors // the statuses of the errors it answers (nil: base)
 	err  error
 	code int
+	// quiet: the request asked for its refusals as 200 OK (QuietHeader).
+	quiet bool
+}
+
+// QuietHeader, sent with a request, asks for a refusal of the client's
+// (any 4xx) to be answered 200 OK with its real status in the answer's
+// StatusHeader; the body is the same error. A browser logs every fetch
+// answered outside 2xx as a failed resource in its console, an error
+// however expected the refusal (a sixth unfinished game, a player that
+// does not exist): the page asks so and reads the status from the header.
+const (
+	QuietHeader  = "X-Kalah-Refusal"
+	StatusHeader = "X-Kalah-Status"
+)
+
+// WriteHeader answers a refusal as 200 OK with its status in StatusHeader
+// for a request that asked so (QuietHeader).
+func (w *apiWriter) WriteHeader(code int) {
+	if w.quiet && code >= 400 && code < 500 {
+		w.Header().Set(StatusHeader, strconv.Itoa(code))
+		code = http.StatusOK
+	}
+	w.ResponseWriter.WriteHeader(code)
 }
 
 // Unwrap gives http.ResponseController the writer underneath.
@@ -283,7 +306,7 @@ func Requests(h http.Handler, log *slog.Logger, errs *Errors) http.Handler {
 		}
 		b := make([]byte, 8)
 		rand.Read(b)
-		aw := &apiWriter{ResponseWriter: w, id: hex.EncodeToString(b), errs: errs}
+		aw := &apiWriter{ResponseWriter: w, id: hex.EncodeToString(b), errs: errs, quiet: r.Header.Get(QuietHeader) == "200"}
 		w.Header().Set("X-Request-Id", aw.id)
 		h.ServeHTTP(aw, r)
 		switch {

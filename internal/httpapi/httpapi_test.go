@@ -112,3 +112,47 @@ func TestReadJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestQuietRefusals: a request sent with QuietHeader has its refusals
+// (4xx) answered 200 OK, the real status in StatusHeader and the error in
+// the body; a server's failure stays a 5xx, and a request without the
+// header keeps its status.
+func TestQuietRefusals(t *testing.T) {
+	h := Requests(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/refused":
+			WriteError(w, fmt.Errorf("%w: no such thing", errTestGone))
+		case "/bad":
+			WriteError(w, fmt.Errorf("%w: house 9", ErrBadRequest))
+		case "/failed":
+			WriteError(w, errors.New("disk on fire"))
+		default:
+			WriteJSON(w, http.StatusCreated, map[string]int{"id": 1})
+		}
+	}), slog.New(slog.DiscardHandler), testErrors)
+	for _, tc := range []struct {
+		path        string
+		quiet       bool
+		code        int
+		status      string
+		errContains string
+	}{
+		{"/refused", true, 200, "410", "no such thing"},
+		{"/bad", true, 200, "400", "house 9"},
+		{"/refused", false, 410, "", "no such thing"},
+		{"/failed", true, 500, "", "logged"},
+		{"/ok", true, 201, "", ""},
+	} {
+		req := httptest.NewRequest("GET", tc.path, nil)
+		if tc.quiet {
+			req.Header.Set(QuietHeader, "200")
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		var body struct{ Error string }
+		json.Unmarshal(rec.Body.Bytes(), &body)
+		if rec.Code != tc.code || rec.Header().Get(StatusHeader) != tc.status || !strings.Contains(body.Error, tc.errContains) {
+			t.Errorf("%s quiet=%v: %d %s=%q %q, want %d %q %q", tc.path, tc.quiet, rec.Code, StatusHeader, rec.Header().Get(StatusHeader), body.Error, tc.code, tc.status, tc.errContains)
+		}
+	}
+}

@@ -155,16 +155,19 @@ func (s *Store) PlayerRatings(ctx context.Context, who identity.ID) ([]Rated, er
 
 // HistoryPoint is a player's rating after one game.
 type HistoryPoint struct {
-	Game   int64     `json:"game"`
-	Pool   string    `json:"pool"`
-	Rating float64   `json:"rating"`
+	Game   int64   `json:"game"`
+	Pool   string  `json:"pool"`
+	Rating float64 `json:"rating"`
+	// Before is the rating the game started from: a chart of one rated
+	// game is a line from it.
+	Before float64   `json:"before"`
 	At     time.Time `json:"at"`
 }
 
 // RatingHistory returns who's rating after each of its rated games,
 // oldest first (at most the last 500).
 func (s *Store) RatingHistory(ctx context.Context, who identity.ID) ([]HistoryPoint, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT game, pool, after, at FROM (SELECT * FROM rating_history WHERE id=? ORDER BY at DESC LIMIT 500) ORDER BY at`, who.Key())
+	rows, err := s.db.QueryContext(ctx, `SELECT game, pool, after, before, at FROM (SELECT * FROM rating_history WHERE id=? ORDER BY at DESC LIMIT 500) ORDER BY at`, who.Key())
 	if err != nil {
 		return nil, err
 	}
@@ -173,7 +176,7 @@ func (s *Store) RatingHistory(ctx context.Context, who identity.ID) ([]HistoryPo
 	for rows.Next() {
 		var p HistoryPoint
 		var at int64
-		if err := rows.Scan(&p.Game, &p.Pool, &p.Rating, &at); err != nil {
+		if err := rows.Scan(&p.Game, &p.Pool, &p.Rating, &p.Before, &at); err != nil {
 			return nil, err
 		}
 		p.At = time.UnixMilli(at)

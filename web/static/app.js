@@ -32,13 +32,19 @@ function h(tag, attrs, ...kids) {
 // (null: a section for the signed-in only, say).
 function show(...kids) { main.replaceChildren(...kids.flat().filter(k => k !== null && k !== undefined && k !== false)); }
 
+// quiet asks the server for its refusals (4xx) as 200 OK with the status
+// in X-Kalah-Status (docs/API.md): the browser logs any other answer as a
+// failed resource in the console, and a refusal is expected here, said in
+// words where the person acted.
+const quiet = {"X-Kalah-Refusal": "200"};
 async function api(path, body) {
-  const opt = body === undefined ? {} : {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)};
+  const opt = body === undefined ? {headers: quiet} : {method: "POST", headers: {"Content-Type": "application/json", ...quiet}, body: JSON.stringify(body)};
   let r;
   try { r = await fetch(API + path, opt); }
   catch (ex) { throw new Error("The server cannot be reached: check the connection; the page tries again by itself."); }
   const data = await r.json().catch(() => ({error: "bad response " + r.status}));
-  if (!r.ok) { const e = new Error(data.error || ("HTTP " + r.status)); e.status = r.status; throw e; }
+  const status = +(r.headers.get("X-Kalah-Status") || r.status);
+  if (!r.ok || status >= 400) { const e = new Error(data.error || ("HTTP " + status)); e.status = status; throw e; }
   return data;
 }
 
@@ -50,10 +56,10 @@ let me = null; // {name, id, bots} while signed in
 // kept in the browser.
 let myId = "";
 async function account(path, body) {
-  const opt = body === undefined ? {} : {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)};
+  const opt = body === undefined ? {headers: quiet} : {method: "POST", headers: {"Content-Type": "application/json", ...quiet}, body: JSON.stringify(body)};
   const r = await fetch("/api/account" + path, opt);
   const data = await r.json().catch(() => ({error: "bad response " + r.status}));
-  if (!r.ok) throw new Error(data.error || ("HTTP " + r.status));
+  if (!r.ok || r.headers.get("X-Kalah-Status")) throw new Error(data.error || ("HTTP " + r.status));
   return data;
 }
 async function loadMe() {
@@ -290,10 +296,12 @@ function rulesForm(legend) {
   }
   sel.addEventListener("change", load);
   load();
+  // A space between the labels: read as text (a screen reader's line, a
+  // copy) they are words apart, not "Sow opponent's storeEnd".
   const el = h("fieldset", {}, h("legend", {text: legend || "Rules"}),
-    h("label", {}, "Preset", sel), h("label", {}, "Houses", houses), h("label", {}, "Seeds", seeds),
-    h("label", {}, ec, "Empty capture"), h("label", {}, early, "Early end"), h("label", {}, pie, "Pie rule"),
-    h("label", {}, sos, "Sow opponent's store"), h("label", {}, "End", end), src);
+    h("label", {}, "Preset", sel), " ", h("label", {}, "Houses", houses), " ", h("label", {}, "Seeds", seeds), " ",
+    h("label", {}, ec, "Empty capture"), " ", h("label", {}, early, "Early end"), " ", h("label", {}, pie, "Pie rule"), " ",
+    h("label", {}, sos, "Sow opponent's store"), " ", h("label", {}, "End", end), src);
   return {el, get(first) {
     const p = presets.find(p => p.rules.name === sel.value).rules;
     const r = {name: p.name, houses: +houses.value, seeds: +seeds.value, first: first || "S", empty_capture: ec.checked,
@@ -303,14 +311,21 @@ function rulesForm(legend) {
   }};
 }
 
+// engines are the computer players other than the levels: each level is
+// offered once, by its name, and a kind of player that is some level's
+// engine ("random", "pekar", "perfect") only as that level.
+function engines() {
+  const taken = new Set(meta.levels.flatMap(l => [l.name, l.spec]));
+  return meta.players.filter(p => !taken.has(p.name));
+}
 function opponentSelect(id, withHuman) {
-  const levels = meta.levels.map(l => h("option", {value: l.name, text: (l.name + (l.description ? " — " + l.description : "")).slice(0, 70)}));
+  const levels = meta.levels.map(l => h("option", {value: l.name, title: l.spec, text: (l.name + (l.description ? " — " + l.description : "")).slice(0, 70)}));
   const cut = t => t.length > 60 ? t.slice(0, 58) + "…" : t;
-  const players = meta.players.map(p => h("option", {value: p.name, text: cut(p.name + " — " + p.summary)}));
+  const players = engines().map(p => h("option", {value: p.name, text: cut(p.name + " — " + p.summary)}));
   return h("select", {id},
     withHuman ? h("option", {value: "human", text: "Another person (send a link)"}) : null,
     levels.length ? h("optgroup", {label: "Difficulty"}, levels) : null,
-    h("optgroup", {label: "Players"}, players));
+    players.length ? h("optgroup", {label: "More: engines by name"}, players) : null);
 }
 
 // ---- play: the new-game form ----
@@ -350,7 +365,7 @@ function viewPlay() {
       if (c.invite) keepInvite(c.id, c.invite);
       await loadMe(); // a guest is someone now
       location.hash = "#/game/" + c.id;
-    } catch (ex) { err.textContent = ex.message; }
+    } catch (ex) { refuse(err, ex); }
   }},
     h("h2", {text: "Play a game"}),
     h("fieldset", {}, h("legend", {text: "Players"}),
@@ -414,6 +429,7 @@ function boardView(n, opts) {
     if (opts.edit) {
       const inp = h("input", {type: "number", min: 0, max: 999, class: "edit", "aria-label": opts.label(side, house, null)});
       b.append(inp); b.input = inp;
+      b.addEventListener("click", e => { if (e.target === b) inp.focus(); }); // the whole house is the input's target
     } else {
       b.disabled = true;
       b.addEventListener("click", () => opts.onMove && opts.onMove(side, house));
@@ -460,14 +476,30 @@ function boardView(n, opts) {
 
 // fitBoards lays every board of the page out so that no house is below
 // 44 px, the least a finger hits: across the screen where the houses fit,
-// else upright (the houses in two columns, the stores above and below,
-// sowing still counter-clockwise). Called once a board is on the page, and
-// when the window changes.
+// else folded: each side's row of houses wrapped into as few lines as fit,
+// the two sides mirrored about the middle so that opposite houses share a
+// column (South's first line, houses 1.., right below North's last
+// houses), the stores above and below. So a board of 16 houses and its
+// game's buttons fit one phone screen (360x640). Called once a board is on
+// the page, and when the window changes.
 function fitBoards() {
   for (const b of main.querySelectorAll(".board")) {
-    b.classList.remove("vertical");
+    b.classList.remove("folded");
     const pit = b.querySelector(".pit");
-    if (pit && pit.getBoundingClientRect().width < 44) b.classList.add("vertical");
+    if (!pit || pit.getBoundingClientRect().width >= 44) continue;
+    const n = +b.style.getPropertyValue("--n");
+    const room = (b.parentElement || main).clientWidth - 16; // the board's padding
+    let cols = Math.max(1, Math.floor((room + 4) / 48)); // 44 px and a gap
+    const lines = Math.ceil(n / cols);
+    cols = Math.ceil(n / lines);
+    b.style.setProperty("--cols", String(cols)); b.style.setProperty("--lines", String(lines));
+    for (const p of b.querySelectorAll(":scope > .pit")) {
+      const c = +p.style.getPropertyValue("--c"), top = p.style.getPropertyValue("--r") === "1";
+      const line = Math.floor(c / cols);
+      p.style.setProperty("--fr", String(top ? lines + 1 - line : lines + 2 + line));
+      p.style.setProperty("--fc", String(c % cols + 1));
+    }
+    b.classList.add("folded");
   }
 }
 window.addEventListener("resize", fitBoards);
@@ -606,6 +638,25 @@ function viewGame(id) {
     queue = queue.then(() => animateTo()).catch(() => {}).then(() => { replaying = false; render(); });
   });
   const bSwap = btn("swap", "Swap sides", () => play("swap"), "s", "Swap", "s");
+  // Flip turns the board round for this game's view (kept for the tab's
+  // life, game by game): a player's own side on top, or North below.
+  const flipKey = "kalah.flip." + id;
+  let flipped = sessionStorage.getItem(flipKey) === "1";
+  const bFlip = btn("flip", "Flip board", () => {
+    flipped = !flipped;
+    if (flipped) sessionStorage.setItem(flipKey, "1"); else sessionStorage.removeItem(flipKey);
+    bFlip.setAttribute("aria-pressed", String(flipped));
+    if (st) { setup(); render(); }
+  }, "f", "Flip");
+  bFlip.setAttribute("aria-pressed", String(flipped));
+  // Against perfect while its endgame database is built, the game says
+  // why its replies are slow and not always perfect.
+  const perfectNote = h("p", {class: "muted", id: "perfectnote", hidden: true});
+  // A view left behind writes nothing: a late answer or stream event finds
+  // its elements gone from the page (and the tab's title another view's).
+  let alive = true;
+  cleanup.push(() => { alive = false; });
+  const titleEl = h("h2", {id: "gametitle", text: "Game"});
   const clock = h("span", {id: "clock", class: "muted", "aria-live": "off", hidden: true});
   const controls = h("div", {class: "row", id: "controls"}, bSwap, bHint, bAuto, bUndo, bDraw, bAbort, bResign, bClaim, clock);
   // As the game will most likely show them, so nothing moves when it comes.
@@ -654,13 +705,13 @@ function viewGame(id) {
   // A seat of the release before moves by its token; the chat knows it so.
   const chat = chatPanel(id, () => mine && mine.token);
   cleanup.push(chat.close);
-  main.replaceChildren(h("h2", {id: "gametitle", text: "Game"}), info, share, ratedNote, h("div", {class: "labelrow"}, labels[0], clocks[0]), boardBox,
-    h("div", {class: "labelrow"}, labels[1], clocks[1]), status, callout, asked,
-    controls,
-    h("div", {class: "row"}, bPrev, bNext, bLive, bReplay, h("label", {}, anim, "Animate sowing"),
+  main.replaceChildren(titleEl, info, share, ratedNote, h("div", {class: "labelrow"}, labels[0], clocks[0]), boardBox,
+    h("div", {class: "labelrow"}, labels[1], clocks[1]), status, callout, perfectNote, asked,
+    controls, err,
+    h("div", {class: "row"}, bPrev, bNext, bLive, bReplay, bFlip, h("label", {}, anim, "Animate sowing"),
       h("a", {href: API + "games/" + id + "/record", id: "download", download: "kalah-" + id + ".txt"}, "Download record"),
       h("a", {href: "#/analyze?game=" + id, id: "analyzelink"}, "Analyze this game"), noticeButton()),
-    h("h3", {text: "Moves"}), moveHead, movesEl, err, summary, chat.el);
+    h("h3", {text: "Moves"}), moveHead, movesEl, summary, chat.el);
 
   function me() { return mine ? mine.seat : null; }
   // offline is set while the connection to the server is lost: the page
@@ -696,15 +747,12 @@ function viewGame(id) {
 
   function setup() {
     const n = st.rules.houses;
-    // A player sees their own side at the bottom.
-    myBottom = "S";
-    if (mine) {
-      const sideOfSeat = (mine.seat === 0) !== st.swapped ? "S" : "N";
-      myBottom = sideOfSeat;
-    }
+    // A player sees their own side at the bottom, unless the board is flipped.
+    const mySide = mine ? ((mine.seat === 0) !== st.swapped ? "S" : "N") : "S";
+    myBottom = flipped ? (mySide === "S" ? "N" : "S") : mySide;
     board = boardView(n, {bottom: myBottom,
       label: (side, house, k) => {
-        const owner = mine ? (side === myBottom ? "Your" : "Opponent's") : (side === "S" ? "South" : "North");
+        const owner = mine ? (side === mySide ? "Your" : "Opponent's") : (side === "S" ? "South" : "North");
         const what = house ? `${owner} house ${house}` : `${owner} store`;
         return k === null ? what : `${what}, ${k} seed${k === 1 ? "" : "s"}`;
       },
@@ -715,7 +763,7 @@ function viewGame(id) {
   }
 
   function render(sow) {
-    if (!st) return;
+    if (!st || !alive) return;
     // While a sowing is drawn, other redraws keep its current frame.
     if (sow) frame = sow; else if (animating) sow = frame;
     const total = st.moves.length;
@@ -736,7 +784,17 @@ function viewGame(id) {
     };
     labels[0].textContent = `${sideName(st, top, me())}${ratingOf(top)} (${top === "S" ? "South" : "North"})`;
     labels[1].textContent = `${sideName(st, myBottom, me())}${ratingOf(myBottom)} (${myBottom === "S" ? "South" : "North"})`;
-    $("#gametitle").textContent = `${st.seats[0].name} vs ${st.seats[1].name} — ${st.rules_text}`;
+    titleEl.textContent = `${st.seats[0].name} vs ${st.seats[1].name} — ${st.rules_text}`;
+    // A computer seat is named by its level; its engine is the detail.
+    const seatOfSide = side => st.seats[(side === "S") !== st.swapped ? 0 : 1];
+    [top, myBottom].forEach((side, i) => { const s = seatOfSide(side); labels[i].title = s && !s.human && s.spec && s.spec !== s.name ? `${s.name}: ${s.spec}` : ""; });
+    // The database of this game's rules (six houses; empty capture or
+    // not), as /api/meta's building tells.
+    const builds = st.rules.houses === 6 ? (meta.building || []).filter(b => !!b.empty_capture === !!st.rules.empty_capture) : [];
+    const perfect = st.seats.some(s => !s.human && s.spec === "perfect") && builds.length > 0;
+    perfectNote.hidden = !(perfect && !st.over);
+    if (perfect) perfectNote.textContent = "perfect plays without its endgame database while the server builds it (" + builds.map(b => b.elsewhere ? "elsewhere" : b.percent + "%").join(", ") +
+      "): its replies take a few seconds and are not always perfect until it is built.";
     drawMoves(k);
     if (!animating) status.textContent = statusText(k, total);
     // The tab says what waits for a player (their turn, an offer, the
@@ -765,6 +823,8 @@ function viewGame(id) {
     const opp = mine ? st.seats[1 - mine.seat] : null;
     const people = st.seats[0].human && st.seats[1].human;
     const vsComputer = !!(opp && !opp.human && opp.spec);
+    // No one to chat with: a player's chat against the computer is not offered.
+    if (opp && !opp.human) chat.el.hidden = true;
     bHint.hidden = bAuto.hidden = !(st.casual && vsComputer && !st.over);
     bHint.disabled = !myTurn(); bAuto.disabled = bHint.disabled;
     bUndo.hidden = !(st.takebacks && mine && !st.over && (people || vsComputer));
@@ -1013,7 +1073,7 @@ function viewGame(id) {
     // the text reads as the notation does ("1. 3+6 2 2. ..."), a space
     // between cells, which the grid does not draw.
     const firstSide = st.start_to_move === "N" ? "North" : "South";
-    $("#movefirst").textContent = firstSide; $("#movesecond").textContent = firstSide === "South" ? "North" : "South";
+    moveHead.children[1].textContent = firstSide; moveHead.children[2].textContent = firstSide === "South" ? "North" : "South";
     if (!st.move_text) { movesEl.replaceChildren(h("span", {class: "nomoves", text: "(no moves yet)"})); return; }
     let ply = 0;
     const parts = [];
@@ -1050,6 +1110,7 @@ function viewGame(id) {
     else if (e.key === "u") { if (!bUndo.hidden) act("takeback"); }
     else if (e.key === "h") { if (!bHint.hidden) hint(); }
     else if (e.key === "s" && st.legal && st.legal.includes("swap")) play("swap");
+    else if (e.key === "f") bFlip.click();
     else if (e.key === "ArrowLeft") { step(-1); e.preventDefault(); }
     else if (e.key === "ArrowRight") { step(1); e.preventDefault(); }
     else if (e.key === "Home") { step(-st.moves.length); e.preventDefault(); }
@@ -1063,7 +1124,18 @@ function viewGame(id) {
     try { const ns = await api("games/" + id + "/board"); if (ns.rematch) { st.rematch = ns.rematch; announce("Your opponent asks for a rematch"); render(); } } catch (ex) { /* try again */ }
   }, 2000);
   cleanup.push(() => clearInterval(rematchWatch));
-  const es = new EventSource(API + "games/" + id + "/board/events");
+  // The game is read first and its stream opened once it is known to be
+  // there: a link to no game is said in words, without the browser
+  // logging the stream's refusal (404) as an error.
+  let es = null;
+  const missing = () => {
+    main.replaceChildren(h("h2", {id: "missinggame", text: "No such game"}),
+      h("p", {id: "gameerr", text: `There is no game ${id} here: no such game. The link may be wrong or cut short.`}),
+      h("p", {}, h("a", {href: "#/watch", text: "See the games being played"}), " · ", h("a", {href: "#/lobby", text: "start one in the lobby"})));
+    document.title = "No such game — Kalah";
+  };
+  function stream() {
+  es = new EventSource(API + "games/" + id + "/board/events");
   es.addEventListener("chat", ev => chat.add(JSON.parse(ev.data)));
   es.addEventListener("state", ev => {
     const ns = JSON.parse(ev.data);
@@ -1079,22 +1151,21 @@ function viewGame(id) {
     }
     es.close();
     api("games/" + id + "/board").then(ns => update(ns)).catch(ex => {
-      if (ex.status === 404) {
-        main.replaceChildren(h("h2", {id: "missinggame", text: "No such game"}),
-          h("p", {id: "gameerr", text: `There is no game ${id} here: no such game. The link may be wrong or cut short.`}),
-          h("p", {}, h("a", {href: "#/watch", text: "See the games being played"}), " · ", h("a", {href: "#/lobby", text: "start one in the lobby"})));
-        document.title = "No such game — Kalah";
-        return;
-      }
+      if (!alive) return;
+      if (ex.status === 404) { missing(); return; }
       err.textContent = `Cannot load game ${id}: ${ex.message}.`;
       status.textContent = ""; boardBox.replaceChildren(); // no game to hold a place for
     });
   };
-  cleanup.push(() => es.close());
+  }
+  api("games/" + id + "/board").then(ns => { if (alive) { update(ns); stream(); } })
+    .catch(ex => { if (!alive) return; if (ex.status === 404) missing(); else stream(); });
+  cleanup.push(() => { if (es) es.close(); });
 }
 
 async function viewJoin(id, invite) {
   main.replaceChildren(h("p", {text: "Joining the game…"}));
+  const here = location.hash;
   try {
     if (!invite) throw new Error("this link has no invitation in it: ask for the whole link");
     const j = await api(`games/${id}/join`, {invite});
@@ -1102,6 +1173,7 @@ async function viewJoin(id, invite) {
     await loadMe(); // a guest is someone now
     location.replace("#/game/" + id);
   } catch (ex) {
+    if (location.hash !== here) return; // left meanwhile
     main.replaceChildren(h("p", {class: "err", text: "Could not join: " + ex.message + ". "}), h("a", {href: "#/game/" + id}, "Watch the game instead"));
   }
 }
@@ -1179,15 +1251,34 @@ function tcText(clockMS, incMS) {
 function playerLink(name, id) {
   return id && /^(user|bot):/.test(id) ? h("a", {href: "#/player/" + encodeURIComponent(name), text: name}) : h("span", {text: name});
 }
+// refuse says a refusal in el, the place where the person acted, with
+// what to do next, and keeps it there until they act again: a game refused
+// for too many unfinished ones lists those games, to finish or resign.
+async function refuse(el, ex) {
+  el.replaceChildren(h("span", {text: ex.message.replace(/^./, c => c.toUpperCase()) + (/[.!?]$/.test(ex.message) ? "" : ".")}));
+  el.scrollIntoView({block: "nearest"});
+  if (ex.status !== 429 || !/unfinished games/.test(ex.message)) return;
+  let mine = [];
+  if (!myId) await loadMe(); // who this browser is, if its games made it someone
+  try { mine = (await api("games?status=live")).filter(g => myId && (g.south_id === myId || g.north_id === myId)); } catch (e) { /* the words stand alone */ }
+  el.append(" ", mine.length ? h("span", {}, "Your unfinished games: ",
+    ...mine.flatMap((g, i) => [i ? ", " : "", h("a", {href: "#/game/" + g.id, class: "mygame"}, `game ${g.id} against ${g.south_id === myId ? g.north : g.south}`)]), ". Open one to play it on, or resign or abort it, and try again.")
+    : h("span", {}, "Finish or resign one of your games, then try again."));
+  el.scrollIntoView({block: "nearest"}); // all of it, now it is longer
+}
 function viewLobby() {
   const err = h("p", {class: "err", role: "alert", id: "lobbyerr"});
-  const levels = h("div", {class: "row", id: "levels"}, meta.levels.map(l => h("button", {type: "button", class: "level", "data-level": l.name, title: l.description,
+  // Refusals are said where the person clicked, and stay.
+  const levelErr = h("p", {class: "err", role: "alert", id: "levelerr"});
+  const seekErr = h("p", {class: "err", role: "alert", id: "seekerr"});
+  const botErr = h("p", {class: "err", role: "alert", id: "boterr"});
+  const levels = h("div", {class: "row", id: "levels"}, meta.levels.map(l => h("button", {type: "button", class: "level", "data-level": l.name, title: `${l.description} (${l.spec})`,
     onclick: async () => {
-      err.textContent = "";
+      levelErr.replaceChildren();
       try {
-        const c = await api("games", {south: "human", north: l.spec, casual: true});
+        const c = await api("games", {south: "human", north: l.name, casual: true});
         await loadMe(); location.hash = "#/game/" + c.id;
-      } catch (ex) { err.textContent = ex.message; }
+      } catch (ex) { refuse(levelErr, ex); }
     }}, l.name)));
   // The rules of a person's game, each preset with what it is in words.
   const preset = h("select", {id: "seekpreset", "aria-describedby": "presetinfo"}, meta.presets.map(p => h("option", {value: p.rules.name, text: p.rules.name})));
@@ -1208,12 +1299,12 @@ function viewLobby() {
   const stopWaiting = () => { if (seekES) seekES.close(); seekES = null; mySeek = null; waiting.replaceChildren(); };
   cleanup.push(() => { if (seekES) seekES.close(); });
   async function seek(clockMS, incMS, label) {
-    err.textContent = "";
+    err.textContent = ""; seekErr.replaceChildren();
     const isRated = rated.checked && !!me;
     let sk;
     try {
       sk = await api("seeks", {rules: rulesOf(), clock_ms: clockMS, increment_ms: incMS, rated: isRated, range: +range.value, takebacks: takebacks.checked});
-    } catch (ex) { err.textContent = ex.message; return; }
+    } catch (ex) { refuse(seekErr, ex); return; }
     if (seekES) seekES.close(); // the server keeps one seek a person: this one
     if (!myId) await loadMe(); // a guest is someone now
     if (sk.note) announce(sk.note);
@@ -1255,14 +1346,16 @@ function viewLobby() {
       seeksEl.replaceChildren(...(sks.length ? sks.map(sk => h("li", {"data-seek": sk.id},
         playerLink(sk.by, sk.by_id), sk.rating ? ` ${sk.rating.rating}${sk.rating.provisional ? "?" : ""}` : "",
         ` — ${rulesName(sk.rules)}, ${tc(sk)}${sk.rated ? ", rated" : ", casual"}${sk.no_takebacks ? ", no takebacks" : ""}${sk.range ? `, rating ±${sk.range}` : ""} `,
-        myId && sk.by_id === myId ? h("span", {class: "muted", text: "(yours)"}) : h("button", {type: "button", class: "accept", text: "Accept", onclick: async () => {
-          err.textContent = "";
-          if (sk.rated && !me) { err.replaceChildren("A rated game needs an account: ", h("a", {href: "#/account", text: "sign in or create one"}), "."); return; }
+        myId && sk.by_id === myId ? h("span", {class: "muted", text: "(yours)"})
+        // A seek this person cannot take says why, with no Accept that could only fail.
+        : sk.closed ? h("span", {class: "muted closed"}, "(", sk.rated && !me ? h("a", {href: "#/account", text: sk.closed}) : sk.closed, ")")
+        : h("button", {type: "button", class: "accept", text: "Accept", onclick: async () => {
+          err.textContent = ""; seekErr.replaceChildren();
           try {
             const c = await api(`seeks/${sk.id}/accept`, {});
             if (!myId) await loadMe();
             location.hash = "#/game/" + c.id;
-          } catch (ex) { err.textContent = ex.message; load(); }
+          } catch (ex) { refuse(seekErr, ex); load(); }
         }}))) : [h("li", {class: "muted", text: "No one is waiting. Choose a clock above: an equal offer is paired at once."})]));
       liveEl.replaceChildren(...(live.length ? live.slice(0, 20).map(gameLine) : [h("li", {class: "muted", text: "No game is being played."})]));
       if (following) {
@@ -1273,32 +1366,32 @@ function viewLobby() {
       // --accept does); those waiting for tournament games do not.
       botsEl.replaceChildren(...online.map(b => h("li", {"data-bot": b}, h("a", {href: "#/player/" + encodeURIComponent(b), text: b}), " ",
         h("button", {type: "button", class: "challenge", text: "Challenge", onclick: async e => {
-          err.textContent = "";
-          if (!me) { err.replaceChildren("Challenging a bot needs an account: ", h("a", {href: "#/account", text: "sign in or create one"}), "."); return; }
+          err.textContent = ""; botErr.replaceChildren();
+          if (!me) { botErr.replaceChildren("Challenging a bot needs an account: ", h("a", {href: "#/account", text: "sign in or create one"}), "."); return; }
           const [c, i] = chalTC.value.split(":").map(Number);
           e.target.disabled = true; e.target.textContent = "Asking…";
           try {
             const g = await api(`bots/${encodeURIComponent(b)}/challenge`, {rules: rulesOf(), clock_ms: c, increment_ms: i, rated: rated.checked});
             if (g.note) announce(g.note);
             location.hash = "#/game/" + g.id;
-          } catch (ex) { err.textContent = ex.message; e.target.disabled = false; e.target.textContent = "Challenge"; }
+          } catch (ex) { refuse(botErr, ex); e.target.disabled = false; e.target.textContent = "Challenge"; }
         }}))),
         ...bots.map(b => h("li", {class: "muted", text: `${b.name || b}: waiting for tournament games`})));
       if (!online.length && !bots.length) botsEl.replaceChildren(h("li", {class: "muted", text: "No bot is online. A bot takes challenges with kalah bot --accept."}));
     } catch (ex) { err.textContent = ex.message; }
   }
   show(h("h2", {text: "Play Kalah"}),
-    h("section", {class: "panel"}, h("h3", {text: "Play the computer"}), h("p", {class: "muted", text: "One click: a casual game (takebacks and hints), no clock. More choices under Play."}), levels),
+    h("section", {class: "panel"}, h("h3", {text: "Play the computer"}), h("p", {class: "muted", text: "One click: a casual game (takebacks and hints), no clock. More choices under Play."}), levels, levelErr),
     h("section", {class: "panel"}, h("h3", {text: "Play a person"}),
       h("div", {class: "row"}, h("label", {}, "Rules", preset), h("label", {}, rated, "Rated"), h("label", {}, takebacks, "Takebacks"),
         me ? null : h("span", {class: "muted", id: "ratednote"}, "Rated games need an account: ", h("a", {href: "#/account", text: "sign in"}), "."),
         h("label", {}, "Opponent's rating", range)),
-      presetInfo, quick, waiting,
+      presetInfo, quick, seekErr, waiting,
       h("h4", {text: "Open seeks"}), seeksEl, h("p", {}, "Or play in a tournament: ", h("a", {href: "#/tournaments", id: "lobbytours", text: "arenas and Swiss"}), ".")),
     me ? h("section", {class: "panel", id: "following"}, h("h3", {text: "Players you follow, playing now"}), followEl) : null,
     h("section", {class: "panel"}, h("h3", {text: "Games being played"}), liveEl, h("p", {}, h("a", {href: "#/watch", text: "All games"}), " · ", h("a", {href: "#/ratings", text: "Ratings"}))),
     h("section", {class: "panel"}, h("h3", {text: "Bots online"}), h("div", {class: "row"}, h("label", {}, "Clock", chalTC),
-      h("span", {class: "muted", text: "With the rules above; rated if Rated is checked, else casual."})), botsEl),
+      h("span", {class: "muted", text: "With the rules above; rated if Rated is checked, else casual."})), botsEl, botErr),
     err);
   load();
   const t = setInterval(load, 2000);
@@ -1310,12 +1403,15 @@ function viewLobby() {
 function ladderName(pool) { const [r, c] = pool.split("/"); return `${r}, ${c}`; }
 async function viewRatings(params) {
   show(h("h2", {text: "Ratings"}), h("p", {text: "Loading…"}));
+  const here = location.hash, gone = () => location.hash !== here; // left meanwhile: draw nothing over the next view
   try {
     const pools = await api("ratings/pools");
+    if (gone()) return;
     if (!pools.length) { show(h("h2", {text: "Ratings"}), h("p", {text: "No rated game yet."})); return; }
     let pool = params.get("pool") || "";
     if (!pools.some(p => p.pool === pool)) pool = pools[0].pool;
     const list = await api("ratings?limit=200&pool=" + encodeURIComponent(pool));
+    if (gone()) return;
     // One ladder at a time (a rule preset and a time control); players
     // whose rating is still provisional apart, below.
     const rows = rs => rs.map((r, i) => h("tr", {}, h("td", {class: "num", text: i + 1}), h("td", {}, h("a", {href: "#/player/" + encodeURIComponent(r.name), text: r.name})),
@@ -1331,7 +1427,7 @@ async function viewRatings(params) {
       est.length ? table("leaderboard", "Established ratings", est) : h("p", {id: "leaderboard-none", text: "No established rating on this ladder yet."}),
       prov.length ? h("section", {}, h("h3", {text: "Provisional"}), h("p", {class: "muted", text: "Fewer games: these ratings may still move a lot (marked ?)."}),
         table("provisional", "Provisional ratings", prov)) : null);
-  } catch (ex) { show(h("p", {class: "err", text: ex.message})); }
+  } catch (ex) { if (!gone()) show(h("p", {class: "err", text: ex.message})); }
 }
 
 // ratingChart draws one ladder's history as a line: each rated game, in
@@ -1342,7 +1438,7 @@ function ratingChart(points) {
   const lo = Math.min(...ys) - 20, hi = Math.max(...ys) + 20;
   const pt = (x, y) => `${20 + x * (w - 40) / Math.max(1, ys.length - 1)},${hgt - 20 - (y - lo) * (hgt - 40) / (hi - lo)}`;
   svg.setAttribute("viewBox", `0 0 ${w} ${hgt}`); svg.setAttribute("class", "graph"); svg.setAttribute("role", "img");
-  svg.setAttribute("aria-label", `Rating after each of ${ys.length} games: from ${Math.round(ys[0])} to ${Math.round(ys[ys.length - 1])}`);
+  svg.setAttribute("aria-label", `Rating after each of ${ys.length - 1} game${ys.length === 2 ? "" : "s"}: from ${Math.round(ys[0])} to ${Math.round(ys[ys.length - 1])}`);
   const ns = "http://www.w3.org/2000/svg";
   const line = document.createElementNS(ns, "polyline");
   line.setAttribute("fill", "none"); line.setAttribute("class", "chartline"); line.setAttribute("stroke-width", "2");
@@ -1359,16 +1455,21 @@ function ratingChart(points) {
 async function viewPlayer(name, params) {
   show(h("h2", {text: name}), h("p", {text: "Loading…"}));
   const before = +(params.get("before") || 0);
+  const here = location.hash;
   let p;
   try { p = await api("players/" + encodeURIComponent(name) + (before ? "?before=" + before : "")); }
   catch (ex) {
+    if (location.hash !== here) return; // left meanwhile
     if (ex.status === 404) {
+      document.title = "No such player — Kalah";
       show(h("h2", {id: "noplayer", text: "No such player"}),
         h("p", {text: `Nobody plays here as “${name}”: no account and no bot of that name.`}),
         h("p", {}, h("a", {href: "#/ratings", text: "See the ratings"}), " · ", h("a", {href: "#/lobby", text: "the lobby"})));
     } else show(h("p", {class: "err", text: ex.message}));
     return;
   }
+  if (location.hash !== here) return; // left meanwhile: draw nothing over the next view
+  document.title = `${p.name} — Kalah`;
   const err = h("p", {class: "err", role: "alert"});
   // Follow: their games show in your lobby.
   const followers = h("span", {class: "muted", id: "followers", text: `${p.followers} follower${p.followers === 1 ? "" : "s"}`});
@@ -1396,7 +1497,8 @@ async function viewPlayer(name, params) {
       tabindex: pl === shownPool ? "0" : "-1", text: `${ladderName(pl)} (${byPool.get(pl).length})`, onclick: () => { shownPool = pl; drawChart(); }})));
     const pts = byPool.get(shownPool) || [];
     chart.dataset.pool = shownPool || "";
-    chart.replaceChildren(pts.length > 1 ? ratingChart(pts) : h("p", {class: "muted", text: pts.length ? `One rated game on this ladder: ${Math.round(pts[0].rating)} after it.` : ""}));
+    // Drawn from the first rated game: from the rating it started from.
+    chart.replaceChildren(pts.length ? ratingChart([{rating: pts[0].before || pts[0].rating}, ...pts]) : h("p", {class: "muted", text: ""}));
   }
   tabs.addEventListener("keydown", e => {
     const i = chartPools.indexOf(shownPool), to = {ArrowRight: i + 1, ArrowLeft: i - 1}[e.key];
@@ -1413,7 +1515,8 @@ async function viewPlayer(name, params) {
     h("td", {text: day(g.finished || g.created)}),
     h("td", {}, playerLink(g.opponent, g.opponent_id), g.opponent_rating ? ` (${g.opponent_rating})` : ""),
     h("td", {}, h("a", {href: "#/game/" + g.id, text: outcome[g.outcome] || g.outcome})),
-    h("td", {class: "num", text: `${g.score.south}–${g.score.north}`}),
+    // The score from this player's side, their store first: "Won 48–0".
+    h("td", {class: "num", text: g.side === "N" ? `${g.score.north}–${g.score.south}` : `${g.score.south}–${g.score.north}`}),
     h("td", {text: g.rated ? "rated" + (g.change !== undefined && g.change !== null ? ` ${g.change >= 0 ? "+" : "−"}${Math.abs(g.change)}` : "") : (g.casual ? "casual" : "unrated")}),
     h("td", {text: g.time_control}), h("td", {text: rulesName(g.rules)}))));
   rulesFilter.addEventListener("change", drawList);
@@ -1485,6 +1588,7 @@ function viewAnalyze(params) {
     for (const i of [n, 2 * n + 1]) {
       const inp = h("input", {type: "number", min: 0, max: 999, class: "edit", value: pits[i], "aria-label": (i === n ? "South" : "North") + " store"});
       edit.cells[i].replaceChildren(inp); edit.cells[i].input = inp;
+      edit.cells[i].onclick = e => { if (e.target === edit.cells[i]) inp.focus(); }; // the whole store is the input's target
     }
     edit.el.addEventListener("change", () => { posIn.value = editorText(); });
     boardBox.replaceChildren(edit.el);
@@ -1534,16 +1638,18 @@ function viewAnalyze(params) {
   // Play from here: a casual game against a level from the position on
   // the board, the person taking the side they choose (the side to move
   // unless they choose the other).
-  const playOpp = h("select", {id: "pfopp"}, meta.levels.map(l => h("option", {value: l.spec, text: l.name})));
+  const playOpp = h("select", {id: "pfopp"}, meta.levels.map(l => h("option", {value: l.name, title: l.spec, text: l.name})));
   const playSide = h("select", {id: "pfside"}, h("option", {value: "S", text: "South"}), h("option", {value: "N", text: "North"}));
+  // A refusal said under the button, and kept (put there when there is one).
+  const pfErr = h("p", {class: "err", role: "alert", id: "pferr"});
   async function playHere() {
-    err.textContent = "";
+    err.textContent = ""; pfErr.replaceChildren();
     const you = playSide.value, them = playOpp.value;
     try {
       const c = await api("games", {rules: rules(), start: posIn.value.trim(), casual: true,
         south: you === "S" ? "human" : them, north: you === "N" ? "human" : them});
       await loadMe(); location.hash = "#/game/" + c.id;
-    } catch (ex) { err.textContent = ex.message; }
+    } catch (ex) { if (!pfErr.isConnected) $("#playfrom").after(pfErr); refuse(pfErr, ex); }
   }
   async function analyzeGame() {
     err.textContent = ""; graphBox.replaceChildren(h("p", {text: "Analyzing every position…"}));
@@ -1685,12 +1791,22 @@ function peopleForm(list) {
 function viewTournaments() {
   const plist = h("ul", {class: "games", id: "ptlist"});
   const rules = rulesForm();
-  const choices = [...meta.levels.map(l => l.name), ...meta.players.map(p => p.name)];
-  const box = (c, on) => h("label", {}, h("input", {type: "checkbox", value: c, checked: on || null, class: "tplayer"}), c);
-  const boxes = choices.map((c, i) => box(c, i < 3));
-  const playerSet = h("fieldset", {}, h("legend", {text: "Players (every pairing plays from both sides)"}), boxes);
+  // The levels first, each once; the engines under More. Nothing is ticked
+  // unseen: what will play is said beside the button, as ticked.
+  const chosen = h("p", {class: "muted", id: "tchosen", "aria-live": "polite"});
+  const sayChosen = () => {
+    const ps = boxes.map(b => b.firstChild).filter(b => b.checked).map(b => b.value);
+    chosen.textContent = ps.length >= 2 ? `Playing: ${ps.join(", ")}.` : `Tick two players or more${ps.length ? ` (${ps[0]} so far)` : ""}.`;
+  };
+  const box = (c, title) => h("label", {title}, h("input", {type: "checkbox", value: c, class: "tplayer", onchange: sayChosen}), c);
+  const levelBoxes = meta.levels.map(l => box(l.name, l.spec));
+  const engineBoxes = engines().map(p => box(p.name, p.summary));
+  const boxes = [...levelBoxes, ...engineBoxes];
+  const more = h("details", {id: "tmore"}, h("summary", {text: "More: engines by name, bots"}), engineBoxes);
+  const playerSet = h("fieldset", {}, h("legend", {text: "Players (every pairing plays from both sides)"}), levelBoxes, more);
+  sayChosen();
   // Bots connected to the server that wait for tournament games (bot:NAME), as of now.
-  api("meta").then(m => { for (const b of m.bots || []) { const el = box(b, false); boxes.push(el); playerSet.append(el); } }).catch(() => {});
+  api("meta").then(m => { for (const b of m.bots || []) { const el = box(b); boxes.push(el); more.append(el); } }).catch(() => {});
   const rounds = h("input", {type: "number", id: "rounds", min: 1, max: 20, value: 1});
   const per = h("input", {type: "number", id: "tpermove", min: 0, max: 60000, value: 1000});
   const delay = h("input", {type: "number", id: "tdelay", min: 0, max: 10000, value: 0});
@@ -1711,7 +1827,7 @@ function viewTournaments() {
     playerSet,
     h("fieldset", {}, h("legend", {text: "Schedule"}), h("label", {}, "Name", name), h("label", {}, "Format", format), h("label", {}, "Rounds", rounds),
       h("label", {}, "ms a move", per), h("label", {}, "Pause between moves (ms)", delay)),
-    rules.el, h("button", {type: "submit", class: "primary", id: "tstart"}, "Start tournament"), err);
+    rules.el, chosen, h("button", {type: "submit", class: "primary", id: "tstart"}, "Start tournament"), err);
   main.replaceChildren(h("h2", {text: "Tournaments"}), h("section", {}, h("h3", {text: "Arenas and Swiss tournaments"}), plist, peopleForm()),
     form, h("h3", {text: "All computer tournaments"}), list);
   const when = t => t.status === "waiting" ? `starts ${new Date(t.starts).toLocaleTimeString()}` : t.status === "running" ? "playing now" : "finished";
@@ -1790,6 +1906,7 @@ function viewPeopleTournament(id) {
       : h("p", {}, h("a", {href: "#/account", text: "Sign in"}), " to join.");
     const winner = t.winner ? t.standings[0] : null;
     const fire = s => s.fire ? h("span", {class: "fire", title: "On a streak: the next game counts double", text: " ×2 streak"}) : null;
+    if (box.isConnected) document.title = `${t.name} — Kalah`;
     box.replaceChildren(...[h("h2", {text: t.name}),
       h("p", {class: "muted", text: `${what}, ${tc}, ${t.rules}${t.rated ? ", rated" : ", casual"}. Started by ${t.creator}.`}),
       h("p", {class: "status", id: "ptstatus", text: status}),
@@ -1838,6 +1955,7 @@ function viewTournament(id) {
     try { t = await api("tournaments/" + id); } catch (ex) { box.replaceChildren(h("p", {class: "err", text: ex.message})); return; }
     const short = p => p.length > 14 ? p.slice(0, 13) + "…" : p;
     const live = t.games.find(g => g.game && !g.done);
+    if (box.isConnected) document.title = `${t.name} — Kalah`;
     box.replaceChildren(...[h("h2", {text: t.name}), h("p", {text: `${{roundrobin: "Round robin", gauntlet: "Gauntlet", swiss: "Swiss"}[t.format] || t.format}, ${t.rules}. ${t.played} of ${t.total} games played${t.running ? "" : " — finished"}.`}),
       h("progress", {max: t.total, value: t.played, "aria-label": "Games played"}),
       t.error ? h("p", {class: "err", text: t.error}) : null,
@@ -1874,6 +1992,9 @@ function route() {
   const parts = path.split("/").filter(Boolean);
   const section = parts[0] === "game" && legacySeat(parts[1]) ? "play" : ({game: "watch", tournament: "tournaments", player: "ratings"}[parts[0]] || parts[0]);
   for (const a of document.querySelectorAll("nav a")) a.toggleAttribute("aria-current", a.dataset.nav === section) && a.setAttribute("aria-current", "page");
+  // The section's title until the view names what it shows (a game, a
+  // player, a tournament).
+  document.title = "Kalah — " + (section || "play");
   switch (parts[0]) {
     case "game": if (parts[2] === "join") viewJoin(parts[1], parts[3]); else viewGame(parts[1]); break;
     case "watch": viewWatch(); break;
@@ -1886,7 +2007,6 @@ function route() {
     case "player": viewPlayer(decodeURIComponent(parts[1] || ""), params); break;
     default: viewLobby();
   }
-  document.title = "Kalah — " + (section || "play");
 }
 
 document.addEventListener("keydown", e => { if (keyHandler) keyHandler(e); });
