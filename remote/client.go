@@ -48,6 +48,24 @@ type Client struct {
 // ErrRefused is a server's refusal: a bad token, a full server.
 var ErrRefused = errors.New("server refused")
 
+// ErrNameRefused is a login refused for its name: one the server keeps
+// for its own use, one that belongs to someone else (a wrong token), one
+// that is no name. A refusal of this kind is also ErrRefused; another name
+// (or the name's token) would be let in.
+var ErrNameRefused = errors.New("name refused")
+
+// loginRefusal is the server's answer to a login other than ok.
+type loginRefusal struct {
+	name bool   // the name, or its token, was the trouble
+	msg  string // the server's words
+}
+
+func (r loginRefusal) Error() string { return ErrRefused.Error() + ": " + r.msg }
+
+func (r loginRefusal) Is(target error) bool {
+	return target == ErrRefused || r.name && target == ErrNameRefused
+}
+
 // ErrRateLimited is a server's "too many logins from your address just
 // now": worth trying again after a pause.
 var ErrRateLimited = errors.New("server limits logins")
@@ -109,7 +127,11 @@ func (c *Client) Run(ctx context.Context) error {
 			// Too many logins from this address just now: try again later.
 			return fmt.Errorf("%w: %s", ErrRateLimited, m.Rest(0))
 		}
-		return fmt.Errorf("%w: %s", ErrRefused, m)
+		if m.Cmd == "error" {
+			code := m.Arg(0)
+			return loginRefusal{name: code == line.CodeAuth || code == line.CodeSyntax, msg: m.Rest(1)}
+		}
+		return loginRefusal{msg: m.String()}
 	}
 	log.Info("logged in", "server", c.Addr, "name", c.Name)
 	played := 0
