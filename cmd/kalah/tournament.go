@@ -610,7 +610,11 @@ func (d *distFlags) executor(ctx context.Context, e *env) (tournament.Executor, 
 		return nil, nil, err
 	}
 	if u := emb.Server.URL(); u != "" {
-		e.note("workers on other machines may join: kalah worker --join %s", u)
+		if d.workersOnly {
+			e.note("no game is played here: waiting for workers to join (kalah worker --join %s)", u)
+		} else {
+			e.note("workers on other machines may join: kalah worker --join %s", u)
+		}
 	}
 	return emb.Executor, emb.Close, nil
 }
