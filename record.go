@@ -12,7 +12,7 @@ type Record struct {
 	Rules       Rules             `json:"rules"`
 	Players     Players           `json:"players"`
 	Swapped     bool              `json:"swapped,omitempty"` // a pie-rule swap: Players are as seated after it
-	Start       string            `json:"start,omitempty"` // set-up position, if not the rules' start
+	Start       string            `json:"start,omitempty"`   // set-up position, if not the rules' start
 	Moves       []RecordMove      `json:"moves"`
 	Final       Score             `json:"final"`
 	Result      Result            `json:"result"`
