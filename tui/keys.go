@@ -142,8 +142,9 @@ const BoardHelp = `The board: your houses along the bottom, your opponent's alon
 top, each row numbered from its owner's left. A store (kalah) sits at the
 right-hand end of its owner's row, so yours is on the right and your
 opponent's on the left; the middle line names them: "◂ North  stores
-South ▸". The + next to the left-hand store marks the side to move: below
-the stores' line when it is the bottom player, above it for the top one.`
+South ▸". The + beside a store marks its owner's turn: below the right-hand
+store when it is the bottom player's, above the left-hand one for the top
+player.`
 
 // LineModeHelp says how to drive line mode from a script.
 const LineModeHelp = `Line mode (input or output not a terminal, or --plain) reads a line at a

@@ -292,7 +292,7 @@ func (pl *Plain) intro(w io.Writer, s *Session) {
 	if r.Pie {
 		fmt.Fprintln(w, "Pie rule: the first move earns no extra turn, and the second player may answer it with s (swap sides).")
 	}
-	fmt.Fprintf(w, "Keys: a house 1-%d (each side counts its houses from its own left), m: the computer\nmoves for whoever is to move, u: undo, h: hint, a: analysis, d: search details,\nl: move list, w: save, empty line: restart (twice in a game), q: quit, ?: help\nand how to play. The + beside the left-hand store marks the side to move.\n\n", r.Houses)
+	fmt.Fprintf(w, "Keys: a house 1-%d (each side counts its houses from its own left), m: the computer\nmoves for whoever is to move, u: undo, h: hint, a: analysis, d: search details,\nl: move list, w: save, empty line: restart (twice in a game), q: quit, ?: help\nand how to play. The + beside a store marks its owner's turn.\n\n", r.Houses)
 }
 
 func rulesName(r kalah.Rules) string {
