@@ -66,6 +66,10 @@ func (r loginRefusal) Is(target error) bool {
 	return target == ErrRefused || r.name && target == ErrNameRefused
 }
 
+// ErrUnreachable is a server that does not answer at its address: nothing
+// listens there, or the network does not reach it.
+var ErrUnreachable = errors.New("cannot reach the server")
+
 // ErrRateLimited is a server's "too many logins from your address just
 // now": worth trying again after a pause.
 var ErrRateLimited = errors.New("server limits logins")
@@ -78,7 +82,7 @@ func (c *Client) Run(ctx context.Context) error {
 	}
 	t, err := line.Dial(ctx, c.Addr)
 	if err != nil {
-		return fmt.Errorf("connect %s: %w", c.Addr, err)
+		return fmt.Errorf("%w at %s: %w", ErrUnreachable, c.Addr, err)
 	}
 	defer t.Close()
 	stop := context.AfterFunc(ctx, func() { t.Close() })

@@ -153,4 +153,4 @@ time. A line is words separated by blanks or commas, each one key:
 "a", "d", "s", "l", "w", "?" as above, "r" (or "enter") restarts. A line of
 nothing but spaces is one computer move a space; an empty line restarts,
 like Enter (during a game, only a second one in a row). "q" quits at once, saving a game in progress for --resume; the
-end of input quits without saving. Computer opponents move by themselves.`
+end of input quits the same way. Computer opponents move by themselves.`

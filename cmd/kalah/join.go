@@ -105,6 +105,9 @@ func runJoin(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(e.stdout, "Connecting to %s as %s...\n", addr, *name)
 	for tries := 0; ; tries++ {
 		err := c.Run(ctx)
+		if errors.Is(err, remote.ErrUnreachable) && ctx.Err() == nil {
+			return fmt.Errorf("%w; is kalah host running there? Start it, or check the address", err)
+		}
 		if !errors.Is(err, remote.ErrNameRefused) {
 			return err
 		}

@@ -132,7 +132,7 @@ other games are played here as usual.`)
 				_, err = os.Stat(datadir.Path("tournaments.db"))
 			}
 			if err != nil {
-				return fmt.Errorf("no tournaments in %s (give --db): %w", *dbPath, err)
+				return fmt.Errorf("no tournaments here: %s does not exist; start one with kalah tournament --players A,B, or name the database they are in with --db FILE (or its directory with --data DIR)", *dbPath)
 			}
 		}
 		var err error
@@ -154,13 +154,22 @@ other games are played here as usual.`)
 		}
 	}
 
+	// A tournament that is not there: say where it was looked for and
+	// how to see the ones that are.
+	notFound := func(id int64, err error) error {
+		if errors.Is(err, tournament.ErrNotFound) {
+			return sayingError{fmt.Sprintf("tournament %d does not exist in %s; %s lists the tournaments there", id, *dbPath,
+				strings.Replace(resumeCommand(inDataDir, fs.Lookup("data").Value.String(), *dbPath, id), fmt.Sprintf("--resume %d", id), "--list", 1)), err}
+		}
+		return err
+	}
 	switch {
 	case *list:
 		return listTournaments(ctx, e, st)
 	case *show != 0 && *records != "":
-		return writeRecords(ctx, e, st, *show, *records)
+		return notFound(*show, writeRecords(ctx, e, st, *show, *records))
 	case *show != 0:
-		return showTournament(ctx, e, st, *show, *format, *games)
+		return notFound(*show, showTournament(ctx, e, st, *show, *format, *games))
 	case *records != "":
 		return usagef("--records goes with --show ID")
 	}
@@ -263,7 +272,7 @@ other games are played here as usual.`)
 	} else {
 		in, err := st.Tournament(ctx, id)
 		if err != nil {
-			return err
+			return notFound(id, err)
 		}
 		if err := refuseServerBots(in.Config.Players, sf.url); err != nil {
 			return err

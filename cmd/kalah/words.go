@@ -17,3 +17,13 @@ func count(n int, word string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, word)
 }
+
+// sayingError is an error told in words of its own, still matching the
+// error it stands for (errors.Is).
+type sayingError struct {
+	say string
+	err error
+}
+
+func (s sayingError) Error() string { return s.say }
+func (s sayingError) Unwrap() error { return s.err }
