@@ -33,7 +33,7 @@ func runBot(ctx context.Context, e *env, args []string) error {
 	addr := fs.String("server", "localhost:2670", "server address: host:port or ws://host:port/ws/bot")
 	spec := fs.String("player", "pekar", "the player to put online (see kalah players)")
 	name := fs.String("name", "", "name to log in with (default: the player spec, cleaned)")
-	token := fs.String("token", os.Getenv("KALAH_TOKEN"), "secret token for the name (default $KALAH_TOKEN, or a new random one printed)")
+	token := fs.String("token", os.Getenv("KALAH_TOKEN"), "secret token for the name (default $KALAH_TOKEN, or a new random one, printed once the server has taken it)")
 	games := fs.Int("games", 0, "games to play (0: until interrupted)")
 	challenge := fs.String("challenge", "", "challenge this bot instead of joining the queue")
 	wait := fs.Bool("wait", false, "wait for tournament games (the server's bot:NAME player) instead of joining the queue")
