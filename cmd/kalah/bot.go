@@ -126,6 +126,9 @@ func runBot(ctx context.Context, e *env, args []string) error {
 			// Never connected: there is no connection to get back.
 			return fmt.Errorf("%w; start the server (kalah serve, or kalah host) or give its address with --server HOST:PORT", err)
 		}
+		if errors.Is(err, remote.ErrNameRefused) {
+			err = fmt.Errorf("%w; pick another name with --name NAME, or log in with the name's --token", err)
+		}
 		done := won + drawn + lost
 		if err == nil || ctx.Err() != nil || errors.Is(err, remote.ErrRefused) || *retries == 0 ||
 			(*games > 0 && done >= *games) {

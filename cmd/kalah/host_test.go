@@ -169,6 +169,13 @@ func TestBotCommand(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	// Another bot under a name pekar's token holds is refused, and told
+	// the flags that help.
+	var refused syncBuffer
+	if code := run(ctx, []string{"bot", "--server", fmt.Sprintf("127.0.0.1:%d", port), "--player", "pekar", "--token", "not-pekars", "--games", "1"},
+		strings.NewReader(""), io.Discard, &refused); code != 1 || !strings.Contains(refused.String(), "wrong token for pekar; pick another name with --name NAME, or log in with the name's --token") {
+		t.Errorf("a bot under a taken name: exit %d:\n%s", code, refused.String())
+	}
 	cancel()
 	<-served
 	for i, name := range []string{"greedy", "pekar"} {
