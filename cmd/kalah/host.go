@@ -118,9 +118,13 @@ func runHost(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		if games, _ := st.Games(context.Background(), store.Filter{Limit: 1}); len(games) == 1 {
-			g := games[0]
-			fmt.Fprintf(e.stdout, "Game over: %s %d - %d %s (%s, %s)\n", g.Seats[0].Name, g.Record.Final.South,
-				g.Record.Final.North, g.Seats[1].Name, g.Record.Result, g.Record.Termination)
+			// The whole game: its record seats the players as at the end
+			// (after a pie-rule swap too), beside the stores they ended with.
+			if g, err := st.Game(context.Background(), games[0].ID); err == nil {
+				rec := g.Record
+				fmt.Fprintf(e.stdout, "Game over: %s %d - %d %s (%s, %s)\n", rec.Players.South, rec.Final.South,
+					rec.Final.North, rec.Players.North, rec.Result, rec.Termination)
+			}
 		}
 	}
 	return nil
