@@ -11,7 +11,7 @@ import (
 // Tags written by the game text form itself, in this order; every other tag
 // lives in Game.Tags.
 var ruleTags = []string{"Rules", "Houses", "Seeds", "First", "EmptyCapture", "End", "EarlyEnd", "Pie", "SowOpponentStore"}
-var gameTags = []string{"South", "North", "Position", "Result", "Termination", "Final"}
+var gameTags = []string{"South", "North", "Swapped", "Position", "Result", "Termination", "Final"}
 
 func yesNo(b bool) string {
 	if b {
@@ -36,8 +36,13 @@ func (g *Game) String() string {
 	tag("EarlyEnd", yesNo(r.EarlyEnd))
 	tag("Pie", yesNo(r.Pie))
 	tag("SowOpponentStore", yesNo(r.SowOpponentStore))
-	tag("South", g.Players[0])
-	tag("North", g.Players[1])
+	// The players as seated at the end, the sides Result and Final speak
+	// of; Swapped says a pie-rule swap seated them so.
+	tag("South", g.Player(South))
+	tag("North", g.Player(North))
+	if g.Swapped() {
+		tag("Swapped", "yes")
+	}
 	if g.start != r.Start() {
 		tag("Position", g.start.String())
 	}
@@ -131,6 +136,12 @@ func ParseGame(text string) (*Game, error) {
 		return nil, err
 	}
 	g.Players = [2]string{tags["South"], tags["North"]}
+	swapped := tags["Swapped"] == "yes"
+	if swapped {
+		g.Players = [2]string{tags["North"], tags["South"]}
+	} else if v, ok := tags["Swapped"]; ok && v != "no" {
+		return nil, fmt.Errorf("%w: Swapped %q: want yes or no", ErrSyntax, v)
+	}
 	for k, v := range tags {
 		if !slices.Contains(ruleTags, k) && !slices.Contains(gameTags, k) {
 			if g.Tags == nil {
@@ -142,6 +153,9 @@ func ParseGame(text string) (*Game, error) {
 	result := ""
 	if err := g.playMoveText(body, &result); err != nil {
 		return nil, err
+	}
+	if swapped && !g.Swapped() {
+		return nil, fmt.Errorf("%w: the Swapped tag says the players swapped, but the moves have no swap", ErrSyntax)
 	}
 	if t, ok := tags["Result"]; ok {
 		if result != "" && result != t {

@@ -11,7 +11,8 @@ import (
 type Record struct {
 	Rules       Rules             `json:"rules"`
 	Players     Players           `json:"players"`
-	Start       string            `json:"start,omitempty"` // set-up position, if not the rules' start
+	Swapped     bool              `json:"swapped,omitempty"` // a pie-rule swap: Players are as seated after it
+	Start       string            `json:"start,omitempty"`   // set-up position, if not the rules' start
 	Moves       []RecordMove      `json:"moves"`
 	Final       Score             `json:"final"`
 	Result      Result            `json:"result"`
@@ -19,7 +20,11 @@ type Record struct {
 	Tags        map[string]string `json:"tags,omitempty"`
 }
 
-// Players names the players by the side each started on.
+// Players names the players by the side each played at the end, the sides
+// Final and Result speak of: after a pie-rule swap (Record.Swapped) the
+// player named South started as North. A record written before Swapped
+// existed names them by the side each started on; it has no Swapped flag
+// and reads as before.
 type Players struct {
 	South string `json:"south"`
 	North string `json:"north"`
@@ -45,7 +50,8 @@ type RecordMove struct {
 func (g *Game) Record() Record {
 	rec := Record{
 		Rules:       g.rules.Canonical(),
-		Players:     Players{South: g.Players[0], North: g.Players[1]},
+		Players:     Players{South: g.Player(South), North: g.Player(North)},
+		Swapped:     g.Swapped(),
 		Moves:       make([]RecordMove, len(g.moves)),
 		Result:      g.result,
 		Termination: g.term,
@@ -63,6 +69,25 @@ func (g *Game) Record() Record {
 	}
 	rec.Final.South, rec.Final.North = g.Score()
 	return rec
+}
+
+// SetPlayers names the players by the side each started on, South's
+// first, storing them as the record keeps them: as seated at the end, so
+// exchanged when the record has Swapped.
+func (rec *Record) SetPlayers(startedSouth, startedNorth string) {
+	rec.Players = Players{South: startedSouth, North: startedNorth}
+	if rec.Swapped {
+		rec.Players = Players{South: startedNorth, North: startedSouth}
+	}
+}
+
+// Starters returns the players by the side each started on, South's
+// first: Game.Players of the replayed game.
+func (rec *Record) Starters() (south, north string) {
+	if rec.Swapped {
+		return rec.Players.North, rec.Players.South
+	}
+	return rec.Players.South, rec.Players.North
 }
 
 // Game replays the record, checking every move, the sides, the ending and
@@ -83,7 +108,7 @@ func (rec *Record) Game() (*Game, error) {
 	if err != nil {
 		return nil, err
 	}
-	g.Players = [2]string{rec.Players.South, rec.Players.North}
+	g.Players[0], g.Players[1] = rec.Starters()
 	g.Tags = maps.Clone(rec.Tags)
 	for i, m := range rec.Moves {
 		if m.Side != g.ToMove() {
@@ -99,6 +124,9 @@ func (rec *Record) Game() (*Game, error) {
 		if _, err := g.Play(mv); err != nil {
 			return nil, fmt.Errorf("move %d: %w", i+1, err)
 		}
+	}
+	if rec.Swapped && !g.Swapped() {
+		return nil, fmt.Errorf("%w: the record says the players swapped, but its moves have no swap", ErrSyntax)
 	}
 	term := rec.Termination.String()
 	if rec.Termination == NotOver && g.Over() {

@@ -139,9 +139,17 @@ func (b *Book) Describe() string {
 		if b.dbSeeds > 0 {
 			db = fmt.Sprintf("with the %d-seed database", b.dbSeeds)
 		}
-		return fmt.Sprintf("%s, strategy from %d plies, %d positions (down to searches of %d nodes %s)", b.v, b.plies, len(b.keys), b.nodeLimit, db)
+		return fmt.Sprintf("%s, strategy from %s, %s (down to searches of %d nodes %s)", b.v, counted(b.plies, "ply", "plies"), counted(len(b.keys), "position", "positions"), b.nodeLimit, db)
 	}
-	return fmt.Sprintf("%s, %d plies, %d positions", b.v, b.plies, len(b.keys))
+	return fmt.Sprintf("%s, %s, %s", b.v, counted(b.plies, "ply", "plies"), counted(len(b.keys), "position", "positions"))
+}
+
+// counted says n of a thing: "1 ply", "2 plies".
+func counted(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // Fits reports whether the book's values hold under rules r (its variant's

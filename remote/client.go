@@ -48,6 +48,28 @@ type Client struct {
 // ErrRefused is a server's refusal: a bad token, a full server.
 var ErrRefused = errors.New("server refused")
 
+// ErrNameRefused is a login refused for its name: one the server keeps
+// for its own use, one that belongs to someone else (a wrong token), one
+// that is no name. A refusal of this kind is also ErrRefused; another name
+// (or the name's token) would be let in.
+var ErrNameRefused = errors.New("name refused")
+
+// loginRefusal is the server's answer to a login other than ok.
+type loginRefusal struct {
+	name bool   // the name, or its token, was the trouble
+	msg  string // the server's words
+}
+
+func (r loginRefusal) Error() string { return ErrRefused.Error() + ": " + r.msg }
+
+func (r loginRefusal) Is(target error) bool {
+	return target == ErrRefused || r.name && target == ErrNameRefused
+}
+
+// ErrUnreachable is a server that does not answer at its address: nothing
+// listens there, or the network does not reach it.
+var ErrUnreachable = errors.New("cannot reach the server")
+
 // ErrRateLimited is a server's "too many logins from your address just
 // now": worth trying again after a pause.
 var ErrRateLimited = errors.New("server limits logins")
@@ -60,7 +82,7 @@ func (c *Client) Run(ctx context.Context) error {
 	}
 	t, err := line.Dial(ctx, c.Addr)
 	if err != nil {
-		return fmt.Errorf("connect %s: %w", c.Addr, err)
+		return fmt.Errorf("%w at %s: %w", ErrUnreachable, c.Addr, err)
 	}
 	defer t.Close()
 	stop := context.AfterFunc(ctx, func() { t.Close() })
@@ -109,7 +131,11 @@ func (c *Client) Run(ctx context.Context) error {
 			// Too many logins from this address just now: try again later.
 			return fmt.Errorf("%w: %s", ErrRateLimited, m.Rest(0))
 		}
-		return fmt.Errorf("%w: %s", ErrRefused, m)
+		if m.Cmd == "error" {
+			code := m.Arg(0)
+			return loginRefusal{name: code == line.CodeAuth || code == line.CodeSyntax, msg: m.Rest(1)}
+		}
+		return loginRefusal{msg: m.String()}
 	}
 	log.Info("logged in", "server", c.Addr, "name", c.Name)
 	played := 0

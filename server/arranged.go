@@ -256,7 +256,7 @@ func (s *Server) PlayArranged(ctx context.Context, a Arranged) (ArrangedResult, 
 		if a.OnStart != nil {
 			a.OnStart(id)
 		}
-		rec.Players = kalah.Players{South: specs[0], North: specs[1]}
+		rec.SetPlayers(specs[0], specs[1])
 		return ArrangedResult{ID: id, Record: rec, Reason: reason}, nil
 	}
 	g.Players = [2]string{stored[0].Name, stored[1].Name}
@@ -279,7 +279,7 @@ func (s *Server) PlayArranged(ctx context.Context, a Arranged) (ArrangedResult, 
 		return ArrangedResult{ID: id}, fmt.Errorf("game %d stopped unfinished: %w", id, ErrClosed)
 	}
 	res := ArrangedResult{ID: id, Record: o.record, Reason: o.reason}
-	res.Record.Players = kalah.Players{South: specs[0], North: specs[1]}
+	res.Record.SetPlayers(specs[0], specs[1])
 	return res, nil
 }
 

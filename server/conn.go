@@ -495,7 +495,8 @@ func (c *conn) login(m line.Msg) bool {
 	cancel()
 	switch {
 	case errors.Is(err, store.ErrBadToken):
-		c.sendMsg(line.Errorf(line.CodeAuth, "wrong token for %s", canon))
+		// The store names no one on a refusal: the name asked for.
+		c.sendMsg(line.Errorf(line.CodeAuth, "wrong token for %s", name))
 		return true
 	case errors.Is(err, store.ErrRevokedToken):
 		c.sendMsg(line.Errorf(line.CodeAuth, "%v: log in with the new one", err))

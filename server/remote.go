@@ -238,7 +238,7 @@ func (r *Remote) follow(ctx context.Context, id int64, a Arranged) (ArrangedResu
 			return ArrangedResult{ID: id}, fmt.Errorf("%w: game %d on %s was adjudicated after the connection dropped (a restart?): play it again", ErrUnavailable, id, r.base)
 		}
 		rec := v.Record
-		rec.Players = kalah.Players{South: strings.TrimSpace(a.South), North: strings.TrimSpace(a.North)}
+		rec.SetPlayers(strings.TrimSpace(a.South), strings.TrimSpace(a.North))
 		return ArrangedResult{ID: id, Record: rec}, nil
 	}
 }

@@ -273,8 +273,10 @@ func expectedGames(cfg Config, scheduled int) int {
 // reported seeds.
 func checkResult(cfg Config, g Scheduled, r Result) error {
 	rec := r.Record
-	if rec.Players.South != cfg.Players[g.South] || rec.Players.North != cfg.Players[g.North] {
-		return fmt.Errorf("%w: players %s v %s, want %s v %s", ErrBadResult, rec.Players.South, rec.Players.North, cfg.Players[g.South], cfg.Players[g.North])
+	// The record seats the players as at the end; the schedule names them
+	// by the side each started on.
+	if south, north := rec.Starters(); south != cfg.Players[g.South] || north != cfg.Players[g.North] {
+		return fmt.Errorf("%w: players %s v %s, want %s v %s", ErrBadResult, south, north, cfg.Players[g.South], cfg.Players[g.North])
 	}
 	if rec.Rules.Canonical() != cfg.Rules.Canonical() {
 		return fmt.Errorf("%w: played under %s, want %s", ErrBadResult, rec.Rules, cfg.Rules)

@@ -23,9 +23,10 @@ const (
 
 // Board draws a position as the 1961 DEC program did (its Figure 2): the
 // upper player's houses on top, the two stores (kalahs) at the ends of the
-// middle line, the lower player's houses below, and a "+" under the
-// left-hand store when the lower player is to move, above it when the upper
-// player is, and none once the game is over. Each row of houses has its
+// middle line, the lower player's houses below, and a "+" beside the store
+// of the player to move: above the left-hand store (the upper player's)
+// when the upper player is to move, below the right-hand one (the lower
+// player's) when the lower player is, and none once the game is over. Each row of houses has its
 // numbers beside it, counted from that player's left, as moves are typed.
 // Between the stores their owners are named, arrows pointing at each:
 // "◂ North  stores  South ▸" (shorter on narrow boards).
@@ -99,7 +100,10 @@ func (b Board) String() string {
 	}
 	lines = append(lines, strings.TrimRight(l.String(), " "))
 
+	// The upper player's marker under the last digit of its store's
+	// column, the lower player's under the first of its store.
 	marker := margin + strings.Repeat(" ", storeW-1) + st(PartMarker, "+")
+	botMarker := margin + strings.Repeat(" ", storeW+1+n*cellW+1) + st(PartMarker, "+")
 	if !b.Over && p.ToMove() == top {
 		lines = append(lines, marker)
 	} else {
@@ -112,7 +116,7 @@ func (b Board) String() string {
 	l.WriteString(st(PartStore, strconv.Itoa(p.Store(bot))))
 	lines = append(lines, l.String())
 	if !b.Over && p.ToMove() == bot {
-		lines = append(lines, marker)
+		lines = append(lines, botMarker)
 	} else {
 		lines = append(lines, "")
 	}

@@ -142,8 +142,9 @@ const BoardHelp = `The board: your houses along the bottom, your opponent's alon
 top, each row numbered from its owner's left. A store (kalah) sits at the
 right-hand end of its owner's row, so yours is on the right and your
 opponent's on the left; the middle line names them: "◂ North  stores
-South ▸". The + next to the left-hand store marks the side to move: below
-the stores' line when it is the bottom player, above it for the top one.`
+South ▸". The + beside a store marks its owner's turn: below the right-hand
+store when it is the bottom player's, above the left-hand one for the top
+player.`
 
 // LineModeHelp says how to drive line mode from a script.
 const LineModeHelp = `Line mode (input or output not a terminal, or --plain) reads a line at a
@@ -152,4 +153,4 @@ time. A line is words separated by blanks or commas, each one key:
 "a", "d", "s", "l", "w", "?" as above, "r" (or "enter") restarts. A line of
 nothing but spaces is one computer move a space; an empty line restarts,
 like Enter (during a game, only a second one in a row). "q" quits at once, saving a game in progress for --resume; the
-end of input quits without saving. Computer opponents move by themselves.`
+end of input quits the same way. Computer opponents move by themselves.`

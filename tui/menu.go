@@ -23,12 +23,15 @@ type Choice struct {
 // or a program named, which a menu cannot offer).
 func Opponents() []Choice {
 	var cs []Choice
+	listed := map[string]bool{}
 	for _, l := range player.Levels() {
 		cs = append(cs, Choice{l.Name, l.Spec + ": " + l.Description})
+		listed[strings.ToLower(l.Name)] = true
 	}
 	cs = append(cs, Choice{Human, "another person at this keyboard; as in 1961, the computer moves only when space asks it to"})
 	for _, k := range player.List() {
-		if k.Raw || needsArgument(k) {
+		// A kind a level already names (perfect) is offered once.
+		if k.Raw || needsArgument(k) || listed[strings.ToLower(k.Name)] {
 			continue
 		}
 		cs = append(cs, Choice{k.Name, k.Summary})

@@ -286,7 +286,7 @@ func TestHelpTellsHowToPlay(t *testing.T) {
 	for _, w := range []int{100, 40} {
 		m.width, m.height = w, 12
 		help := strings.Join(m.helpLines(), "\n")
-		for _, want := range []string{"How to play Kalah(6,4)", "Extra turn.", "Capture.", "The end.", "Pie rule.", "Esc", "The + next to the left-hand store marks the side to move"} {
+		for _, want := range []string{"How to play Kalah(6,4)", "Extra turn.", "Capture.", "The end.", "Pie rule.", "Esc", "The + beside a store marks its owner's turn"} {
 			if !strings.Contains(strings.Join(strings.Fields(help), " "), want) {
 				t.Errorf("%d columns: the help lacks %q", w, want)
 			}

@@ -95,9 +95,9 @@ func (pl *Plain) Run(ctx context.Context, s *Session) error {
 			if err := <-readErr; err != nil {
 				return fmt.Errorf("reading keys: %w", err)
 			}
-			if !s.Game().Over() {
-				fmt.Fprintln(w, "End of input: the game is left unfinished.")
-			}
+			// As quitting does: a game in progress is kept for
+			// kalah play --resume.
+			pl.leave(w, s, "End of input")
 			return nil
 		}
 		if pl.Echo {
@@ -222,26 +222,7 @@ func (pl *Plain) key(ctx context.Context, w io.Writer, s *Session, k Key) (bool,
 		}
 		pl.event(w, ev)
 	case KeyQuit:
-		g := s.Game()
-		dir := s.Config().DataDir
-		switch {
-		case g.Over() || g.Len() == 0:
-			if pl.Resumed && g.Over() && dir != "" {
-				if err := RemoveUnfinished(dir); err != nil {
-					slog.Warn("the finished game's unfinished file stays", "err", err)
-				}
-			}
-		case dir != "":
-			path, err := s.SaveUnfinished(dir)
-			if err != nil {
-				pl.SaveErr = err
-				fmt.Fprintf(w, "Quit: the game could not be saved (%s); it is left unfinished after %d %s.\n", SaveCause(err), g.Len(), plural(g.Len(), "move", "moves"))
-				return true, nil
-			}
-			fmt.Fprintf(w, "Quit after %d %s: the game is saved in %s; kalah play --resume continues it.\n", g.Len(), plural(g.Len(), "move", "moves"), path)
-		default:
-			fmt.Fprintf(w, "Quit: the game is left unfinished after %d %s.\n", g.Len(), plural(g.Len(), "move", "moves"))
-		}
+		pl.leave(w, s, "Quit")
 		return true, nil
 	case KeyDetails:
 		pl.details = !pl.details
@@ -292,7 +273,7 @@ func (pl *Plain) intro(w io.Writer, s *Session) {
 	if r.Pie {
 		fmt.Fprintln(w, "Pie rule: the first move earns no extra turn, and the second player may answer it with s (swap sides).")
 	}
-	fmt.Fprintf(w, "Keys: a house 1-%d (each side counts its houses from its own left), m: the computer\nmoves for whoever is to move, u: undo, h: hint, a: analysis, d: search details,\nl: move list, w: save, empty line: restart (twice in a game), q: quit, ?: help\nand how to play. The + beside the left-hand store marks the side to move.\n\n", r.Houses)
+	fmt.Fprintf(w, "Keys: a house 1-%d (each side counts its houses from its own left), m: the computer\nmoves for whoever is to move, u: undo, h: hint, a: analysis, d: search details,\nl: move list, w: save, empty line: restart (twice in a game), q: quit, ?: help\nand how to play. The + beside a store marks its owner's turn.\n\n", r.Houses)
 }
 
 func rulesName(r kalah.Rules) string {
@@ -329,4 +310,30 @@ func (s *Session) BoardView() Board {
 	g := s.Game()
 	return Board{Pos: g.Position(), Bottom: s.Bottom(), Over: g.Over(),
 		Names: [2]string{s.Label(kalah.South), s.Label(kalah.North)}}
+}
+
+// leave ends the session for a reason ("Quit", "End of input"): a game in
+// progress is saved for kalah play --resume where there is a data
+// directory, and a resumed game that has ended takes its saved file away.
+func (pl *Plain) leave(w io.Writer, s *Session, reason string) {
+	g := s.Game()
+	dir := s.Config().DataDir
+	switch {
+	case g.Over() || g.Len() == 0:
+		if pl.Resumed && g.Over() && dir != "" {
+			if err := RemoveUnfinished(dir); err != nil {
+				slog.Warn("the finished game's unfinished file stays", "err", err)
+			}
+		}
+	case dir != "":
+		path, err := s.SaveUnfinished(dir)
+		if err != nil {
+			pl.SaveErr = err
+			fmt.Fprintf(w, "%s: the game could not be saved (%s); it is left unfinished after %d %s.\n", reason, SaveCause(err), g.Len(), plural(g.Len(), "move", "moves"))
+			return
+		}
+		fmt.Fprintf(w, "%s after %d %s: the game is saved in %s; kalah play --resume continues it.\n", reason, g.Len(), plural(g.Len(), "move", "moves"), path)
+	default:
+		fmt.Fprintf(w, "%s: the game is left unfinished after %d %s.\n", reason, g.Len(), plural(g.Len(), "move", "moves"))
+	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -37,8 +39,19 @@ func TestPlainQuitEndsCleanly(t *testing.T) {
 
 func TestPlainEndOfInput(t *testing.T) {
 	out := runPlain(t, Config{Opponent: "greedy"}, "3")
-	if !strings.HasSuffix(out, "End of input: the game is left unfinished.\n") {
+	if !strings.HasSuffix(out, "End of input: the game is left unfinished after 1 move.\n") {
 		t.Errorf("end of input:\n%s", out)
+	}
+	// With a data directory the game is kept for kalah play --resume, as
+	// quitting keeps it, and the last line says so.
+	dir := t.TempDir()
+	out = runPlain(t, Config{Opponent: "greedy", DataDir: dir}, "3")
+	path := filepath.Join(dir, UnfinishedFile)
+	if !strings.HasSuffix(out, "End of input after 1 move: the game is saved in "+path+"; kalah play --resume continues it.\n") {
+		t.Errorf("end of input with a data directory:\n%s", out)
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Errorf("nothing saved to resume: %v", err)
 	}
 }
 

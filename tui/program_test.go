@@ -53,13 +53,14 @@ func TestProgramOnScreen(t *testing.T) {
 	}
 	screen := waitFor("South (you) to move")
 	// The 1961 layout: North's houses on top, the stores on the middle line,
-	// the "+" below the left-hand store since the lower player is to move.
+	// the "+" below the right-hand store, the lower player's, since the
+	// lower player is to move.
 	wantBoard := strings.Join([]string{
 		"      (6) (5) (4) (3) (2) (1)   North (greedy)",
 		"       4   4   4   4   4   4",
 		"",
 		"   0 ◂ North  stores  South ▸ 0",
-		"   +",
+		"                              +",
 		"       4   4   4   4   4   4",
 		"      (1) (2) (3) (4) (5) (6)   South (you)",
 	}, "\n")

@@ -33,7 +33,7 @@ func runBot(ctx context.Context, e *env, args []string) error {
 	addr := fs.String("server", "localhost:2670", "server address: host:port or ws://host:port/ws/bot")
 	spec := fs.String("player", "pekar", "the player to put online (see kalah players)")
 	name := fs.String("name", "", "name to log in with (default: the player spec, cleaned)")
-	token := fs.String("token", os.Getenv("KALAH_TOKEN"), "secret token for the name (default $KALAH_TOKEN, or a new random one printed)")
+	token := fs.String("token", os.Getenv("KALAH_TOKEN"), "secret token for the name (default $KALAH_TOKEN, or a new random one, printed once the server has taken it)")
 	games := fs.Int("games", 0, "games to play (0: until interrupted)")
 	challenge := fs.String("challenge", "", "challenge this bot instead of joining the queue")
 	wait := fs.Bool("wait", false, "wait for tournament games (the server's bot:NAME player) instead of joining the queue")
@@ -80,13 +80,25 @@ func runBot(ctx context.Context, e *env, args []string) error {
 	if !line.ValidName(*name) {
 		return usagef("--name %q: 1 to 32 letters, digits, '-', '_' or '.'", *name)
 	}
-	if *token == "" {
+	newToken := *token == ""
+	if newToken {
 		b := make([]byte, 12)
 		rand.Read(b)
 		*token = hex.EncodeToString(b)
-		fmt.Fprintf(e.stderr, "kalah bot: logging in as %s with the new token %s (pass --token to log in again)\n", *name, *token)
 	}
 	c := &remote.Client{Addr: *addr, Name: *name, Token: *token, Player: p, Rules: rulesWord, Challenge: *challenge, Wait: *wait, Accept: *accept, Games: *games, Log: e.log}
+	loggedIn := false
+	c.OnMsg = func(m line.Msg) {
+		if m.Cmd != "ok" || m.Arg(0) != "login" || loggedIn {
+			return
+		}
+		loggedIn = true
+		// The token is the name's from now on: said once the server has
+		// taken it, not before (a bot that never reached a server has none).
+		if newToken {
+			fmt.Fprintf(e.stderr, "kalah bot: logged in as %s with the new token %s; keep it: --token %s (or $KALAH_TOKEN) logs in as %s again\n", m.Arg(1), *token, *token, m.Arg(1))
+		}
+	}
 	var won, drawn, lost int
 	c.OnEnd = func(st line.Start, end line.End) {
 		mine, theirs := end.South, end.North
@@ -110,6 +122,13 @@ func runBot(ctx context.Context, e *env, args []string) error {
 	for {
 		start := time.Now()
 		err = c.Run(ctx)
+		if !loggedIn && errors.Is(err, remote.ErrUnreachable) && ctx.Err() == nil {
+			// Never connected: there is no connection to get back.
+			return fmt.Errorf("%w; start the server (kalah serve, or kalah host) or give its address with --server HOST:PORT", err)
+		}
+		if errors.Is(err, remote.ErrNameRefused) {
+			err = fmt.Errorf("%w; pick another name with --name NAME, or log in with the name's --token", err)
+		}
 		done := won + drawn + lost
 		if err == nil || ctx.Err() != nil || errors.Is(err, remote.ErrRefused) || *retries == 0 ||
 			(*games > 0 && done >= *games) {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	mrand "math/rand/v2"
 	"net"
 	"os"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"kalah"
+	"kalah/internal/identity"
 	"kalah/internal/store"
 	"kalah/player"
 	"kalah/server"
@@ -39,7 +41,7 @@ func runHost(ctx context.Context, e *env, args []string) error {
 	host := fs.String("host", "localhost", "address to listen on: localhost lets only this machine in; 0.0.0.0 (or empty) every machine that can reach this one")
 	port := fs.Int("port", 2670, "TCP port to listen on (0: any free port)")
 	spec := fs.String("player", "human", "who plays at this end: human, or a player spec (see kalah players)")
-	name := fs.String("name", defaultName("host"), "your name")
+	name := fs.String("name", defaultName(), "your name")
 	games := fs.Int("games", 1, "games to play")
 	perMove := fs.Duration("time", 0, "time limit a move (0: none)")
 	if err := parseFlags(fs, args); err != nil {
@@ -116,9 +118,13 @@ func runHost(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		if games, _ := st.Games(context.Background(), store.Filter{Limit: 1}); len(games) == 1 {
-			g := games[0]
-			fmt.Fprintf(e.stdout, "Game over: %s %d - %d %s (%s, %s)\n", g.Seats[0].Name, g.Record.Final.South,
-				g.Record.Final.North, g.Seats[1].Name, g.Record.Result, g.Record.Termination)
+			// The whole game: its record seats the players as at the end
+			// (after a pie-rule swap too), beside the stores they ended with.
+			if g, err := st.Game(context.Background(), games[0].ID); err == nil {
+				rec := g.Record
+				fmt.Fprintf(e.stdout, "Game over: %s %d - %d %s (%s, %s)\n", rec.Players.South, rec.Final.South,
+					rec.Final.North, rec.Players.North, rec.Result, rec.Termination)
+			}
 		}
 	}
 	return nil
@@ -133,14 +139,35 @@ func quietLog(e *env) *slog.Logger {
 	return textLogger(e.stderr, slog.LevelWarn)
 }
 
-// defaultName is the person's login name, or fallback without one.
-func defaultName(fallback string) string {
+// defaultName is the person's login name ($USER, $USERNAME) made into a
+// name a server accepts: a name it keeps for itself (root, guest), one too
+// short or none at all gets a short random suffix ("root-4821",
+// "player-0377"), so the defaults of kalah host and kalah join log in.
+func defaultName() string {
+	base := ""
 	for _, k := range []string{"USER", "USERNAME"} {
-		if v := cleanName(os.Getenv(k)); v != "bot" && v != "" {
-			return v
+		if v := strings.TrimLeft(cleanName(os.Getenv(k)), "-_."); os.Getenv(k) != "" && v != "" {
+			base = v
+			break
 		}
 	}
-	return fallback
+	if base != "" && identity.CheckName(base) == nil {
+		return base
+	}
+	return suffixedName(base)
+}
+
+// suffixedName returns base with a random suffix, or "player-" and one
+// when that is still no name a server accepts.
+func suffixedName(base string) string {
+	if len(base) > 27 {
+		base = base[:27]
+	}
+	n := fmt.Sprintf("-%04d", mrand.IntN(10000))
+	if identity.CheckName(base+n) == nil {
+		return base + n
+	}
+	return "player" + n
 }
 
 // hostAddr guesses this machine's LAN address for the join hint.

@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -154,22 +155,39 @@ func TestBotCommand(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	var wg sync.WaitGroup
-	outs := make([]syncBuffer, 2)
+	outs, errs := make([]syncBuffer, 2), make([]syncBuffer, 2)
 	codes := make([]int, 2)
 	for i, spec := range []string{"greedy", "pekar"} {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			codes[i] = run(ctx, []string{"bot", "--server", fmt.Sprintf("127.0.0.1:%d", port), "--player", spec, "--token", "t", "--games", "2"},
-				strings.NewReader(""), &outs[i], io.Discard)
+			args := []string{"bot", "--server", fmt.Sprintf("127.0.0.1:%d", port), "--player", spec, "--games", "2"}
+			if i == 0 {
+				args = append(args, "--token", "t") // pekar's is made for it
+			}
+			codes[i] = run(ctx, args, strings.NewReader(""), &outs[i], &errs[i])
 		}()
 	}
 	wg.Wait()
+	// Another bot under a name pekar's token holds is refused, and told
+	// the flags that help.
+	var refused syncBuffer
+	if code := run(ctx, []string{"bot", "--server", fmt.Sprintf("127.0.0.1:%d", port), "--player", "pekar", "--token", "not-pekars", "--games", "1"},
+		strings.NewReader(""), io.Discard, &refused); code != 1 || !strings.Contains(refused.String(), "wrong token for pekar; pick another name with --name NAME, or log in with the name's --token") {
+		t.Errorf("a bot under a taken name: exit %d:\n%s", code, refused.String())
+	}
 	cancel()
 	<-served
 	for i, name := range []string{"greedy", "pekar"} {
 		if codes[i] != 0 || !strings.Contains(outs[i].String(), name+": won ") || strings.Count(outs[i].String(), "(normal)") != 2 {
 			t.Errorf("bot %s exit %d:\n%s", name, codes[i], outs[i].String())
 		}
+	}
+	// The token made for pekar is told once the server took it.
+	if !regexp.MustCompile(`(?m)^kalah bot: logged in as pekar with the new token [0-9a-f]{24}; keep it: --token [0-9a-f]{24} \(or \$KALAH_TOKEN\) logs in as pekar again$`).MatchString(errs[1].String()) {
+		t.Errorf("pekar's new token not told:\n%s", errs[1].String())
+	}
+	if strings.Contains(errs[0].String(), "token") {
+		t.Errorf("a token told for a bot that gave its own:\n%s", errs[0].String())
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"strings"
@@ -23,7 +24,7 @@ func runJoin(ctx context.Context, e *env, args []string) error {
 			"this terminal; the host referees. Type a house number (1 is your leftmost)\n"+
 			"to move, or \"resign\". --player puts a computer player in your seat.")
 	spec := fs.String("player", "human", "who plays at this end: human, or a player spec (see kalah players)")
-	name := fs.String("name", defaultName("guest"), "your name")
+	name := fs.String("name", "", "your name (default: your login name, with a suffix if the server keeps it for itself or someone else holds it)")
 	token := fs.String("token", "", "token for the name (default: a new random one)")
 	games := fs.Int("games", 1, "games to play")
 	if err := parseFlags(fs, args); err != nil {
@@ -48,6 +49,11 @@ func runJoin(ctx context.Context, e *env, args []string) error {
 			addr = net.JoinHostPort(addr, "2670")
 		}
 	}
+	chosen := *name != ""
+	if !chosen {
+		*name = defaultName()
+	}
+	base := strings.TrimRight(strings.TrimRight(*name, "0123456789"), "-")
 	if *token == "" {
 		*token = randomToken()
 	}
@@ -97,7 +103,24 @@ func runJoin(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	fmt.Fprintf(e.stdout, "Connecting to %s as %s...\n", addr, *name)
-	return c.Run(ctx)
+	for tries := 0; ; tries++ {
+		err := c.Run(ctx)
+		if errors.Is(err, remote.ErrUnreachable) && ctx.Err() == nil {
+			return fmt.Errorf("%w; is kalah host running there? Start it, or check the address", err)
+		}
+		if !errors.Is(err, remote.ErrNameRefused) {
+			return err
+		}
+		if chosen || tries == 3 {
+			return fmt.Errorf("%w; pick another name with --name NAME (or log in with the name's --token)", err)
+		}
+		// The default name is someone else's on this server (or one it
+		// keeps): take another rather than making the person find one.
+		refused := *name
+		*name = suffixedName(base)
+		tp.names[0], c.Name = *name, *name
+		fmt.Fprintf(e.stdout, "The server refused the name %s (%v); joining as %s instead.\n", refused, err, *name)
+	}
 }
 
 // joinPlayer is the person at this terminal playing a game refereed

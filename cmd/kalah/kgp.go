@@ -66,9 +66,9 @@ func runKGP(ctx context.Context, e *env, args []string) error {
 	}
 	games := 0
 	b := &kgp.Bot{Name: *name, Authors: "kalah", Description: "kalah player " + *spec, Player: p, Rules: r, Think: *think, Token: *token, Hold: *hold, Logger: e.log,
-		OnResult: func(result, termination string) {
+		OnEnd: func(end kgp.GameEnd) {
 			games++
-			fmt.Fprintf(e.stdout, "game %d: %s (%s)\n", games, result, termination)
+			fmt.Fprintf(e.stdout, "game %d: %s\n", games, describeKGPEnd(end))
 		},
 		// Every error the server sends is the user's business: a refused
 		// login, a lost move, an illegal one.
@@ -84,7 +84,7 @@ func runKGP(ctx context.Context, e *env, args []string) error {
 			backoff = time.Second
 			err = b.Play(ctx, conn)
 			if err == nil {
-				fmt.Fprintf(e.stdout, "the server said goodbye after %d games\n", games)
+				fmt.Fprintf(e.stdout, "the server said goodbye after %s\n", count(games, "game"))
 				return nil
 			}
 		}
@@ -114,4 +114,25 @@ func dialKGP(ctx context.Context, addr string) (io.ReadWriteCloser, error) {
 	}
 	var d net.Dialer
 	return d.DialContext(ctx, "tcp", addr)
+}
+
+// describeKGPEnd says how a KGP game ended, from the bot's side: "loss to
+// alice, 20-28 (normal)"; a server that tells no opponent or score (the
+// protocol does not require them) gets the result alone.
+func describeKGPEnd(end kgp.GameEnd) string {
+	s := end.Result
+	if end.Opponent != "" {
+		switch end.Result {
+		case "win":
+			s += " against " + end.Opponent
+		case "loss":
+			s += " to " + end.Opponent
+		default:
+			s += " with " + end.Opponent
+		}
+	}
+	if end.Score != "" {
+		s += ", " + end.Score
+	}
+	return s + " (" + end.Termination + ")"
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -208,6 +209,22 @@ func TestKGPCommandAgainstOurServer(t *testing.T) {
 		if b.code != 0 || !strings.Contains(b.out.String(), "game 1: ") {
 			t.Fatalf("kalah kgp %s exited %d:\n%s", b.name, b.code, b.out.String())
 		}
+	}
+	// Each says the game's end with the opponent and the score, its own
+	// store first, and the two scores agree.
+	end := regexp.MustCompile(`(?m)^game 1: (win against|loss to|draw with) (\S+), (\d+)-(\d+) \(normal\)\nthe server said goodbye after 1 game$`)
+	var ms [2][]string
+	for i, b := range bots {
+		if ms[i] = end.FindStringSubmatch(b.out.String()); ms[i] == nil {
+			t.Fatalf("kalah kgp %s did not say the game's end with its opponent and score:\n%s", b.name, b.out.String())
+		}
+		t.Logf("%s: %s", b.name, ms[i][0])
+	}
+	if ms[0][3] != ms[1][4] || ms[0][4] != ms[1][3] {
+		t.Errorf("the scores disagree: %q and %q", ms[0][0], ms[1][0])
+	}
+	if !strings.Contains(ms[0][2], "beta") || !strings.Contains(ms[1][2], "alpha") {
+		t.Errorf("opponents named %q and %q, want beta's and alpha's", ms[0][2], ms[1][2])
 	}
 	s.stop()
 

@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Logs: with --log-level (or $KALAH_LOG) a command logs records at that
@@ -20,17 +23,138 @@ import (
 // newLogger returns the logger a command starts with: prefix is "kalah
 // CMD", for the words on a terminal.
 func newLogger(w io.Writer, prefix string) *slog.Logger {
+	return loggerFor(w, stderrIsTerminal(w), prefix)
+}
+
+// loggerFor is newLogger for a writer that stands for a terminal or not
+// (a terminal's lines held back while a full screen is up).
+func loggerFor(w io.Writer, terminal bool, prefix string) *slog.Logger {
 	if os.Getenv("KALAH_LOG") != "" {
 		return textLogger(w, logLevel())
 	}
-	if stderrIsTerminal(w) {
+	if terminal {
 		return slog.New(&wordsHandler{w: w, prefix: prefix, level: slog.LevelWarn, mu: new(sync.Mutex)})
 	}
 	return textLogger(w, slog.LevelInfo)
 }
 
 func textLogger(w io.Writer, l slog.Level) *slog.Logger {
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l}))
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l, ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+		a.Value = readable(a.Value)
+		return a
+	}}))
+}
+
+// readable rounds a number for a person to read: a float to two decimals
+// (four significant digits when it is smaller), a duration of a second or
+// more to the hundredth of a second ("llr=2.66", not 2.6616278164550953).
+func readable(v slog.Value) slog.Value {
+	switch v.Kind() {
+	case slog.KindFloat64:
+		f := v.Float64()
+		if math.IsInf(f, 0) || math.IsNaN(f) || f == math.Trunc(f) {
+			return v
+		}
+		if math.Abs(f) >= 0.01 {
+			return slog.StringValue(strconv.FormatFloat(f, 'f', 2, 64))
+		}
+		return slog.StringValue(strconv.FormatFloat(f, 'g', 4, 64))
+	case slog.KindDuration:
+		if d := v.Duration(); d >= time.Second {
+			return slog.DurationValue(d.Round(10 * time.Millisecond))
+		}
+	}
+	return v
+}
+
+// defaultLogs makes slog's default logger, which packages with no logger
+// of their own use (the engine's notes, the play screen's), write through
+// the command's logger, whatever it is by then: one format on standard
+// error, in words on a terminal, and none of the log package's
+// "2026/11/28 02:21:22 WARN ..." lines. The log package's output goes the
+// same way.
+func defaultLogs(e *env) { slog.SetDefault(slog.New(envHandler{e: e})) }
+
+// envHandler hands each record to the command's logger of the moment.
+type envHandler struct {
+	e   *env
+	ops []func(slog.Handler) slog.Handler // WithAttrs and WithGroup, in order
+}
+
+func (h envHandler) handler() slog.Handler {
+	hh := h.e.log.Handler()
+	for _, op := range h.ops {
+		hh = op(hh)
+	}
+	return hh
+}
+
+func (h envHandler) Enabled(ctx context.Context, l slog.Level) bool {
+	return h.e.log.Handler().Enabled(ctx, l)
+}
+
+func (h envHandler) Handle(ctx context.Context, r slog.Record) error {
+	return h.handler().Handle(ctx, r)
+}
+
+func (h envHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	h.ops = append(h.ops[:len(h.ops):len(h.ops)], func(x slog.Handler) slog.Handler { return x.WithAttrs(as) })
+	return h
+}
+
+func (h envHandler) WithGroup(name string) slog.Handler {
+	h.ops = append(h.ops[:len(h.ops):len(h.ops)], func(x slog.Handler) slog.Handler { return x.WithGroup(name) })
+	return h
+}
+
+// heldLogger is the command's logger writing to held instead: at the
+// level asked for, in words unless a level was asked for.
+func heldLogger(e *env, held *heldLines) *slog.Logger {
+	if !explicitLogs(e) {
+		return loggerFor(held, true, "kalah "+e.name)
+	}
+	l := slog.LevelError
+	for _, x := range []slog.Level{slog.LevelDebug, slog.LevelInfo, slog.LevelWarn} {
+		if e.log.Enabled(context.Background(), x) {
+			l = x
+			break
+		}
+	}
+	return textLogger(held, l)
+}
+
+// heldLines keeps what is written to it while a full screen owns the
+// terminal, and writes it (each line once) when released; from then on it
+// writes through.
+type heldLines struct {
+	mu       sync.Mutex
+	w        io.Writer
+	held     []string
+	released bool
+}
+
+func (h *heldLines) Write(p []byte) (int, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.released {
+		return h.w.Write(p)
+	}
+	h.held = append(h.held, string(p))
+	return len(p), nil
+}
+
+// release writes the lines held so far, each distinct one once.
+func (h *heldLines) release() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	seen := map[string]bool{}
+	for _, s := range h.held {
+		if !seen[s] {
+			seen[s] = true
+			io.WriteString(h.w, s)
+		}
+	}
+	h.held, h.released = nil, true
 }
 
 // parseLevel reads a level's name.
@@ -102,7 +226,7 @@ func (h *wordsHandler) Handle(_ context.Context, r slog.Record) error {
 		if h.group != "" {
 			k = h.group + "." + k
 		}
-		kv = append(kv, k+": "+a.Value.Resolve().String())
+		kv = append(kv, k+": "+readable(a.Value.Resolve()).String())
 	}
 	for _, a := range h.attrs {
 		add(a)

@@ -116,6 +116,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 2
 	}
 	e.log, e.name = newLogger(stderr, "kalah "+c.name), c.name
+	defaultLogs(e)
 	return finish(e, c.name, c.run(ctx, e, args[1:]))
 }
 

@@ -110,6 +110,14 @@ func runPlay(ctx context.Context, e *env, args []string) error {
 			}
 		})
 		t := &tui.TUI{Config: cfg, Menu: !chosen, Delay: *delay, Resume: resumed}
+		// While the screen is up, whatever is written to standard error
+		// (logs, the database's notes) would scribble over it: it is held,
+		// in the logs' one form, and written once the screen is gone.
+		held := &heldLines{w: e.stderr}
+		if terminal && stderrIsTerminal(e.stderr) {
+			e.log, e.stderr = heldLogger(e, held), held
+		}
+		defer held.release()
 		var notes *dbNotes
 		if *buildDB {
 			// The perfect player (the strongest level, and the hints')
@@ -122,6 +130,7 @@ func runPlay(ctx context.Context, e *env, args []string) error {
 			t.In, t.Out = in, out
 		}
 		err := t.Run(ctx)
+		held.release()
 		if t.Saved != "" {
 			fmt.Fprintf(e.stdout, "The unfinished game is saved in %s; kalah play --resume continues it.\n", t.Saved)
 		}

@@ -326,7 +326,7 @@ func testPlayPTY(t *testing.T, bin string) {
 		}
 	}
 	screen := waitScreen("South (you) to move", 10*time.Second)
-	for _, want := range []string{"(6) (5) (4) (3) (2) (1)   North (greedy)", "   0 ◂ North  stores  South ▸ 0\n   +\n", "(1) (2) (3) (4) (5) (6)   South (you)"} {
+	for _, want := range []string{"(6) (5) (4) (3) (2) (1)   North (greedy)", "   0 ◂ North  stores  South ▸ 0\n                              +\n", "(1) (2) (3) (4) (5) (6)   South (you)"} {
 		if !strings.Contains(screen, want) {
 			t.Errorf("board lacks %q:\n%s", want, screen)
 		}
@@ -368,6 +368,11 @@ func testPlayPTY(t *testing.T, bin string) {
 	<-tr.done
 	if s := scr.String(); strings.Contains(s, "Game over") {
 		t.Errorf("the full-screen game was left on the screen after quitting:\n%s", s)
+	}
+	// Nothing in the log package's form ("2026/11/28 02:21:22 WARN ...")
+	// is left on the terminal: logs are in words there.
+	if s := scr.String(); goLogLine.MatchString(s) {
+		t.Errorf("a log line in the log package's form is on the terminal after quitting:\n%s", s)
 	}
 }
 

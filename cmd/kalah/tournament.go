@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"kalah/internal/datadir"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -144,7 +145,7 @@ likelihood ratio) as an SVG figure. --show draws a stored tournament so too.`)
 				_, err = os.Stat(datadir.Path("tournaments.db"))
 			}
 			if err != nil {
-				return fmt.Errorf("no tournaments in %s (give --db): %w", *dbPath, err)
+				return fmt.Errorf("no tournaments here: %s does not exist; start one with kalah tournament --players A,B, or name the database they are in with --db FILE (or its directory with --data DIR)", *dbPath)
 			}
 		}
 		var err error
@@ -166,13 +167,22 @@ likelihood ratio) as an SVG figure. --show draws a stored tournament so too.`)
 		}
 	}
 
+	// A tournament that is not there: say where it was looked for and
+	// how to see the ones that are.
+	notFound := func(id int64, err error) error {
+		if errors.Is(err, tournament.ErrNotFound) {
+			return sayingError{fmt.Sprintf("tournament %d does not exist in %s; %s lists the tournaments there", id, *dbPath,
+				strings.Replace(resumeCommand(inDataDir, fs.Lookup("data").Value.String(), *dbPath, id), fmt.Sprintf("--resume %d", id), "--list", 1)), err}
+		}
+		return err
+	}
 	switch {
 	case *list:
 		return listTournaments(ctx, e, st)
 	case *show != 0 && *records != "":
-		return writeRecords(ctx, e, st, *show, *records)
+		return notFound(*show, writeRecords(ctx, e, st, *show, *records))
 	case *show != 0:
-		return showTournament(ctx, e, st, *show, *format, *games, cf)
+		return notFound(*show, showTournament(ctx, e, st, *show, *format, *games, cf))
 	case *records != "":
 		return usagef("--records goes with --show ID")
 	}
@@ -275,7 +285,7 @@ likelihood ratio) as an SVG figure. --show draws a stored tournament so too.`)
 	} else {
 		in, err := st.Tournament(ctx, id)
 		if err != nil {
-			return err
+			return notFound(id, err)
 		}
 		if err := refuseServerBots(in.Config.Players, sf.url); err != nil {
 			return err
@@ -507,11 +517,19 @@ type progressView struct {
 	lastLog  time.Time
 	lastLive time.Time
 	drawn    bool
+	// sprt: the tournament is an SPRT run, whose bar shows the
+	// likelihood ratio between its bounds: the games scheduled so far say
+	// nothing of when it ends.
+	sprt bool
 }
 
 func newProgressView(w io.Writer, e *env, st *tournament.Store, id int64, live time.Duration) *progressView {
 	now := time.Now()
-	return &progressView{w: w, e: e, st: st, id: id, tty: isTerminal(w), live: live, lastLog: now, lastLive: now}
+	p := &progressView{w: w, e: e, st: st, id: id, tty: isTerminal(w), live: live, lastLog: now, lastLive: now}
+	if in, err := st.Tournament(context.Background(), id); err == nil {
+		p.sprt = in.Config.Format == tournament.SPRT
+	}
+	return p
 }
 
 func isTerminal(w io.Writer) bool {
@@ -533,6 +551,10 @@ func (p *progressView) update(pr tournament.Progress) {
 			p.clear()
 			rep.Write(p.w, "table")
 		}
+	}
+	if p.sprt {
+		p.updateSPRT(pr, now)
+		return
 	}
 	if p.tty {
 		if now.Sub(p.lastLog) < 100*time.Millisecond && pr.Done < pr.Total {
@@ -559,6 +581,50 @@ func (p *progressView) update(pr tournament.Progress) {
 		p.e.log.Info("tournament progress", "id", pr.Tournament, "played", pr.Done, "scheduled_so_far", pr.Total,
 			"eta", pr.ETA.Round(time.Second), "games_per_s", fmt.Sprintf("%.1f", rate(pr)))
 	}
+}
+
+// updateSPRT shows an SPRT run's evidence: on a terminal the likelihood
+// ratio on a bar between the bounds that end it, elsewhere a line now and
+// then.
+func (p *progressView) updateSPRT(pr tournament.Progress, now time.Time) {
+	wait := 5 * time.Second
+	if p.tty {
+		wait = 250 * time.Millisecond
+	}
+	if now.Sub(p.lastLog) < wait && pr.Done < pr.Total {
+		return
+	}
+	st, err := p.st.SPRTResult(context.Background(), p.id)
+	if err != nil {
+		return
+	}
+	p.lastLog = now
+	if !p.tty {
+		p.e.log.Info("sprt progress", "id", pr.Tournament, "games", st.GamesTotal, "llr", st.LLR, "lower", st.Lower, "upper", st.Upper,
+			"wins", st.Wins, "draws", st.Draws, "losses", st.Losses, "games_per_s", rate(pr))
+		return
+	}
+	p.clear()
+	fmt.Fprintf(p.w, "%s  %s after %s (+%d =%d -%d)  %.1f games/s", sprtBar(st, 30), st.Verdict, count(st.GamesTotal, "game"), st.Wins, st.Draws, st.Losses, rate(pr))
+	p.drawn = true
+}
+
+// sprtBar draws an SPRT's log-likelihood ratio between its bounds:
+// "H0 -2.94 [.........|..#...........] +2.94 H1  llr 0.41", the | at zero
+// and the # at the ratio, at an end once it passes a bound.
+func sprtBar(st tournament.SPRTState, width int) string {
+	span := st.Upper - st.Lower
+	at := func(x float64) int {
+		if span <= 0 {
+			return 0
+		}
+		i := int(math.Round((x - st.Lower) / span * float64(width-1)))
+		return min(max(i, 0), width-1)
+	}
+	bar := []byte(strings.Repeat(".", width))
+	bar[at(0)] = '|'
+	bar[at(st.LLR)] = '#'
+	return fmt.Sprintf("H0 %+.2f [%s] %+.2f H1  llr %+.2f", st.Lower, bar, st.Upper, st.LLR)
 }
 
 func rate(pr tournament.Progress) float64 {
@@ -629,7 +695,11 @@ func (d *distFlags) executor(ctx context.Context, e *env) (tournament.Executor, 
 		return nil, nil, err
 	}
 	if u := emb.Server.URL(); u != "" {
-		e.note("workers on other machines may join: kalah worker --join %s", u)
+		if d.workersOnly {
+			e.note("no game is played here: waiting for workers to join (kalah worker --join %s)", u)
+		} else {
+			e.note("workers on other machines may join: kalah worker --join %s", u)
+		}
 	}
 	return emb.Executor, emb.Close, nil
 }

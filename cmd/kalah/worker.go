@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"time"
 
 	"kalah/egdb"
 	"kalah/tournament"
@@ -56,11 +57,23 @@ See docs/SCALING.md.`)
 		return err
 	}
 	defer nc.Close()
+	if !nc.IsConnected() {
+		// Join goes on trying in the background; nobody has joined
+		// anything until the coordinator answers.
+		e.note("waiting for the coordinator at %s (start it there, or check the address); Ctrl-C stops", url)
+		for !nc.IsConnected() {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}
 	slots := *jobs
 	if slots <= 0 {
 		slots = runtime.GOMAXPROCS(0)
 	}
-	e.note("joined %s as %s, %d jobs at a time; Ctrl-C stops", url, *name, slots)
+	e.note("joined %s as %s, %s at a time; Ctrl-C stops", url, *name, count(slots, "job"))
 	var wg sync.WaitGroup
 	var serr error
 	if !*noSolve {

@@ -653,6 +653,17 @@ func (s *Store) Game(ctx context.Context, id int64) (Game, error) {
 	if err := rows.Err(); err != nil {
 		return g, err
 	}
+	// The record seats the players as at the end (the seats are by the
+	// side each started on): a pie-rule swap exchanges them.
+	swaps := 0
+	for _, m := range g.Record.Moves {
+		if m.Swap {
+			swaps++
+		}
+	}
+	if g.Record.Swapped = swaps%2 == 1; g.Record.Swapped {
+		g.Record.SetPlayers(g.Seats[0].Name, g.Seats[1].Name)
+	}
 	if g.Status == Live {
 		if kg, err := Replay(g.Record); err == nil {
 			g.Record.Final.South, g.Record.Final.North = kg.Score()
@@ -675,7 +686,7 @@ func Replay(rec kalah.Record) (*kalah.Game, error) {
 	if err != nil {
 		return nil, err
 	}
-	g.Players = [2]string{rec.Players.South, rec.Players.North}
+	g.Players[0], g.Players[1] = rec.Starters()
 	for i, m := range rec.Moves {
 		mv := kalah.Move(m.House)
 		if m.Swap {

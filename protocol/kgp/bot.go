@@ -53,12 +53,27 @@ type Bot struct {
 	// reports (set game:result, then game:termination), with the result
 	// from the bot's side (win, loss, draw) and how the game ended.
 	OnResult func(result, termination string)
+	// OnEnd, if not nil, is called where OnResult is, with all the server
+	// said of the game: the result and termination, and the opponent and
+	// the score where the server tells them (ours does: game:opponent and
+	// game:score; others may not).
+	OnEnd func(GameEnd)
 	// OnError, if not nil, is told in words of every error the server
 	// sends and of what the bot did about it (sent its answer again, or
 	// lost a move); nil logs them as warnings.
 	OnError func(msg string)
 	// Logger receives protocol events; nil means slog.Default().
 	Logger *slog.Logger
+}
+
+// GameEnd is how a game ended, as the server told the bot.
+type GameEnd struct {
+	Result      string // win, loss or draw, from the bot's side
+	Termination string // normal, timeout...
+	Opponent    string // "" when the server did not say
+	// Score is the stores, the bot's first ("20-28"); "" when the server
+	// did not say.
+	Score string
 }
 
 // DefaultHold is Bot.Hold's default: the reference server registers a
@@ -144,7 +159,7 @@ func (b *Bot) Play(ctx context.Context, conn io.ReadWriteCloser) error {
 	}()
 
 	var remaining time.Duration
-	var result string
+	var end GameEnd
 	greeted := false
 	for {
 		var lr lineResult
@@ -219,13 +234,21 @@ func (b *Bot) Play(ctx context.Context, conn io.ReadWriteCloser) error {
 				if cmd.Args[1].Kind == Integer && cmd.Args[1].Int > 0 {
 					remaining = time.Duration(cmd.Args[1].Int) * time.Second
 				}
+			case "game:opponent":
+				end.Opponent = cmd.Args[1].String()
+			case "game:score":
+				end.Score = cmd.Args[1].String()
 			case "game:result":
-				result = cmd.Args[1].String()
+				end.Result = cmd.Args[1].String()
 			case "game:termination":
+				end.Termination = cmd.Args[1].String()
 				if b.OnResult != nil {
-					b.OnResult(result, cmd.Args[1].String())
+					b.OnResult(end.Result, end.Termination)
 				}
-				result = ""
+				if b.OnEnd != nil {
+					b.OnEnd(end)
+				}
+				end = GameEnd{}
 			}
 		case "error":
 			msg := ""

@@ -537,7 +537,9 @@ func (c *Client) Move(ctx context.Context, g *kalah.Game, clock player.Clock) (k
 
 // Observe tells the client how its game ended once it is over, with the
 // options game:result (win, loss or draw) and game:termination (such as
-// normal or timeout); KGP clients ignore options they do not know.
+// normal or timeout), after game:opponent (the opponent's name, when the
+// game has one) and game:score (the stores, the client's first: "20-28");
+// KGP clients ignore options they do not know.
 func (c *Client) Observe(ctx context.Context, g *kalah.Game) error {
 	if !g.Over() {
 		return nil
@@ -556,6 +558,13 @@ func (c *Client) Observe(ctx context.Context, g *kalah.Game) error {
 			res = "win"
 		}
 	}
+	mySide := g.PlayerSide(seat)
+	if name := g.Players[1-seat&1]; name != "" {
+		c.send(Command{ID: c.id(), Name: "set", Args: []Arg{WordArg("game:opponent"), Str(name)}})
+	}
+	pos := g.Position()
+	score := fmt.Sprintf("%d-%d", pos.Store(mySide), pos.Store(mySide.Other()))
+	c.send(Command{ID: c.id(), Name: "set", Args: []Arg{WordArg("game:score"), Str(score)}})
 	c.send(Command{ID: c.id(), Name: "set", Args: []Arg{WordArg("game:result"), WordArg(res)}})
 	c.send(Command{ID: c.id(), Name: "set", Args: []Arg{WordArg("game:termination"), WordArg(g.Termination().String())}})
 	return nil
