@@ -504,6 +504,15 @@ func (c *conn) login(m line.Msg) bool {
 	case errors.Is(err, store.ErrNameTaken), errors.Is(err, store.ErrBadAccount):
 		c.sendMsg(line.Errorf(line.CodeAuth, "%v: log in with a name of your own", err))
 		return true
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, store.ErrUnavailable):
+		// More first logins than the store keeps up with (a crowd of new
+		// bots at once), or its disk full: not the bot's failure nor the
+		// server's; told to retry, and logged once a minute, not a line a
+		// bot.
+		s.refused("login-busy")
+		s.busyLogins.Log(s.log, "bot logins refused as busy: the store is not keeping up", "name", name, "err", err)
+		c.sendMsg(line.Errorf(line.CodeBusy, "the server is busy and cannot log %s in now; retry in a few seconds", name))
+		return true
 	case err != nil:
 		s.log.Error("bot login failed", "name", name, "err", err)
 		c.sendMsg(line.Errorf(line.CodeShutdown, "cannot log in now, try again later"))

@@ -14,6 +14,7 @@ import (
 
 	"kalah/internal/httpapi"
 	"kalah/internal/store"
+	"kalah/protocol/line"
 )
 
 // lockedBuffer is a log's output, read while the server writes it.
@@ -186,4 +187,32 @@ func storedMoves(t *testing.T, ts *testServer, id int64, n int) string {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// TestLoginBurstIsBusy: first logins the store cannot take (it keeps up
+// with no more, or its disk is full) are told "busy, retry" over the line
+// protocol, and the log has one line for the burst, not an ERROR a bot;
+// once the store writes again the same bots log in.
+func TestLoginBurstIsBusy(t *testing.T) {
+	var logs lockedBuffer
+	ts := newTestServer(t, "", Config{LoginBurst: 1000, LoginRate: 1000, Log: slog.New(slog.NewTextHandler(&logs, nil))})
+	ts.st.FailWrites(fmt.Errorf("%w: the writer is behind", store.ErrUnavailable))
+	const bots = 20
+	for i := range bots {
+		c := dial(t, ts.addr)
+		c.send(fmt.Sprintf("login burst%d token%d", i, i))
+		m := c.expect("error")
+		if m.Arg(0) != line.CodeBusy || !strings.Contains(m.String(), "retry") {
+			t.Fatalf("login %d while the store is behind: %s", i, m)
+		}
+	}
+	if n := strings.Count(logs.String(), "level=ERROR"); n != 0 {
+		t.Fatalf("%d ERROR lines for a burst of busy logins:\n%s", n, logs.String())
+	}
+	if n := strings.Count(logs.String(), "bot logins refused as busy"); n != 1 {
+		t.Fatalf("%d lines for the burst, want 1:\n%s", n, logs.String())
+	}
+	ts.st.FailWrites(nil)
+	c := dial(t, ts.addr)
+	c.login("burst0", "token0")
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"kalah/internal/httpapi"
 	"kalah/internal/identity"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"sync"
@@ -320,4 +321,30 @@ func (s *Server) checkLimits(spec string) error {
 		s.refused("over-limits")
 	}
 	return err
+}
+
+// everyMinute logs a line at most once a minute, saying how many it left
+// out meanwhile: for what a crowd can cause a line each of (a burst of
+// first logins refused as busy), which would otherwise be a stranger's
+// lever on the log's volume.
+type everyMinute struct {
+	mu      sync.Mutex
+	last    time.Time
+	skipped int
+}
+
+// Log logs msg with args as a warning, unless it logged within the last
+// minute.
+func (e *everyMinute) Log(l *slog.Logger, msg string, args ...any) {
+	e.mu.Lock()
+	now := time.Now()
+	if !e.last.IsZero() && now.Sub(e.last) < time.Minute {
+		e.skipped++
+		e.mu.Unlock()
+		return
+	}
+	skipped := e.skipped
+	e.last, e.skipped = now, 0
+	e.mu.Unlock()
+	l.Warn(msg, append(args, "unlogged_since_last", skipped)...)
 }

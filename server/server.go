@@ -320,16 +320,17 @@ type Server struct {
 	// for an arranged game (see arranged.go).
 	freed chan struct{}
 
-	gate      *gate.Gate      // admits every game (admit.go)
-	errs      *httpapi.Errors // the statuses of the API\'s errors (httperr.go)
-	limiter   *netx.Limiter   // logins by address
-	returning *netx.Limiter   // logins of bots with a game in progress, by name
-	stats     *Stats
-	streams   *streams // long-lived requests open
-	metrics   *metrics
-	rematchMu sync.Mutex // one rematch at a time
-	seeks     seeks
-	anonKGP   anonLabels // names of anonymous KGP clients (kgp.go)
+	busyLogins everyMinute     // logins refused as busy, logged once a minute (conn.go)
+	gate       *gate.Gate      // admits every game (admit.go)
+	errs       *httpapi.Errors // the statuses of the API\'s errors (httperr.go)
+	limiter    *netx.Limiter   // logins by address
+	returning  *netx.Limiter   // logins of bots with a game in progress, by name
+	stats      *Stats
+	streams    *streams // long-lived requests open
+	metrics    *metrics
+	rematchMu  sync.Mutex // one rematch at a time
+	seeks      seeks
+	anonKGP    anonLabels // names of anonymous KGP clients (kgp.go)
 	// houseGames counts the house games started (housebot.go).
 	houseGames atomic.Uint64
 	chat       chatHub // games' chats, to their board streams (chat.go)
