@@ -69,7 +69,10 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	increment := fs.Duration("increment", 0, "added to a player's budget after each move")
 	delay := fs.Duration("delay", 0, "pause before each move, so people can follow")
 	grace := fs.Duration("grace", 200*time.Millisecond, "latency allowed beyond a limit")
-	maxOpen := fs.Int("max-open-games", 5, "unfinished games one person, or one address for guests, may start over the HTTP API at once")
+	maxOpen := fs.Int("max-open-games", 5, "unfinished games one person or guest may hold a seat in at once, however they were started")
+	maxGuestGames := fs.Int("max-guest-games-per-addr", 5, "live games the guests of one address may have at once (a game its guest has left is ended to make room)")
+	workPerIdentity := fs.Duration("work-per-identity", 2*time.Hour, "computer time the games and tournaments one identity asked for may cost, not yet played (each refused with its cost beyond)")
+	workTotal := fs.Duration("work-total", 48*time.Hour, "computer time the games and tournaments of the whole server may cost, not yet played")
 	resumeGrace := fs.Duration("resume-grace", 30*time.Second, "after a restart, how long a resumed game waits for its bots to connect again before their clocks run")
 	reconnect := fs.Duration("reconnect", time.Minute, "how long a bot may be away mid-game when there is no clock")
 	maxConns := fs.Int("max-conns", 10000, "most simultaneous connections on each listener (bots, KGP, HTTP)")
@@ -128,7 +131,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 			datadir.Set(v)
 		}
 	}
-	if err := atLeast(1, "kgp-random-moves", *kgpRandom, "max-open-games", *maxOpen, "max-conns", *maxConns, "max-games", *maxGames,
+	if err := atLeast(1, "kgp-random-moves", *kgpRandom, "max-open-games", *maxOpen, "max-guest-games-per-addr", *maxGuestGames, "max-conns", *maxConns, "max-games", *maxGames,
 		"login-burst", *loginBurst, "max-table-mb", *maxTT, "max-threads", *maxThreads); err != nil {
 		return err
 	}
@@ -219,6 +222,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	cfg := server.Config{
 		Store: st, Rules: r, PerMove: *perMove, Budget: *budget, Increment: *increment, Delay: *delay,
 		NoClock: *perMove == 0 && *budget == 0, Grace: *grace, Reconnect: *reconnect, ResumeGrace: *resumeGrace, MaxOpenGames: *maxOpen,
+		MaxGuestGamesPerAddr: *maxGuestGames, WorkPerIdentity: *workPerIdentity, WorkTotal: *workTotal,
 		MaxGames: *maxGames, MaxLine: *maxLine, HandshakeTimeout: *handshake, IdleTimeout: *idle, MaxConns: *maxConns,
 		LoginRate: *loginRate, LoginBurst: *loginBurst, SignupRate: *signupRate, SignupBurst: *signupBurst, AllowExec: *allowExec, AdminToken: *adminToken,
 		Limits:     player.Limits{TableMB: *maxTT, Threads: *maxThreads, Time: *maxThink, Depth: *maxDepth},
