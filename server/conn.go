@@ -495,8 +495,13 @@ func (c *conn) login(m line.Msg) bool {
 	cancel()
 	switch {
 	case errors.Is(err, store.ErrBadToken):
-		// The store names no one on a refusal: the name asked for.
-		c.sendMsg(line.Errorf(line.CodeAuth, "wrong token for %s", name))
+		// The bot whose name it is, as the store names it (the name asked
+		// for when it names none).
+		who := name
+		if canon != "" {
+			who = canon
+		}
+		c.sendMsg(line.Errorf(line.CodeAuth, "wrong token for %s", who))
 		return true
 	case errors.Is(err, store.ErrRevokedToken):
 		c.sendMsg(line.Errorf(line.CodeAuth, "%v: log in with the new one", err))
