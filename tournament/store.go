@@ -2,13 +2,10 @@ package tournament
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -24,7 +21,7 @@ import (
 const DefaultDB = "kalah-data/kalah.db"
 
 // ErrNotFound is returned for a tournament id that is not in the database.
-var ErrNotFound = errors.New("tournament not found")
+var ErrNotFound = store.ErrEngineTournamentNotFound
 
 // ErrRunning is returned by Run for a tournament this Store is already
 // running.
@@ -33,8 +30,9 @@ var ErrRunning = errors.New("tournament already running")
 // Store is a database of tournaments: their configuration, entrants, every
 // scheduled game and every result with its moves. Its tables live in the
 // server's store (package internal/store: kalah.db, whose versioned
-// migrations make them), and it reads and writes them through that store's
-// one pool of connections and one writer, so a process has one connection
+// migrations make them, and whose methods hold every query of them:
+// store.CreateEngineTournament and its kin), and it reads and writes them
+// through that store's one pool of connections and one writer, so a process has one connection
 // pool on the database whether it runs tournaments, a server, or both. It
 // is safe for concurrent use; one process at a time should run a given
 // tournament.
@@ -106,144 +104,7 @@ func (s *Store) MoveIn(ctx context.Context, dir string) error {
 // it fails, and a file imported before (same contents) is not imported
 // again. The file itself is only read.
 func (s *Store) Import(ctx context.Context, path string) (int, error) {
-	old, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
-	if err != nil {
-		return 0, fmt.Errorf("import %s: %w", path, err)
-	}
-	defer old.Close()
-	old.SetMaxOpenConns(1)
-	// Fold a write-ahead log left beside the file in, so its digest is
-	// that of all its contents.
-	if _, err := old.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
-		return 0, fmt.Errorf("import %s: %w", path, err)
-	}
-	prefix, err := tablePrefix(ctx, old)
-	if err != nil {
-		return 0, fmt.Errorf("import %s: %w", path, err)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, err
-	}
-	h := sha256.New()
-	_, err = io.Copy(h, f)
-	f.Close()
-	if err != nil {
-		return 0, fmt.Errorf("import %s: %w", path, err)
-	}
-	digest := hex.EncodeToString(h.Sum(nil))
-	var n int
-	err = s.st.Write(ctx, func(tx *sql.Tx) error {
-		n = 0
-		// The file's digest marks it imported, in the same transaction,
-		// so a crash between the import and the file's renaming cannot
-		// import it twice.
-		res, err := tx.Exec(`INSERT OR IGNORE INTO tournament_imports(digest, path, imported) VALUES (?, ?, ?)`, digest, path, now())
-		if err != nil {
-			return err
-		}
-		if fresh, _ := res.RowsAffected(); fresh == 0 || prefix == "-" {
-			return nil // imported before, or no tournaments in it
-		}
-		var tOff, gOff int64
-		if err := tx.QueryRow(`SELECT coalesce(max(id), 0) FROM tournaments`).Scan(&tOff); err != nil {
-			return err
-		}
-		if err := tx.QueryRow(`SELECT coalesce(max(id), 0) FROM tournament_games`).Scan(&gOff); err != nil {
-			return err
-		}
-		p := prefix
-		steps := []struct {
-			from, to string
-			offsets  []int64 // added to the leading columns, in order
-		}{
-			{`SELECT id, name, config, status, created, finished FROM tournaments`,
-				`INSERT INTO tournaments(id, name, config, status, created, finished) VALUES (?, ?, ?, ?, ?, ?)`, []int64{tOff}},
-			{`SELECT tournament_id, idx, spec FROM ` + p + `entrants`,
-				`INSERT INTO tournament_entrants(tournament_id, idx, spec) VALUES (?, ?, ?)`, []int64{tOff}},
-			{`SELECT id, tournament_id, round, pairing, leg, south, north, opening, seed FROM ` + p + `games`,
-				`INSERT INTO tournament_games(id, tournament_id, round, pairing, leg, south, north, opening, seed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, []int64{gOff, tOff}},
-			{`SELECT tournament_id, round, entrant FROM ` + p + `byes`,
-				`INSERT INTO tournament_byes(tournament_id, round, entrant) VALUES (?, ?, ?)`, []int64{tOff}},
-			{`SELECT game_id, south_seeds, north_seeds, result, termination, reason, plies, record, worker, millis, finished FROM ` + p + `results`,
-				`INSERT INTO tournament_results(game_id, south_seeds, north_seeds, result, termination, reason, plies, record, worker, millis, finished) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, []int64{gOff}},
-			{`SELECT game_id, ply, side, move, millis FROM ` + p + `moves`,
-				`INSERT INTO tournament_moves(game_id, ply, side, move, millis) VALUES (?, ?, ?, ?, ?)`, []int64{gOff}},
-		}
-		for i, st := range steps {
-			copied, err := copyRows(ctx, old, tx, st.from, st.to, st.offsets)
-			if err != nil {
-				return err
-			}
-			if i == 0 {
-				n = copied
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return 0, fmt.Errorf("import %s: %w", path, err)
-	}
-	return n, nil
-}
-
-// tablePrefix finds how the tournament tables of a file are named:
-// "tournament_" (this release), "" (before they moved into kalah.db), or
-// "-" for a file without tournaments.
-func tablePrefix(ctx context.Context, db *sql.DB) (string, error) {
-	for _, p := range []string{"tournament_", ""} {
-		var n int
-		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('tournaments', ?, ?)`,
-			p+"entrants", p+"results").Scan(&n); err != nil {
-			return "", err
-		}
-		if n == 3 {
-			return p, nil
-		}
-	}
-	return "-", nil
-}
-
-// copyRows copies the rows of a query on from into tx with insert, adding
-// offsets to the leading (integer id) columns.
-func copyRows(ctx context.Context, from *sql.DB, tx *sql.Tx, query, insert string, offsets []int64) (int, error) {
-	rows, err := from.QueryContext(ctx, query)
-	if err != nil {
-		return 0, err
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		return 0, err
-	}
-	ins, err := tx.Prepare(insert)
-	if err != nil {
-		return 0, err
-	}
-	defer ins.Close()
-	vals := make([]any, len(cols))
-	ptrs := make([]any, len(cols))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
-	n := 0
-	for rows.Next() {
-		if err := rows.Scan(ptrs...); err != nil {
-			return n, err
-		}
-		for i, off := range offsets {
-			id, ok := vals[i].(int64)
-			if !ok {
-				return n, fmt.Errorf("%s: column %s is not an id: %v", query, cols[i], vals[i])
-			}
-			vals[i] = id + off
-		}
-		if _, err := ins.Exec(vals...); err != nil {
-			return n, err
-		}
-		n++
-	}
-	return n, rows.Err()
+	return s.st.ImportEngineTournaments(ctx, path)
 }
 
 // Close closes the database if Open opened it; a Store made by New leaves
@@ -293,90 +154,50 @@ func (s *Store) Create(ctx context.Context, cfg Config) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	var id int64
-	err = s.st.Write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.Exec(`INSERT INTO tournaments(name, config, status, created) VALUES (?, ?, ?, ?)`,
-			cfg.Name, string(js), StatusCreated, now())
-		if err != nil {
-			return fmt.Errorf("create tournament: %w", err)
-		}
-		if id, err = res.LastInsertId(); err != nil {
-			return err
-		}
-		for i, p := range cfg.Players {
-			if _, err := tx.Exec(`INSERT INTO tournament_entrants(tournament_id, idx, spec) VALUES (?, ?, ?)`, id, i, p); err != nil {
-				return fmt.Errorf("create tournament: %w", err)
-			}
-		}
-		if cfg.Format == RoundRobin || cfg.Format == Gauntlet {
-			return insertGames(tx, id, fullSchedule(cfg))
-		}
-		return nil
-	})
-	if err != nil {
-		return 0, err
+	var games []store.EngineGame
+	if cfg.Format == RoundRobin || cfg.Format == Gauntlet {
+		games = engineGames(fullSchedule(cfg))
 	}
-	return id, nil
+	return s.st.CreateEngineTournament(ctx, cfg.Name, string(js), StatusCreated, cfg.Players, games)
 }
 
-func insertGames(tx *sql.Tx, id int64, games []Scheduled) error {
-	st, err := tx.Prepare(`INSERT INTO tournament_games(tournament_id, round, pairing, leg, south, north, opening, seed) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
-	if err != nil {
-		return err
+// engineGames turns scheduled games into the store's rows.
+func engineGames(games []Scheduled) []store.EngineGame {
+	out := make([]store.EngineGame, len(games))
+	for i, g := range games {
+		out[i] = store.EngineGame{ID: g.ID, Round: g.Round, Pairing: g.Pairing, Leg: g.Leg, South: g.South, North: g.North,
+			Opening: kalah.MovesText(g.Opening), Seed: g.Seed}
 	}
-	defer st.Close()
-	for _, g := range games {
-		if _, err := st.Exec(id, g.Round, g.Pairing, g.Leg, g.South, g.North, kalah.MovesText(g.Opening), int64(g.Seed)); err != nil {
-			return fmt.Errorf("schedule game %d/%d/%d: %w", g.Round, g.Pairing, g.Leg, err)
-		}
-	}
-	return nil
+	return out
 }
 
-func now() string { return time.Now().UTC().Format(time.RFC3339Nano) }
+// scheduledGame turns a store's row into a scheduled game.
+func scheduledGame(g store.EngineGame) (Scheduled, error) {
+	opening, err := parseMoves(g.Opening)
+	if err != nil {
+		return Scheduled{}, fmt.Errorf("game %d: stored opening: %w", g.ID, err)
+	}
+	return Scheduled{ID: g.ID, Round: g.Round, Pairing: g.Pairing, Leg: g.Leg, South: g.South, North: g.North,
+		Opening: opening, Seed: g.Seed}, nil
+}
 
 // Tournament returns a stored tournament's header.
 func (s *Store) Tournament(ctx context.Context, id int64) (Info, error) {
-	var in Info
-	var cfg, created string
-	var finished sql.NullString
-	err := s.db.QueryRowContext(ctx, `SELECT id, name, config, status, created, finished,
-		(SELECT count(*) FROM tournament_games WHERE tournament_id = t.id),
-		(SELECT count(*) FROM tournament_results r JOIN tournament_games g ON g.id = r.game_id WHERE g.tournament_id = t.id)
-		FROM tournaments t WHERE id = ?`, id).Scan(&in.ID, &in.Name, &cfg, &in.Status, &created, &finished, &in.Games, &in.Played)
-	if errors.Is(err, sql.ErrNoRows) {
-		return in, fmt.Errorf("%w: %d", ErrNotFound, id)
-	}
+	t, err := s.st.EngineTournament(ctx, id)
 	if err != nil {
-		return in, err
+		return Info{}, err
 	}
-	if err := json.Unmarshal([]byte(cfg), &in.Config); err != nil {
+	in := Info{ID: t.ID, Name: t.Name, Status: t.Status, Created: t.Created, Finished: t.Finished, Games: t.Games, Played: t.Played}
+	if err := json.Unmarshal([]byte(t.Config), &in.Config); err != nil {
 		return in, fmt.Errorf("tournament %d: stored configuration: %w", id, err)
-	}
-	in.Created, _ = time.Parse(time.RFC3339Nano, created)
-	if finished.Valid {
-		in.Finished, _ = time.Parse(time.RFC3339Nano, finished.String)
 	}
 	return in, nil
 }
 
 // List returns every stored tournament, newest first.
 func (s *Store) List(ctx context.Context) ([]Info, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id FROM tournaments ORDER BY id DESC`)
+	ids, err := s.st.EngineTournamentIDs(ctx)
 	if err != nil {
-		return nil, err
-	}
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	out := make([]Info, 0, len(ids))
@@ -391,15 +212,7 @@ func (s *Store) List(ctx context.Context) ([]Info, error) {
 }
 
 func (s *Store) setStatus(ctx context.Context, id int64, status string) error {
-	return s.st.Write(ctx, func(tx *sql.Tx) error {
-		var err error
-		if status == StatusFinished {
-			_, err = tx.Exec(`UPDATE tournaments SET status = ?, finished = ? WHERE id = ?`, status, now(), id)
-		} else {
-			_, err = tx.Exec(`UPDATE tournaments SET status = ? WHERE id = ?`, status, id)
-		}
-		return err
-	})
+	return s.st.SetEngineTournamentStatus(ctx, id, status, status == StatusFinished)
 }
 
 // Scheduled is one game of a tournament's schedule. South and North are
@@ -426,30 +239,19 @@ func (s *Store) Pending(ctx context.Context, id int64) ([]Scheduled, error) {
 }
 
 func (s *Store) scheduled(ctx context.Context, id int64, pending bool) ([]Scheduled, error) {
-	q := `SELECT id, round, pairing, leg, south, north, opening, seed FROM tournament_games g WHERE tournament_id = ?`
-	if pending {
-		q += ` AND NOT EXISTS (SELECT 1 FROM tournament_results r WHERE r.game_id = g.id)`
-	}
-	rows, err := s.db.QueryContext(ctx, q+` ORDER BY round, pairing, leg`, id)
+	rows, err := s.st.EngineGames(ctx, id, pending)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
 	var out []Scheduled
-	for rows.Next() {
-		var g Scheduled
-		var opening string
-		var seed int64
-		if err := rows.Scan(&g.ID, &g.Round, &g.Pairing, &g.Leg, &g.South, &g.North, &opening, &seed); err != nil {
+	for _, r := range rows {
+		g, err := scheduledGame(r)
+		if err != nil {
 			return nil, err
-		}
-		g.Seed = uint64(seed)
-		if g.Opening, err = parseMoves(opening); err != nil {
-			return nil, fmt.Errorf("game %d: stored opening: %w", g.ID, err)
 		}
 		out = append(out, g)
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 func parseMoves(s string) ([]kalah.Move, error) {
@@ -497,46 +299,25 @@ func (s *Store) CommitBatch(ctx context.Context, rs []Result) ([]bool, error) {
 	if len(rs) == 0 {
 		return counted, nil
 	}
-	err := s.st.Write(ctx, func(tx *sql.Tx) error {
-		clear(counted)
-		ins, err := tx.Prepare(`INSERT INTO tournament_results(game_id, south_seeds, north_seeds, result, termination, reason, plies, record, worker, millis, finished)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(game_id) DO NOTHING`)
+	rows := make([]store.EngineResult, len(rs))
+	for i, r := range rs {
+		rec, err := json.Marshal(r.Record)
 		if err != nil {
-			return err
+			return nil, fmt.Errorf("store results: %w", err)
 		}
-		defer ins.Close()
-		mv, err := tx.Prepare(`INSERT INTO tournament_moves(game_id, ply, side, move, millis) VALUES (?, ?, ?, ?, ?)`)
-		if err != nil {
-			return err
+		moves := make([]store.EngineMove, len(r.Record.Moves))
+		for j, m := range r.Record.Moves {
+			move := strconv.Itoa(m.House)
+			if m.Swap {
+				move = "swap"
+			}
+			moves[j] = store.EngineMove{Side: m.Side.Letter(), Move: move, Millis: m.Millis}
 		}
-		defer mv.Close()
-		at := now()
-		for i, r := range rs {
-			rec, err := json.Marshal(r.Record)
-			if err != nil {
-				return err
-			}
-			res, err := ins.Exec(r.GameID, r.SouthSeeds, r.NorthSeeds, r.Record.Result.String(), r.Record.Termination.String(), r.Reason,
-				len(r.Record.Moves), string(rec), r.Worker, r.Millis, at)
-			if err != nil {
-				return fmt.Errorf("store result of game %d: %w", r.GameID, err)
-			}
-			if n, _ := res.RowsAffected(); n == 0 {
-				continue
-			}
-			counted[i] = true
-			for j, m := range r.Record.Moves {
-				move := strconv.Itoa(m.House)
-				if m.Swap {
-					move = "swap"
-				}
-				if _, err := mv.Exec(r.GameID, j+1, m.Side.Letter(), move, m.Millis); err != nil {
-					return fmt.Errorf("store moves of game %d: %w", r.GameID, err)
-				}
-			}
-		}
-		return nil
-	})
+		rows[i] = store.EngineResult{GameID: r.GameID, SouthSeeds: r.SouthSeeds, NorthSeeds: r.NorthSeeds,
+			Result: r.Record.Result.String(), Termination: r.Record.Termination.String(), Reason: r.Reason,
+			Record: string(rec), Worker: r.Worker, Millis: r.Millis, Moves: moves}
+	}
+	counted, err := s.st.CommitEngineResults(ctx, rows)
 	if err != nil {
 		return nil, fmt.Errorf("store results: %w", err)
 	}
@@ -557,37 +338,27 @@ type Played struct {
 // Games returns every game of a tournament that has a result, in schedule
 // order.
 func (s *Store) Games(ctx context.Context, id int64) ([]Played, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT g.id, g.round, g.pairing, g.leg, g.south, g.north, g.opening, g.seed,
-		r.south_seeds, r.north_seeds, r.termination, r.reason, r.worker, r.millis
-		FROM tournament_games g JOIN tournament_results r ON r.game_id = g.id WHERE g.tournament_id = ? ORDER BY g.round, g.pairing, g.leg`, id)
+	rows, err := s.st.EnginePlayedGames(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
 	var out []Played
-	for rows.Next() {
-		var p Played
-		var opening string
-		var seed int64
-		if err := rows.Scan(&p.ID, &p.Round, &p.Pairing, &p.Leg, &p.South, &p.North, &opening, &seed,
-			&p.SouthSeeds, &p.NorthSeeds, &p.Termination, &p.Reason, &p.Worker, &p.Millis); err != nil {
+	for _, r := range rows {
+		g, err := scheduledGame(r.EngineGame)
+		if err != nil {
 			return nil, err
 		}
-		p.Seed = uint64(seed)
-		if p.Opening, err = parseMoves(opening); err != nil {
-			return nil, err
-		}
-		out = append(out, p)
+		out = append(out, Played{Scheduled: g, SouthSeeds: r.SouthSeeds, NorthSeeds: r.NorthSeeds,
+			Termination: r.Termination, Reason: r.Reason, Worker: r.Worker, Millis: r.Millis})
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // Record returns the stored record of a game.
 func (s *Store) Record(ctx context.Context, gameID int64) (kalah.Record, error) {
 	var rec kalah.Record
-	var js string
-	err := s.db.QueryRowContext(ctx, `SELECT record FROM tournament_results WHERE game_id = ?`, gameID).Scan(&js)
-	if errors.Is(err, sql.ErrNoRows) {
+	js, err := s.st.EngineRecord(ctx, gameID)
+	if errors.Is(err, store.ErrNoEngineResult) {
 		return rec, fmt.Errorf("game %d has no result", gameID)
 	}
 	if err != nil {
@@ -598,34 +369,11 @@ func (s *Store) Record(ctx context.Context, gameID int64) (kalah.Record, error) 
 
 // byes returns the entrants given a bye, by round.
 func (s *Store) byes(ctx context.Context, id int64) (map[int]int, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT round, entrant FROM tournament_byes WHERE tournament_id = ?`, id)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := map[int]int{}
-	for rows.Next() {
-		var r, e int
-		if err := rows.Scan(&r, &e); err != nil {
-			return nil, err
-		}
-		out[r] = e
-	}
-	return out, rows.Err()
+	return s.st.EngineByes(ctx, id)
 }
 
 // scheduleRound stores a further round of games (Swiss, SPRT) and its bye,
 // if any, in one transaction.
 func (s *Store) scheduleRound(ctx context.Context, id int64, round int, games []Scheduled, bye int) error {
-	return s.st.Write(ctx, func(tx *sql.Tx) error {
-		if err := insertGames(tx, id, games); err != nil {
-			return err
-		}
-		if bye >= 0 {
-			if _, err := tx.Exec(`INSERT INTO tournament_byes(tournament_id, round, entrant) VALUES (?, ?, ?)`, id, round, bye); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	return s.st.ScheduleEngineRound(ctx, id, round, engineGames(games), bye)
 }

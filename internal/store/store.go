@@ -768,6 +768,11 @@ func (s *Store) Unfinished(ctx context.Context) ([]Game, error) {
 		ids = append(ids, id)
 	}
 	rows.Close()
+	// A scan that stops early (a corrupt page, a read error) must not
+	// leave the games after it out of those a starting server resumes.
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: unfinished: %w", err)
+	}
 	out := make([]Game, 0, len(ids))
 	for _, id := range ids {
 		g, err := s.Game(ctx, id)

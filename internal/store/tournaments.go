@@ -6,8 +6,8 @@ import (
 )
 
 // Package tournament keeps its tournaments in this database, in the tables
-// below; this package owns their schema (migration 3 -> 4), package
-// tournament their queries, written through Write.
+// below; this package owns their schema (migration 3 -> 4) and their
+// queries (tournament_sql.go), package tournament what they mean.
 
 // tournamentTables are package tournament's tables. Until migration 4 that
 // package created them itself with these very statements, so a database
