@@ -44,6 +44,9 @@ type BuildOptions struct {
 	// going on.
 	Checkpoints     string
 	CheckpointEvery time.Duration
+	// Resumed, if set, is told the work a build found done in its
+	// checkpoints, before Progress is, if it found any.
+	Resumed Progress
 	// Saved, if set, is told of every checkpoint written: the seeds of
 	// its part, the work done, and the error if it could not be written.
 	Saved func(seeds int, done uint64, err error)
@@ -113,6 +116,9 @@ func Build(ctx context.Context, r kalah.Rules, k int, o BuildOptions) (*DB, erro
 				fromPot = levels
 				break
 			}
+		}
+		if done.Load() > 0 && o.Resumed != nil {
+			o.Resumed(done.Load(), total)
 		}
 		if done.Load() > 0 && o.Progress != nil {
 			o.Progress(done.Load(), total)

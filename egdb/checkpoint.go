@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"kalah"
 	"kalah/internal/datadir"
 )
 
@@ -104,29 +105,77 @@ func (c *checkpointer) due() bool {
 	return c.every > 0 && time.Since(c.last) >= c.every
 }
 
-// load reads the part of seeds j into the database's values, if there is
-// one that belongs to this build and whose checksums are right: the levels
-// of it done and the entries they are; ok false otherwise (the build
-// computes seeds j from its first level).
-func (c *checkpointer) load(j int) (levels int, done uint64, ok bool) {
+// Checkpointed returns the work a build of k seeds for rules r would find
+// done in the checkpoints named by prefix, by their headers alone (the
+// build checks their values' checksums as it loads them): where it would
+// resume, told before it starts.
+func Checkpointed(prefix string, r kalah.Rules, k int) uint64 {
+	if Supported(r) != nil || k < 0 || k > MaxSeeds || 2*r.Houses+k > maxBinom {
+		return 0
+	}
+	db := &DB{v: newVariant(r), k: k, off: make([]uint64, k+2)}
+	for j := 0; j <= k; j++ {
+		db.off[j+1] = db.off[j] + Count(j, 2*r.Houses)
+	}
+	c := &checkpointer{db: db, prefix: prefix}
+	var work uint64
+	for j := 0; j <= k; j++ {
+		levels, done, ok := c.head(j)
+		if !ok {
+			break
+		}
+		work += done
+		if levels <= j*r.Houses {
+			break
+		}
+	}
+	return work
+}
+
+// head reads the header of the part of seeds j: the levels of it done,
+// the entries they are, its payload's checksum and the file, open at the
+// payload; ok false if there is none, or one that is not this build's.
+func (c *checkpointer) head(j int) (levels int, done uint64, ok bool) {
+	levels, done, _, f, ok := c.open(j)
+	if f != nil {
+		f.Close()
+	}
+	return levels, done, ok
+}
+
+func (c *checkpointer) open(j int) (levels int, done uint64, crc uint32, f *os.File, ok bool) {
 	f, err := os.Open(PartPath(c.prefix, j))
 	if err != nil {
-		return 0, 0, false
+		return 0, 0, 0, nil, false
 	}
-	defer f.Close()
 	h := make([]byte, partHeader)
 	if _, err := io.ReadFull(f, h); err != nil {
-		return 0, 0, false
+		return 0, 0, 0, f, false
 	}
-	crc := binary.LittleEndian.Uint32(h[partHeader-8:])
+	crc = binary.LittleEndian.Uint32(h[partHeader-8:])
 	if string(h[:8]) != partMagic || binary.LittleEndian.Uint32(h[partHeader-4:]) != crc32.Checksum(h[:partHeader-4], castagnoli) {
-		return 0, 0, false
+		return 0, 0, 0, f, false
 	}
 	levels = int(binary.LittleEndian.Uint32(h[20:]))
 	done = binary.LittleEndian.Uint64(h[32:])
 	entries := c.db.off[j+1] - c.db.off[j]
 	if want := c.partHead(j, levels, done, crc); string(want) != string(h) || levels < 1 || levels > j*c.db.v.n+1 || done > entries || levels == j*c.db.v.n+1 && done != entries {
-		return 0, 0, false // another version, other rules, another seed count
+		return 0, 0, 0, f, false // another version, other rules, another seed count
+	}
+	return levels, done, crc, f, true
+}
+
+// load reads the part of seeds j into the database's values, if there is
+// one that belongs to this build and whose checksums are right: the levels
+// of it done and the entries they are; ok false otherwise (the build
+// computes seeds j from its first level).
+func (c *checkpointer) load(j int) (levels int, done uint64, ok bool) {
+	levels, done, crc, f, ok := c.open(j)
+	if f != nil {
+		defer f.Close()
+	}
+	if !ok {
+		return 0, 0, false
 	}
 	vals := payload(c.db.vals[c.db.off[j]:c.db.off[j+1]])
 	if _, err := io.ReadFull(f, vals); err != nil {

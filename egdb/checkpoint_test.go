@@ -2,8 +2,8 @@ package egdb
 
 import (
 	"bytes"
-	"encoding/binary"
 	"context"
+	"encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
@@ -123,6 +123,7 @@ func TestBuildResumes(t *testing.T) {
 				tc.spoil(t, prefix)
 			}
 			var first uint64
+			told := Checkpointed(prefix, r, k)
 			db, err := Build(context.Background(), r, k, BuildOptions{Workers: 2, Checkpoints: prefix, Progress: func(done, total uint64) {
 				if first == 0 {
 					first = done
@@ -133,6 +134,9 @@ func TestBuildResumes(t *testing.T) {
 			}
 			defer db.Close()
 			t.Logf("stopped at %.1f%%, resumed from %.1f%%", 100*float64(stoppedAt)/float64(total), 100*float64(first)/float64(total))
+			if tc.spoil == nil && told != first {
+				t.Errorf("Checkpointed said %d done, the build resumed from %d", told, first)
+			}
 			if tc.stop == "kill" && first < killedAt {
 				t.Errorf("the second run's first progress is %d, below the %d its parts held", first, killedAt)
 			}

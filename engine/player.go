@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"kalah"
@@ -70,8 +71,10 @@ type Player struct {
 	last    player.Report
 	dbSeeds int
 	// auto: the player takes the database built on first use
-	// (BuildDBOnFirstUse) once it is there.
-	auto bool
+	// (BuildDBOnFirstUse) once it is there, and starts its build when
+	// first asked for a move (asked).
+	auto  bool
+	asked atomic.Bool
 }
 
 func newPlayer(s player.Spec, o player.Options, exact bool) (*Player, error) {
@@ -114,10 +117,37 @@ func newPlayer(s player.Spec, o player.Options, exact bool) (*Player, error) {
 	if db != nil {
 		p.dbSeeds = db.Seeds()
 	}
-	if p.auto {
-		startAutoDB(o.Rules, p.dbSeeds)
+	switch {
+	case exact && k < 0 && p.dbSeeds < PerfectDBSeeds && o.Rules.Houses == 6 && !autoBuilds(o.Rules):
+		warnOnce(o.Rules, fmt.Sprintf("the perfect player plays without its endgame database of %d seeds (%s): its searches beyond its books take longer, seconds for some replies; build the database once with kalah egdb build --seeds %d (1.25 GB, minutes; kalah match --build-egdb builds it too)",
+			PerfectDBSeeds, haveDB(db), PerfectDBSeeds))
+	case k < 0 && db != nil && db.Path() == "" && o.Rules.Houses == 6 && !autoBuilds(o.Rules):
+		warnOnce(o.Rules, "no endgame database for the engine's players: their searches take longer until one is built (kalah egdb build)")
 	}
 	return p, nil
+}
+
+// haveDB says which database a player has, for a warning.
+func haveDB(db *egdb.DB) string {
+	switch {
+	case db == nil:
+		return "it has none"
+	case db.Path() == "":
+		return fmt.Sprintf("it has one of %d seeds made in memory", db.Seeds())
+	}
+	return fmt.Sprintf("it has one of %d seeds", db.Seeds())
+}
+
+// warned holds the warnings of missing databases given, once each.
+var warned sync.Map
+
+// warnOnce logs the warning msg about rules r once in the process.
+func warnOnce(r kalah.Rules, msg string) {
+	if _, dup := warned.LoadOrStore(r.String()+"\x00"+msg, true); dup {
+		return
+	}
+	dir, _ := egdb.DefaultDir()
+	slog.Warn(msg, "rules", r.String(), "dir", dir)
 }
 
 var (
@@ -169,10 +199,6 @@ func sharedDB(r kalah.Rules, k int) (*egdb.DB, error) {
 	if db := dbCache[key]; db != nil {
 		return db, nil
 	}
-	if r.Houses == 6 && !autoBuilds(r) { // a build says so itself
-		slog.Warn("no endgame database for the engine's players: the perfect player's searches beyond its books take longer until one is built",
-			"rules", r.String(), "dir", dir, "build", fmt.Sprintf("kalah egdb build --seeds %d", PerfectDBSeeds))
-	}
 	db, err := egdb.Build(context.Background(), r, 10, egdb.BuildOptions{})
 	if err != nil {
 		return nil, err
@@ -184,6 +210,9 @@ func sharedDB(r kalah.Rules, k int) (*egdb.DB, error) {
 // Move chooses a move within the clock: the player's own time, cut to the
 // clock's budget.
 func (p *Player) Move(ctx context.Context, g *kalah.Game, c player.Clock) (kalah.Move, error) {
+	if p.auto && p.dbSeeds < autoDBSeeds && !p.asked.Swap(true) {
+		startAutoDB(p.e.Rules(), p.dbSeeds)
+	}
 	p.takeAutoDB()
 	pos := g.Position()
 	limit := p.time
