@@ -290,10 +290,15 @@ func (a *Engine) largestDB(r kalah.Rules) (string, int) {
 }
 
 // firstUse returns the perfect player's database built on first use in
-// this process, or its bridge while it is built (FirstUse), if any.
+// this process, or its bridge while it is built (FirstUse), if any,
+// starting that build if it is wanted.
 func (a *Engine) firstUse(r kalah.Rules) *egdb.DB {
 	get := a.FirstUse
 	if get == nil && a.EgdbDir == "" {
+		// An analysis asked: the perfect player's database is built now
+		// where builds on first use are on and it is missing (kalah
+		// serve), as a game against perfect would.
+		engine.StartDBBuild(r)
 		get = engine.FirstUseDB
 	}
 	if get == nil || a.dbDir(r) == "" {
