@@ -97,11 +97,13 @@ type autoBuild struct {
 }
 
 // autoCheckpointEvery is how often a build on first use saves its work
-// within a seed count, beside once each count is done: the last counts of
-// the 24-seed database are a third, a fifth, a seventh of the work (a
-// minute or more each on half of two cores), and a write of one (up to
-// 417 MB) takes about a second.
-var autoCheckpointEvery = 30 * time.Second
+// within a seed count, beside once each count is done and where it is
+// stopped: the last counts of the 24-seed database are a third, a fifth,
+// a seventh of the work (a minute or more each on half of two cores), and
+// a write of one (up to 417 MB, 1.1 s at 400 MB/s, 3.9 s at the 112 MB/s a
+// busy 2-core machine's disk wrote here) holds the build meanwhile: a kill
+// loses at most a minute of work.
+var autoCheckpointEvery = time.Minute
 
 // autoOne holds the build that runs: the others wait for it.
 var autoOne = make(chan struct{}, 1)
@@ -407,7 +409,7 @@ func StartDBBuild(r kalah.Rules) {
 // waits for another process's, and starts none until BuildDBOnFirstUse
 // is called again; it returns once they have saved their work and removed
 // their lock files (a level of the build cut short, a checkpoint written:
-// about a second for the largest), or ctx ends. Each is reported Stopped.
+// up to 417 MB, seconds on a slow disk), or ctx ends. Each is reported Stopped.
 // A command that ends (kalah play quitting, kalah serve shutting down)
 // calls it: the next run resumes the build.
 func StopDBBuilds(ctx context.Context) error {

@@ -369,6 +369,9 @@ func stopDBBuilds(e *env, notes *dbNotes) {
 		engine.StopDBBuilds(context.Background()) // none starts now
 		return
 	}
+	if engine.DBBuildRunning() {
+		fmt.Fprintln(e.stderr, "Stopping the perfect player's endgame database build, its progress saved for the next run…")
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := engine.StopDBBuilds(ctx); err != nil {
