@@ -333,8 +333,8 @@ func TestBuildDBOnFirstUseElsewhere(t *testing.T) {
 // TestStopDBBuildsResumes: a build on first use stopped once past 40%
 // (StopDBBuilds, as kalah play quitting calls it) is reported stopped with
 // its work, leaves no lock file and starts no other build; the next build
-// (the process asked again) says it resumes from 40% or more in its first
-// report, and writes the same file, byte for byte, as a build never
+// (the process asked again), taking over a lock file a killed process
+// left, says it resumes from 40% or more in its first report, and writes the same file, byte for byte, as a build never
 // stopped, its checkpoints gone.
 func TestStopDBBuildsResumes(t *testing.T) {
 	defer func(k, b int) { autoDBSeeds, bridgeDBSeeds = k, b }(autoDBSeeds, bridgeDBSeeds)
@@ -380,6 +380,11 @@ func TestStopDBBuildsResumes(t *testing.T) {
 		t.Error("a build started after StopDBBuilds")
 	}
 
+	// A lock file a killed process left (the kernel released its lock):
+	// taken over.
+	if err := os.WriteFile(path+".lock", []byte("kalah building it (pid 999999)\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	BuildDBOnFirstUse(func(b DBBuild) { reports <- b })
 	StartDBBuild(r)
 	WaitDBBuilds(context.Background())
@@ -410,5 +415,14 @@ func TestStopDBBuildsResumes(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, "*.part")); len(left) != 0 {
 		t.Errorf("checkpoints left: %v", left)
+	}
+	for range 100 { // the lock file goes just after the last report
+		if _, err := os.Stat(path + ".lock"); err != nil {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if _, err := os.Stat(path + ".lock"); err == nil {
+		t.Error("the lock file is left beside the database")
 	}
 }
