@@ -75,6 +75,9 @@ type Player struct {
 	// first asked for a move (asked).
 	auto  bool
 	asked atomic.Bool
+	// wantsDB: the player takes the largest database there is (no egdb=
+	// given); memoryDB: the one it has was made in memory (none on disk).
+	wantsDB, memoryDB bool
 }
 
 func newPlayer(s player.Spec, o player.Options, exact bool) (*Player, error) {
@@ -117,25 +120,31 @@ func newPlayer(s player.Spec, o player.Options, exact bool) (*Player, error) {
 	if db != nil {
 		p.dbSeeds = db.Seeds()
 	}
-	switch {
-	case exact && k < 0 && p.dbSeeds < PerfectDBSeeds && o.Rules.Houses == 6 && !autoBuilds(o.Rules):
-		warnOnce(o.Rules, fmt.Sprintf("the perfect player plays without its endgame database of %d seeds (%s): its searches beyond its books take longer, seconds for some replies; build the database once with kalah egdb build --seeds %d (1.25 GB, minutes; kalah match --build-egdb builds it too)",
-			PerfectDBSeeds, haveDB(db), PerfectDBSeeds))
-	case k < 0 && db != nil && db.Path() == "" && o.Rules.Houses == 6 && !autoBuilds(o.Rules):
-		warnOnce(o.Rules, "no endgame database for the engine's players: their searches take longer until one is built (kalah egdb build)")
-	}
+	p.memoryDB = db != nil && db.Path() == ""
+	p.wantsDB = k < 0
 	return p, nil
 }
 
-// haveDB says which database a player has, for a warning.
-func haveDB(db *egdb.DB) string {
-	switch {
-	case db == nil:
-		return "it has none"
-	case db.Path() == "":
-		return fmt.Sprintf("it has one of %d seeds made in memory", db.Seeds())
+// warnNoDB says, at a player's first move, that it plays without the
+// database it should have, where no build on first use will (that says
+// so itself): for the perfect player the one of PerfectDBSeeds its
+// strategy books assume, for the engine any file at all.
+func (p *Player) warnNoDB() {
+	r := p.e.Rules()
+	if !p.wantsDB || r.Houses != 6 || autoBuilds(r) {
+		return
 	}
-	return fmt.Sprintf("it has one of %d seeds", db.Seeds())
+	switch {
+	case p.exact && p.dbSeeds < PerfectDBSeeds:
+		have := fmt.Sprintf("it has one of %d seeds", p.dbSeeds)
+		if p.memoryDB {
+			have = fmt.Sprintf("it has one of %d seeds made in memory", p.dbSeeds)
+		}
+		warnOnce(r, fmt.Sprintf("the perfect player plays without its endgame database of %d seeds (%s): its searches beyond its books take longer, seconds for some replies; build the database once with kalah egdb build --seeds %d (1.25 GB, minutes; kalah match --build-egdb builds it too)",
+			PerfectDBSeeds, have, PerfectDBSeeds))
+	case !p.exact && p.memoryDB:
+		warnOnce(r, "no endgame database for the engine's players: their searches take longer until one is built (kalah egdb build)")
+	}
 }
 
 // warned holds the warnings of missing databases given, once each.
@@ -210,8 +219,11 @@ func sharedDB(r kalah.Rules, k int) (*egdb.DB, error) {
 // Move chooses a move within the clock: the player's own time, cut to the
 // clock's budget.
 func (p *Player) Move(ctx context.Context, g *kalah.Game, c player.Clock) (kalah.Move, error) {
-	if p.auto && p.dbSeeds < autoDBSeeds && !p.asked.Swap(true) {
-		startAutoDB(p.e.Rules(), p.dbSeeds)
+	if !p.asked.Swap(true) {
+		if p.auto && p.dbSeeds < autoDBSeeds {
+			startAutoDB(p.e.Rules(), p.dbSeeds)
+		}
+		p.warnNoDB()
 	}
 	p.takeAutoDB()
 	pos := g.Position()
