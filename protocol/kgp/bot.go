@@ -31,7 +31,7 @@ import (
 // registers the state between the two: it refuses the move and takes the
 // yield, deciding without the move. So once the server has refused an
 // answer (it registers late), the bot sends a yield only a while after the
-// move before it (Gap), time for a refusal of that move to come back, and
+// move before it (four holds), time for a refusal of that move to come back, and
 // a move refused meanwhile goes again first.
 type Bot struct {
 	// Name, Authors and Description are sent with set info:... .
@@ -81,10 +81,11 @@ const maxResends = 6
 
 // gap is how long, once the server has refused an answer, a yield waits
 // after the move before it: the server's refusal of a move it had not
-// registered the state for comes back within it (a round trip on the
-// machine; the hold already takes the server's registration to be under
-// one Hold).
-func (b *Bot) gap() time.Duration { return 2 * b.hold() }
+// registered the state for comes back within it (a round trip through
+// both processes, milliseconds; four holds, 80 ms by default, leave room
+// for a loaded machine's scheduling). It costs only a server that
+// registers late.
+func (b *Bot) gap() time.Duration { return 4 * b.hold() }
 
 // ErrBadGreeting is returned by Bot.Play when the server does not speak a
 // version of KGP the bot understands.
