@@ -166,6 +166,74 @@ func TestBotReportsALostMove(t *testing.T) {
 	}
 }
 
+// TestBotYieldsOnlyAfterItsMoveWasTaken plays the server of the flake a
+// loaded machine showed: it refuses the bot's first answers (the state not
+// registered yet), its second move too, and registers the state right
+// after, so a yield right behind that move is taken and the move lost (the
+// bot sent a refused move again with its yield right behind). The bot
+// waits for the move's refusal before its yield, sends the move again, and
+// the server takes it: nothing is lost.
+func TestBotYieldsOnlyAfterItsMoveWasTaken(t *testing.T) {
+	r, _ := kalah.PresetRules("kgp")
+	var mu sync.Mutex
+	var reports []string
+	b := &kgp.Bot{Name: "quick", Player: newPlayer(t, "greedy", r), Rules: r, Logger: quiet, Hold: 5 * time.Millisecond,
+		OnError: func(msg string) {
+			mu.Lock()
+			reports = append(reports, msg)
+			mu.Unlock()
+		}}
+	srv, cli := net.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- b.Play(context.Background(), cli) }()
+	rd := newLineReader(srv)
+	send := func(s string) { io.WriteString(srv, s+"\r\n") }
+	send("2 kgp 1 0 1")
+	mode := rd.until(t, "mode")
+	send("4@" + itoa(mode.ID) + " ok")
+	send("6 state <6,0,0,4,4,4,4,4,4,4,4,4,4,4,4>")
+	id := uint64(8)
+	refuse := func(c kgp.Command) {
+		send(itoa(id) + "@" + itoa(c.ID) + ` error "No state associated with id"`)
+		id += 2
+	}
+	var seq []string
+	movesRefused, taken := 0, false
+	for {
+		c := rd.until(t, "")
+		if c.Name != "move" && c.Name != "yield" {
+			continue
+		}
+		seq = append(seq, c.Name)
+		registered := movesRefused >= 2
+		switch {
+		case !registered && c.Name == "move":
+			movesRefused++
+			refuse(c)
+		case !registered:
+			refuse(c)
+		case c.Name == "move":
+			taken = true
+		}
+		if registered && c.Name == "yield" {
+			break
+		}
+	}
+	send(itoa(id) + "@6 stop")
+	send(itoa(id+2) + " goodbye")
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !taken {
+		t.Errorf("the server took the yield and no move (the bot sent %v); the bot reported %q", seq, reports)
+	}
+	if strings.Contains(strings.Join(reports, "\n"), "lost our move") {
+		t.Errorf("a move was lost: %q", reports)
+	}
+}
+
 // TestBotShowsEveryServerError: any error the server sends reaches the
 // user, not only a debug log.
 func TestBotShowsEveryServerError(t *testing.T) {
