@@ -365,6 +365,7 @@ func finishDBBuild(ctx context.Context, e *env, notes *dbNotes) {
 // interrupted kalah match), which save their progress and remove their
 // lock files within about a second, and says where each stopped.
 func stopDBBuilds(e *env, notes *dbNotes) {
+	defer engine.BuildDBOnFirstUse(nil) // the command is done with them
 	if len(engine.DBBuilds()) == 0 {
 		engine.StopDBBuilds(context.Background()) // none starts now
 		return
