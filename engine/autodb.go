@@ -23,7 +23,8 @@ import (
 // machine does not have. A command that runs long (kalah play, kalah
 // serve) calls BuildDBOnFirstUse: the first perfect player of a variant
 // asked for a move (a game against it, a hint, an analysis; not one merely
-// made) then starts building that database in the background, written to
+// made) or engaged for a game (Player.Engage: kalah play's opponent
+// chosen) then starts building that database in the background, written to
 // the data directory for every later run, and every perfect player of the
 // process takes it at its next move once it is built. Until then they play
 // with the largest database there is (one of 10 seeds in memory at least),

@@ -216,15 +216,23 @@ func sharedDB(r kalah.Rules, k int) (*egdb.DB, error) {
 	return db, nil
 }
 
-// Move chooses a move within the clock: the player's own time, cut to the
-// clock's budget.
-func (p *Player) Move(ctx context.Context, g *kalah.Game, c player.Clock) (kalah.Move, error) {
+// Engage tells the player it has a game to play, as its first move does:
+// a perfect player starts the build of its database on first use now
+// (BuildDBOnFirstUse), or says it plays without it. A player merely made
+// (the hints' in kalah play, until one is asked) does neither.
+func (p *Player) Engage() {
 	if !p.asked.Swap(true) {
 		if p.auto && p.dbSeeds < autoDBSeeds {
 			startAutoDB(p.e.Rules(), p.dbSeeds)
 		}
 		p.warnNoDB()
 	}
+}
+
+// Move chooses a move within the clock: the player's own time, cut to the
+// clock's budget.
+func (p *Player) Move(ctx context.Context, g *kalah.Game, c player.Clock) (kalah.Move, error) {
+	p.Engage()
 	p.takeAutoDB()
 	pos := g.Position()
 	limit := p.time

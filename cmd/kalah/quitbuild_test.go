@@ -18,9 +18,8 @@ import (
 // a pseudo-terminal with builds on first use on, as a person has them:
 // against medium, quitting at once exits within a second, and no build
 // ran (nothing in the database directory: no lock, no checkpoint; the
-// hints' perfect player was made, never asked). Against perfect, its
-// first move starts the build (a smaller database, 19 seeds, tens of
-// seconds); quitting once it is under way exits within seconds, says
+// hints' perfect player was made, never asked). Against perfect, the
+// game starts the build (a smaller database, 19 seeds, tens of seconds); quitting once it is under way exits within seconds, says
 // where it stopped and that its progress is kept, and leaves its
 // checkpoints and no lock; the next kalah play, a hint asked, resumes it
 // from there.
@@ -71,9 +70,10 @@ func TestPlayQuitNeverWaitsForTheDatabase(t *testing.T) {
 	t.Run("perfect", func(t *testing.T) {
 		data := t.TempDir()
 		g := startPTY(t, ctx, bin, 120, 40, "--opponent", "perfect", "--delay", "0", "--data", data)
-		g.wait("South (you) to move")
-		g.send("1") // perfect's first move asks for it
+		// The perfect level chosen: the build starts before its first move.
 		g.wait("Building the perfect player's endgame database (19 seeds, once)")
+		g.wait("South (you) to move")
+		g.send("1")
 		// Under way: a checkpoint, past its first seed counts.
 		for deadline := time.Now().Add(2 * time.Minute); ; {
 			if egdb.Checkpointed(path, r, 19) > egdb.Size(6, 19)/20 {
