@@ -89,6 +89,9 @@ var auto struct {
 	// stopped: StopDBBuilds was called, and no build starts until
 	// BuildDBOnFirstUse is called again.
 	stopped bool
+	// present: files found with a database of autoDBSeeds or more, so
+	// not looked for again.
+	present map[string]bool
 }
 
 type autoBuild struct {
@@ -119,6 +122,7 @@ func BuildDBOnFirstUse(report func(DBBuild)) {
 	defer auto.mu.Unlock()
 	auto.report = report
 	auto.stopped = false
+	auto.present = nil // a test's directory may have changed
 }
 
 // autoBuilds reports whether the perfect player of rules r builds its
@@ -157,20 +161,35 @@ func autoDBPath(r kalah.Rules) (string, bool) {
 // player has now (it spares looking on disk).
 func startAutoDB(r kalah.Rules, have int) {
 	path, ok := autoDBPath(r)
-	if !ok || have >= autoDBSeeds || !autoBuilds(r) {
+	if !ok || have >= autoDBSeeds {
 		return
 	}
-	for k := autoDBSeeds + 1; k <= egdb.MaxSeeds; k++ {
-		if _, err := os.Stat(filepath.Join(filepath.Dir(path), egdb.FileName(r, k))); err == nil {
-			return
-		}
+	// At once where it is built, being built or found before: the page's
+	// analysis asks at every request.
+	auto.mu.Lock()
+	known := auto.report == nil || auto.stopped || auto.builds[path] != nil || auto.present[path]
+	auto.mu.Unlock()
+	if known {
+		return
 	}
-	if db, err := egdb.Open(path, true); err == nil { // the header only: no reading 1.25 GB
+	found := false
+	for k := autoDBSeeds + 1; k <= egdb.MaxSeeds && !found; k++ {
+		_, err := os.Stat(filepath.Join(filepath.Dir(path), egdb.FileName(r, k)))
+		found = err == nil
+	}
+	if db, err := egdb.Open(path, true); !found && err == nil { // the header only: no reading 1.25 GB
 		db.Close()
-		return
+		found = true
 	}
 	auto.mu.Lock()
 	defer auto.mu.Unlock()
+	if found {
+		if auto.present == nil {
+			auto.present = map[string]bool{}
+		}
+		auto.present[path] = true
+		return
+	}
 	if auto.report == nil || auto.stopped || auto.builds[path] != nil {
 		return
 	}

@@ -119,6 +119,12 @@ var errEnginesBusy = errors.New("every engine busy")
 // acquire takes a free engine for r, making one if the variant has fewer
 // than Engines, else waiting up to wait for one to be released.
 func (a *Engine) acquire(ctx context.Context, r kalah.Rules, wait time.Duration) (*engine.Engine, *enginePool, error) {
+	if a.FirstUse == nil && a.EgdbDir == "" {
+		// An analysis asked: the perfect player's database is built now
+		// where builds on first use are on (kalah serve) and it is
+		// missing, as a game against perfect would (at once otherwise).
+		engine.StartDBBuild(r)
+	}
 	r.Name = "" // presets and equal custom rules share engines
 	a.recheck(r)
 	a.mu.Lock()
@@ -290,15 +296,10 @@ func (a *Engine) largestDB(r kalah.Rules) (string, int) {
 }
 
 // firstUse returns the perfect player's database built on first use in
-// this process, or its bridge while it is built (FirstUse), if any,
-// starting that build if it is wanted.
+// this process, or its bridge while it is built (FirstUse), if any.
 func (a *Engine) firstUse(r kalah.Rules) *egdb.DB {
 	get := a.FirstUse
 	if get == nil && a.EgdbDir == "" {
-		// An analysis asked: the perfect player's database is built now
-		// where builds on first use are on and it is missing (kalah
-		// serve), as a game against perfect would.
-		engine.StartDBBuild(r)
 		get = engine.FirstUseDB
 	}
 	if get == nil || a.dbDir(r) == "" {
