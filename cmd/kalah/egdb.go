@@ -243,9 +243,10 @@ func addBuildDBFlag(fs *flag.FlagSet) *bool {
 		"play: full screen only) in six-house Kalah with the standard end (either capture rule: the variants of its\n"+
 		"strategy books) and the data directory lacks their endgame database of %d seeds, build it in the background,\n"+
 		"one at a time (once: 1.25 GB, minutes on half the cores; nothing at start, nor for a game against another level);\n"+
-		"it plays from it once built, slower beyond its books until then. The build keeps its progress on disk as it goes:\n"+
-		"quitting or Ctrl-C stops it at once, and the next run goes on from there ($KALAH_BUILD_EGDB=0: false by default;\n"+
-		"$%s=20: a smaller one, 243 MB, for a machine short of memory)", engine.PerfectDBSeeds, engine.FirstUseSeedsEnv))
+		"it plays from it once built, slower beyond its books until then. The build keeps its progress on disk as it goes\n"+
+		"(part files as large as the database, removed once it is written): quitting or Ctrl-C stops it, its progress saved,\n"+
+		"and the next run goes on from there ($KALAH_BUILD_EGDB=0: false by default; $%s=20: a smaller one,\n"+
+		"243 MB, for a machine short of memory)", engine.PerfectDBSeeds, engine.FirstUseSeedsEnv))
 }
 
 // dbNotes carries the words of the perfect player's database builds:
