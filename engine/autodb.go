@@ -40,8 +40,9 @@ import (
 // releases, is taken over by the next.
 
 // DBBuild is where the build of a perfect player's database stands, as
-// BuildDBOnFirstUse's report is told: when it starts (Done 0), at every
-// tenth of the work, and when it ends (Finished). At the end Built says
+// BuildDBOnFirstUse's report is told: when it starts (Done 0, or From
+// where it resumes), at every tenth of the work, and when it ends
+// (Finished), or is stopped (Finished and Stopped). At the end Built says
 // the database was built, and the players use it; Err why it was not, or
 // why its file could not be written (then it serves this process only).
 type DBBuild struct {
@@ -177,9 +178,11 @@ func startAutoDB(r kalah.Rules, have int) {
 		_, err := os.Stat(filepath.Join(filepath.Dir(path), egdb.FileName(r, k)))
 		found = err == nil
 	}
-	if db, err := egdb.Open(path, true); !found && err == nil { // the header only: no reading 1.25 GB
-		db.Close()
-		found = true
+	if !found {
+		if db, err := egdb.Open(path, true); err == nil { // the header only: no reading 1.25 GB
+			db.Close()
+			found = true
+		}
 	}
 	auto.mu.Lock()
 	defer auto.mu.Unlock()
