@@ -303,6 +303,9 @@ func buildDBOnFirstUse(e *env, screen bool) *dbNotes {
 			e.log.Info("the perfect player's endgame database, built by another process, is here", "rules", b.Rules.String(), "file", b.Path)
 			notes.send("The perfect player's endgame database is built (by another kalah process); it plays from it from its next move.")
 			time.AfterFunc(20*time.Second, func() { notes.send("") })
+		case b.Stopped && b.Elsewhere:
+			e.log.Info("no longer waiting for another process's build of the perfect player's endgame database", "file", b.Path)
+			notes.send("")
 		case b.Stopped:
 			e.log.Info("the perfect player's endgame database: its build stopped; its progress is kept, and the next build goes on from there", "rules", b.Rules.String(), "seeds", b.Seeds, "done", fmt.Sprintf("%d%%", pct), "file", b.Path)
 			notes.send(fmt.Sprintf("The perfect player's endgame database stopped at %d%%; its progress is kept, and the next time perfect plays or hints it goes on from there.", pct))
