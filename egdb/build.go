@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"kalah"
@@ -29,8 +30,26 @@ type BuildOptions struct {
 	// Workers is the number of goroutines; zero means GOMAXPROCS.
 	Workers int
 	// Progress, if set, is called from the building goroutine as the work
-	// advances.
+	// advances (first, in a build that resumes, with the work its
+	// checkpoints held).
 	Progress Progress
+	// Checkpoints, if set, names the build's checkpoints (PartPath): a
+	// part file for each seed count, written once it is done, within one
+	// every CheckpointEvery (none within if zero), and where the build
+	// stops (its context ended). A build given the same name resumes from
+	// the parts it finds, so a build stopped or killed goes on where it
+	// was; its database is the same, byte for byte. The parts take as
+	// much disk as the database: RemoveCheckpoints once it is written. A
+	// part that cannot be written is skipped (Saved is told), the build
+	// going on.
+	Checkpoints     string
+	CheckpointEvery time.Duration
+	// Resumed, if set, is told the work a build found done in its
+	// checkpoints, before Progress is, if it found any.
+	Resumed Progress
+	// Saved, if set, is told of every checkpoint written: the seeds of
+	// its part, the work done, and the error if it could not be written.
+	Saved func(seeds int, done uint64, err error)
 }
 
 // Supported reports whether databases can be built for rules r: any board of
@@ -81,15 +100,56 @@ func Build(ctx context.Context, r kalah.Rules, k int, o BuildOptions) (*DB, erro
 	b := &builder{db: db, v: db.v, g: db.v.game(), m: m}
 	total := db.off[k+1]
 	var done atomic.Uint64
-	for seeds := 0; seeds <= k; seeds++ {
-		for pot := 0; pot <= seeds*r.Houses; pot++ {
-			if err := ctx.Err(); err != nil {
-				return nil, err
+	// Where a build that resumes starts: the first seed count its parts
+	// do not hold whole, and the first level of it not done.
+	from, fromPot := 0, 0
+	var cp *checkpointer
+	if o.Checkpoints != "" {
+		cp = &checkpointer{db: db, prefix: o.Checkpoints, every: o.CheckpointEvery, last: time.Now(), saved: o.Saved}
+		for ; from <= k; from++ {
+			levels, n, ok := cp.load(from)
+			if !ok {
+				break
 			}
-			b.level(seeds, pot, workers, &done)
+			done.Add(n)
+			if levels <= from*r.Houses {
+				fromPot = levels
+				break
+			}
+		}
+		if done.Load() > 0 && o.Resumed != nil {
+			o.Resumed(done.Load(), total)
+		}
+		if done.Load() > 0 && o.Progress != nil {
+			o.Progress(done.Load(), total)
+		}
+	}
+	for seeds := from; seeds <= k; seeds++ {
+		pot := 0
+		if seeds == from {
+			pot = fromPot
+		}
+		saved := pot // the levels of this seed count its part holds
+		// The work of this seed count: the counts before it are whole.
+		own := func() uint64 { return done.Load() - db.off[seeds] }
+		for ; pot <= seeds*r.Houses; pot++ {
+			before := own()
+			if ctx.Err() != nil || !b.level(ctx, seeds, pot, workers, &done) {
+				if cp != nil && pot > saved {
+					cp.save(seeds, pot, before)
+				}
+				return nil, ctx.Err()
+			}
 			if o.Progress != nil {
 				o.Progress(done.Load(), total)
 			}
+			if cp != nil && pot < seeds*r.Houses && cp.due() {
+				cp.save(seeds, pot+1, own())
+				saved = pot + 1
+			}
+		}
+		if cp != nil {
+			cp.save(seeds, seeds*r.Houses+1, own())
 		}
 	}
 	if got := done.Load(); got != total {
@@ -114,8 +174,9 @@ func (b *builder) weight(j int) int {
 	return 2*b.v.n - j
 }
 
-// level computes every configuration of k seeds and potential pot.
-func (b *builder) level(k, pot, workers int, done *atomic.Uint64) {
+// level computes every configuration of k seeds and potential pot; false
+// if ctx ended first (some of them left undone).
+func (b *builder) level(ctx context.Context, k, pot, workers int, done *atomic.Uint64) bool {
 	// Tasks fix the first house (and the second, when there are more than
 	// two), so the workers share a level between them.
 	type task struct{ c0, c1 int }
@@ -134,6 +195,7 @@ func (b *builder) level(k, pot, workers int, done *atomic.Uint64) {
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
+	var stopped atomic.Bool
 	for range workers {
 		wg.Go(func() {
 			w := &worker{b: b, k: k}
@@ -141,6 +203,10 @@ func (b *builder) level(k, pot, workers int, done *atomic.Uint64) {
 			for {
 				t := int(next.Add(1) - 1)
 				if t >= len(tasks) {
+					break
+				}
+				if ctx.Err() != nil { // a stop within a level of the largest counts (seconds each)
+					stopped.Store(true)
 					break
 				}
 				c0, c1 := tasks[t].c0, tasks[t].c1
@@ -159,6 +225,7 @@ func (b *builder) level(k, pot, workers int, done *atomic.Uint64) {
 		})
 	}
 	wg.Wait()
+	return !stopped.Load()
 }
 
 // fill enumerates houses j.. with seeds left to place and potential pot

@@ -43,4 +43,25 @@
 //
 // The seeds a house at the start, the first side and the pie rule are not in
 // the header because they do not change the value of a configuration.
+//
+// # Checkpoints (a build's part files, version 1, little-endian)
+//
+// A build given BuildOptions.Checkpoints writes, for each seed count j, the
+// file PartPath(prefix, j) (PREFIX.sJJ.part), whole or not at all:
+//
+//	offset  size      field
+//	0       8         magic "KALAHEGP"
+//	8       4         format version (1)
+//	12      4         the rules' four bytes, as the database's 12-15
+//	16      4         j, the seed count
+//	20      4         levels of potential done, 1 to j*n+1 (all: the count done)
+//	24      8         entries of j seeds, C(j+2n-1, 2n-1)
+//	32      8         entries of them done (the levels')
+//	40      4         CRC-32C of the payload
+//	44      4         CRC-32C of every header byte before it
+//	48      entries   the values of j seeds, those of the levels not done
+//	                  meaningless
+//
+// A build resumes from the parts of counts 0, 1, ... that are whole and
+// check out, and from the levels done of the first that is not.
 package egdb

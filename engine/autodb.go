@@ -22,16 +22,27 @@ import (
 // strategy books were measured with (PerfectDBSeeds), 1.25 GB that a fresh
 // machine does not have. A command that runs long (kalah play, kalah
 // serve) calls BuildDBOnFirstUse: the first perfect player of a variant
-// then starts building that database in the background, written to the
-// data directory for every later run, and every perfect player of the
+// asked for a move (a game against it, a hint, an analysis; not one merely
+// made) or engaged for a game (Player.Engage: kalah play's opponent
+// chosen) then starts building that database in the background, written to
+// the data directory for every later run, and every perfect player of the
 // process takes it at its next move once it is built. Until then they play
 // with the largest database there is (one of 10 seeds in memory at least),
 // and from the first seconds of the build with one of 16 it makes first in
 // memory (the bridge): slower beyond the books than with the large one.
+//
+// The build keeps its work on disk as it goes (egdb's checkpoints: a part
+// file a seed count beside the database, and within the large counts
+// every autoCheckpointEvery), so a process that quits stops it at once
+// (StopDBBuilds: its progress saved, its lock file removed) and the next
+// build, in this process or another, goes on from there; a process killed
+// loses the work since its last checkpoint, and its lock, which the kernel
+// releases, is taken over by the next.
 
 // DBBuild is where the build of a perfect player's database stands, as
-// BuildDBOnFirstUse's report is told: when it starts (Done 0), at every
-// tenth of the work, and when it ends (Finished). At the end Built says
+// BuildDBOnFirstUse's report is told: when it starts (Done 0, or From
+// where it resumes), at every tenth of the work, and when it ends
+// (Finished), or is stopped (Finished and Stopped). At the end Built says
 // the database was built, and the players use it; Err why it was not, or
 // why its file could not be written (then it serves this process only).
 type DBBuild struct {
@@ -42,9 +53,15 @@ type DBBuild struct {
 	// Elsewhere says another process builds it (a kalah serve and a kalah
 	// play on one data directory, say): this one waits for its file, and
 	// builds it only if that process ends without writing it.
-	Elsewhere       bool
+	Elsewhere bool
+	// From is the work the build found done on disk when it started (a
+	// build stopped or killed before, resumed): 0 for one from scratch.
+	From            uint64
 	Finished, Built bool
-	Err             error
+	// Stopped says the build was stopped before its end (StopDBBuilds):
+	// Done is kept on disk, and the next build goes on from there.
+	Stopped bool
+	Err     error
 }
 
 // autoDBSeeds is the database built on first use: PerfectDBSeeds, or
@@ -70,12 +87,28 @@ var auto struct {
 	mu     sync.Mutex
 	report func(DBBuild)         // nil: no builds (the default)
 	builds map[string]*autoBuild // by file; once built, the database is sharedDB's (dbCache)
+	// stopped: StopDBBuilds was called, and no build starts until
+	// BuildDBOnFirstUse is called again.
+	stopped bool
+	// present: files found with a database of autoDBSeeds or more, so
+	// not looked for again.
+	present map[string]bool
 }
 
 type autoBuild struct {
 	done chan struct{}
+	stop context.CancelFunc
 	now  DBBuild // where it stands (auto.mu): what DBBuilds tells
 }
+
+// autoCheckpointEvery is how often a build on first use saves its work
+// within a seed count, beside once each count is done and where it is
+// stopped: the last counts of the 24-seed database are a third, a fifth,
+// a seventh of the work (a minute or more each on half of two cores), and
+// a write of one (up to 417 MB: 0.34-1.28 s here, 3 runs, its checksum
+// included; dd wrote as much in 3.9 s at a busier hour) holds the build
+// meanwhile, as it holds a stop: a kill loses at most a minute of work.
+var autoCheckpointEvery = time.Minute
 
 // autoOne holds the build that runs: the others wait for it.
 var autoOne = make(chan struct{}, 1)
@@ -89,6 +122,8 @@ func BuildDBOnFirstUse(report func(DBBuild)) {
 	auto.mu.Lock()
 	defer auto.mu.Unlock()
 	auto.report = report
+	auto.stopped = false
+	auto.present = nil // a test's directory may have changed
 }
 
 // autoBuilds reports whether the perfect player of rules r builds its
@@ -127,21 +162,38 @@ func autoDBPath(r kalah.Rules) (string, bool) {
 // player has now (it spares looking on disk).
 func startAutoDB(r kalah.Rules, have int) {
 	path, ok := autoDBPath(r)
-	if !ok || have >= autoDBSeeds || !autoBuilds(r) {
+	if !ok || have >= autoDBSeeds {
 		return
 	}
-	for k := autoDBSeeds + 1; k <= egdb.MaxSeeds; k++ {
-		if _, err := os.Stat(filepath.Join(filepath.Dir(path), egdb.FileName(r, k))); err == nil {
-			return
+	// At once where it is built, being built or found before: the page's
+	// analysis asks at every request.
+	auto.mu.Lock()
+	known := auto.report == nil || auto.stopped || auto.builds[path] != nil || auto.present[path]
+	auto.mu.Unlock()
+	if known {
+		return
+	}
+	found := false
+	for k := autoDBSeeds + 1; k <= egdb.MaxSeeds && !found; k++ {
+		_, err := os.Stat(filepath.Join(filepath.Dir(path), egdb.FileName(r, k)))
+		found = err == nil
+	}
+	if !found {
+		if db, err := egdb.Open(path, true); err == nil { // the header only: no reading 1.25 GB
+			db.Close()
+			found = true
 		}
-	}
-	if db, err := egdb.Open(path, true); err == nil { // the header only: no reading 1.25 GB
-		db.Close()
-		return
 	}
 	auto.mu.Lock()
 	defer auto.mu.Unlock()
-	if auto.report == nil || auto.builds[path] != nil {
+	if found {
+		if auto.present == nil {
+			auto.present = map[string]bool{}
+		}
+		auto.present[path] = true
+		return
+	}
+	if auto.report == nil || auto.stopped || auto.builds[path] != nil {
 		return
 	}
 	if auto.builds == nil {
@@ -149,7 +201,8 @@ func startAutoDB(r kalah.Rules, have int) {
 	}
 	total := egdb.Size(r.Houses, autoDBSeeds)
 	st := DBBuild{Rules: r, Seeds: autoDBSeeds, Path: path, Total: total}
-	b := &autoBuild{done: make(chan struct{}), now: st}
+	ctx, stop := context.WithCancel(context.Background())
+	b := &autoBuild{done: make(chan struct{}), stop: stop, now: st}
 	auto.builds[path] = b
 	// tell keeps where the build stands for DBBuilds; report tells it to
 	// BuildDBOnFirstUse's function too.
@@ -165,7 +218,14 @@ func startAutoDB(r kalah.Rules, have int) {
 	}
 	go func() {
 		defer close(b.done)
-		buildAuto(r, st, report, tell)
+		defer stop()
+		if !buildAuto(ctx, r, st, report, tell) {
+			// Stopped: a later ask (after BuildDBOnFirstUse again, in
+			// tests) resumes it.
+			auto.mu.Lock()
+			delete(auto.builds, path)
+			auto.mu.Unlock()
+		}
 	}()
 }
 
@@ -183,12 +243,12 @@ func bridgeKey(path string) string { return "bridge:" + path }
 
 // buildBridge builds the bridge for the database at path, unless it is
 // too small to be one.
-func buildBridge(r kalah.Rules, path string) {
+func buildBridge(ctx context.Context, r kalah.Rules, path string) {
 	k := min(bridgeDBSeeds, autoDBSeeds-2)
 	if k <= 10 {
 		return
 	}
-	db, err := egdb.Build(context.Background(), r, k, egdb.BuildOptions{}) // every core: seconds
+	db, err := egdb.Build(ctx, r, k, egdb.BuildOptions{}) // every core: seconds
 	if err != nil {
 		return
 	}
@@ -202,18 +262,25 @@ func buildBridge(r kalah.Rules, path string) {
 var autoPoll = 2 * time.Second
 
 // buildAuto builds the database st names, writes it and hands it to the
-// players (dbCache), telling report how it goes. Where another process
+// players (dbCache), telling report how it goes; false if ctx ended
+// first (StopDBBuilds), its work kept on disk. Where another process
 // builds it (its lock file held: a kalah serve and a kalah play, say), it
 // waits for that one's file instead of building it twice, and builds it
-// itself if that process ends without writing it.
-func buildAuto(r kalah.Rules, st DBBuild, report, tell func(DBBuild)) {
+// itself, from that one's checkpoints, if that process ends without
+// writing it.
+func buildAuto(ctx context.Context, r kalah.Rules, st DBBuild, report, tell func(DBBuild)) bool {
 	path := st.Path
 	bridged := false
 	bridge := func() {
 		if !bridged {
 			bridged = true
-			buildBridge(r, path)
+			buildBridge(ctx, r, path)
 		}
+	}
+	stopped := func() bool {
+		st.Stopped, st.Finished = true, true
+		report(st)
+		return false
 	}
 	var unlock func()
 	warned := false
@@ -225,7 +292,7 @@ func buildAuto(r kalah.Rules, st DBBuild, report, tell func(DBBuild)) {
 			dbMu.Unlock()
 			st.Done, st.Finished, st.Built = st.Total, true, true
 			report(st)
-			return
+			return true
 		}
 		if !errors.Is(openErr, os.ErrNotExist) && !warned {
 			slog.Warn("the perfect player's endgame database cannot be read: it is built again", "file", path, "err", openErr)
@@ -259,17 +326,45 @@ func buildAuto(r kalah.Rules, st DBBuild, report, tell func(DBBuild)) {
 			report(st)
 		}
 		bridge()
-		time.Sleep(autoPoll)
+		select {
+		case <-ctx.Done():
+			return stopped()
+		case <-time.After(autoPoll):
+		}
 	}
 	st.Elsewhere = false
+	// Where a build stopped before left it, told at once: the build
+	// checks the checkpoints' values as it loads them.
+	st.From = egdb.Checkpointed(path, r, st.Seeds)
+	st.Done = st.From
 	report(st)
 	bridge()
-	autoOne <- struct{}{} // one build at a time (the bridges are quick)
+	select {
+	case autoOne <- struct{}{}: // one build at a time (the bridges are quick)
+	case <-ctx.Done():
+		return stopped()
+	}
 	defer func() { <-autoOne }()
 	// Half the cores: a server's games and a person's go on meanwhile.
 	tenth := uint64(0)
-	db, err := egdb.Build(context.Background(), r, st.Seeds, egdb.BuildOptions{
-		Workers: max(1, runtime.GOMAXPROCS(0)/2),
+	saveWarned := false
+	db, err := egdb.Build(ctx, r, st.Seeds, egdb.BuildOptions{
+		Workers:         max(1, runtime.GOMAXPROCS(0)/2),
+		Checkpoints:     path,
+		CheckpointEvery: autoCheckpointEvery,
+		Saved: func(seeds int, done uint64, err error) {
+			if err != nil && !saveWarned {
+				saveWarned = true // once: the next would fail alike
+				slog.Warn("the perfect player's endgame database: its progress could not be saved (a stop would lose it)", "file", egdb.PartPath(path, seeds), "err", err)
+			}
+		},
+		Resumed: func(done, total uint64) { // where the checkpoints left it, checked
+			tenth = done * 10 / max(total, 1)
+			if done != st.From {
+				st.Done, st.From = done, done
+				report(st)
+			}
+		},
 		Progress: func(done, total uint64) {
 			st.Done = done
 			if t := done * 10 / max(total, 1); t > tenth && done < total {
@@ -280,14 +375,18 @@ func buildAuto(r kalah.Rules, st DBBuild, report, tell func(DBBuild)) {
 			}
 		},
 	})
+	if err != nil && ctx.Err() != nil {
+		return stopped()
+	}
 	st.Done, st.Finished = st.Total, true
 	if err != nil {
 		st.Err = err
 		report(st)
-		return
+		return true
 	}
 	st.Built, st.Err = true, db.WriteFile(path)
 	if st.Err == nil {
+		egdb.RemoveCheckpoints(path) // the database is there: they served their turn
 		// The file mapped, not the 1.25 GB built: pages the system may
 		// evict and share with other processes.
 		if mapped, err := egdb.Open(path, true); err == nil {
@@ -299,6 +398,7 @@ func buildAuto(r kalah.Rules, st DBBuild, report, tell func(DBBuild)) {
 	dbCache[path] = db
 	dbMu.Unlock()
 	report(st)
+	return true
 }
 
 // FirstUseDB returns the perfect player's database of rules r built on
@@ -319,19 +419,46 @@ func FirstUseDB(r kalah.Rules) *egdb.DB {
 }
 
 // StartDBBuild starts building the perfect player's database of rules r
-// now, as the variant's first perfect player would, where the data
-// directory has none of PerfectDBSeeds or more (builds on first use must
-// be on). kalah serve calls it for its rules as it starts: the page's
-// analysis, which looks for a larger database now and then, is exact too
-// once it is built.
+// now, as the variant's first perfect player asked for a move would,
+// where the data directory has none of PerfectDBSeeds or more (builds on
+// first use must be on). The page's analysis calls it when one is asked:
+// it looks for a larger database now and then, and is exact too once it
+// is built.
 func StartDBBuild(r kalah.Rules) {
 	startAutoDB(r, 0)
 }
 
+// StopDBBuilds stops every build on first use of this process, and the
+// waits for another process's, and starts none until BuildDBOnFirstUse
+// is called again; it returns once they have saved their work and removed
+// their lock files (a level of the build cut short, a checkpoint written:
+// up to 417 MB, seconds on a slow disk), or ctx ends. Each is reported Stopped.
+// A command that ends (kalah play quitting, kalah serve shutting down)
+// calls it: the next run resumes the build.
+func StopDBBuilds(ctx context.Context) error {
+	auto.mu.Lock()
+	auto.stopped = true
+	var running []*autoBuild
+	for _, b := range auto.builds {
+		if !b.now.Finished {
+			b.stop()
+			running = append(running, b)
+		}
+	}
+	auto.mu.Unlock()
+	for _, b := range running {
+		select {
+		case <-b.done:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
 // WaitDBBuilds waits until no build on first use runs in this process
-// (one waiting for another process's is not waited for), or ctx ends. A
-// command whose person is done (kalah play quitting) calls it so that a
-// build well under way is not lost: it is not resumable.
+// (one waiting for another process's is not waited for), or ctx ends:
+// for a command asked to build the database (kalah match --build-egdb).
 func WaitDBBuilds(ctx context.Context) error {
 	auto.mu.Lock()
 	var running []*autoBuild

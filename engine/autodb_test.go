@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -17,15 +18,17 @@ import (
 )
 
 // TestBuildDBOnFirstUse: with builds on, the first perfect player of a
-// variant whose data directory has no database of autoDBSeeds starts
-// building it and plays meanwhile with one of 10 seeds built in memory; the
+// variant whose data directory has no database of autoDBSeeds asked for a
+// move (not one merely made) starts building it and plays meanwhile with
+// one of 10 seeds built in memory; the
 // build is reported from its start to its end and written to the
 // directory; the player takes it at its next move, a player made later has
 // it at once and starts no build. The engine player builds nothing, nor
 // does any player with builds off or of a variant no strategy book is for; a directory that cannot be written to
 // is reported, and the database built serves the process all the same;
-// StartDBBuild starts one before any player, and WaitDBBuilds waits for
-// it (or for its context).
+// StartDBBuild (an analysis asked) starts one before any player, and
+// WaitDBBuilds waits for it (or for its context); the build's checkpoints
+// are gone once the database is written.
 func TestBuildDBOnFirstUse(t *testing.T) {
 	defer func(k int) { autoDBSeeds = k }(autoDBSeeds)
 	autoDBSeeds = 13                                 // a second, where 24 takes minutes
@@ -87,7 +90,14 @@ func TestBuildDBOnFirstUse(t *testing.T) {
 	if first.dbSeeds != 10 {
 		t.Fatalf("the first player starts with a database of %d seeds, want the 10 built in memory", first.dbSeeds)
 	}
+	if now := DBBuilds(); len(now) != 0 {
+		t.Fatalf("a perfect player merely made started a build: %+v", now)
+	}
+	move(first, r)
 	WaitDBBuilds(context.Background())
+	if parts, _ := filepath.Glob(filepath.Join(dir, "*.part")); len(parts) != 0 {
+		t.Errorf("the build's checkpoints are left beside the database: %v", parts)
+	}
 	path := filepath.Join(dir, egdb.FileName(r, autoDBSeeds))
 	if db, err := egdb.Open(path, false); err != nil {
 		t.Fatalf("the database built: %v", err)
@@ -132,9 +142,9 @@ func TestBuildDBOnFirstUse(t *testing.T) {
 	}
 	ecap := r
 	ecap.EmptyCapture = true
-	newPerfect("engine", ecap)
+	move(newPerfect("engine", ecap), ecap)
 	BuildDBOnFirstUse(nil)
-	newPerfect("perfect", ecap)
+	move(newPerfect("perfect", ecap), ecap)
 	path, _ = autoDBPath(ecap)
 	auto.mu.Lock()
 	started := auto.builds[path] != nil
@@ -157,6 +167,7 @@ func TestBuildDBOnFirstUse(t *testing.T) {
 	}
 	t.Setenv("KALAH_EGDB_DIR", file)
 	p := newPerfect("perfect", ecap)
+	move(p, ecap)
 	WaitDBBuilds(context.Background())
 	move(p, ecap)
 	mu.Lock()
@@ -168,7 +179,8 @@ func TestBuildDBOnFirstUse(t *testing.T) {
 		t.Errorf("with the file unwritten, the player probes %d seeds", p.dbSeeds)
 	}
 
-	// kalah serve starts its rules' build before any perfect player.
+	// The page's analysis, asked, starts the build before any perfect
+	// player.
 	dir2 := t.TempDir()
 	t.Setenv("KALAH_EGDB_DIR", dir2)
 	StartDBBuild(r)
@@ -212,6 +224,8 @@ func TestBuildDBOnFirstUse(t *testing.T) {
 	}
 	if p := newPerfect("perfect", r); p.dbSeeds >= autoDBSeeds {
 		t.Errorf("a player took the bad file (%d seeds)", p.dbSeeds)
+	} else {
+		move(p, r)
 	}
 	WaitDBBuilds(context.Background())
 	if db, err := egdb.Open(bad, false); err != nil {
@@ -313,5 +327,102 @@ func TestBuildDBOnFirstUseElsewhere(t *testing.T) {
 		if _, err := os.Stat(path + ".lock"); err == nil {
 			t.Error("the lock file is left beside the database")
 		}
+	}
+}
+
+// TestStopDBBuildsResumes: a build on first use stopped once past 40%
+// (StopDBBuilds, as kalah play quitting calls it) is reported stopped with
+// its work, leaves no lock file and starts no other build; the next build
+// (the process asked again), taking over a lock file a killed process
+// left, says it resumes from 40% or more in its first report, and writes the same file, byte for byte, as a build never
+// stopped, its checkpoints gone.
+func TestStopDBBuildsResumes(t *testing.T) {
+	defer func(k, b int) { autoDBSeeds, bridgeDBSeeds = k, b }(autoDBSeeds, bridgeDBSeeds)
+	autoDBSeeds, bridgeDBSeeds = 14, 0 // seconds on one core; no bridge, which would only slow the test
+	dir := t.TempDir()
+	t.Setenv("KALAH_EGDB_DIR", dir)
+	r := kalah.Standard()
+	path, _ := autoDBPath(r)
+	reports := make(chan DBBuild, 1000)
+	var once sync.Once
+	stopped := make(chan error, 1)
+	BuildDBOnFirstUse(func(b DBBuild) {
+		reports <- b
+		if !b.Finished && b.Done*10 >= 4*b.Total {
+			// From another goroutine: StopDBBuilds waits for the build,
+			// whose goroutine this is.
+			once.Do(func() { go func() { stopped <- StopDBBuilds(context.Background()) }() })
+		}
+	})
+	defer BuildDBOnFirstUse(nil)
+	StartDBBuild(r)
+	if err := <-stopped; err != nil {
+		t.Fatal(err)
+	}
+	var last DBBuild
+	for len(reports) > 0 {
+		last = <-reports
+	}
+	if !last.Stopped || !last.Finished || last.Built || last.Done*10 < 4*last.Total {
+		t.Fatalf("the last report of the stopped build: %+v", last)
+	}
+	if DBBuildRunning() || len(DBBuilds()) != 0 {
+		t.Errorf("after StopDBBuilds: running %v, %+v", DBBuildRunning(), DBBuilds())
+	}
+	if _, err := os.Stat(path + ".lock"); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the stopped build's lock file: %v, want none", err)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the stopped build wrote its database: %v", err)
+	}
+	StartDBBuild(r)
+	if len(DBBuilds()) != 0 {
+		t.Error("a build started after StopDBBuilds")
+	}
+
+	// A lock file a killed process left (the kernel released its lock):
+	// taken over.
+	if err := os.WriteFile(path+".lock", []byte("kalah building it (pid 999999)\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	BuildDBOnFirstUse(func(b DBBuild) { reports <- b })
+	StartDBBuild(r)
+	WaitDBBuilds(context.Background())
+	first := <-reports
+	t.Logf("stopped at %.1f%%, the next build's first report %+v", 100*float64(last.Done)/float64(last.Total), first)
+	if first.From < last.Done || first.Done != first.From || first.Finished {
+		t.Errorf("the next build's first report %+v: want it resumed from %d (%.0f%%) or more", first, last.Done, 100*float64(last.Done)/float64(last.Total))
+	}
+	for len(reports) > 0 {
+		last = <-reports
+	}
+	if !last.Built || last.Err != nil {
+		t.Fatalf("the resumed build's last report %+v", last)
+	}
+	whole, err := egdb.Build(context.Background(), r, autoDBSeeds, egdb.BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := filepath.Join(t.TempDir(), "whole.egdb")
+	if err := whole.WriteFile(want); err != nil {
+		t.Fatal(err)
+	}
+	whole.Close()
+	a, errA := os.ReadFile(path)
+	b, errB := os.ReadFile(want)
+	if errA != nil || errB != nil || !bytes.Equal(a, b) {
+		t.Errorf("the resumed build's file differs from an uninterrupted build's (%v, %v)", errA, errB)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "*.part")); len(left) != 0 {
+		t.Errorf("checkpoints left: %v", left)
+	}
+	for range 100 { // the lock file goes just after the last report
+		if _, err := os.Stat(path + ".lock"); err != nil {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if _, err := os.Stat(path + ".lock"); err == nil {
+		t.Error("the lock file is left beside the database")
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"kalah"
@@ -72,8 +73,13 @@ type Player struct {
 	last    player.Report
 	dbSeeds int
 	// auto: the player takes the database built on first use
-	// (BuildDBOnFirstUse) once it is there.
-	auto bool
+	// (BuildDBOnFirstUse) once it is there, and starts its build when
+	// first asked for a move (asked).
+	auto  bool
+	asked atomic.Bool
+	// wantsDB: the player takes the largest database there is (no egdb=
+	// given); memoryDB: the one it has was made in memory (none on disk).
+	wantsDB, memoryDB bool
 }
 
 func newPlayer(s player.Spec, o player.Options, exact bool) (*Player, error) {
@@ -116,10 +122,43 @@ func newPlayer(s player.Spec, o player.Options, exact bool) (*Player, error) {
 	if db != nil {
 		p.dbSeeds = db.Seeds()
 	}
-	if p.auto {
-		startAutoDB(o.Rules, p.dbSeeds)
-	}
+	p.memoryDB = db != nil && db.Path() == ""
+	p.wantsDB = k < 0
 	return p, nil
+}
+
+// warnNoDB says, at a player's first move, that it plays without the
+// database it should have, where no build on first use will (that says
+// so itself): for the perfect player the one of PerfectDBSeeds its
+// strategy books assume, for the engine any file at all.
+func (p *Player) warnNoDB() {
+	r := p.e.Rules()
+	if !p.wantsDB || r.Houses != 6 || autoBuilds(r) {
+		return
+	}
+	switch {
+	case p.exact && p.dbSeeds < PerfectDBSeeds:
+		have := fmt.Sprintf("it has one of %d seeds", p.dbSeeds)
+		if p.memoryDB {
+			have = fmt.Sprintf("it has one of %d seeds made in memory", p.dbSeeds)
+		}
+		warnOnce(r, fmt.Sprintf("the perfect player plays without its endgame database of %d seeds (%s): its searches beyond its books take longer, seconds for some replies; build the database once with kalah egdb build --seeds %d (1.25 GB, minutes; kalah match --build-egdb builds it too)",
+			PerfectDBSeeds, have, PerfectDBSeeds))
+	case !p.exact && p.memoryDB:
+		warnOnce(r, "no endgame database for the engine's players: their searches take longer until one is built (kalah egdb build)")
+	}
+}
+
+// warned holds the warnings of missing databases given, once each.
+var warned sync.Map
+
+// warnOnce logs the warning msg about rules r once in the process.
+func warnOnce(r kalah.Rules, msg string) {
+	if _, dup := warned.LoadOrStore(r.String()+"\x00"+msg, true); dup {
+		return
+	}
+	dir, _ := egdb.DefaultDir()
+	slog.Warn(msg, "rules", r.String(), "dir", dir)
 }
 
 var (
@@ -171,10 +210,6 @@ func sharedDB(r kalah.Rules, k int) (*egdb.DB, error) {
 	if db := dbCache[key]; db != nil {
 		return db, nil
 	}
-	if r.Houses == 6 && !autoBuilds(r) { // a build says so itself
-		slog.Warn("no endgame database for the engine's players: the perfect player's searches beyond its books take longer until one is built",
-			"rules", r.String(), "dir", dir, "build", fmt.Sprintf("kalah egdb build --seeds %d", PerfectDBSeeds))
-	}
 	db, err := egdb.Build(context.Background(), r, 10, egdb.BuildOptions{})
 	if err != nil {
 		return nil, err
@@ -183,9 +218,23 @@ func sharedDB(r kalah.Rules, k int) (*egdb.DB, error) {
 	return db, nil
 }
 
+// Engage tells the player it has a game to play, as its first move does:
+// a perfect player starts the build of its database on first use now
+// (BuildDBOnFirstUse), or says it plays without it. A player merely made
+// (the hints' in kalah play, until one is asked) does neither.
+func (p *Player) Engage() {
+	if !p.asked.Swap(true) {
+		if p.auto && p.dbSeeds < autoDBSeeds {
+			startAutoDB(p.e.Rules(), p.dbSeeds)
+		}
+		p.warnNoDB()
+	}
+}
+
 // Move chooses a move within the clock: the player's own time, cut to the
 // clock's budget.
 func (p *Player) Move(ctx context.Context, g *kalah.Game, c player.Clock) (kalah.Move, error) {
+	p.Engage()
 	p.takeAutoDB()
 	pos := g.Position()
 	limit := p.time

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"kalah"
+	"kalah/engine"
 	"kalah/player"
 	"kalah/referee"
 )
@@ -128,6 +129,9 @@ func NewSession(cfg Config) (*Session, error) {
 		s.human[you] = true
 		s.names[you] = "you"
 		s.names[1-you] = shortName(cfg.Opponent)
+		if e, ok := p.(*engine.Player); ok {
+			e.Engage() // the perfect level chosen: its database is wanted now
+		}
 	}
 	if helperSpec == "" {
 		helperSpec = DefaultHelper()

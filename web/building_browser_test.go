@@ -19,7 +19,7 @@ import (
 // TestBrowserSaysDatabaseBuilding: while the perfect player's endgame
 // database is being built on first use, /api/meta says so and every view
 // of the page says it above the view, its percentage following the build
-// (asked for again); once built, the page says that, and a page opened
+// (asked for again), and where a build stopped before resumed; once built, the page says that, and a page opened
 // when nothing is built says nothing. The builds are the test's
 // (Options.DBBuilds); engine's TestBuildDBOnFirstUse checks what
 // engine.DBBuilds, the default, tells of a real build.
@@ -88,9 +88,12 @@ func TestBrowserSaysDatabaseBuilding(t *testing.T) {
 
 	other := build(true, 0)
 	other.Elsewhere = true
-	set(build(false, 70), other)
+	resumed := build(false, 70)
+	resumed.From = 40 * 1000 // a build stopped at 40% (the server restarted) went on from there
+	set(resumed, other)
 	eval[bool](t, ctx, `window.kalahCheckBuilding(), true`)
-	shown("(24 seeds, once): 70%")
+	shown("(24 seeds, once): 70%, resumed from 40% where the server stopped it.")
+	shown("its progress is kept if the server stops")
 	shown("Another program on the server is building the perfect player's endgame database for empty capture (24 seeds, once).")
 
 	set()

@@ -119,6 +119,12 @@ var errEnginesBusy = errors.New("every engine busy")
 // acquire takes a free engine for r, making one if the variant has fewer
 // than Engines, else waiting up to wait for one to be released.
 func (a *Engine) acquire(ctx context.Context, r kalah.Rules, wait time.Duration) (*engine.Engine, *enginePool, error) {
+	if a.FirstUse == nil && a.EgdbDir == "" {
+		// An analysis asked: the perfect player's database is built now
+		// where builds on first use are on (kalah serve) and it is
+		// missing, as a game against perfect would (at once otherwise).
+		engine.StartDBBuild(r)
+	}
 	r.Name = "" // presets and equal custom rules share engines
 	a.recheck(r)
 	a.mu.Lock()

@@ -214,3 +214,39 @@ func analysisSource(t *testing.T, a *Engine, r kalah.Rules, p kalah.Position) st
 	}
 	return an.Source
 }
+
+// TestEngineAnalysisStartsTheFirstUseBuild: with builds on first use on
+// (kalah serve), an Engine made builds nothing; the first analysis asked
+// starts the perfect player's database build, as a game against perfect
+// would; stopped (a server shutting down), it leaves no lock file.
+func TestEngineAnalysisStartsTheFirstUseBuild(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("KALAH_EGDB_DIR", dir)
+	started := make(chan engine.DBBuild, 100)
+	engine.BuildDBOnFirstUse(func(b engine.DBBuild) { started <- b })
+	defer engine.BuildDBOnFirstUse(nil)
+	defer engine.StopDBBuilds(context.Background())
+	r := kalah.Standard()
+	a := &Engine{}
+	if now := engine.DBBuilds(); len(now) != 0 {
+		t.Fatalf("a build before any analysis: %+v", now)
+	}
+	p := randomEndgame(rand.New(rand.NewPCG(4, 4)), r, 8)
+	if _, err := a.Analyze(context.Background(), r, p, 100*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case b := <-started:
+		if b.Finished || b.Seeds != engine.PerfectDBSeeds {
+			t.Errorf("the first report %+v", b)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("an analysis started no build")
+	}
+	if err := engine.StopDBBuilds(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if locks, _ := filepath.Glob(filepath.Join(dir, "*.lock")); len(locks) != 0 {
+		t.Errorf("the stopped build left %v", locks)
+	}
+}

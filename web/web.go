@@ -349,6 +349,9 @@ type Building struct {
 	// Elsewhere: another process on the server's machine builds it, and
 	// this one waits for it (Percent is not known).
 	Elsewhere bool `json:"elsewhere,omitempty"`
+	// ResumedFrom is the percentage a build stopped before (the server
+	// restarted) had kept on disk, where this one went on from.
+	ResumedFrom int `json:"resumed_from,omitempty"`
 }
 
 // PresetInfo is a named rule set: its source, and in Summary what it is
@@ -391,7 +394,8 @@ func (h *Handler) meta(w http.ResponseWriter, r *http.Request) {
 		m.Bots = t.Bots()
 	}
 	for _, b := range h.opts.DBBuilds() {
-		m.Building = append(m.Building, Building{Seeds: b.Seeds, EmptyCapture: b.Rules.EmptyCapture, Percent: int(100 * b.Done / max(b.Total, 1)), Elsewhere: b.Elsewhere})
+		m.Building = append(m.Building, Building{Seeds: b.Seeds, EmptyCapture: b.Rules.EmptyCapture, Percent: int(100 * b.Done / max(b.Total, 1)), Elsewhere: b.Elsewhere,
+			ResumedFrom: int(100 * b.From / max(b.Total, 1))})
 	}
 	httpapi.WriteJSON(w, http.StatusOK, m)
 }

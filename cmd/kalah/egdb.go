@@ -239,12 +239,14 @@ func (p *progress) done() {
 // serve), whose perfect players build their endgame database on first use;
 // $KALAH_BUILD_EGDB=0 makes false its default.
 func addBuildDBFlag(fs *flag.FlagSet) *bool {
-	return fs.Bool("build-egdb", os.Getenv("KALAH_BUILD_EGDB") != "0", fmt.Sprintf("the first time a perfect player (the strongest level, hints; play: full screen only) plays\n"+
-		"six-house Kalah with the standard end (either capture rule: the variants of its strategy books) and the\n"+
-		"data directory lacks their endgame database of %d seeds, build it in the background, one at a time\n"+
-		"(once: 1.25 GB, minutes on half the cores); it plays from it once built, slower beyond its books until\n"+
-		"then; quitting kalah play waits for a build under way, Ctrl-C stops it ($KALAH_BUILD_EGDB=0: false by default;\n"+
-		"$%s=20: a smaller one, 243 MB, for a machine short of memory)", engine.PerfectDBSeeds, engine.FirstUseSeedsEnv))
+	return fs.Bool("build-egdb", os.Getenv("KALAH_BUILD_EGDB") != "0", fmt.Sprintf("the first time a perfect player is asked for a move (a game against the strongest level, a hint, an analysis;\n"+
+		"play: full screen only) in six-house Kalah with the standard end (either capture rule: the variants of its\n"+
+		"strategy books) and the data directory lacks their endgame database of %d seeds, build it in the background,\n"+
+		"one at a time (once: 1.25 GB, minutes on half the cores; nothing at start, nor for a game against another level);\n"+
+		"it plays from it once built, slower beyond its books until then. The build keeps its progress on disk as it goes\n"+
+		"(part files as large as the database, removed once it is written): quitting or Ctrl-C stops it, its progress saved,\n"+
+		"and the next run goes on from there ($KALAH_BUILD_EGDB=0: false by default; $%s=20: a smaller one,\n"+
+		"243 MB, for a machine short of memory)", engine.PerfectDBSeeds, engine.FirstUseSeedsEnv))
 }
 
 // dbNotes carries the words of the perfect player's database builds:
@@ -301,9 +303,18 @@ func buildDBOnFirstUse(e *env, screen bool) *dbNotes {
 			e.log.Info("the perfect player's endgame database, built by another process, is here", "rules", b.Rules.String(), "file", b.Path)
 			notes.send("The perfect player's endgame database is built (by another kalah process); it plays from it from its next move.")
 			time.AfterFunc(20*time.Second, func() { notes.send("") })
+		case b.Stopped && b.Elsewhere:
+			e.log.Info("no longer waiting for another process's build of the perfect player's endgame database", "file", b.Path)
+			notes.send("")
+		case b.Stopped:
+			e.log.Info("the perfect player's endgame database: its build stopped; its progress is kept, and the next build goes on from there", "rules", b.Rules.String(), "seeds", b.Seeds, "done", fmt.Sprintf("%d%%", pct), "file", b.Path)
+			notes.send(fmt.Sprintf("The perfect player's endgame database stopped at %d%%; its progress is kept, and the next time perfect plays or hints it goes on from there.", pct))
+		case !b.Finished && b.From > 0 && b.Done == b.From:
+			e.log.Info("building the perfect player's endgame database: resuming where the last build stopped", "rules", b.Rules.String(), "seeds", b.Seeds, "done", fmt.Sprintf("%d%%", pct), "file", b.Path)
+			notes.send(fmt.Sprintf("Building the perfect player's endgame database (%d seeds, once): %d%%, resumed where the last run stopped. Quitting keeps the progress. Until it is built, perfect play and hints may take longer.", b.Seeds, pct))
 		case !b.Finished:
 			e.log.Info("building the perfect player's endgame database", "rules", b.Rules.String(), "seeds", b.Seeds, "done", fmt.Sprintf("%d%%", pct), "file", b.Path)
-			notes.send(fmt.Sprintf("Building the perfect player's endgame database (%d seeds, once): %d%%. Until it is built, perfect play and hints may take longer.", b.Seeds, pct))
+			notes.send(fmt.Sprintf("Building the perfect player's endgame database (%d seeds, once): %d%%. Quitting keeps the progress. Until it is built, perfect play and hints may take longer.", b.Seeds, pct))
 		case !b.Built:
 			warn("the perfect player's endgame database could not be built", "rules", b.Rules.String(), "err", b.Err)
 			notes.send("The perfect player's endgame database could not be built: " + b.Err.Error())
@@ -319,11 +330,12 @@ func buildDBOnFirstUse(e *env, screen bool) *dbNotes {
 	return notes
 }
 
-// finishDBBuild waits, once the person has quit kalah play, for the
-// perfect player's database being built, which would be lost (a build is
-// not resumable), printing its progress, until it ends or Ctrl-C.
+// finishDBBuild waits, once kalah match --build-egdb has played, for
+// the perfect player's database being built, as the flag asks, printing
+// its progress, until it ends or Ctrl-C, which stops it with its
+// progress kept (stopDBBuilds).
 func finishDBBuild(ctx context.Context, e *env, notes *dbNotes) {
-	fmt.Fprintln(e.stderr, "Finishing the perfect player's endgame database, which quitting now would lose (Ctrl-C stops it; it starts again next time).")
+	fmt.Fprintln(e.stderr, "Finishing the perfect player's endgame database, as --build-egdb asks (Ctrl-C stops it; its progress is kept for the next run).")
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -336,18 +348,42 @@ func finishDBBuild(ctx context.Context, e *env, notes *dbNotes) {
 			printed = note
 		}
 	}
-	say(notes.Last()) // where it stands now: the full screen's last wait may have taken the note
+	say(notes.Last()) // where it stands now
 	for {
 		select {
 		case note := <-notes.C:
 			say(note)
 		case <-done:
 			if ctx.Err() != nil {
-				fmt.Fprintln(e.stderr, "Stopped; the database will be built again the next time the perfect player plays.")
+				stopDBBuilds(e, notes)
 			} else {
 				say(notes.Last())
 			}
 			return
 		}
+	}
+}
+
+// stopDBBuilds stops the perfect player's database builds of the process
+// (a command ending: kalah play quitting, kalah serve shutting down, an
+// interrupted kalah match), which save their progress and remove their
+// lock files within about a second, and says where each stopped.
+func stopDBBuilds(e *env, notes *dbNotes) {
+	defer engine.BuildDBOnFirstUse(nil) // the command is done with them
+	if len(engine.DBBuilds()) == 0 {
+		engine.StopDBBuilds(context.Background()) // none starts now
+		return
+	}
+	if engine.DBBuildRunning() {
+		fmt.Fprintln(e.stderr, "Stopping the perfect player's endgame database build, its progress saved for the next run…")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := engine.StopDBBuilds(ctx); err != nil {
+		e.log.Warn("the perfect player's endgame database build did not stop in 30 s: its progress since its last checkpoint is lost", "err", err)
+		return
+	}
+	if notes != nil && notes.Last() != "" {
+		fmt.Fprintln(e.stderr, notes.Last())
 	}
 }

@@ -20,8 +20,10 @@ import (
 // engine.FirstUseSeedsEnv) and longer to build than the match takes to
 // play: the match plays, then says it finishes the database, with its
 // progress, and exits once it is written; a second run, interrupted
-// (SIGINT) while it waits, says the build stopped, exits at once and
-// leaves no file. A match without the flag builds nothing.
+// (SIGINT) while it waits, says the build stopped with its progress kept,
+// exits at once and leaves no database and no lock file, its checkpoints
+// kept. A match without the flag builds nothing, and says the perfect
+// player plays without its database.
 func TestMatchBuildsDBOnFirstUse(t *testing.T) {
 	bin := buildKalah(t)
 	r := kalah.Standard()
@@ -38,12 +40,15 @@ func TestMatchBuildsDBOnFirstUse(t *testing.T) {
 	}
 
 	dir := t.TempDir()
-	cmd, _ := run(dir)
+	cmd, stderr0 := run(dir)
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("without --build-egdb: %v", err)
 	}
 	if files, _ := os.ReadDir(dir); len(files) != 0 {
 		t.Errorf("without --build-egdb the match left %d files", len(files))
+	}
+	if !strings.Contains(stderr0.String(), "the perfect player plays without its endgame database of 24 seeds") || !strings.Contains(stderr0.String(), "kalah egdb build --seeds 24") {
+		t.Errorf("without the database or --build-egdb, the match does not say so and how to build it:\n%s", stderr0)
 	}
 
 	cmd, stderr := run(dir, "--build-egdb")
@@ -83,10 +88,14 @@ func TestMatchBuildsDBOnFirstUse(t *testing.T) {
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("the interrupted wait took %v to end", d)
 	}
-	if !strings.Contains(stderr.String(), "Stopped") {
-		t.Errorf("stderr does not say the build stopped:\n%s", stderr)
+	if !strings.Contains(stderr.String(), "stopped at") || !strings.Contains(stderr.String(), "its progress is kept") {
+		t.Errorf("stderr does not say the build stopped, its progress kept:\n%s", stderr)
 	}
-	if _, err := os.Stat(filepath.Join(dir2, egdb.FileName(r, 15))); err == nil {
+	path2 := filepath.Join(dir2, egdb.FileName(r, 15))
+	if _, err := os.Stat(path2); err == nil {
 		t.Error("an interrupted build left its file")
+	}
+	if _, err := os.Stat(path2 + ".lock"); err == nil {
+		t.Error("an interrupted build left its lock file")
 	}
 }

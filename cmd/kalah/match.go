@@ -53,8 +53,9 @@ func runMatch(ctx context.Context, e *env, args []string) error {
 	verbose := fs.Bool("v", false, "log progress and details to stderr even on a terminal")
 	cf := addChartFlags(fs, "the histogram of A's margins", "write the histogram of A's margins (A's seeds less B's, a game each) as an SVG figure in FILE.svg")
 	buildDB := fs.Bool("build-egdb", false, fmt.Sprintf("as kalah play does: where the data directory lacks the perfect player's endgame database of %d seeds, its first\n"+
-		"game of six-house Kalah starts building it in the background (the players take one of 16 seeds built first within seconds,\n"+
-		"then it); the match waits for it at its end, Ctrl-C stops it", engine.PerfectDBSeeds))
+		"move in six-house Kalah starts building it in the background (the players take one of 16 seeds built first within seconds,\n"+
+		"then it); the match waits for it at its end; Ctrl-C stops it, its progress kept for the next run. Without the flag a\n"+
+		"perfect player lacking the database says so", engine.PerfectDBSeeds))
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

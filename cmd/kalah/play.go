@@ -11,7 +11,6 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"kalah"
-	"kalah/engine"
 	"kalah/internal/datadir"
 	"kalah/player"
 	"kalah/tui"
@@ -134,8 +133,9 @@ func runPlay(ctx context.Context, e *env, args []string) error {
 		if t.Saved != "" {
 			fmt.Fprintf(e.stdout, "The unfinished game is saved in %s; kalah play --resume continues it.\n", t.Saved)
 		}
-		if notes != nil && engine.DBBuildRunning() {
-			finishDBBuild(ctx, e, notes)
+		if notes != nil {
+			// Never a wait: the build keeps its progress for the next run.
+			stopDBBuilds(e, notes)
 		}
 		if err == nil && t.SaveErr != nil {
 			return t.SaveErr // the screen that said so is gone: say it again

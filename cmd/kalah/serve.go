@@ -20,7 +20,6 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"kalah"
-	"kalah/engine"
 	"kalah/internal/datadir"
 	"kalah/internal/netx"
 	"kalah/internal/store"
@@ -328,8 +327,9 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	if *buildDB {
-		buildDBOnFirstUse(e, false) // its notes go to the log
-		engine.StartDBBuild(r)      // for the page's analysis too, before any perfect game
+		// Its notes go to the log; the build starts when a perfect
+		// player or the page's analysis is first asked, not now.
+		buildDBOnFirstUse(e, false)
 	}
 	e.log.Info("serving", "data", dbPath, "rules", r.String(), "tls", tlsConfig != nil, "trusted-proxies", trusted.Len())
 	printURLs(e.stdout, bound, dbPath, r, tlsConfig != nil, local)
@@ -344,6 +344,9 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	}
 	stopAll()
 	wg.Wait()
+	if *buildDB {
+		stopDBBuilds(e, nil) // its progress kept for the next start
+	}
 	return err
 }
 

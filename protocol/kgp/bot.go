@@ -26,6 +26,13 @@ import (
 // passed since its state arrived, each command carries an id of its own so
 // that the server's errors can be matched to it, and an answer the server
 // lost is sent again while the state is open, or reported when it is not.
+//
+// A move and the yield after it sent together lose the move when the server
+// registers the state between the two: it refuses the move and takes the
+// yield, deciding without the move. So once the server has refused an
+// answer (it registers late), the bot sends a yield only a while after the
+// move before it (four holds), time for a refusal of that move to come back, and
+// a move refused meanwhile goes again first.
 type Bot struct {
 	// Name, Authors and Description are sent with set info:... .
 	Name, Authors, Description string
@@ -86,6 +93,14 @@ const DefaultHold = 20 * time.Millisecond
 // server said came before its state; the pause doubles each time from
 // Hold (20, 40, ... 640 ms by default).
 const maxResends = 6
+
+// gap is how long, once the server has refused an answer, a yield waits
+// after the move before it: the server's refusal of a move it had not
+// registered the state for comes back within it (a round trip through
+// both processes, milliseconds; four holds, 80 ms by default, leave room
+// for a loaded machine's scheduling). It costs only a server that
+// registers late.
+func (b *Bot) gap() time.Duration { return 4 * b.hold() }
 
 // ErrBadGreeting is returned by Bot.Play when the server does not speak a
 // version of KGP the bot understands.
@@ -345,6 +360,9 @@ type answers struct {
 	nextID uint64
 	states map[uint64]*answer // by state id, until the server's stop
 	sent   map[uint64]sentCmd // by our command id, while its state is open
+	// late: the server has refused an answer for a state it had not
+	// registered yet; from then on a yield waits gap after its move.
+	late bool
 }
 
 // answer is what the bot sent for one state.
@@ -352,10 +370,11 @@ type answer struct {
 	arrived  time.Time
 	move     kalah.Move // the latest move sent, if any
 	moveID   uint64     // its command id
+	moveSent time.Time  // when
 	moveLost bool       // the server said it had no state for it
 	yieldID  uint64     // the id of the latest yield sent, if any
 	resends  int
-	pending  bool // a resend is scheduled
+	pending  bool // a resend is scheduled, or deliver runs
 }
 
 // sentCmd is one move or yield the bot sent.
@@ -418,7 +437,7 @@ func (a *answers) sendMove(state uint64, m kalah.Move) {
 		a.mu.Unlock()
 		return
 	}
-	st.move, st.moveID, st.moveLost = m, id, false
+	st.move, st.moveID, st.moveLost, st.moveSent = m, id, false, time.Now()
 	a.sent[id] = sentCmd{state: state}
 	a.mu.Unlock()
 	a.send(Command{ID: id, Ref: state, Name: "move", Args: []Arg{Int(int64(m))}})
@@ -429,7 +448,78 @@ func (a *answers) yield(ctx context.Context, state uint64) {
 	if !a.wait(ctx, state) {
 		return
 	}
-	a.sendYield(state)
+	a.mu.Lock()
+	st := a.states[state]
+	if st == nil || st.pending { // a resend will yield
+		a.mu.Unlock()
+		return
+	}
+	st.pending = true
+	a.mu.Unlock()
+	a.deliver(ctx.Done(), state)
+}
+
+// deliver sends the yield that ends the answer to state (st.pending set by
+// its caller, cleared as the yield goes). Where the server registers late
+// (a.late), the yield waits gap after the move before it, and a move the
+// server refused meanwhile goes again first, after a pause doubling from
+// Hold, up to maxResends times: sent together, a registration between the
+// two would lose the move and take the yield. It ends without a yield if
+// done is closed or the state is.
+func (a *answers) deliver(done <-chan struct{}, state uint64) {
+	for {
+		a.mu.Lock()
+		st := a.states[state]
+		if st == nil {
+			a.mu.Unlock()
+			return
+		}
+		var wait time.Duration
+		switch {
+		case st.moveLost && st.resends < maxResends:
+			st.resends++
+			wait = a.bot.hold() << (st.resends - 1)
+			m := st.move
+			a.mu.Unlock()
+			a.bot.report(fmt.Sprintf("sending our move %d for state %d again in %v", m, state, wait))
+			if !sleep(wait, done, a.quit) {
+				return
+			}
+			a.mu.Lock()
+			st, ok := a.states[state]
+			a.mu.Unlock()
+			if ok {
+				a.sendMove(state, st.move)
+			}
+			continue
+		case a.late && !st.moveSent.IsZero() && !st.moveLost:
+			wait = a.bot.gap() - time.Since(st.moveSent)
+		}
+		if wait > 0 {
+			a.mu.Unlock()
+			if !sleep(wait, done, a.quit) {
+				return
+			}
+			continue
+		}
+		st.pending = false
+		a.mu.Unlock()
+		a.sendYield(state)
+		return
+	}
+}
+
+// sleep waits d unless done or quit is closed first (false).
+func sleep(d time.Duration, done, quit <-chan struct{}) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-done:
+	case <-quit:
+	}
+	return false
 }
 
 func (a *answers) sendYield(state uint64) {
@@ -486,13 +576,15 @@ func (a *answers) serverError(ref uint64, msg string) {
 	if c.yield {
 		what = "yield"
 	}
+	a.late = true
 	latest := ref == st.moveID || ref == st.yieldID
 	if !c.yield && ref == st.moveID {
 		st.moveLost = true
 	}
 	// A lost yield leaves the state open on the server: it still waits for
-	// an answer, so the answer can go again. A lost move followed by a
-	// yield that arrived leaves nothing to do but report it at stop.
+	// an answer, so the answer can go again. A lost move before a yield
+	// not sent yet goes again first (deliver); followed by a yield that
+	// arrived it leaves nothing to do but report it at stop.
 	resend := c.yield && latest && !st.pending && st.resends < maxResends
 	if !resend {
 		a.mu.Unlock()
@@ -512,11 +604,7 @@ func (a *answers) serverError(ref uint64, msg string) {
 	a.wg.Add(1)
 	go func(state uint64) {
 		defer a.wg.Done()
-		t := time.NewTimer(pause)
-		defer t.Stop()
-		select {
-		case <-t.C:
-		case <-a.quit:
+		if !sleep(pause, nil, a.quit) {
 			return
 		}
 		a.mu.Lock()
@@ -525,13 +613,12 @@ func (a *answers) serverError(ref uint64, msg string) {
 			a.mu.Unlock()
 			return
 		}
-		st.pending = false
 		m, lost := st.move, st.moveLost
 		a.mu.Unlock()
 		if lost {
 			a.sendMove(state, m)
 		}
-		a.sendYield(state)
+		a.deliver(nil, state) // the yield, gap after the move
 	}(c.state)
 }
 

@@ -92,6 +92,10 @@ func TestBotWaitsForTheServerToRegister(t *testing.T) {
 // TestBotSendsAgainWhatTheServerLost: a server slower to register than the
 // bot's hold refuses the first answers; the bot sends them again while the
 // state is open, so no move is lost, and tells the user of every error.
+// The bot once sent a refused move again with its yield right behind it:
+// on a loaded machine the server registered the state between the two now
+// and then, refused the move and took the yield ("the server lost our move
+// 6 for state 126"); now the yield waits for the move's refusal, if any.
 func TestBotSendsAgainWhatTheServerLost(t *testing.T) {
 	r, _ := kalah.PresetRules("kgp")
 	for _, ws := range []bool{false, true} {
@@ -107,7 +111,7 @@ func TestBotSendsAgainWhatTheServerLost(t *testing.T) {
 				t.Fatal("the server refused nothing: the test does not test the resend")
 			}
 			said := strings.Join(reports, "\n")
-			if !strings.Contains(said, "No state associated with id") || !strings.Contains(said, "sending the answer again") {
+			if !strings.Contains(said, "No state associated with id") || !strings.Contains(said, " again in ") {
 				t.Errorf("the bot reported %q", reports)
 			}
 			if strings.Contains(said, "lost our move") {
@@ -117,9 +121,10 @@ func TestBotSendsAgainWhatTheServerLost(t *testing.T) {
 	}
 }
 
-// TestBotReportsALostMove: when the server takes the yield but lost the
-// move before it (it registered the state between the two), the server
-// decided without the bot, which says so when the state stops.
+// TestBotReportsALostMove: the bot sends a move the server refused again
+// before its yield; when the server refuses it every time and then takes
+// the yield, the server decided without the bot, which says so when the
+// state stops.
 func TestBotReportsALostMove(t *testing.T) {
 	r, _ := kalah.PresetRules("kgp")
 	var mu sync.Mutex
@@ -139,11 +144,17 @@ func TestBotReportsALostMove(t *testing.T) {
 	mode := rd.until(t, "mode")
 	send("4@" + itoa(mode.ID) + " ok")
 	send("6 state <6,0,0,4,4,4,4,4,4,4,4,4,4,4,4>")
-	mv := rd.until(t, "move")
-	send("8@" + itoa(mv.ID) + ` error "No state associated with id"`)
-	rd.until(t, "yield") // taken: the server decides without the move
-	send("10@6 stop")
-	send("12 goodbye")
+	for id := 8; ; id += 2 {
+		c := rd.until(t, "") // the next command
+		if c.Name == "yield" {
+			break // taken: the server decides without the move
+		}
+		if c.Name == "move" {
+			send(itoa(uint64(id)) + "@" + itoa(c.ID) + ` error "No state associated with id"`)
+		}
+	}
+	send("100@6 stop")
+	send("102 goodbye")
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
@@ -152,6 +163,74 @@ func TestBotReportsALostMove(t *testing.T) {
 	said := strings.Join(reports, "\n")
 	if !strings.Contains(said, "lost our move") || !strings.Contains(said, "state 6") {
 		t.Errorf("the bot reported %q", reports)
+	}
+}
+
+// TestBotYieldsOnlyAfterItsMoveWasTaken plays the server of the flake a
+// loaded machine showed: it refuses the bot's first answers (the state not
+// registered yet), its second move too, and registers the state right
+// after, so a yield right behind that move is taken and the move lost (the
+// bot sent a refused move again with its yield right behind). The bot
+// waits for the move's refusal before its yield, sends the move again, and
+// the server takes it: nothing is lost.
+func TestBotYieldsOnlyAfterItsMoveWasTaken(t *testing.T) {
+	r, _ := kalah.PresetRules("kgp")
+	var mu sync.Mutex
+	var reports []string
+	b := &kgp.Bot{Name: "quick", Player: newPlayer(t, "greedy", r), Rules: r, Logger: quiet, Hold: 5 * time.Millisecond,
+		OnError: func(msg string) {
+			mu.Lock()
+			reports = append(reports, msg)
+			mu.Unlock()
+		}}
+	srv, cli := net.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- b.Play(context.Background(), cli) }()
+	rd := newLineReader(srv)
+	send := func(s string) { io.WriteString(srv, s+"\r\n") }
+	send("2 kgp 1 0 1")
+	mode := rd.until(t, "mode")
+	send("4@" + itoa(mode.ID) + " ok")
+	send("6 state <6,0,0,4,4,4,4,4,4,4,4,4,4,4,4>")
+	id := uint64(8)
+	refuse := func(c kgp.Command) {
+		send(itoa(id) + "@" + itoa(c.ID) + ` error "No state associated with id"`)
+		id += 2
+	}
+	var seq []string
+	movesRefused, taken := 0, false
+	for {
+		c := rd.until(t, "")
+		if c.Name != "move" && c.Name != "yield" {
+			continue
+		}
+		seq = append(seq, c.Name)
+		registered := movesRefused >= 2
+		switch {
+		case !registered && c.Name == "move":
+			movesRefused++
+			refuse(c)
+		case !registered:
+			refuse(c)
+		case c.Name == "move":
+			taken = true
+		}
+		if registered && c.Name == "yield" {
+			break
+		}
+	}
+	send(itoa(id) + "@6 stop")
+	send(itoa(id+2) + " goodbye")
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !taken {
+		t.Errorf("the server took the yield and no move (the bot sent %v); the bot reported %q", seq, reports)
+	}
+	if strings.Contains(strings.Join(reports, "\n"), "lost our move") {
+		t.Errorf("a move was lost: %q", reports)
 	}
 }
 
@@ -212,7 +291,8 @@ func newLineReader(c net.Conn) *lineReader {
 	return r
 }
 
-// until returns the next command called name, skipping others.
+// until returns the next command called name, skipping others (any
+// command if name is empty).
 func (r *lineReader) until(t *testing.T, name string) kgp.Command {
 	t.Helper()
 	timeout := time.After(5 * time.Second)
@@ -223,7 +303,7 @@ func (r *lineReader) until(t *testing.T, name string) kgp.Command {
 				t.Fatalf("connection closed before %s", name)
 			}
 			c, err := kgp.Parse(l)
-			if err == nil && c.Name == name {
+			if err == nil && (c.Name == name || name == "") {
 				return c
 			}
 		case <-timeout:

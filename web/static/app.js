@@ -2034,8 +2034,9 @@ function showBuilding() {
   if (list.length) {
     building = true;
     notice.textContent = list.map(b => (b.elsewhere ? "Another program on the server is building" : "Building") + " the perfect player's endgame database" +
-      (b.empty_capture ? " for empty capture" : "") + " (" + b.seeds + " seeds, once)" + (b.elsewhere ? "." : ": " + b.percent + "%.")).join(" ") +
-      " Until it is built, the perfect level and the analysis are slower and may give estimates.";
+      (b.empty_capture ? " for empty capture" : "") + " (" + b.seeds + " seeds, once)" + (b.elsewhere ? "." :
+        ": " + b.percent + "%" + (b.resumed_from ? ", resumed from " + b.resumed_from + "% where the server stopped it." : "."))).join(" ") +
+      " Until it is built, the perfect level and the analysis are slower and may give estimates; its progress is kept if the server stops.";
     notice.hidden = false;
     buildingTimer = setTimeout(checkBuilding, 15000);
   } else if (building) {

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestServeBuildsTheDatabaseOnlyWhenAsked: kalah serve with builds on
+// first use starts no build at start-up (its -h says the build comes with
+// the first perfect player asked); the first analysis asked starts the
+// perfect player's database build, which GET /api/meta tells; shutting
+// down stops it at once, says its progress is kept, and leaves no lock.
+func TestServeBuildsTheDatabaseOnlyWhenAsked(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("KALAH_EGDB_DIR", dir)
+	s := startServe(t, "--build-egdb")
+	base := fmt.Sprintf("http://127.0.0.1:%d", s.httpPort)
+	building := func() int {
+		t.Helper()
+		resp, err := http.Get(base + "/api/meta")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var m struct {
+			Building []json.RawMessage `json:"building"`
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&m); err != nil {
+			t.Fatal(err)
+		}
+		return len(m.Building)
+	}
+	time.Sleep(500 * time.Millisecond) // time for a build started at start-up to show
+	if n := building(); n != 0 {
+		t.Fatalf("a build at start-up: /api/meta says %d", n)
+	}
+	if files, _ := os.ReadDir(dir); len(files) != 0 {
+		t.Fatalf("a build at start-up: %d files in the database directory", len(files))
+	}
+
+	body := `{"rules":{"houses":6,"seeds":4},"position":"0,0,0,1,2,3/1,0,2,0,0,1 24-14 S","time_ms":100}`
+	req, _ := http.NewRequest("POST", base+"/api/analyze", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("POST /api/analyze: %d %s", resp.StatusCode, b)
+	}
+	for deadline := time.Now().Add(30 * time.Second); building() == 0; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no build after an analysis; log:\n%s", s.log.String())
+		}
+	}
+	start := time.Now()
+	s.stop()
+	if d := time.Since(start); d > 15*time.Second {
+		t.Errorf("the server took %v to stop during the build", d)
+	}
+	log := s.log.String()
+	if !strings.Contains(log, "its build stopped; its progress is kept") {
+		t.Errorf("the log does not say the build stopped with its progress kept:\n%s", log)
+	}
+	if locks, _ := filepath.Glob(filepath.Join(dir, "*.lock")); len(locks) != 0 {
+		t.Errorf("the stopped build left %v", locks)
+	}
+}
