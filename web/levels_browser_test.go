@@ -23,7 +23,7 @@ import (
 // nothing else.
 func TestBrowserLevelNames(t *testing.T) {
 	browserParallel(t)
-	msrv := newMatchServerTB(t, server.Config{MaxOpenGames: 50})
+	msrv := newMatchServerTB(t, server.Config{MaxOpenGames: 50, MaxGuestGamesPerAddr: 50})
 	srv, _ := browserServerWith(t, func(ctx context.Context) Options {
 		return Options{Server: msrv, Tournaments: serverTournaments(t, ctx, msrv)}
 	})
