@@ -21,7 +21,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"maps"
 	"mime"
 	"net"
 	"net/http"
@@ -52,13 +51,19 @@ type mapping struct {
 // the API cannot take, the rules' errors.
 type Errors struct {
 	table    []mapping
-	internal []error // errors whose words are the server's own (Internal)
-	retry    map[error]time.Duration
+	internal []error      // errors whose words are the server's own (Internal)
+	retry    []retryAfter // in the order given: the first an error matches wins
+}
+
+// retryAfter is how long to wait before trying an error again.
+type retryAfter struct {
+	err   error
+	after time.Duration
 }
 
 // NewErrors returns the mappings of this layer's own errors.
 func NewErrors() *Errors {
-	e := &Errors{retry: map[error]time.Duration{}}
+	e := &Errors{}
 	e.Map(http.StatusUnsupportedMediaType, ErrNotJSON)
 	e.Map(http.StatusBadRequest, ErrBadRequest, kalah.ErrIllegalMove, kalah.ErrSyntax, kalah.ErrInvalidRules, kalah.ErrBadPosition)
 	e.Map(http.StatusConflict, kalah.ErrGameOver, kalah.ErrNoUndo)
@@ -67,7 +72,7 @@ func NewErrors() *Errors {
 
 // Clone returns a copy of e to add to.
 func (e *Errors) Clone() *Errors {
-	return &Errors{table: slices.Clone(e.table), internal: slices.Clone(e.internal), retry: maps.Clone(e.retry)}
+	return &Errors{table: slices.Clone(e.table), internal: slices.Clone(e.internal), retry: slices.Clone(e.retry)}
 }
 
 // base answers where no Errors was given (a writer outside Requests).
@@ -92,7 +97,7 @@ func (e *Errors) Internal(errs ...error) *Errors {
 // RetryAfter has a 503 or 429 that matches err say when to try again.
 func (e *Errors) RetryAfter(after time.Duration, errs ...error) *Errors {
 	for _, err := range errs {
-		e.retry[err] = after
+		e.retry = append(e.retry, retryAfter{err, after})
 	}
 	return e
 }
@@ -117,9 +122,9 @@ func (e *Errors) StatusOf(err error) int {
 
 // retryAfter returns when to try err again (0: nothing said).
 func (e *Errors) retryAfter(err error) time.Duration {
-	for k, v := range e.retry {
-		if errors.Is(err, k) {
-			return v
+	for _, r := range e.retry {
+		if errors.Is(err, r.err) {
+			return r.after
 		}
 	}
 	return 0

@@ -185,18 +185,26 @@ func (g *Gate) Admit(req Request) (*Ticket, error) {
 	if err := g.workFitsLocked(t.payer, t.work); err != nil {
 		return nil, err
 	}
-	// The address checks come last: they may end left games to make room,
-	// which only a game that is otherwise admitted may do.
+	// The address checks come last, the rate before the cap: the cap may
+	// end left games to make room, which only a game that is otherwise
+	// admitted may do; the rate's tokens are taken once it is.
 	if req.Path != Tournament {
+		var starts []string // addresses whose starts are limited
+		if g.lim.StartsPerMinute > 0 {
+			starts = addrsOf(req.Parties)
+		}
+		for _, a := range starts {
+			if g.startLimiter(a).TokensAt(g.now()) < 1 {
+				return nil, g.refuse("starts-per-address", fmt.Errorf("%w: wait a minute before starting another", ErrTooFast))
+			}
+		}
 		for _, a := range t.addrs {
 			if g.lim.GuestsPerAddr > 0 && len(g.byAddr[a]) >= g.lim.GuestsPerAddr && !g.makeRoomLocked(a) {
 				return nil, g.refuse("guest-games-per-address", fmt.Errorf("%w: guests at your address have %d live games, the most one address may; finish one, or sign in to play on your own account", ErrTooMany, g.lim.GuestsPerAddr))
 			}
 		}
-		for _, a := range addrsOf(req.Parties) {
-			if !g.startLimiter(a).AllowN(g.now(), 1) {
-				return nil, g.refuse("starts-per-address", fmt.Errorf("%w: wait a minute before starting another", ErrTooFast))
-			}
+		for _, a := range starts {
+			g.startLimiter(a).AllowN(g.now(), 1)
 		}
 	}
 	g.countLocked(t)
@@ -266,11 +274,7 @@ func (g *Gate) makeRoomLocked(a string) bool {
 func (g *Gate) startLimiter(a string) *rate.Limiter {
 	l := g.starts[a]
 	if l == nil {
-		if g.lim.StartsPerMinute <= 0 {
-			l = rate.NewLimiter(rate.Inf, 0)
-		} else {
-			l = rate.NewLimiter(rate.Limit(g.lim.StartsPerMinute/60), max(g.lim.StartsBurst, 1))
-		}
+		l = rate.NewLimiter(rate.Limit(g.lim.StartsPerMinute/60), max(g.lim.StartsBurst, 1))
 		g.starts[a] = l
 	}
 	if len(g.starts) > 100_000 { // forget addresses whose bucket is full again

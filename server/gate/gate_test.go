@@ -147,3 +147,25 @@ func TestCharge(t *testing.T) {
 		t.Fatalf("work %v after giving back 50m of 70m", w)
 	}
 }
+
+// TestTooFastEndsNothing: a start refused for its address's rate ends no
+// left game to make room for it.
+func TestTooFastEndsNothing(t *testing.T) {
+	now := time.Unix(1000, 0)
+	g := New(Limits{GuestsPerAddr: 1, StartsPerMinute: 1, StartsBurst: 1, LeftAfter: 10 * time.Second})
+	g.now = func() time.Time { return now }
+	tk, err := g.Admit(Request{Path: Computer, Parties: []Party{guest(1, "h")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ended atomic.Bool
+	tk.Watch(func() bool { return true }, func() { ended.Store(true) })
+	now = now.Add(11 * time.Second)
+	if _, err := g.Admit(Request{Path: Computer, Parties: []Party{guest(2, "h")}}); !errors.Is(err, ErrTooFast) {
+		t.Fatalf("a second start within the minute: %v", err)
+	}
+	time.Sleep(10 * time.Millisecond)
+	if ended.Load() || g.Live() != 1 {
+		t.Fatal("a start refused as too fast ended a left game")
+	}
+}
