@@ -17,6 +17,7 @@ import (
 	"kalah/internal/identity"
 	"kalah/internal/netx"
 	"kalah/internal/store"
+	"kalah/server/core"
 )
 
 // GameInfo sums up a game for lists.
@@ -503,7 +504,7 @@ func (s *Server) answerBoard(w http.ResponseWriter, r *http.Request, id int64, e
 // hostOf is the address a request's client is counted under by the
 // limits: the real client behind a trusted proxy, an IPv6 one by its /64
 // (netx.Key).
-func hostOf(r *http.Request) string { return netx.Key(r) }
+func hostOf(r *http.Request) string { return core.HostOf(r) }
 
 // seatBody is the body of a seat's request: the seat's token, for API
 // clients without a session (a page's session is enough), and a move.

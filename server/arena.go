@@ -16,6 +16,7 @@ import (
 	"kalah/internal/identity"
 	"kalah/internal/netx"
 	"kalah/internal/store"
+	"kalah/server/core"
 )
 
 // People's tournaments are those people and bots join on the page, as on
@@ -37,7 +38,7 @@ const (
 
 // PeopleTournamentTag holds, on each game of a people's tournament, the
 // tournament's id ("p7"), so the game's page and the lists can link to it.
-const PeopleTournamentTag = "PeopleTournament"
+const PeopleTournamentTag = core.PeopleTournamentTag
 
 // peoplePrefix starts a people's tournament's id, which keeps it apart
 // from the computer tournaments' numbers: "p7".

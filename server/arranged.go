@@ -14,6 +14,7 @@ import (
 	"kalah/player"
 	"kalah/protocol/line"
 	"kalah/referee"
+	"kalah/server/core"
 	"kalah/server/gate"
 )
 
@@ -286,7 +287,7 @@ func (s *Server) PlayArranged(ctx context.Context, a Arranged) (ArrangedResult, 
 // arrangedTag marks an arranged game in the store, so a restarted server
 // does not resume it: its caller (a tournament) is gone and plays the game
 // again from the start.
-const arrangedTag = "Arranged"
+const arrangedTag = core.TagArranged
 
 // abandonArranged ends an arranged game found unfinished after a restart:
 // adjudicated a draw, which no tournament counts (it plays the game

@@ -13,6 +13,7 @@ import (
 	"kalah/internal/httpapi"
 	"kalah/internal/identity"
 	"kalah/internal/store"
+	"kalah/server/core"
 )
 
 // Rating farming (two accounts of one person feeding one of them) is made
@@ -28,11 +29,11 @@ const (
 	ratedDay       = 24 * time.Hour
 	// tagUnrated says why a game asked to be rated was not: it ended too
 	// early to count.
-	tagUnrated = "Unrated"
+	tagUnrated = core.TagUnrated
 	// tagRatedLimit, on a game asked to be rated and played unrated for
 	// the daily limit, holds how many rated games its players had played
 	// with each other in the day before it.
-	tagRatedLimit = "RatedLimit"
+	tagRatedLimit = core.TagRatedLimit
 )
 
 // ratedPending counts, by pair, the rated games being created now, which

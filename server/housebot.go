@@ -8,6 +8,7 @@ import (
 	"kalah/internal/store"
 	"kalah/player"
 	"kalah/protocol/line"
+	"kalah/server/core"
 	"kalah/server/gate"
 )
 
@@ -19,7 +20,7 @@ import (
 // tag House is "yes", and the house seat is called "house:LEVEL".
 
 // tagHouse marks a game between a waiting bot and a house player.
-const tagHouse = "House"
+const tagHouse = core.TagHouse
 
 // DefaultHouseBot is the level a house player plays at when
 // Config.HouseBot is empty: Pekař's tree search three plies deep, quick on

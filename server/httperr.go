@@ -1,7 +1,6 @@
 package server
 
 import (
-	"errors"
 	"net/http"
 	"time"
 
@@ -10,6 +9,7 @@ import (
 	"kalah/internal/netx"
 	"kalah/internal/store"
 	"kalah/player"
+	"kalah/server/core"
 	"kalah/server/gate"
 	"kalah/tournament"
 )
@@ -43,10 +43,10 @@ func Errors() *httpapi.Errors {
 func (s *Server) Errors() *httpapi.Errors { return s.errs }
 
 // ErrAdminToken refuses what needs the server's admin token without it.
-var ErrAdminToken = errors.New("admin token needed")
+var ErrAdminToken = core.ErrAdminToken
 
 // ErrMethod answers a route asked with a method it does not take.
-var ErrMethod = errors.New("method not allowed")
+var ErrMethod = core.ErrMethod
 
 // ErrNoAnswer is a bot that did not answer a person's challenge in time.
-var ErrNoAnswer = errors.New("no answer in time")
+var ErrNoAnswer = core.ErrNoAnswer

@@ -19,64 +19,36 @@ import (
 	"kalah/player"
 	"kalah/protocol/line"
 	"kalah/referee"
+	"kalah/server/core"
 	"kalah/server/gate"
 )
 
 // Errors of people's games, matched with errors.Is.
 var (
-	// ErrNotCasual refuses a takeback against the computer or a hint in a
-	// game that is not casual (or, for hints, not against the computer).
-	ErrNotCasual = errors.New("only in casual games")
-	// ErrNoTakebacks refuses a takeback in a game started with takebacks
-	// refused (GameRequest.Takebacks false).
-	ErrNoTakebacks = errors.New("takebacks are off in this game")
-	// ErrNoSeat refuses to join a game with no open seat for the caller.
-	ErrNoSeat = errors.New("no open seat")
-	// ErrTooMany refuses what is over one of the server's limits on the
-	// asker (429): requests too fast, too many open seeks, challenges,
-	// streams or follows. The limits on starting games are the gate's
-	// (gate.ErrTooMany and the rest), answered 429 as well.
-	ErrTooMany = errors.New("limit reached")
-	// ErrNoHints is returned when the server has no analyser for hints.
-	ErrNoHints = errors.New("hints are not available on this server")
-	// ErrTooLate refuses an abort once both sides have moved.
-	ErrTooLate = errors.New("too late")
+	ErrNotCasual   = core.ErrNotCasual
+	ErrNoTakebacks = core.ErrNoTakebacks
+	ErrNoSeat      = core.ErrNoSeat
+	ErrTooMany     = core.ErrTooMany
+	ErrNoHints     = core.ErrNoHints
+	ErrTooLate     = core.ErrTooLate
 )
 
-// Tags under which a game started by StartGame keeps its settings, so a
-// restarted server plays it on as it was.
+// Tags under which a game keeps its settings (core's).
 const (
-	tagPerMove = "PerMove" // milliseconds a move
-	tagDelay   = "Delay"   // milliseconds before each move
-	tagCasual  = "Casual"  // "yes": takebacks and hints
-	tagClock   = "Clock"   // milliseconds each player has for the game
-	tagInc     = "Increment"
-	// tagOpening is how many moves the game started with (an opening or a
-	// set-up's): a side has moved only after them.
-	tagOpening = "OpeningPlies"
-	// tagRatedAsked marks a game asked to be rated whose second seat is
-	// not taken yet: it is rated if whoever takes it may be.
-	tagRatedAsked = "RatedAsked"
-	// ImportTag holds the id a game had where it was imported from (the
-	// web page's own games of older releases), so old links still find it.
-	ImportTag = "WebID"
-	// TournamentTag marks a game one of the page's tournaments plays: left
-	// unfinished by a restart, it is abandoned, for its tournament plays
-	// it again.
-	TournamentTag = "Tournament"
-	// ReasonTag says why a game was forfeited (a timeout, a crash, a
-	// resignation), in words.
-	ReasonTag = "Reason"
-	// RematchTag names, on a finished game, the game that followed it
-	// (Rematch); RematchOfTag, on that game, the one before.
-	RematchTag   = "Rematch"
-	RematchOfTag = "RematchOf"
+	tagPerMove     = core.TagPerMove
+	tagDelay       = core.TagDelay
+	tagCasual      = core.TagCasual
+	tagClock       = core.TagClock
+	tagInc         = core.TagInc
+	tagOpening     = core.TagOpening
+	tagRatedAsked  = core.TagRatedAsked
+	tagNoTakebacks = core.TagNoTakebacks
+	ImportTag      = core.ImportTag
+	TournamentTag  = core.TournamentTag
+	ReasonTag      = core.ReasonTag
+	RematchTag     = core.RematchTag
+	RematchOfTag   = core.RematchOfTag
 )
-
-// tagNoTakebacks "yes": the game was started with takebacks refused, so
-// neither person may ask for one (store.TakebackTag keeps the takebacks
-// made).
-const tagNoTakebacks = "NoTakebacks"
 
 // Bounds of a game's clock asked for over the network.
 const (
@@ -167,14 +139,8 @@ type Started struct {
 	limited int
 }
 
-// Actor is who makes a request on a game: an identity (a signed-in person,
-// a guest, a bot) and, for API clients without a session, a seat's token;
-// Addr is the client address it asks from, where known (for the gate).
-type Actor struct {
-	ID    identity.ID
-	Token string
-	Addr  string
-}
+// Actor is who makes a request on a game (core.Actor).
+type Actor = core.Actor
 
 // newToken returns a fresh secret (128 bits) and its stored hash.
 func newToken() (token, hash string) {

@@ -14,10 +14,11 @@ import (
 	"kalah/internal/store"
 	"kalah/rating"
 	"kalah/referee"
+	"kalah/server/core"
 )
 
 // tagRated marks a game that counts on the rating ladders.
-const tagRated = "Rated"
+const tagRated = core.TagRated
 
 // poolOf names the ladder of a game: its rule preset ("custom" for other
 // rules) and its time-control class (rating.Class).

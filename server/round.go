@@ -17,6 +17,7 @@ import (
 	"kalah/player"
 	"kalah/protocol/line"
 	"kalah/referee"
+	"kalah/server/core"
 	"kalah/server/gate"
 )
 
@@ -1055,7 +1056,7 @@ func spent(g *kalah.Game, millis []int64, budget, increment time.Duration) [2]ti
 
 // tagGiven keeps the time each seat was given by its opponent: "MS,MS"
 // (South's seat first).
-const tagGiven = "TimeGiven"
+const tagGiven = core.TagGiven
 
 // given reads tagGiven.
 func given(tags map[string]string) [2]time.Duration {

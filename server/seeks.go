@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -18,6 +17,7 @@ import (
 	"kalah/internal/identity"
 	"kalah/internal/netx"
 	"kalah/referee"
+	"kalah/server/core"
 	"kalah/server/gate"
 )
 
@@ -91,7 +91,7 @@ const SeekGrace = 10 * time.Second
 const StreamSeek = "seek"
 
 // ErrSignIn refuses a guest what needs an account.
-var ErrSignIn = errors.New("sign in first")
+var ErrSignIn = core.ErrSignIn
 
 // seeker returns who makes a request about seeks: a person or a guest (a
 // new guest if create); bots play through the queue and challenges.

@@ -22,6 +22,7 @@ import (
 	"kalah/player"
 	"kalah/protocol/line"
 	"kalah/referee"
+	"kalah/server/core"
 	"kalah/server/gate"
 )
 
@@ -285,14 +286,15 @@ func (c *Config) setDefaults() {
 	}
 }
 
-// Errors returned by the server's methods, matched with errors.Is.
+// Errors returned by the server's methods, matched with errors.Is (the
+// values are core's, which every module of the server shares).
 var (
-	ErrNotFound    = errors.New("no such game")
-	ErrNotYourTurn = errors.New("not your turn")
-	ErrForbidden   = errors.New("forbidden")
-	ErrClosed      = errors.New("server closed")
-	ErrBusy        = errors.New("already playing or queued")
-	ErrBadRequest  = httpapi.ErrBadRequest
+	ErrNotFound    = core.ErrNotFound
+	ErrNotYourTurn = core.ErrNotYourTurn
+	ErrForbidden   = core.ErrForbidden
+	ErrClosed      = core.ErrClosed
+	ErrBusy        = core.ErrBusy
+	ErrBadRequest  = core.ErrBadRequest
 )
 
 // Server referees games between bots and people. Create it with New;
