@@ -1,14 +1,14 @@
-package server
+package social
 
 import (
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
 
 	"kalah/internal/httpapi"
 	"kalah/internal/identity"
 	"kalah/internal/store"
+	"kalah/server/core"
 )
 
 // Following: a signed-in person follows players (people and bots, as on
@@ -19,59 +19,61 @@ import (
 const MaxFollows = 500
 
 // Following is what GET /api/account/following answers: the players the
-// person follows, and the live games they play.
-type Following struct {
+// person follows, and the live games they play (G: the server's summary of
+// a game).
+type Following[G any] struct {
 	Players []identity.ID `json:"players"`
-	Games   []GameInfo    `json:"games"`
+	Games   []G           `json:"games"`
 }
 
-// noPlayer is a player nobody is: ErrNotFound (404) in words of its own,
-// not a game's.
-type noPlayer string
+// NoPlayer is a player nobody is: core.ErrNotFound (404) in words of its
+// own, not a game's.
+type NoPlayer string
 
-func (e noPlayer) Error() string        { return fmt.Sprintf("no player named %q", string(e)) }
-func (e noPlayer) Is(target error) bool { return target == ErrNotFound }
+func (e NoPlayer) Error() string        { return fmt.Sprintf("no player named %q", string(e)) }
+func (e NoPlayer) Is(target error) bool { return target == core.ErrNotFound }
 
-// follower returns the signed-in person of r, or ErrSignIn.
-func (s *Server) follower(r *http.Request) (identity.ID, error) {
-	u := s.sessionUser(r)
+// follower returns the signed-in person of r, or core.ErrSignIn.
+func (m *Social[G]) follower(r *http.Request) (identity.ID, error) {
+	u := m.host.SessionUser(r)
 	if u == "" {
-		return identity.ID{}, fmt.Errorf("%w: sign in to follow players", ErrSignIn)
+		return identity.ID{}, fmt.Errorf("%w: sign in to follow players", core.ErrSignIn)
 	}
 	return identity.Of(identity.Person, u), nil
 }
 
 // followed returns the player {name} of a route.
-func (s *Server) followed(r *http.Request) (identity.ID, error) {
-	who, err := s.st.Identity(r.Context(), r.PathValue("name"))
+func (m *Social[G]) followed(r *http.Request) (identity.ID, error) {
+	who, err := m.st.Identity(r.Context(), r.PathValue("name"))
 	if errors.Is(err, store.ErrNotFound) {
-		return who, noPlayer(r.PathValue("name"))
+		return who, NoPlayer(r.PathValue("name"))
 	}
 	return who, err
 }
 
-// apiFollow follows (or, for unfollow, stops following) player {name}.
-func (s *Server) apiFollow(follow bool) http.HandlerFunc {
+// Follow follows (or, for unfollow, stops following) player {name} (POST
+// /api/players/{name}/follow and /unfollow).
+func (m *Social[G]) Follow(follow bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		me, err := s.follower(r)
+		me, err := m.follower(r)
 		if err != nil {
 			httpapi.WriteError(w, err)
 			return
 		}
-		who, err := s.followed(r)
+		who, err := m.followed(r)
 		if err != nil {
 			httpapi.WriteError(w, err)
 			return
 		}
 		switch {
 		case !follow:
-			err = s.st.Unfollow(r.Context(), me, who)
+			err = m.st.Unfollow(r.Context(), me, who)
 		case who.Is(me):
-			err = fmt.Errorf("%w: you cannot follow yourself", ErrBadRequest)
+			err = fmt.Errorf("%w: you cannot follow yourself", core.ErrBadRequest)
 		default:
-			err = s.st.Follow(r.Context(), me, who, MaxFollows)
+			err = m.st.Follow(r.Context(), me, who, MaxFollows)
 			if errors.Is(err, store.ErrFull) {
-				err = fmt.Errorf("%w: you follow %d players, the most this server allows; unfollow some first", ErrTooMany, MaxFollows)
+				err = fmt.Errorf("%w: you follow %d players, the most this server allows; unfollow some first", core.ErrTooMany, MaxFollows)
 			}
 		}
 		if err != nil {
@@ -82,27 +84,25 @@ func (s *Server) apiFollow(follow bool) http.HandlerFunc {
 	}
 }
 
-// apiFollowing answers the players the signed-in person follows and their
-// live games.
-func (s *Server) apiFollowing(w http.ResponseWriter, r *http.Request) {
-	me, err := s.follower(r)
+// Following answers the players the signed-in person follows and their
+// live games (GET /api/account/following).
+func (m *Social[G]) Following(w http.ResponseWriter, r *http.Request) {
+	me, err := m.follower(r)
 	if err != nil {
 		httpapi.WriteError(w, err)
 		return
 	}
-	ids, err := s.st.Following(r.Context(), me)
+	ids, err := m.st.Following(r.Context(), me)
 	if err != nil {
 		httpapi.WriteError(w, err)
 		return
 	}
-	out := Following{Players: ids, Games: []GameInfo{}}
+	out := Following[G]{Players: ids, Games: m.host.PlayedBy(ids)}
 	if out.Players == nil {
 		out.Players = []identity.ID{}
 	}
-	for _, g := range s.LiveGames() {
-		if slices.ContainsFunc(ids, func(id identity.ID) bool { return id.Is(g.SouthID) || id.Is(g.NorthID) }) {
-			out.Games = append(out.Games, g)
-		}
+	if out.Games == nil {
+		out.Games = []G{}
 	}
 	httpapi.WriteJSON(w, http.StatusOK, out)
 }
