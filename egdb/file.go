@@ -246,7 +246,7 @@ func Load(path string) (*DB, error) {
 
 // readAll fills mem from the start of f, on up to GOMAXPROCS goroutines
 // reading a part each: the copy from the page cache takes about half the
-// time on two cores (docs/PERFORMANCE.md, "The database build").
+// time on two cores (docs/ENGINE.md).
 func readAll(f *os.File, mem []byte) error {
 	const least = 16 << 20 // below, one read
 	parts := min(runtime.GOMAXPROCS(0), max(1, len(mem)/least))

@@ -464,7 +464,7 @@ func (e *Engine) exactRoot(r *run, q kalah.Position) (int, rootMoves, bool) {
 // mid-sized board (Kalah(6,4) takes more nodes with 4 to 24 plies than with
 // 1 to 3), but on a large one the first exact pass is hopeless without the
 // order they leave in the table (Kalah(6,5) searches twice as long with one
-// ply): docs/PERFORMANCE.md, "Tuning".
+// ply): docs/ENGINE.md, "Tuning".
 const (
 	deepIDSeeds = 49
 	deepIDDepth = 16

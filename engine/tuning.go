@@ -72,7 +72,7 @@ type Tuning struct {
 }
 
 // DefaultTuning returns the tuning every engine uses unless told otherwise.
-// The figures behind each value are in docs/PERFORMANCE.md ("Tuning").
+// The figures behind each value are in docs/ENGINE.md ("Tuning").
 func DefaultTuning() Tuning {
 	return Tuning{
 		TTMinSeeds:       4,

@@ -23,7 +23,7 @@ type conn struct {
 	srv  *Server
 	t    line.Transport
 	host string // the client's IP address, for rate limits
-	out  chan string
+	out  outbox // the lines to send, in order
 	done chan struct{}
 	once sync.Once
 
@@ -48,7 +48,7 @@ func (s *Server) startConn(t line.Transport) {
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		host = h
 	}
-	c := &conn{srv: s, t: t, host: host, out: make(chan string, 256), done: make(chan struct{}), watching: map[int64]*round{}}
+	c := &conn{srv: s, t: t, host: host, out: newOutbox(), done: make(chan struct{}), watching: map[int64]*round{}}
 	s.mu.Lock()
 	if s.closed || len(s.allConns) >= s.cfg.MaxConns {
 		closed := s.closed
@@ -68,6 +68,54 @@ func (s *Server) startConn(t line.Transport) {
 	go c.readLoop()
 }
 
+// maxBacklog is how many lines a client may fall behind before it is
+// dropped as one that does not read. A player is sent a few lines a ply
+// and answers every turn; a spectator of many games at once is sent most:
+// 256 lines is minutes of the busiest game's events. The queue holds only
+// the lines not yet written, so an idle connection holds none (a channel of
+// 256 held 4 KiB each, every one scanned by the collector).
+const maxBacklog = 256
+
+// outbox is a connection's queue of lines to write: taken by its writer
+// goroutine, filled by everyone else, never longer than maxBacklog.
+type outbox struct {
+	mu    sync.Mutex
+	lines []string
+	wake  chan struct{} // a value when lines may be waiting
+}
+
+func newOutbox() outbox { return outbox{wake: make(chan struct{}, 1)} }
+
+// put queues a line; false if the client is maxBacklog lines behind.
+func (o *outbox) put(line string) bool {
+	o.mu.Lock()
+	if len(o.lines) >= maxBacklog {
+		o.mu.Unlock()
+		return false
+	}
+	o.lines = append(o.lines, line)
+	o.mu.Unlock()
+	select {
+	case o.wake <- struct{}{}:
+	default:
+	}
+	return true
+}
+
+// take moves the lines queued into batch (emptied first) and returns it.
+func (o *outbox) take(batch []string) []string {
+	o.mu.Lock()
+	batch = append(batch[:0], o.lines...)
+	clear(o.lines)
+	if cap(o.lines) > 16 {
+		o.lines = nil // a backlog caught up: its array goes
+	} else {
+		o.lines = o.lines[:0]
+	}
+	o.mu.Unlock()
+	return batch
+}
+
 // sendMsg queues a line; a client too slow to take its lines is dropped.
 func (c *conn) sendMsg(m line.Msg) {
 	select {
@@ -75,9 +123,7 @@ func (c *conn) sendMsg(m line.Msg) {
 		return
 	default:
 	}
-	select {
-	case c.out <- m.String():
-	default:
+	if !c.out.put(m.String()) {
 		c.srv.log.Warn("dropping a client that does not read", "addr", c.host)
 		c.close()
 	}
@@ -98,25 +144,24 @@ func (c *conn) writeLoop() {
 	var batch []string
 	for {
 		select {
-		case s := <-c.out:
+		case <-c.out.wake:
 			select {
 			case <-c.done:
 				// Closing: what is left goes out quickly or not at all.
 				timeout = 100 * time.Millisecond
 			default:
 			}
-			// The lines queued meanwhile go out with it, in one write.
-			batch = append(batch[:0], s)
-		more:
-			for len(batch) < 64 {
-				select {
-				case s := <-c.out:
-					batch = append(batch, s)
-				default:
-					break more
-				}
+			// Every line queued goes out in one write.
+			batch = c.out.take(batch)
+			if len(batch) == 0 {
+				continue
 			}
-			if err := line.WriteLines(c.t, batch, timeout); err != nil {
+			err := line.WriteLines(c.t, batch, timeout)
+			clear(batch)
+			if cap(batch) > 16 {
+				batch = nil
+			}
+			if err != nil {
 				c.close()
 				return
 			}
@@ -127,16 +172,12 @@ func (c *conn) writeLoop() {
 			}
 		case <-c.done:
 			// Flush what is queued (a last error), briefly.
-			for {
-				select {
-				case s := <-c.out:
-					if c.t.WriteLine(s, 100*time.Millisecond) != nil {
-						return
-					}
-				default:
+			for _, s := range c.out.take(nil) {
+				if c.t.WriteLine(s, 100*time.Millisecond) != nil {
 					return
 				}
 			}
+			return
 		}
 	}
 }

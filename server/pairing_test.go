@@ -15,6 +15,7 @@ import (
 	"kalah"
 	"kalah/internal/identity"
 	"kalah/referee"
+	"kalah/server/lobby"
 )
 
 // sseEvent is one event of a Server-Sent Events stream.
@@ -284,8 +285,8 @@ func TestPairingByRatingRange(t *testing.T) {
 	if doraSeek.Game != 0 {
 		t.Fatalf("dora (±100) paired with carl (%d): %+v", carlRating, doraSeek)
 	}
-	if code := people["dora"].do("POST", "/api/seeks", offer(maxRange+1), nil); code != http.StatusBadRequest {
-		t.Fatalf("a range of %d: %d", maxRange+1, code)
+	if code := people["dora"].do("POST", "/api/seeks", offer(lobby.MaxRange+1), nil); code != http.StatusBadRequest {
+		t.Fatalf("a range of %d: %d", lobby.MaxRange+1, code)
 	}
 }
 
@@ -294,9 +295,7 @@ func TestPairingByRatingRange(t *testing.T) {
 // the moment the last one closes; nobody else may follow it.
 func TestSeekLivesWithItsSeeker(t *testing.T) {
 	ts := newTestServer(t, "", Config{})
-	ts.srv.seeks.mu.Lock()
-	ts.srv.seeks.grace = 300 * time.Millisecond
-	ts.srv.seeks.mu.Unlock()
+	ts.srv.lobby.SetGrace(300 * time.Millisecond)
 	ann, bob := newWebClient(t, ts), newWebClient(t, ts)
 	ann.signUp("ann")
 	bob.signUp("bob")
@@ -347,7 +346,7 @@ func TestSeekLivesWithItsSeeker(t *testing.T) {
 
 // TestSeeksOfGuestsAndBots: a guest seeks and accepts casual games, not
 // rated ones; a bot's token seeks nothing; one address holds at most
-// maxSeeksPerAddr open seeks, however many guests it makes.
+// lobby.MaxSeeksPerAddr open seeks, however many guests it makes.
 func TestSeeksOfGuestsAndBots(t *testing.T) {
 	ts := newTestServer(t, "", Config{})
 	ann := newWebClient(t, ts)
@@ -393,7 +392,7 @@ func TestSeeksOfGuestsAndBots(t *testing.T) {
 	// (ann's seek, from the same address, withdrawn first).
 	ann.do("POST", fmt.Sprintf("/api/seeks/%d/cancel", annRated.ID), "{}", nil)
 	refused := 0
-	for i := range maxSeeksPerAddr + 2 {
+	for i := range lobby.MaxSeeksPerAddr + 2 {
 		jar, _ := cookiejar.New(nil)
 		c := &webClient{t: t, base: ts.http.URL, c: &http.Client{Jar: jar}}
 		if code := c.do("POST", "/api/seeks", fmt.Sprintf(`{"clock_ms":%d}`, 60000*(i+3)), nil); code == http.StatusTooManyRequests {
@@ -401,6 +400,6 @@ func TestSeeksOfGuestsAndBots(t *testing.T) {
 		}
 	}
 	if refused != 2 {
-		t.Fatalf("%d of %d guests' seeks from one address refused, want 2", refused, maxSeeksPerAddr+2)
+		t.Fatalf("%d of %d guests' seeks from one address refused, want 2", refused, lobby.MaxSeeksPerAddr+2)
 	}
 }

@@ -24,6 +24,7 @@ import (
 	"kalah/referee"
 	"kalah/server/core"
 	"kalah/server/gate"
+	"kalah/server/lobby"
 	"kalah/server/social"
 )
 
@@ -332,7 +333,7 @@ type Server struct {
 	streams    *streams // long-lived requests open
 	metrics    *metrics
 	rematchMu  sync.Mutex // one rematch at a time
-	seeks      seeks
+	lobby      *lobby.Lobby
 	anonKGP    anonLabels // names of anonymous KGP clients (kgp.go)
 	// houseGames counts the house games started (housebot.go).
 	houseGames atomic.Uint64
@@ -373,6 +374,7 @@ func New(cfg Config) (*Server, error) {
 		stats:     &Stats{},
 		streams:   newStreams(&cfg),
 	}
+	s.lobby = s.newLobby()
 	s.social = social.New[GameInfo](cfg.Store, socialHost{s})
 	s.metrics = s.newMetrics()
 	s.logins.signup = netx.NewLimiter(cfg.SignupRate, cfg.SignupBurst)

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -73,5 +74,26 @@ func TestServeBuildsTheDatabaseOnlyWhenAsked(t *testing.T) {
 	}
 	if locks, _ := filepath.Glob(filepath.Join(dir, "*.lock")); len(locks) != 0 {
 		t.Errorf("the stopped build left %v", locks)
+	}
+}
+
+// TestServeTunesTheCollector: kalah serve's collector target and memory
+// limit are set from its flags, unless the environment set them first.
+func TestServeTunesTheCollector(t *testing.T) {
+	if _, set := os.LookupEnv("GOGC"); set {
+		t.Skip("GOGC is set: the environment wins")
+	}
+	old := debug.SetGCPercent(100)
+	oldLimit := debug.SetMemoryLimit(-1)
+	t.Cleanup(func() { debug.SetGCPercent(old); debug.SetMemoryLimit(oldLimit) })
+	tuneGC(250, 0)
+	if got := debug.SetGCPercent(100); got != 250 {
+		t.Errorf("GC percent %d, want 250", got)
+	}
+	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
+		tuneGC(400, 512)
+		if got := debug.SetMemoryLimit(-1); got != 512<<20 {
+			t.Errorf("memory limit %d, want %d", got, 512<<20)
+		}
 	}
 }

@@ -220,7 +220,7 @@ func moves(ms []kalah.Move) string {
 // mb if given, else 256 MiB up to 48 seeds, where a larger table's cache
 // and TLB misses cost more than the transpositions it keeps, and above
 // that half the memory available, at least 2 GiB and at most maxAutoMB,
-// which Kalah(6,5) needs to finish in minutes (docs/PERFORMANCE.md,
+// which Kalah(6,5) needs to finish in minutes (docs/ENGINE.md,
 // "Tuning").
 func autoTableMB(mb, seeds int) int {
 	switch {
@@ -271,7 +271,7 @@ func availableMB() (int, bool) {
 // balances the build against the search it saves when solving from
 // nothing: Kalah(6,4) is fastest with 17 under either capture (built in
 // about 2 s), Kalah(6,5) with 24 (1.25 GB, built in about a minute);
-// docs/PERFORMANCE.md, "Tuning".
+// docs/ENGINE.md, "Tuning".
 func autoSeeds(r kalah.Rules, seeds int) int {
 	if egdb.Supported(r) != nil {
 		return 0

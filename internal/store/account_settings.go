@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"crypto/rand"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -47,7 +46,7 @@ func (s *Store) ChangePassword(ctx context.Context, user, current, next, keep st
 	if err != nil {
 		return err
 	}
-	return s.write(ctx, func(tx *sql.Tx) error {
+	return s.write(ctx, func(tx *Tx) error {
 		if _, err := tx.Exec(`UPDATE users SET salt=?, hash=? WHERE name=?`, salt, hash, name); err != nil {
 			return err
 		}
@@ -60,7 +59,7 @@ func (s *Store) ChangePassword(ctx context.Context, user, current, next, keep st
 // how many there were.
 func (s *Store) EndSessions(ctx context.Context, user string) (int, error) {
 	var n int64
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(tx *Tx) error {
 		res, err := tx.Exec(`DELETE FROM sessions WHERE user=?`, user)
 		if err == nil {
 			n, err = res.RowsAffected()
@@ -91,7 +90,7 @@ func (s *Store) DeleteUser(ctx context.Context, user, password string) ([]string
 	for _, b := range bots {
 		ids = append(ids, identity.Of(identity.Bot, b))
 	}
-	err = s.write(ctx, func(tx *sql.Tx) error {
+	err = s.write(ctx, func(tx *Tx) error {
 		for _, id := range ids {
 			if err := forget(tx, id); err != nil {
 				return fmt.Errorf("store: delete %s: %w", id, err)
@@ -113,7 +112,7 @@ func (s *Store) DeleteUser(ctx context.Context, user, password string) ([]string
 
 // forget removes id's follows, ratings and name, and shows its seats and
 // chat lines as DeletedName.
-func forget(tx *sql.Tx, id identity.ID) error {
+func forget(tx *Tx, id identity.ID) error {
 	key := id.Key()
 	for _, q := range []struct {
 		stmt string

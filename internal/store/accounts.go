@@ -80,7 +80,7 @@ func ValidUserName(name string) error {
 // claimName takes name for a new person or bot in the one name space of
 // both, or fails with ErrNameTaken if it, or a name a reader could take
 // for it (identity.Skeleton), belongs to someone.
-func claimName(tx *sql.Tx, name string, kind identity.Kind) error {
+func claimName(tx *Tx, name string, kind identity.Kind) error {
 	var owner string
 	err := tx.QueryRow(`SELECT name FROM names WHERE skeleton=?`, identity.Skeleton(name)).Scan(&owner)
 	switch {
@@ -102,7 +102,7 @@ func (s *Store) Identity(ctx context.Context, name string) (identity.ID, error) 
 	var kind, canon string
 	// A name kept from before skeletons dropped the punctuation at their
 	// ends, too like another (migrateSkeletons), is under its old one.
-	err := s.db.QueryRowContext(ctx, `SELECT kind, name FROM names WHERE skeleton IN (?, ?) AND name=? COLLATE NOCASE`,
+	err := s.queryRow(ctx, `SELECT kind, name FROM names WHERE skeleton IN (?, ?) AND name=? COLLATE NOCASE`,
 		identity.Skeleton(name), untrimmedSkeleton(name), name).Scan(&kind, &canon)
 	if errors.Is(err, sql.ErrNoRows) {
 		return identity.ID{}, fmt.Errorf("%w: no player %q", ErrNotFound, name)
@@ -117,7 +117,7 @@ func (s *Store) Identity(ctx context.Context, name string) (identity.ID, error) 
 // registered itself by its first login.
 func (s *Store) BotOwner(ctx context.Context, name string) (string, error) {
 	var owner sql.NullString
-	err := s.db.QueryRowContext(ctx, `SELECT owner FROM bots WHERE name=? COLLATE NOCASE`, name).Scan(&owner)
+	err := s.queryRow(ctx, `SELECT owner FROM bots WHERE name=? COLLATE NOCASE`, name).Scan(&owner)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", fmt.Errorf("%w: no bot %q", ErrNotFound, name)
 	}
@@ -156,7 +156,7 @@ func (s *Store) CreateUser(ctx context.Context, name, password string) error {
 	if err != nil {
 		return err
 	}
-	return s.write(ctx, func(tx *sql.Tx) error {
+	return s.write(ctx, func(tx *Tx) error {
 		if err := claimName(tx, name, identity.Person); err != nil {
 			return err
 		}
@@ -171,7 +171,7 @@ func (s *Store) CreateUser(ctx context.Context, name, password string) error {
 func (s *Store) CheckPassword(ctx context.Context, name, password string) (string, error) {
 	var stored string
 	var salt, hash []byte
-	err := s.db.QueryRowContext(ctx, `SELECT name, salt, hash FROM users WHERE name=?`, name).Scan(&stored, &salt, &hash)
+	err := s.queryRow(ctx, `SELECT name, salt, hash FROM users WHERE name=?`, name).Scan(&stored, &salt, &hash)
 	if errors.Is(err, sql.ErrNoRows) {
 		if _, err := s.hashPassword(ctx, password, make([]byte, 16)); err != nil {
 			return "", err
@@ -203,7 +203,7 @@ func (s *Store) NewSession(ctx context.Context, user string, ttl time.Duration) 
 	rand.Read(b)
 	token := hex.EncodeToString(b)
 	now := time.Now()
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(tx *Tx) error {
 		_, err := tx.Exec(`INSERT INTO sessions(id, user, created, expires) VALUES(?,?,?,?)`, sessionID(token), user, now.UnixMilli(), now.Add(ttl).UnixMilli())
 		return err
 	})
@@ -217,7 +217,7 @@ func (s *Store) SessionUser(ctx context.Context, token string) (string, error) {
 	}
 	var user string
 	var expires int64
-	err := s.db.QueryRowContext(ctx, `SELECT user, expires FROM sessions WHERE id=?`, sessionID(token)).Scan(&user, &expires)
+	err := s.queryRow(ctx, `SELECT user, expires FROM sessions WHERE id=?`, sessionID(token)).Scan(&user, &expires)
 	if errors.Is(err, sql.ErrNoRows) || err == nil && time.Now().UnixMilli() >= expires {
 		return "", ErrNoSession
 	}
@@ -229,7 +229,7 @@ func (s *Store) SessionUser(ctx context.Context, token string) (string, error) {
 
 // EndSession signs a session out.
 func (s *Store) EndSession(ctx context.Context, token string) error {
-	return s.write(ctx, func(tx *sql.Tx) error {
+	return s.write(ctx, func(tx *Tx) error {
 		_, err := tx.Exec(`DELETE FROM sessions WHERE id=? OR expires<?`, sessionID(token), time.Now().UnixMilli())
 		return err
 	})
@@ -249,7 +249,7 @@ func (s *Store) CreateBot(ctx context.Context, owner, name string) (string, erro
 	salt := make([]byte, 16)
 	rand.Read(salt)
 	hash := hashToken(token, salt)
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(tx *Tx) error {
 		if err := claimName(tx, name, identity.Bot); err != nil {
 			return err
 		}
@@ -261,7 +261,7 @@ func (s *Store) CreateBot(ctx context.Context, owner, name string) (string, erro
 
 // BotsOf returns the names of the bots user owns.
 func (s *Store) BotsOf(ctx context.Context, user string) ([]string, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT name FROM bots WHERE owner=? ORDER BY name`, user)
+	rows, err := s.query(ctx, `SELECT name FROM bots WHERE owner=? ORDER BY name`, user)
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -26,7 +25,7 @@ import (
 //     resigned" becomes "alice resigned"). A seat with no account of an
 //     older release keeps no identity and reads "Anonymous".
 //   - ratings and their history: keyed by identity instead of name text.
-func migrateIdentities(tx *sql.Tx) error {
+func migrateIdentities(tx *Tx) error {
 	if _, err := tx.Exec(`CREATE TABLE IF NOT EXISTS names (
 	skeleton TEXT PRIMARY KEY,
 	kind     TEXT NOT NULL,
@@ -58,7 +57,7 @@ type oldName struct {
 
 // claimOldNames fills names from users and bots, oldest first, renaming
 // those whose name is taken; it returns the renames by kind and old name.
-func claimOldNames(tx *sql.Tx) (map[identity.Kind]map[string]string, error) {
+func claimOldNames(tx *Tx) (map[identity.Kind]map[string]string, error) {
 	var all []oldName
 	for _, q := range []struct {
 		kind  identity.Kind
@@ -123,7 +122,7 @@ func claimOldNames(tx *sql.Tx) (map[identity.Kind]map[string]string, error) {
 
 // resolver finds the identity an older release's name stood for.
 type resolver struct {
-	tx      *sql.Tx
+	tx      *Tx
 	renamed map[identity.Kind]map[string]string
 }
 
@@ -156,7 +155,7 @@ func (r resolver) find(name string, kinds ...identity.Kind) (identity.ID, bool) 
 }
 
 // rekeyRatings rebuilds ratings and rating_history keyed by identity.
-func rekeyRatings(tx *sql.Tx, renamed map[identity.Kind]map[string]string) error {
+func rekeyRatings(tx *Tx, renamed map[identity.Kind]map[string]string) error {
 	r := resolver{tx: tx, renamed: renamed}
 	if _, err := tx.Exec(`CREATE TABLE ratings_new (
 	id      TEXT NOT NULL,
@@ -247,7 +246,7 @@ type oldSeat struct {
 }
 
 // identifySeats gives every game's seats their identities.
-func identifySeats(tx *sql.Tx, renamed map[identity.Kind]map[string]string) error {
+func identifySeats(tx *Tx, renamed map[identity.Kind]map[string]string) error {
 	for _, col := range []string{"south_id", "north_id"} {
 		has, err := hasColumn(tx, "games", col)
 		if err != nil {

@@ -28,5 +28,5 @@ func (s *Store) WALSize() int64 {
 // Ping reports whether the database answers a read.
 func (s *Store) Ping(ctx context.Context) error {
 	var one int
-	return s.db.QueryRowContext(ctx, "SELECT 1").Scan(&one)
+	return s.queryRow(ctx, "SELECT 1").Scan(&one)
 }

@@ -15,7 +15,7 @@ import (
 // rated game aborted, adjudicated or ended too early to count is not).
 func (s *Store) RatedGamesBetween(ctx context.Context, a, b identity.ID, since time.Time) (int, error) {
 	var n int
-	err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM games WHERE created >= ?
+	err := s.queryRow(ctx, `SELECT count(*) FROM games WHERE created >= ?
 		AND ((south_id=? AND north_id=?) OR (south_id=? AND north_id=?))
 		AND json_extract(tags, '$.Rated') = 'yes'
 		AND (status=? OR EXISTS (SELECT 1 FROM rating_history h WHERE h.game = games.id))`,
@@ -44,7 +44,7 @@ type RatedPair struct {
 // RatedPairs returns the rated series of every two identities that
 // finished rated games against each other since then.
 func (s *Store) RatedPairs(ctx context.Context, since time.Time) ([]RatedPair, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT g.id, g.seats, g.result, (SELECT count(*) FROM moves m WHERE m.game = g.id AND m.swap = 1),
+	rows, err := s.query(ctx, `SELECT g.id, g.seats, g.result, (SELECT count(*) FROM moves m WHERE m.game = g.id AND m.swap = 1),
 		g.finished, h.id, h.after - h.before
 		FROM games g JOIN rating_history h ON h.game = g.id
 		WHERE g.status=? AND g.finished >= ? ORDER BY g.id`, string(Finished), since.UnixMilli())

@@ -71,7 +71,7 @@ CREATE TABLE IF NOT EXISTS people_tournament_byes (
 
 // migratePeopleTournaments (5 -> 6) makes the tables of people's
 // tournaments.
-func migratePeopleTournaments(tx *sql.Tx) error {
+func migratePeopleTournaments(tx *Tx) error {
 	_, err := tx.Exec(peopleTournamentTables)
 	return err
 }
@@ -149,7 +149,7 @@ func (s *Store) CreatePeopleTournament(ctx context.Context, t PeopleTournament) 
 		return 0, err
 	}
 	var id int64
-	err = s.write(ctx, func(tx *sql.Tx) error {
+	err = s.write(ctx, func(tx *Tx) error {
 		res, err := tx.Exec(`INSERT INTO people_tournaments(name, format, creator, rules, clock_ms, increment_ms, minutes, rounds, rated, starts, status, created)
 			VALUES(?,?,?,?,?,?,?,?,?,?,?,?)`, t.Name, t.Format, t.Creator.String(), string(rules), t.ClockMS, t.IncrementMS, t.Minutes, t.Rounds,
 			boolInt(t.Rated), t.Starts.UnixMilli(), TourWaiting, time.Now().UnixMilli())
@@ -197,7 +197,7 @@ func scanPeopleTournament(sc scanner) (PeopleTournament, error) {
 
 // PeopleTournament returns people's tournament id.
 func (s *Store) PeopleTournament(ctx context.Context, id int64) (PeopleTournament, error) {
-	t, err := scanPeopleTournament(s.db.QueryRowContext(ctx, `SELECT `+peopleTournamentCols+` FROM people_tournaments WHERE id=?`, id))
+	t, err := scanPeopleTournament(s.queryRow(ctx, `SELECT `+peopleTournamentCols+` FROM people_tournaments WHERE id=?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return t, fmt.Errorf("store: tournament %d: %w", id, ErrNotFound)
 	}
@@ -217,7 +217,7 @@ func (s *Store) PeopleTournaments(ctx context.Context, unfinished bool, limit in
 	if unfinished {
 		q += ` WHERE status != '` + TourFinished + `'`
 	}
-	rows, err := s.db.QueryContext(ctx, q+fmt.Sprintf(` ORDER BY id DESC LIMIT %d`, limit))
+	rows, err := s.query(ctx, q+fmt.Sprintf(` ORDER BY id DESC LIMIT %d`, limit))
 	if err != nil {
 		return nil, fmt.Errorf("store: tournaments: %w", err)
 	}
@@ -241,7 +241,7 @@ func (s *Store) SetPeopleTournamentState(ctx context.Context, id int64, status s
 	if status == TourFinished {
 		finished = time.Now().UnixMilli()
 	}
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(tx *Tx) error {
 		res, err := tx.Exec(`UPDATE people_tournaments SET status=?, round=?, note=?, finished=? WHERE id=?`, status, round, note, finished, id)
 		if err != nil {
 			return err
@@ -261,7 +261,7 @@ func (s *Store) SetPeopleTournamentState(ctx context.Context, id int64, status s
 // again if they had withdrawn. It reports whether they were active
 // already. Entrants beyond max are refused (ErrFull).
 func (s *Store) JoinPeopleTournament(ctx context.Context, id int64, who identity.ID, max int) (already bool, err error) {
-	err = s.write(ctx, func(tx *sql.Tx) error {
+	err = s.write(ctx, func(tx *Tx) error {
 		var active int
 		err := tx.QueryRow(`SELECT active FROM people_tournament_players WHERE tournament=? AND player=?`, id, who.Key()).Scan(&active)
 		switch {
@@ -293,7 +293,7 @@ func (s *Store) JoinPeopleTournament(ctx context.Context, id int64, who identity
 // are paired no more, and keep what they scored. ErrNotFound if they never
 // joined.
 func (s *Store) WithdrawFromPeopleTournament(ctx context.Context, id int64, who identity.ID) error {
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(tx *Tx) error {
 		res, err := tx.Exec(`UPDATE people_tournament_players SET active=0 WHERE tournament=? AND player=?`, id, who.Key())
 		if err != nil {
 			return err
@@ -312,7 +312,7 @@ func (s *Store) WithdrawFromPeopleTournament(ctx context.Context, id int64, who 
 // PeopleEntrants returns those who joined tournament id, in the order
 // they first joined.
 func (s *Store) PeopleEntrants(ctx context.Context, id int64) ([]PeopleEntrant, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id, seq, joined, active FROM people_tournament_players WHERE tournament=? ORDER BY seq`, id)
+	rows, err := s.query(ctx, `SELECT id, seq, joined, active FROM people_tournament_players WHERE tournament=? ORDER BY seq`, id)
 	if err != nil {
 		return nil, fmt.Errorf("store: tournament %d players: %w", id, err)
 	}
@@ -337,7 +337,7 @@ func (s *Store) PeopleEntrants(ctx context.Context, id int64) ([]PeopleEntrant, 
 // starts, so a restart finds it) and returns its id.
 func (s *Store) AddPeoplePairing(ctx context.Context, id int64, round int, south, north identity.ID) (int64, error) {
 	var pid int64
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(tx *Tx) error {
 		res, err := tx.Exec(`INSERT INTO people_tournament_pairings(tournament, round, south, north, paired) VALUES(?,?,?,?,?)`,
 			id, round, south.String(), north.String(), time.Now().UnixMilli())
 		if err != nil {
@@ -354,7 +354,7 @@ func (s *Store) AddPeoplePairing(ctx context.Context, id int64, round int, south
 
 // SetPeoplePairingGame records the server game of pairing pid.
 func (s *Store) SetPeoplePairingGame(ctx context.Context, pid, game int64) error {
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(tx *Tx) error {
 		_, err := tx.Exec(`UPDATE people_tournament_pairings SET game=? WHERE id=?`, game, pid)
 		return err
 	})
@@ -368,7 +368,7 @@ func (s *Store) SetPeoplePairingGame(ctx context.Context, pid, game int64) error
 // ended already is left as it is (and reported false).
 func (s *Store) EndPeoplePairing(ctx context.Context, pid int64, result string, counted bool, note string) (bool, error) {
 	var done bool
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(tx *Tx) error {
 		res, err := tx.Exec(`UPDATE people_tournament_pairings SET result=?, counted=?, note=?, ended=? WHERE id=? AND result=''`,
 			result, boolInt(counted), note, time.Now().UnixMilli(), pid)
 		if err != nil {
@@ -387,7 +387,7 @@ func (s *Store) EndPeoplePairing(ctx context.Context, pid int64, result string, 
 // PeoplePairings returns tournament id's pairings in the order they ended
 // (those still playing last, in the order they were paired).
 func (s *Store) PeoplePairings(ctx context.Context, id int64) ([]PeoplePairing, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id, round, south, north, game, result, counted, note, paired, ended
+	rows, err := s.query(ctx, `SELECT id, round, south, north, game, result, counted, note, paired, ended
 		FROM people_tournament_pairings WHERE tournament=? ORDER BY ended = 0, ended, id`, id)
 	if err != nil {
 		return nil, fmt.Errorf("store: tournament %d pairings: %w", id, err)
@@ -415,7 +415,7 @@ func (s *Store) PeoplePairings(ctx context.Context, id int64) ([]PeoplePairing, 
 
 // PeopleByes returns tournament id's byes: who sat out each round.
 func (s *Store) PeopleByes(ctx context.Context, id int64) (map[int]identity.ID, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT round, player FROM people_tournament_byes WHERE tournament=?`, id)
+	rows, err := s.query(ctx, `SELECT round, player FROM people_tournament_byes WHERE tournament=?`, id)
 	if err != nil {
 		return nil, fmt.Errorf("store: tournament %d byes: %w", id, err)
 	}
@@ -437,7 +437,7 @@ func (s *Store) PeopleByes(ctx context.Context, id int64) (map[int]identity.ID, 
 // a restart finds either the whole round or none of it.
 func (s *Store) AddPeopleRound(ctx context.Context, id int64, round int, games [][2]identity.ID, bye identity.ID) error {
 	now := time.Now().UnixMilli()
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(tx *Tx) error {
 		for _, g := range games {
 			if _, err := tx.Exec(`INSERT INTO people_tournament_pairings(tournament, round, south, north, paired) VALUES(?,?,?,?,?)`,
 				id, round, g[0].String(), g[1].String(), now); err != nil {

@@ -21,7 +21,7 @@ type RatingChange struct {
 	After  rating.Rating `json:"after"`
 }
 
-func ratingOf(tx *sql.Tx, id identity.ID, pool string) (rating.Rating, error) {
+func ratingOf(tx *Tx, id identity.ID, pool string) (rating.Rating, error) {
 	r := rating.New()
 	err := tx.QueryRow(`SELECT rating, rd, vol, games FROM ratings WHERE id=? AND pool=?`, id.Key(), pool).Scan(&r.Rating, &r.RD, &r.Vol, &r.Games)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -39,7 +39,7 @@ func (s *Store) RateGame(ctx context.Context, id int64, pool string, ids [2]iden
 	if !ids[0].Rated() || !ids[1].Rated() || ids[0].Is(ids[1]) {
 		return out, fmt.Errorf("store: rate game %d: %v against %v: %w", id, ids[0], ids[1], ErrBadAccount)
 	}
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(tx *Tx) error {
 		var n int
 		if err := tx.QueryRow(`SELECT count(*) FROM rating_history WHERE game=?`, id).Scan(&n); err != nil || n > 0 {
 			return err
@@ -78,7 +78,7 @@ func (s *Store) RateGame(ctx context.Context, id int64, pool string, ids [2]iden
 
 // GameRatings returns the rating changes of game id (none if unrated).
 func (s *Store) GameRatings(ctx context.Context, id int64) ([]RatingChange, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT h.id, h.name, h.pool, h.before, h.after, h.rd, coalesce(r.vol, 0), coalesce(r.games, 0)
+	rows, err := s.query(ctx, `SELECT h.id, h.name, h.pool, h.before, h.after, h.rd, coalesce(r.vol, 0), coalesce(r.games, 0)
 		FROM rating_history h LEFT JOIN ratings r ON r.id = h.id AND r.pool = h.pool WHERE h.game=?`, id)
 	if err != nil {
 		return nil, err
@@ -136,7 +136,7 @@ func (s *Store) Leaderboard(ctx context.Context, pool string, limit int) ([]Rate
 	if limit <= 0 || limit > 500 {
 		limit = 100
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT id, name, pool, rating, rd, vol, games, updated FROM ratings
+	rows, err := s.query(ctx, `SELECT id, name, pool, rating, rd, vol, games, updated FROM ratings
 		WHERE (?='' OR pool=?) ORDER BY rd > ?, rating DESC LIMIT ?`, pool, pool, rating.ProvisionalRD, limit)
 	if err != nil {
 		return nil, err
@@ -146,7 +146,7 @@ func (s *Store) Leaderboard(ctx context.Context, pool string, limit int) ([]Rate
 
 // PlayerRatings returns who's ratings on every ladder it played on.
 func (s *Store) PlayerRatings(ctx context.Context, who identity.ID) ([]Rated, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id, name, pool, rating, rd, vol, games, updated FROM ratings WHERE id=? ORDER BY games DESC`, who.Key())
+	rows, err := s.query(ctx, `SELECT id, name, pool, rating, rd, vol, games, updated FROM ratings WHERE id=? ORDER BY games DESC`, who.Key())
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +167,7 @@ type HistoryPoint struct {
 // RatingHistory returns who's rating after each of its rated games,
 // oldest first (at most the last 500).
 func (s *Store) RatingHistory(ctx context.Context, who identity.ID) ([]HistoryPoint, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT game, pool, after, before, at FROM (SELECT * FROM rating_history WHERE id=? ORDER BY at DESC LIMIT 500) ORDER BY at`, who.Key())
+	rows, err := s.query(ctx, `SELECT game, pool, after, before, at FROM (SELECT * FROM rating_history WHERE id=? ORDER BY at DESC LIMIT 500) ORDER BY at`, who.Key())
 	if err != nil {
 		return nil, err
 	}

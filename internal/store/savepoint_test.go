@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"path/filepath"
 	"sync"
@@ -23,7 +22,7 @@ func TestWriteAllOrNothing(t *testing.T) {
 	// Hold the writer, so the two writes below wait together and are
 	// committed as one batch.
 	held, release := make(chan struct{}), make(chan struct{})
-	go s.write(ctx, func(tx *sql.Tx) error {
+	go s.write(ctx, func(tx *Tx) error {
 		close(held)
 		<-release
 		return nil
@@ -35,7 +34,7 @@ func TestWriteAllOrNothing(t *testing.T) {
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
-		failed = s.write(ctx, func(tx *sql.Tx) error {
+		failed = s.write(ctx, func(tx *Tx) error {
 			if _, err := tx.Exec(`INSERT INTO bots(name, salt, hash, created) VALUES('half', x'00', x'00', 0)`); err != nil {
 				return err
 			}
@@ -44,7 +43,7 @@ func TestWriteAllOrNothing(t *testing.T) {
 	}()
 	go func() {
 		defer wg.Done()
-		ok = s.write(ctx, func(tx *sql.Tx) error {
+		ok = s.write(ctx, func(tx *Tx) error {
 			_, err := tx.Exec(`INSERT INTO bots(name, salt, hash, created) VALUES('whole', x'00', x'00', 0)`)
 			return err
 		})

@@ -38,7 +38,7 @@ CREATE TABLE IF NOT EXISTS revoked_tokens (
 // valid across restarts and no two stores share one.
 func (s *Store) Secret(ctx context.Context, name string) ([]byte, error) {
 	var v []byte
-	err := s.db.QueryRowContext(ctx, `SELECT value FROM server_secrets WHERE name=?`, name).Scan(&v)
+	err := s.queryRow(ctx, `SELECT value FROM server_secrets WHERE name=?`, name).Scan(&v)
 	if err == nil {
 		return v, nil
 	}
@@ -47,7 +47,7 @@ func (s *Store) Secret(ctx context.Context, name string) ([]byte, error) {
 	}
 	fresh := make([]byte, 32)
 	rand.Read(fresh)
-	err = s.write(ctx, func(tx *sql.Tx) error {
+	err = s.write(ctx, func(tx *Tx) error {
 		if _, err := tx.Exec(`INSERT INTO server_secrets(name, value, created) VALUES(?,?,?) ON CONFLICT(name) DO NOTHING`, name, fresh, time.Now().UnixMilli()); err != nil {
 			return err
 		}
@@ -65,7 +65,7 @@ func (s *Store) Secret(ctx context.Context, name string) ([]byte, error) {
 // guest for good.
 func (s *Store) NewGuest(ctx context.Context) (int64, error) {
 	var id int64
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(tx *Tx) error {
 		return tx.QueryRow(`INSERT INTO guests(created) VALUES(?) RETURNING id`, time.Now().UnixMilli()).Scan(&id)
 	})
 	if err != nil {
@@ -87,7 +87,7 @@ func (s *Store) RotateBotToken(ctx context.Context, owner, name string) (canon, 
 	token = hex.EncodeToString(b)
 	salt := make([]byte, 16)
 	rand.Read(salt)
-	err = s.write(ctx, func(tx *sql.Tx) error {
+	err = s.write(ctx, func(tx *Tx) error {
 		var who sql.NullString
 		var old []byte
 		err := tx.QueryRow(`SELECT name, owner, lookup FROM bots WHERE name=? COLLATE NOCASE`, name).Scan(&canon, &who, &old)
@@ -114,7 +114,7 @@ func (s *Store) RotateBotToken(ctx context.Context, owner, name string) (canon, 
 // tokenRevoked reports whether token was replaced by its bot's owner.
 func (s *Store) tokenRevoked(ctx context.Context, token string) (bool, error) {
 	var one int
-	err := s.db.QueryRowContext(ctx, `SELECT 1 FROM revoked_tokens WHERE lookup=?`, tokenLookup(token)).Scan(&one)
+	err := s.queryRow(ctx, `SELECT 1 FROM revoked_tokens WHERE lookup=?`, tokenLookup(token)).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
 	}

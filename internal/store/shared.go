@@ -21,7 +21,7 @@ import (
 // committed even if ctx ends meanwhile, so a caller never believes a
 // committed write was lost.
 func (s *Store) Write(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	return s.write(ctx, fn)
+	return s.write(ctx, func(tx *Tx) error { return fn(tx.Tx) })
 }
 
 // ReadDB returns the pool of connections that read the database, for

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"database/sql"
 	"strings"
 
 	"kalah/internal/identity"
@@ -14,7 +13,7 @@ import (
 // skeleton another already has (alice and alice., both registered before)
 // keeps its old one: both go on being found (Identity looks under both),
 // and the new skeleton, taken, keeps any third look-alike out.
-func migrateSkeletons(tx *sql.Tx) error {
+func migrateSkeletons(tx *Tx) error {
 	rows, err := tx.Query(`SELECT skeleton, name FROM names WHERE skeleton LIKE '-%' OR skeleton LIKE '%-' ORDER BY name`)
 	if err != nil {
 		return err

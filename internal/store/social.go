@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"strings"
@@ -16,7 +15,7 @@ import (
 // account follows. Schema 5 -> 6.
 
 // migrateSocial (6 -> 7) makes the tables of chats and follows.
-func migrateSocial(tx *sql.Tx) error {
+func migrateSocial(tx *Tx) error {
 	_, err := tx.Exec(`CREATE TABLE IF NOT EXISTS chat (
 	id   INTEGER PRIMARY KEY,
 	game INTEGER NOT NULL,
@@ -60,7 +59,7 @@ var ErrFull = errors.New("full")
 // and time.
 func (s *Store) AddChat(ctx context.Context, c ChatLine, max int) (ChatLine, error) {
 	c.At = time.Now()
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(tx *Tx) error {
 		if max > 0 {
 			var n int
 			if err := tx.QueryRow(`SELECT count(*) FROM chat WHERE game=? AND room=?`, c.Game, c.Room).Scan(&n); err != nil {
@@ -94,7 +93,7 @@ func (s *Store) Chat(ctx context.Context, id int64, rooms ...string) ([]ChatLine
 	for _, r := range rooms {
 		args = append(args, r)
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT id, room, who, name, text, at FROM chat WHERE game=? AND room IN (?`+
+	rows, err := s.query(ctx, `SELECT id, room, who, name, text, at FROM chat WHERE game=? AND room IN (?`+
 		strings.Repeat(",?", len(rooms)-1)+`) ORDER BY id`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: chat of game %d: %w", id, err)
@@ -118,7 +117,7 @@ func (s *Store) Chat(ctx context.Context, id int64, rooms ...string) ([]ChatLine
 // Follow records that follower follows followed, once; a follower may
 // follow at most max players (ErrFull beyond; max <= 0: no bound).
 func (s *Store) Follow(ctx context.Context, follower, followed identity.ID, max int) error {
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(tx *Tx) error {
 		var n int
 		if err := tx.QueryRow(`SELECT count(*) FROM follows WHERE follower=?`, follower.Key()).Scan(&n); err != nil {
 			return err
@@ -142,7 +141,7 @@ func (s *Store) Follow(ctx context.Context, follower, followed identity.ID, max 
 
 // Unfollow forgets that follower follows followed.
 func (s *Store) Unfollow(ctx context.Context, follower, followed identity.ID) error {
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(tx *Tx) error {
 		_, err := tx.Exec(`DELETE FROM follows WHERE follower=? AND followed=?`, follower.Key(), followed.Key())
 		return err
 	})
@@ -154,7 +153,7 @@ func (s *Store) Unfollow(ctx context.Context, follower, followed identity.ID) er
 
 // Following returns the players follower follows, by name.
 func (s *Store) Following(ctx context.Context, follower identity.ID) ([]identity.ID, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT followed, name FROM follows WHERE follower=? ORDER BY name COLLATE NOCASE`, follower.Key())
+	rows, err := s.query(ctx, `SELECT followed, name FROM follows WHERE follower=? ORDER BY name COLLATE NOCASE`, follower.Key())
 	if err != nil {
 		return nil, fmt.Errorf("store: following: %w", err)
 	}
@@ -173,7 +172,7 @@ func (s *Store) Following(ctx context.Context, follower identity.ID) ([]identity
 // Followers counts who follows id.
 func (s *Store) Followers(ctx context.Context, id identity.ID) (int, error) {
 	var n int
-	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM follows WHERE followed=?`, id.Key()).Scan(&n); err != nil {
+	if err := s.queryRow(ctx, `SELECT count(*) FROM follows WHERE followed=?`, id.Key()).Scan(&n); err != nil {
 		return 0, fmt.Errorf("store: followers: %w", err)
 	}
 	return n, nil
@@ -190,7 +189,7 @@ type Pool struct {
 
 // Pools returns every ladder someone is rated on, the busiest first.
 func (s *Store) Pools(ctx context.Context, provisionalRD float64) ([]Pool, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT pool, count(*), sum(rd <= ?) FROM ratings GROUP BY pool ORDER BY count(*) DESC, pool`, provisionalRD)
+	rows, err := s.query(ctx, `SELECT pool, count(*), sum(rd <= ?) FROM ratings GROUP BY pool ORDER BY count(*) DESC, pool`, provisionalRD)
 	if err != nil {
 		return nil, fmt.Errorf("store: pools: %w", err)
 	}
@@ -217,7 +216,7 @@ func (s *Store) GamesRatings(ctx context.Context, ids []int64) (map[int64][]Rati
 	for i, id := range ids {
 		args[i] = id
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT game, id, name, pool, before, after, rd FROM rating_history WHERE game IN (?`+
+	rows, err := s.query(ctx, `SELECT game, id, name, pool, before, after, rd FROM rating_history WHERE game IN (?`+
 		strings.Repeat(",?", len(ids)-1)+`)`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: ratings of games: %w", err)

@@ -107,8 +107,11 @@ type Store struct {
 	// insertMove inserts one move, prepared once on the writer's
 	// connection.
 	insertMove *sql.Stmt
-	pageSize   int64 // the database's page size, to size the WAL
-	path       string
+	// wstmts and reads are the statements prepared once on the writer's
+	// connection and on the readers' pool (stmts.go).
+	wstmts, reads *stmtCache
+	pageSize      int64 // the database's page size, to size the WAL
+	path          string
 	// commits and committed count committed transactions and the writes
 	// in them (Commits, Writes).
 	commits, committed atomic.Uint64
@@ -161,8 +164,8 @@ func (s *Store) checkpointer() {
 }
 
 type writeReq struct {
-	fn    func(tx *sql.Tx) error // a write of its own, or
-	move  *moveRow               // a move, inserted with the batch's other moves
+	fn    func(tx *Tx) error // a write of its own, or
+	move  *moveRow           // a move, inserted with the batch's other moves
 	reply chan error
 }
 
@@ -266,7 +269,7 @@ func Open(path string) (*Store, error) {
 		db.SetMaxOpenConns(4)
 	}
 	s := &Store{db: db, wdb: wdb, writes: make(chan writeReq, 1024), done: make(chan struct{}), closed: make(chan struct{}),
-		path: path, hashers: make(chan struct{}, DefaultHashers)}
+		path: path, hashers: make(chan struct{}, DefaultHashers), wstmts: newStmtCache(wdb, true), reads: newStmtCache(db, db == wdb)}
 	if db != wdb {
 		// Checkpoint the WAL in the background, so no commit waits for one
 		// (a checkpoint syncs the database file).
@@ -300,6 +303,8 @@ func (s *Store) Close() error {
 	s.once.Do(func() { close(s.done) })
 	<-s.closed
 	s.insertMove.Close()
+	s.wstmts.close()
+	s.reads.close()
 	if s.checkpoints != nil {
 		<-s.checkpoints
 		s.wdb.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -355,13 +360,16 @@ func (s *Store) commit(batch []writeReq) {
 		}
 		return
 	}
-	tx, err := s.wdb.Begin()
+	stx, err := s.wdb.Begin()
 	if err != nil {
 		for _, r := range batch {
 			r.reply <- unavailable(err)
 		}
 		return
 	}
+	tx := &Tx{Tx: stx, stmts: s.wstmts}
+	// Once the batch is answered and the connection free.
+	defer s.wstmts.prepareWanted()
 	errs := make([]error, len(batch))
 	var moves []int
 	for i, r := range batch {
@@ -441,7 +449,7 @@ func unavailable(err error) error {
 
 // atomically runs fn inside a savepoint of tx: if fn fails, everything it
 // wrote is rolled back and the transaction goes on without it.
-func atomically(tx *sql.Tx, fn func(tx *sql.Tx) error) (err error) {
+func atomically(tx *Tx, fn func(tx *Tx) error) (err error) {
 	if _, err := tx.Exec(`SAVEPOINT op`); err != nil {
 		return err
 	}
@@ -462,7 +470,7 @@ func atomically(tx *sql.Tx, fn func(tx *sql.Tx) error) (err error) {
 }
 
 // write queues fn and waits until it is committed.
-func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
+func (s *Store) write(ctx context.Context, fn func(tx *Tx) error) error {
 	return s.queue(ctx, writeReq{fn: fn, reply: make(chan error, 1)})
 }
 
@@ -510,7 +518,7 @@ func (s *Store) CreateGame(ctx context.Context, ng NewGame) (int64, error) {
 	seats, _ := json.Marshal(ng.Seats)
 	tags, _ := json.Marshal(ng.Tags)
 	var id int64
-	err = s.write(ctx, func(tx *sql.Tx) error {
+	err = s.write(ctx, func(tx *Tx) error {
 		res, err := tx.Exec(`INSERT INTO games(rules, seats, south, north, south_id, north_id, start, tags, status, created) VALUES(?,?,?,?,?,?,?,?,?,?)`,
 			string(rules), string(seats), ng.Seats[0].Name, ng.Seats[1].Name, ng.Seats[0].ID.Key(), ng.Seats[1].ID.Key(), ng.Start, string(tags), string(Live), time.Now().UnixMilli())
 		if err != nil {
@@ -551,7 +559,7 @@ func (s *Store) AddMoveAsync(ctx context.Context, id int64, ply int, m kalah.Rec
 // final score, adding rec's tags to the game's. The moves must already be
 // stored.
 func (s *Store) FinishGame(ctx context.Context, id int64, rec kalah.Record) error {
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(tx *Tx) error {
 		res, err := tx.Exec(`UPDATE games SET status=?, result=?, termination=?, south_score=?, north_score=?, finished=? WHERE id=? AND status=?`,
 			string(Finished), rec.Result.String(), rec.Termination.String(), rec.Final.South, rec.Final.North, time.Now().UnixMilli(), id, string(Live))
 		if err != nil {
@@ -622,14 +630,14 @@ func scanGame(sc scanner) (Game, error) {
 // Game returns game id with all its moves. For a live game the final
 // score is that of the position after the stored moves.
 func (s *Store) Game(ctx context.Context, id int64) (Game, error) {
-	g, err := scanGame(s.db.QueryRowContext(ctx, `SELECT `+gameCols+` FROM games WHERE id=?`, id))
+	g, err := scanGame(s.queryRow(ctx, `SELECT `+gameCols+` FROM games WHERE id=?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return g, fmt.Errorf("store: game %d: %w", id, ErrNotFound)
 	}
 	if err != nil {
 		return g, fmt.Errorf("store: game %d: %w", id, err)
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT ply, side, house, swap, ms FROM moves WHERE game=? ORDER BY ply`, id)
+	rows, err := s.query(ctx, `SELECT ply, side, house, swap, ms FROM moves WHERE game=? ORDER BY ply`, id)
 	if err != nil {
 		return g, fmt.Errorf("store: game %d moves: %w", id, err)
 	}
@@ -735,7 +743,7 @@ func (s *Store) Games(ctx context.Context, f Filter) ([]Game, error) {
 		limit = 100
 	}
 	q += fmt.Sprintf(" ORDER BY id DESC LIMIT %d", limit)
-	rows, err := s.db.QueryContext(ctx, q, args...)
+	rows, err := s.query(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: games: %w", err)
 	}
@@ -754,7 +762,7 @@ func (s *Store) Games(ctx context.Context, f Filter) ([]Game, error) {
 // Unfinished returns every live game with its moves, oldest first, for a
 // server starting up to resume or adjudicate.
 func (s *Store) Unfinished(ctx context.Context) ([]Game, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id FROM games WHERE status=? ORDER BY id`, string(Live))
+	rows, err := s.query(ctx, `SELECT id FROM games WHERE status=? ORDER BY id`, string(Live))
 	if err != nil {
 		return nil, fmt.Errorf("store: unfinished: %w", err)
 	}
@@ -798,10 +806,10 @@ func hashToken(token string, salt []byte) []byte {
 const schemaVersion = 8
 
 // migrations[v] takes a database from user_version v to v+1.
-var migrations = []func(tx *sql.Tx) error{
+var migrations = []func(tx *Tx) error{
 	// 0 -> 1: a lookup hash of each bot's token, so a token alone (KGP's
 	// auth:token) finds its bot.
-	func(tx *sql.Tx) error {
+	func(tx *Tx) error {
 		has, err := hasColumn(tx, "bots", "lookup")
 		if err != nil || has {
 			return err
@@ -814,7 +822,7 @@ var migrations = []func(tx *sql.Tx) error{
 	},
 	// 1 -> 2: accounts: people with a password, their sessions, the bots
 	// they own.
-	func(tx *sql.Tx) error {
+	func(tx *Tx) error {
 		if _, err := tx.Exec(`CREATE TABLE IF NOT EXISTS users (
 	name    TEXT PRIMARY KEY COLLATE NOCASE,
 	salt    BLOB NOT NULL,
@@ -840,7 +848,7 @@ CREATE INDEX IF NOT EXISTS sessions_user ON sessions(user);`); err != nil {
 	// 2 -> 3: Glicko-2 ratings of accounts, people and bots alike, one
 	// ladder a pool (rule preset and time-control class), and each rated
 	// game's change.
-	func(tx *sql.Tx) error {
+	func(tx *Tx) error {
 		_, err := tx.Exec(`CREATE TABLE IF NOT EXISTS ratings (
 	name    TEXT NOT NULL COLLATE NOCASE,
 	pool    TEXT NOT NULL,
@@ -879,7 +887,7 @@ CREATE INDEX IF NOT EXISTS rating_history_name ON rating_history(name, pool, at)
 	migrateSkeletons,
 }
 
-func hasColumn(tx *sql.Tx, table, column string) (bool, error) {
+func hasColumn(tx *Tx, table, column string) (bool, error) {
 	rows, err := tx.Query(`SELECT name FROM pragma_table_info(?)`, table)
 	if err != nil {
 		return false, err
@@ -912,7 +920,7 @@ func migrate(db *sql.DB) error {
 		if err != nil {
 			return err
 		}
-		if err := migrations[v](tx); err != nil {
+		if err := migrations[v](&Tx{Tx: tx}); err != nil {
 			tx.Rollback()
 			return fmt.Errorf("migrate schema %d to %d: %w", v, v+1, err)
 		}
@@ -939,7 +947,7 @@ var ErrNoBot = errors.New("no bot has this token")
 // BotByToken returns the name of the bot whose token this is.
 func (s *Store) BotByToken(ctx context.Context, token string) (string, error) {
 	var name string
-	err := s.db.QueryRowContext(ctx, `SELECT name FROM bots WHERE lookup=?`, tokenLookup(token)).Scan(&name)
+	err := s.queryRow(ctx, `SELECT name FROM bots WHERE lookup=?`, tokenLookup(token)).Scan(&name)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", ErrNoBot
 	}
@@ -952,7 +960,7 @@ func (s *Store) BotByToken(ctx context.Context, token string) (string, error) {
 // ForgetToken makes a token find no bot any more (KGP's auth:forget); the
 // bot keeps its name, games and name-and-token login.
 func (s *Store) ForgetToken(ctx context.Context, token string) error {
-	return s.write(ctx, func(tx *sql.Tx) error {
+	return s.write(ctx, func(tx *Tx) error {
 		_, err := tx.Exec(`UPDATE bots SET lookup=NULL WHERE lookup=?`, tokenLookup(token))
 		return err
 	})
@@ -960,7 +968,7 @@ func (s *Store) ForgetToken(ctx context.Context, token string) error {
 
 // setLookup records the lookup hash of a bot's checked token.
 func (s *Store) setLookup(ctx context.Context, name, token string) error {
-	return s.write(ctx, func(tx *sql.Tx) error {
+	return s.write(ctx, func(tx *Tx) error {
 		_, err := tx.Exec(`UPDATE bots SET lookup=? WHERE name=? AND lookup IS NULL AND NOT EXISTS (SELECT 1 FROM bots WHERE lookup=?)`, tokenLookup(token), name, tokenLookup(token))
 		return err
 	})
@@ -994,7 +1002,7 @@ func (s *Store) BotLoginMade(ctx context.Context, name, token string) (canon str
 func (s *Store) botLogin(ctx context.Context, name, token string, check bool) (string, bool, error) {
 	var canon string
 	var salt, hash []byte
-	err := s.db.QueryRowContext(ctx, `SELECT name, salt, hash FROM bots WHERE name=? COLLATE NOCASE`, name).Scan(&canon, &salt, &hash)
+	err := s.queryRow(ctx, `SELECT name, salt, hash FROM bots WHERE name=? COLLATE NOCASE`, name).Scan(&canon, &salt, &hash)
 	switch {
 	case err == nil:
 		if subtle.ConstantTimeCompare(hashToken(token, salt), hash) != 1 {
@@ -1018,7 +1026,7 @@ func (s *Store) botLogin(ctx context.Context, name, token string, check bool) (s
 	salt = make([]byte, 16)
 	rand.Read(salt)
 	hash = hashToken(token, salt)
-	err = s.write(ctx, func(tx *sql.Tx) error {
+	err = s.write(ctx, func(tx *Tx) error {
 		if err := claimName(tx, name, identity.Bot); err != nil {
 			return err
 		}
@@ -1029,7 +1037,7 @@ func (s *Store) botLogin(ctx context.Context, name, token string, check bool) (s
 		// Someone has it, or took it meanwhile: a bot of that very name
 		// logs in with its own token.
 		var salt2, hash2 []byte
-		if qerr := s.db.QueryRowContext(ctx, `SELECT name, salt, hash FROM bots WHERE name=? COLLATE NOCASE`, name).Scan(&canon, &salt2, &hash2); qerr == nil {
+		if qerr := s.queryRow(ctx, `SELECT name, salt, hash FROM bots WHERE name=? COLLATE NOCASE`, name).Scan(&canon, &salt2, &hash2); qerr == nil {
 			if subtle.ConstantTimeCompare(hashToken(token, salt2), hash2) == 1 {
 				return canon, false, nil
 			}
@@ -1046,7 +1054,7 @@ func (s *Store) botLogin(ctx context.Context, name, token string, check bool) (s
 // SetSeats replaces the seats of game id (a person taking an open seat).
 func (s *Store) SetSeats(ctx context.Context, id int64, seats [2]Seat) error {
 	b, _ := json.Marshal(seats)
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(tx *Tx) error {
 		res, err := tx.Exec(`UPDATE games SET seats=?, south=?, north=?, south_id=?, north_id=? WHERE id=?`, string(b),
 			seats[0].Name, seats[1].Name, seats[0].ID.Key(), seats[1].ID.Key(), id)
 		if err != nil {
@@ -1072,7 +1080,7 @@ const TakebackTag = "Takebacks"
 // notes them in the game's TakebackTag, in one transaction ordered after
 // every write queued before it.
 func (s *Store) TakeBack(ctx context.Context, id int64, ply int, taken string) error {
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(tx *Tx) error {
 		var tags string
 		if err := tx.QueryRow(`SELECT tags FROM games WHERE id=? AND status=?`, id, string(Live)).Scan(&tags); err != nil {
 			if errors.Is(err, sql.ErrNoRows) {
@@ -1107,7 +1115,7 @@ func (s *Store) TakeBack(ctx context.Context, id int64, ply int, taken string) e
 // game imported from elsewhere, found by its old id).
 func (s *Store) GameByTag(ctx context.Context, key, value string) (int64, error) {
 	var id int64
-	err := s.db.QueryRowContext(ctx, `SELECT id FROM games WHERE json_extract(tags, '$.' || ?) = ? ORDER BY id DESC LIMIT 1`, key, value).Scan(&id)
+	err := s.queryRow(ctx, `SELECT id FROM games WHERE json_extract(tags, '$.' || ?) = ? ORDER BY id DESC LIMIT 1`, key, value).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, fmt.Errorf("store: game tagged %s=%s: %w", key, value, ErrNotFound)
 	}
@@ -1116,7 +1124,7 @@ func (s *Store) GameByTag(ctx context.Context, key, value string) (int64, error)
 
 // SetTag sets one tag of game id, live or finished.
 func (s *Store) SetTag(ctx context.Context, id int64, key, value string) error {
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(tx *Tx) error {
 		var tags string
 		if err := tx.QueryRow(`SELECT tags FROM games WHERE id=?`, id).Scan(&tags); err != nil {
 			if errors.Is(err, sql.ErrNoRows) {

@@ -95,7 +95,7 @@ func tournamentTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano
 // returns its id.
 func (s *Store) CreateEngineTournament(ctx context.Context, name, config, status string, entrants []string, games []EngineGame) (int64, error) {
 	var id int64
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(tx *Tx) error {
 		res, err := tx.Exec(`INSERT INTO tournaments(name, config, status, created) VALUES (?, ?, ?, ?)`,
 			name, config, status, tournamentTime(time.Now()))
 		if err != nil {
@@ -117,7 +117,7 @@ func (s *Store) CreateEngineTournament(ctx context.Context, name, config, status
 	return id, nil
 }
 
-func insertEngineGames(tx *sql.Tx, id int64, games []EngineGame) error {
+func insertEngineGames(tx *Tx, id int64, games []EngineGame) error {
 	if len(games) == 0 {
 		return nil
 	}
@@ -138,7 +138,7 @@ func insertEngineGames(tx *sql.Tx, id int64, games []EngineGame) error {
 // games (Swiss, SPRT) and the entrant given a bye in it (bye < 0: none),
 // in one write.
 func (s *Store) ScheduleEngineRound(ctx context.Context, id int64, round int, games []EngineGame, bye int) error {
-	return s.write(ctx, func(tx *sql.Tx) error {
+	return s.write(ctx, func(tx *Tx) error {
 		if err := insertEngineGames(tx, id, games); err != nil {
 			return err
 		}
@@ -157,7 +157,7 @@ func (s *Store) EngineTournament(ctx context.Context, id int64) (EngineTournamen
 	var t EngineTournament
 	var created string
 	var finished sql.NullString
-	err := s.db.QueryRowContext(ctx, `SELECT id, name, config, status, created, finished,
+	err := s.queryRow(ctx, `SELECT id, name, config, status, created, finished,
 		(SELECT count(*) FROM tournament_games WHERE tournament_id = t.id),
 		(SELECT count(*) FROM tournament_results r JOIN tournament_games g ON g.id = r.game_id WHERE g.tournament_id = t.id)
 		FROM tournaments t WHERE id = ?`, id).Scan(&t.ID, &t.Name, &t.Config, &t.Status, &created, &finished, &t.Games, &t.Played)
@@ -177,7 +177,7 @@ func (s *Store) EngineTournament(ctx context.Context, id int64) (EngineTournamen
 // EngineTournamentIDs returns every stored engine tournament's id, newest
 // first.
 func (s *Store) EngineTournamentIDs(ctx context.Context) ([]int64, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id FROM tournaments ORDER BY id DESC`)
+	rows, err := s.query(ctx, `SELECT id FROM tournaments ORDER BY id DESC`)
 	if err != nil {
 		return nil, err
 	}
@@ -196,7 +196,7 @@ func (s *Store) EngineTournamentIDs(ctx context.Context) ([]int64, error) {
 // SetEngineTournamentStatus sets an engine tournament's status and, if
 // finished, the time it finished.
 func (s *Store) SetEngineTournamentStatus(ctx context.Context, id int64, status string, finished bool) error {
-	return s.write(ctx, func(tx *sql.Tx) error {
+	return s.write(ctx, func(tx *Tx) error {
 		var err error
 		if finished {
 			_, err = tx.Exec(`UPDATE tournaments SET status = ?, finished = ? WHERE id = ?`, status, tournamentTime(time.Now()), id)
@@ -214,7 +214,7 @@ func (s *Store) EngineGames(ctx context.Context, id int64, pending bool) ([]Engi
 	if pending {
 		q += ` AND NOT EXISTS (SELECT 1 FROM tournament_results r WHERE r.game_id = g.id)`
 	}
-	rows, err := s.db.QueryContext(ctx, q+` ORDER BY round, pairing, leg`, id)
+	rows, err := s.query(ctx, q+` ORDER BY round, pairing, leg`, id)
 	if err != nil {
 		return nil, err
 	}
@@ -235,7 +235,7 @@ func (s *Store) EngineGames(ctx context.Context, id int64, pending bool) ([]Engi
 // EnginePlayedGames returns every game of an engine tournament that has a
 // result, in schedule order.
 func (s *Store) EnginePlayedGames(ctx context.Context, id int64) ([]EnginePlayed, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT g.id, g.round, g.pairing, g.leg, g.south, g.north, g.opening, g.seed,
+	rows, err := s.query(ctx, `SELECT g.id, g.round, g.pairing, g.leg, g.south, g.north, g.opening, g.seed,
 		r.south_seeds, r.north_seeds, r.termination, r.reason, r.worker, r.millis
 		FROM tournament_games g JOIN tournament_results r ON r.game_id = g.id WHERE g.tournament_id = ? ORDER BY g.round, g.pairing, g.leg`, id)
 	if err != nil {
@@ -260,7 +260,7 @@ func (s *Store) EnginePlayedGames(ctx context.Context, id int64) ([]EnginePlayed
 // game, or an error matching ErrNoEngineResult.
 func (s *Store) EngineRecord(ctx context.Context, gameID int64) (string, error) {
 	var js string
-	err := s.db.QueryRowContext(ctx, `SELECT record FROM tournament_results WHERE game_id = ?`, gameID).Scan(&js)
+	err := s.queryRow(ctx, `SELECT record FROM tournament_results WHERE game_id = ?`, gameID).Scan(&js)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", fmt.Errorf("game %d: %w", gameID, ErrNoEngineResult)
 	}
@@ -270,7 +270,7 @@ func (s *Store) EngineRecord(ctx context.Context, gameID int64) (string, error) 
 // EngineByes returns the entrants of an engine tournament given a bye, by
 // round.
 func (s *Store) EngineByes(ctx context.Context, id int64) (map[int]int, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT round, entrant FROM tournament_byes WHERE tournament_id = ?`, id)
+	rows, err := s.query(ctx, `SELECT round, entrant FROM tournament_byes WHERE tournament_id = ?`, id)
 	if err != nil {
 		return nil, err
 	}
@@ -295,7 +295,7 @@ func (s *Store) CommitEngineResults(ctx context.Context, rs []EngineResult) ([]b
 	if len(rs) == 0 {
 		return counted, nil
 	}
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(tx *Tx) error {
 		clear(counted)
 		ins, err := tx.Prepare(`INSERT INTO tournament_results(game_id, south_seeds, north_seeds, result, termination, reason, plies, record, worker, millis, finished)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(game_id) DO NOTHING`)
@@ -367,7 +367,7 @@ func (s *Store) ImportEngineTournaments(ctx context.Context, path string) (int, 
 	}
 	digest := hex.EncodeToString(h.Sum(nil))
 	var n int
-	err = s.write(ctx, func(tx *sql.Tx) error {
+	err = s.write(ctx, func(tx *Tx) error {
 		n = 0
 		// The file's digest marks it imported, in the same transaction,
 		// so a crash between the import and the file's renaming cannot
@@ -440,7 +440,7 @@ func engineTablePrefix(ctx context.Context, db *sql.DB) (string, error) {
 
 // copyEngineRows copies the rows of a query on from into tx with insert, adding
 // offsets to the leading (integer id) columns.
-func copyEngineRows(ctx context.Context, from *sql.DB, tx *sql.Tx, query, insert string, offsets []int64) (int, error) {
+func copyEngineRows(ctx context.Context, from *sql.DB, tx *Tx, query, insert string, offsets []int64) (int, error) {
 	rows, err := from.QueryContext(ctx, query)
 	if err != nil {
 		return 0, err

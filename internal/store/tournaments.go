@@ -77,7 +77,7 @@ CREATE INDEX IF NOT EXISTS tournament_games_by_tournament ON tournament_games(to
 
 // migrateTournaments (3 -> 4) gives the database package tournament's
 // tables, or adopts those an older tournament.Open made in it.
-func migrateTournaments(tx *sql.Tx) error {
+func migrateTournaments(tx *Tx) error {
 	_, err := tx.Exec(tournamentTables)
 	return err
 }

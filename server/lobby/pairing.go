@@ -1,4 +1,4 @@
-package server
+package lobby
 
 import "math"
 
@@ -8,18 +8,19 @@ import "math"
 // Among the offers that fit, the nearest in rating is taken, then the
 // oldest.
 
-// maxRange bounds a seek's rating range.
-const maxRange = 1000
+// MaxRange bounds a seek's rating range.
+const MaxRange = 1000
 
-// seekEntry is a seek as the server keeps it.
-type seekEntry struct {
+// entry is a seek as the lobby keeps it (its fields guarded by the
+// lobby's lock).
+type entry struct {
 	Seek
 	addr string // the seeker's address, for the bound a client address
 	// rating is the seeker's rating on the seek's ladder (a new player's
 	// for a guest), for ranges and for pairing the nearest.
 	rating float64
 	// present counts the seeker's open streams of the seek; until one
-	// opens, the seek lives SeekGrace (pruneLocked).
+	// opens, the seek lives Grace (pruneLocked).
 	present int
 	// seat is the seeker's seat in the game, once paired.
 	seat int
@@ -29,10 +30,10 @@ type seekEntry struct {
 }
 
 // open reports whether the seek waits for an opponent.
-func (e *seekEntry) open() bool { return !e.gone && e.Game == 0 }
+func (e *entry) open() bool { return !e.gone && e.Game == 0 }
 
 // finish closes done once.
-func (e *seekEntry) finish() {
+func (e *entry) finish() {
 	select {
 	case <-e.done:
 	default:
@@ -48,20 +49,20 @@ func sameOffer(a, b *Seek) bool {
 }
 
 // inRange reports whether rating r is within seek e's range.
-func inRange(e *seekEntry, r float64) bool {
+func inRange(e *entry, r float64) bool {
 	return e.Range == 0 || math.Abs(r-e.rating) <= float64(e.Range)
 }
 
 // fits reports whether seeks a and b may be paired: different people, the
 // same offer, each within the other's range.
-func fits(a, b *seekEntry) bool {
+func fits(a, b *entry) bool {
 	return !a.ByID.Is(b.ByID) && sameOffer(&a.Seek, &b.Seek) && inRange(a, b.rating) && inRange(b, a.rating)
 }
 
 // partner returns the open seek e is paired with (nil: none fits): the
 // nearest in rating, then the oldest.
-func partner(e *seekEntry, all map[int64]*seekEntry) *seekEntry {
-	var best *seekEntry
+func partner(e *entry, all map[int64]*entry) *entry {
+	var best *entry
 	for _, o := range all {
 		if o == e || !o.open() || !fits(e, o) {
 			continue
