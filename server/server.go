@@ -22,6 +22,7 @@ import (
 	"kalah/player"
 	"kalah/protocol/line"
 	"kalah/referee"
+	"kalah/server/accounts"
 	"kalah/server/core"
 	"kalah/server/gate"
 )
@@ -336,12 +337,11 @@ type Server struct {
 	// houseGames counts the house games started (housebot.go).
 	houseGames atomic.Uint64
 	chat       chatHub // games' chats, to their board streams (chat.go)
-	// keys are the secret keys kept in the store (guests.go).
-	keys serverKeys
 	// kgp are the KGP connections of bots known by a token (tokens.go).
 	kgp kgpBots
-	// logins counts failed sign-ins by account (logins.go).
-	logins loginGuard
+	// accounts are the accounts, sessions and guests of the HTTP side
+	// (package server/accounts).
+	accounts *accounts.Service
 	// ratedPending counts rated games being created, by pair (farming.go).
 	ratedPending ratedPending
 }
@@ -373,7 +373,7 @@ func New(cfg Config) (*Server, error) {
 		streams:   newStreams(&cfg),
 	}
 	s.metrics = s.newMetrics()
-	s.logins.signup = netx.NewLimiter(cfg.SignupRate, cfg.SignupBurst)
+	s.accounts = s.newAccounts()
 	s.stats.prom = s.metrics.move
 	if cfg.Hashers > 0 {
 		cfg.Store.SetHashers(cfg.Hashers)
