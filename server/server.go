@@ -75,7 +75,7 @@ type Config struct {
 	LoginBurst int
 	// SignupRate and SignupBurst are the token bucket for sign-ups on the
 	// whole server, from any address (default one every 2 s, burst 60);
-	// sign-ins to one account are limited too (logins.go).
+	// sign-ins to one account are limited too (server/accounts/logins.go).
 	SignupRate  float64
 	SignupBurst int
 	// AsyncMoves lets the referee ask for the next move while the last is
