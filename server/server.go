@@ -25,6 +25,7 @@ import (
 	"kalah/server/core"
 	"kalah/server/gate"
 	"kalah/server/lobby"
+	"kalah/server/ratings"
 )
 
 // Config configures a Server. Zero fields take the defaults given.
@@ -343,8 +344,8 @@ type Server struct {
 	kgp kgpBots
 	// logins counts failed sign-ins by account (logins.go).
 	logins loginGuard
-	// ratedPending counts rated games being created, by pair (farming.go).
-	ratedPending ratedPending
+	// ratings rates the games between identities (server/ratings).
+	ratings *ratings.Ratings
 }
 
 // New starts a server on cfg.Store and resumes the unfinished games in it.
@@ -373,6 +374,7 @@ func New(cfg Config) (*Server, error) {
 		stats:     &Stats{},
 		streams:   newStreams(&cfg),
 	}
+	s.ratings = s.newRatings()
 	s.lobby = s.newLobby()
 	s.metrics = s.newMetrics()
 	s.logins.signup = netx.NewLimiter(cfg.SignupRate, cfg.SignupBurst)

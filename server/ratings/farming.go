@@ -1,4 +1,4 @@
-package server
+package ratings
 
 import (
 	"cmp"
@@ -7,9 +7,9 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
-	"sync"
 	"time"
 
+	"kalah"
 	"kalah/internal/httpapi"
 	"kalah/internal/identity"
 	"kalah/internal/store"
@@ -18,30 +18,16 @@ import (
 
 // Rating farming (two accounts of one person feeding one of them) is made
 // slow and visible: a rated game that ends by a forfeit (resignation, time,
-// leaving) before both sides have made minMovesRated moves is not rated, as
-// an abort is not; two identities' rated games count at most maxRatedPerDay
+// leaving) before both sides have made MinMoves moves is not rated, as
+// an abort is not; two identities' rated games count at most MaxPerDay
 // in any 24 hours, later ones are played unrated and the players are told
 // so before they start; the admin lists pairs whose rated series are
 // lopsided (GET /api/admin/pairs), for a person to judge.
 const (
-	minMovesRated  = 3
-	maxRatedPerDay = 5
-	ratedDay       = 24 * time.Hour
-	// tagUnrated says why a game asked to be rated was not: it ended too
-	// early to count.
-	tagUnrated = core.TagUnrated
-	// tagRatedLimit, on a game asked to be rated and played unrated for
-	// the daily limit, holds how many rated games its players had played
-	// with each other in the day before it.
-	tagRatedLimit = core.TagRatedLimit
+	MinMoves  = 3
+	MaxPerDay = 5
+	Day       = 24 * time.Hour
 )
-
-// ratedPending counts, by pair, the rated games being created now, which
-// the store does not list yet.
-type ratedPending struct {
-	mu sync.Mutex
-	n  map[[2]string]int
-}
 
 func pairOf(ids [2]identity.ID) [2]string {
 	k := [2]string{ids[0].Key(), ids[1].Key()}
@@ -51,52 +37,49 @@ func pairOf(ids [2]identity.ID) [2]string {
 	return k
 }
 
-// reserveRated reports whether a new game between ids may be rated under
-// the daily limit, and how many rated games they have played (or play)
-// with each other in the last 24 hours. If ok, release must be called
-// once the game is stored (or not started), so that games started at once
-// do not all pass the limit.
-func (s *Server) reserveRated(ctx context.Context, ids [2]identity.ID) (ok bool, n int, release func()) {
+// Reserve reports whether a new game between ids may be rated under the
+// daily limit, and how many rated games they have played (or play) with
+// each other in the last 24 hours. If ok, release must be called once the
+// game is stored (or not started), so that games started at once do not
+// all pass the limit.
+func (m *Ratings) Reserve(ctx context.Context, ids [2]identity.ID) (ok bool, n int, release func()) {
 	key := pairOf(ids)
-	s.ratedPending.mu.Lock()
-	defer s.ratedPending.mu.Unlock()
-	n, err := s.st.RatedGamesBetween(ctx, ids[0], ids[1], time.Now().Add(-ratedDay))
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n, err := m.st.RatedGamesBetween(ctx, ids[0], ids[1], time.Now().Add(-Day))
 	if err != nil {
 		// Not known now: rated, as before the limit; the admin's list
 		// shows what passed.
-		s.log.Warn("cannot count a pair's rated games", "err", err)
+		m.log.Warn("cannot count a pair's rated games", "err", err)
 		return true, 0, func() {}
 	}
-	n += s.ratedPending.n[key]
-	if n >= maxRatedPerDay {
+	n += m.pending[key]
+	if n >= MaxPerDay {
 		return false, n, func() {}
 	}
-	if s.ratedPending.n == nil {
-		s.ratedPending.n = map[[2]string]int{}
-	}
-	s.ratedPending.n[key]++
+	m.pending[key]++
 	return true, n, func() {
-		s.ratedPending.mu.Lock()
-		defer s.ratedPending.mu.Unlock()
-		if s.ratedPending.n[key]--; s.ratedPending.n[key] <= 0 {
-			delete(s.ratedPending.n, key)
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		if m.pending[key]--; m.pending[key] <= 0 {
+			delete(m.pending, key)
 		}
 	}
 }
 
-// casualNote says, to viewer, why a game asked to be rated is played
+// CasualNote says, to viewer, why a game asked to be rated is played
 // unrated: "casual: you have played 5 rated games with bob today" for one
 // of its players, the same of both for anyone else; "" for any other game.
-func casualNote(tags map[string]string, viewer identity.ID, seats [2]identity.ID, names [2]string) string {
-	n := tags[tagRatedLimit]
+func CasualNote(tags map[string]string, viewer identity.ID, seats [2]identity.ID, names [2]string) string {
+	n := tags[core.TagRatedLimit]
 	if n == "" {
 		return ""
 	}
-	return limitNote(n, viewer, seats, names)
+	return LimitNote(n, viewer, seats, names)
 }
 
-// limitNote is casualNote for n rated games.
-func limitNote(n string, viewer identity.ID, seats [2]identity.ID, names [2]string) string {
+// LimitNote is CasualNote for n rated games.
+func LimitNote(n string, viewer identity.ID, seats [2]identity.ID, names [2]string) string {
 	for i, id := range seats {
 		if id.Is(viewer) {
 			return fmt.Sprintf("casual: you have played %s rated games with %s today", n, names[1-i])
@@ -105,68 +88,71 @@ func limitNote(n string, viewer identity.ID, seats [2]identity.ID, names [2]stri
 	return fmt.Sprintf("casual: %s and %s have played %s rated games with each other today", names[0], names[1], n)
 }
 
-// movedEnough reports whether each side has made minMovesRated moves of
-// its own (after the opening's).
-func (l *loop) movedEnough() bool {
-	seats := moveSeats(l.g)
-	seats = seats[min(l.opening, len(seats)):]
+// MovedEnough reports whether each side has made MinMoves moves of its
+// own; movers are the seats that made a game's moves after its opening's.
+func MovedEnough(movers []int) bool {
 	for seat := range 2 {
 		n := 0
-		for _, s := range seats {
+		for _, s := range movers {
 			if s == seat {
 				n++
 			}
 		}
-		if n < minMovesRated {
+		if n < MinMoves {
 			return false
 		}
 	}
 	return true
 }
 
-// unratedWhy says why a finished game asked to be rated is not, when it
-// ended by a forfeit before both sides had made their moves; "" if it
-// counts (or was never rated).
-func (l *loop) unratedWhy() string {
-	t := l.g.Termination()
-	if l.tags[tagRated] != "yes" || !t.IsForfeit() || l.movedEnough() {
+// UnratedWhy says why a finished game asked to be rated (tags) is not,
+// when it ended (t) by a forfeit before both sides had made their moves
+// (movers, as MovedEnough); "" if it counts (or was never rated).
+func UnratedWhy(tags map[string]string, t kalah.Termination, movers []int) string {
+	if tags[core.TagRated] != "yes" || !t.IsForfeit() || MovedEnough(movers) {
 		return ""
 	}
-	return fmt.Sprintf("not rated: it ended (%s) before both sides had made %d moves", t, minMovesRated)
+	return fmt.Sprintf("not rated: it ended (%s) before both sides had made %d moves", t, MinMoves)
 }
 
-// GET /api/admin/pairs?days=N&games=N&share=F (the admin token): pairs of
-// players whose rated series in the last days (default 7) has at least
-// games games (default 6) and of which one side took at least share of the
-// points (default 0.8), most games first: for a person to judge whether
-// one farms the other.
-func (s *Server) apiAdminPairs(w http.ResponseWriter, r *http.Request) {
-	if !s.admitted(w, r, "the list of lopsided pairs") {
+// Pairs answers GET /api/admin/pairs?days=N&games=N&share=F (the admin
+// token): pairs of players whose rated series in the last days (default 7)
+// has at least games games (default 6) and of which one side took at
+// least share of the points (default 0.8), most games first: for a person
+// to judge whether one farms the other.
+func (m *Ratings) Pairs(w http.ResponseWriter, r *http.Request) {
+	if !m.host.Admitted(w, r, "the list of lopsided pairs") {
 		return
 	}
 	q := r.URL.Query()
 	days, err := strconv.Atoi(cmp.Or(q.Get("days"), "7"))
 	if err != nil || days < 1 || days > 3650 {
-		httpapi.WriteError(w, fmt.Errorf("%w: days %q: want 1 to 3650", ErrBadRequest, q.Get("days")))
+		httpapi.WriteError(w, fmt.Errorf("%w: days %q: want 1 to 3650", core.ErrBadRequest, q.Get("days")))
 		return
 	}
 	games, err := strconv.Atoi(cmp.Or(q.Get("games"), "6"))
 	if err != nil || games < 1 {
-		httpapi.WriteError(w, fmt.Errorf("%w: games %q: want at least 1", ErrBadRequest, q.Get("games")))
+		httpapi.WriteError(w, fmt.Errorf("%w: games %q: want at least 1", core.ErrBadRequest, q.Get("games")))
 		return
 	}
 	share, err := strconv.ParseFloat(cmp.Or(q.Get("share"), "0.8"), 64)
 	if err != nil || share < 0.5 || share > 1 {
-		httpapi.WriteError(w, fmt.Errorf("%w: share %q: want 0.5 to 1", ErrBadRequest, q.Get("share")))
+		httpapi.WriteError(w, fmt.Errorf("%w: share %q: want 0.5 to 1", core.ErrBadRequest, q.Get("share")))
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 20*time.Second)
 	defer cancel()
-	all, err := s.st.RatedPairs(ctx, time.Now().Add(-time.Duration(days)*24*time.Hour))
+	all, err := m.st.RatedPairs(ctx, time.Now().Add(-time.Duration(days)*24*time.Hour))
 	if err != nil {
 		httpapi.WriteError(w, err)
 		return
 	}
+	httpapi.WriteJSON(w, http.StatusOK, Lopsided(all, games, share))
+}
+
+// Lopsided returns the pairs of all with at least games games of which
+// one side took at least share of the points, most games first.
+func Lopsided(all []store.RatedPair, games int, share float64) []LopsidedPair {
 	out := []LopsidedPair{}
 	for _, p := range all {
 		if p.Games < games {
@@ -178,7 +164,7 @@ func (s *Server) apiAdminPairs(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	slices.SortStableFunc(out, func(x, y LopsidedPair) int { return y.Games - x.Games })
-	httpapi.WriteJSON(w, http.StatusOK, out)
+	return out
 }
 
 // LopsidedPair is a pair of players one of whom took most of the points of

@@ -1,11 +1,27 @@
-package server
+// Package ratings is the ratings between identities (lila's rating module
+// in small): one ladder a rule preset and time-control class, Glicko-2 by
+// package kalah/rating, a game rated at its end if both sides played it
+// and its players may be rated against each other, the ratings a board
+// shows, the leaderboards, a player's ratings and history, and their
+// games as records to download. It makes rating farming slow and visible
+// (farming.go): a game forfeited before both sides made MinMoves moves is
+// not rated, a pair plays at most MaxPerDay rated games in a day, and the
+// admin lists the lopsided pairs.
+//
+// Ratings owns the rated games being created, by pair, under a lock that
+// guards nothing else and is never held while it calls its Host. It knows
+// the games it rates only as plain values (Game): the round that plays one
+// tells it what it needs.
+package ratings
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"kalah"
@@ -17,12 +33,48 @@ import (
 	"kalah/server/core"
 )
 
-// tagRated marks a game that counts on the rating ladders.
-const tagRated = core.TagRated
+// Host is what the ratings need of the server. Its methods are never
+// called with the ratings' lock held.
+type Host interface {
+	// Admitted reports whether r carries the server's admin token, for
+	// what (in words); if not, it has answered r.
+	Admitted(w http.ResponseWriter, r *http.Request, what string) bool
+	// Profile returns a player's page as the API answers it: p, their
+	// latest games (?limit, ?before of r) and what else the server shows
+	// of them. An error is answered instead, once p's own are.
+	Profile(ctx context.Context, r *http.Request, p Player) (any, error)
+}
 
-// poolOf names the ladder of a game: its rule preset ("custom" for other
+// Config is what New needs.
+type Config struct {
+	Store *store.Store
+	Log   *slog.Logger
+}
+
+// Ratings rates the games between identities and answers their ratings.
+type Ratings struct {
+	host Host
+	st   *store.Store
+	log  *slog.Logger
+
+	// mu guards pending, and nothing else.
+	mu sync.Mutex
+	// pending counts, by pair, the rated games being created now, which
+	// the store does not list yet.
+	pending map[[2]string]int
+}
+
+// New returns the ratings on cfg.Store.
+func New(host Host, cfg Config) *Ratings {
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	return &Ratings{host: host, st: cfg.Store, log: cfg.Log, pending: map[[2]string]int{}}
+}
+
+// Pool names the ladder of a game: its rule preset ("custom" for other
 // rules) and its time-control class (rating.Class).
-func poolOf(r kalah.Rules, ref referee.Referee) string {
+func Pool(r kalah.Rules, ref referee.Referee) string {
 	preset := "custom"
 	for _, p := range kalah.Presets() {
 		if p.Rules.Canonical() == r.Canonical() {
@@ -33,59 +85,77 @@ func poolOf(r kalah.Rules, ref referee.Referee) string {
 	return preset + "/" + rating.Class(ref.Budget.Milliseconds(), ref.Increment.Milliseconds(), ref.PerMove.Milliseconds())
 }
 
-// ratable reports whether ids may play a rated game against each other:
+// Ratable reports whether ids may play a rated game against each other:
 // both are accounts or bots, and they are not one, nor one person and
 // their own bot, nor two bots of one owner (a person cannot feed their
 // own rating).
-func (s *Server) ratable(ctx context.Context, ids [2]identity.ID) bool {
+func (m *Ratings) Ratable(ctx context.Context, ids [2]identity.ID) bool {
 	if !ids[0].Rated() || !ids[1].Rated() || ids[0].Is(ids[1]) {
 		return false
 	}
-	a, errA := s.ownerOf(ctx, ids[0])
-	b, errB := s.ownerOf(ctx, ids[1])
+	a, errA := m.ownerOf(ctx, ids[0])
+	b, errB := m.ownerOf(ctx, ids[1])
 	return errA == nil && errB == nil && a != b
 }
 
 // ownerOf returns who answers for an identity: a person for themselves
 // and their bots; a bot that registered itself for itself.
-func (s *Server) ownerOf(ctx context.Context, id identity.ID) (string, error) {
+func (m *Ratings) ownerOf(ctx context.Context, id identity.ID) (string, error) {
 	if id.Kind != identity.Bot {
 		return id.Key(), nil
 	}
-	owner, err := s.st.BotOwner(ctx, id.Name)
+	owner, err := m.st.BotOwner(ctx, id.Name)
 	if err != nil || owner == "" {
 		return id.Key(), err
 	}
 	return identity.Of(identity.Person, owner).Key(), nil
 }
 
-// rate rates a finished rated game: one both sides played (not aborted,
+// Game is what the ratings need of a game: to rate it at its end, or to
+// show its seats' ratings.
+type Game struct {
+	ID    int64
+	Tags  map[string]string
+	Seats [2]identity.ID // the seat that started South first
+	Rules kalah.Rules
+	// Referee holds the game's clocks, which name its ladder.
+	Referee     referee.Referee
+	Finished    bool // stored as finished
+	Termination kalah.Termination
+	Result      kalah.Result
+	// Swapped says whether the pie rule exchanged the seats' sides.
+	Swapped bool
+	// BothMoved says whether each side has made a move of its own.
+	BothMoved bool
+}
+
+// Rate rates a finished rated game: one both sides played (not aborted,
 // adjudicated or forfeited before both moved) between identities that may
-// be rated against each other.
-func (s *Server) rate(l *loop) {
-	seats := [2]identity.ID{l.seats[0].st.ID, l.seats[1].st.ID}
-	switch t := l.g.Termination(); {
-	case l.tags[tagRated] != "yes", t == kalah.Aborted, t == kalah.Adjudicated, !l.bothMoved():
+// be rated against each other. A failed write is handed to retry with
+// the write to try again, as the game's other writes are.
+func (m *Ratings) Rate(ctx context.Context, g Game, retry func(first error, write func() error) error) {
+	switch t := g.Termination; {
+	case g.Tags[core.TagRated] != "yes", t == kalah.Aborted, t == kalah.Adjudicated, !g.BothMoved:
 		return
 	}
-	// Scores by seat: the seat that started South is seats[0].
+	// Scores by seat: the seat that started South is Seats[0].
 	south := 0.5
-	switch l.g.Result() {
+	switch g.Result {
 	case kalah.SouthWins:
 		south = 1
 	case kalah.NorthWins:
 		south = 0
 	}
-	if l.g.Swapped() {
+	if g.Swapped {
 		south = 1 - south
 	}
-	pool := poolOf(l.g.Rules(), l.ref)
+	pool := Pool(g.Rules, g.Referee)
 	write := func() error {
-		_, err := s.st.RateGame(context.WithoutCancel(l.ctx), l.r.id, pool, seats, south)
+		_, err := m.st.RateGame(context.WithoutCancel(ctx), g.ID, pool, g.Seats, south)
 		return err
 	}
-	if err := l.retry(write(), write); err != nil {
-		s.log.Error("cannot rate game", "game", l.r.id, "err", err)
+	if err := retry(write(), write); err != nil {
+		m.log.Error("cannot rate game", "game", g.ID, "err", err)
 	}
 }
 
@@ -97,21 +167,21 @@ type SeatRating struct {
 	Change      *int `json:"change,omitempty"`
 }
 
-// seatRatings returns the ratings of a game's seats (nil for seats that
+// SeatRatings returns the ratings of a game's seats (nil for seats that
 // hold none, or a game that is not rated).
-func (s *Server) seatRatings(ctx context.Context, v GameView, seats [2]store.Seat) [2]*SeatRating {
+func (m *Ratings) SeatRatings(ctx context.Context, g Game) [2]*SeatRating {
 	var out [2]*SeatRating
-	if v.Record.Tags[tagRated] != "yes" || v.Record.Termination == kalah.Aborted {
+	if g.Tags[core.TagRated] != "yes" || g.Termination == kalah.Aborted {
 		return out
 	}
-	if v.Status == store.Finished {
-		changes, err := s.st.GameRatings(ctx, v.ID)
+	if g.Finished {
+		changes, err := m.st.GameRatings(ctx, g.ID)
 		if err != nil {
 			return out
 		}
-		for i, seat := range seats {
+		for i, seat := range g.Seats {
 			for _, c := range changes {
-				if seat.ID.Is(c.ID) {
+				if seat.Is(c.ID) {
 					d := int(c.After.Rating+0.5) - int(c.Before+0.5)
 					out[i] = &SeatRating{Rating: int(c.After.Rating + 0.5), Provisional: c.After.Provisional(), Change: &d}
 				}
@@ -119,24 +189,20 @@ func (s *Server) seatRatings(ctx context.Context, v GameView, seats [2]store.Sea
 		}
 		return out
 	}
-	ref := s.referee()
-	if su := s.setupOf(v.Record.Tags); su.ref != nil {
-		ref = *su.ref
-	}
-	pool := poolOf(v.Record.Rules, ref)
-	for i, seat := range seats {
-		if !seat.ID.Rated() {
+	pool := Pool(g.Rules, g.Referee)
+	for i, seat := range g.Seats {
+		if !seat.Rated() {
 			continue
 		}
-		out[i] = s.ratingIn(ctx, seat.ID, pool)
+		out[i] = m.In(ctx, seat, pool)
 	}
 	return out
 }
 
-// ratingIn returns who's rating on a ladder (a new player's if none).
-func (s *Server) ratingIn(ctx context.Context, who identity.ID, pool string) *SeatRating {
+// In returns who's rating on a ladder (a new player's if none).
+func (m *Ratings) In(ctx context.Context, who identity.ID, pool string) *SeatRating {
 	r := rating.New()
-	if rs, err := s.st.PlayerRatings(ctx, who); err == nil {
+	if rs, err := m.st.PlayerRatings(ctx, who); err == nil {
 		for _, x := range rs {
 			if x.Pool == pool {
 				r = x.Rating
@@ -146,11 +212,11 @@ func (s *Server) ratingIn(ctx context.Context, who identity.ID, pool string) *Se
 	return &SeatRating{Rating: int(r.Rating + 0.5), Provisional: r.Provisional()}
 }
 
-// apiRatings answers the leaderboard of a pool (?pool=kalah/blitz; none:
+// Leaderboard answers the leaderboard of a pool (?pool=kalah/blitz; none:
 // every pool).
-func (s *Server) apiRatings(w http.ResponseWriter, r *http.Request) {
+func (m *Ratings) Leaderboard(w http.ResponseWriter, r *http.Request) {
 	limit, _ := strconv.Atoi(r.URL.Query().Get("limit"))
-	list, err := s.st.Leaderboard(r.Context(), r.URL.Query().Get("pool"), limit)
+	list, err := m.st.Leaderboard(r.Context(), r.URL.Query().Get("pool"), limit)
 	if err != nil {
 		httpapi.WriteError(w, err)
 		return
@@ -161,75 +227,74 @@ func (s *Server) apiRatings(w http.ResponseWriter, r *http.Request) {
 	httpapi.WriteJSON(w, http.StatusOK, list)
 }
 
-// Profile is a player's page: ratings on each ladder, the history, the
-// latest games.
-type Profile struct {
-	Name    string               `json:"name"`
-	ID      identity.ID          `json:"id"`
-	Ratings []store.Rated        `json:"ratings"`
-	History []store.HistoryPoint `json:"history"`
-	// Games are the latest finished games, each from the player's side
-	// (profile.go).
-	Games []ArchiveGame `json:"games"`
-	// Followers count who follows the player; Following says whether the
-	// reader does.
-	Followers int  `json:"followers"`
-	Following bool `json:"following"`
+// Player is what the ratings know of a player, for their page: their
+// ratings on each ladder and the history.
+type Player struct {
+	Name    string
+	ID      identity.ID
+	Ratings []store.Rated
+	History []store.HistoryPoint
 }
 
-func (s *Server) apiPlayer(w http.ResponseWriter, r *http.Request) {
+// noPlayer is a player nobody is: core.ErrNotFound (404) in words of its
+// own.
+type noPlayer string
+
+func (e noPlayer) Error() string        { return fmt.Sprintf("no player named %q", string(e)) }
+func (e noPlayer) Is(target error) bool { return target == core.ErrNotFound }
+
+// identityOf returns the player r names in its path ({name}).
+func (m *Ratings) identityOf(ctx context.Context, r *http.Request) (identity.ID, error) {
+	who, err := m.st.Identity(ctx, r.PathValue("name"))
+	if errors.Is(err, store.ErrNotFound) {
+		return who, noPlayer(r.PathValue("name"))
+	}
+	return who, err
+}
+
+// Profile answers a player's page (GET /api/players/{name}): their
+// ratings and history, with what the Host adds (Host.Profile).
+func (m *Ratings) Profile(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
 	defer cancel()
-	who, err := s.st.Identity(ctx, r.PathValue("name"))
-	if errors.Is(err, store.ErrNotFound) {
-		httpapi.WriteError(w, noPlayer(r.PathValue("name")))
-		return
-	}
+	who, err := m.identityOf(ctx, r)
 	if err != nil {
 		httpapi.WriteError(w, err)
 		return
 	}
-	p := Profile{Name: who.Name, ID: who, Ratings: []store.Rated{}, History: []store.HistoryPoint{}, Games: []ArchiveGame{}}
-	if rs, e := s.st.PlayerRatings(ctx, who); e == nil && rs != nil {
+	p := Player{Name: who.Name, ID: who, Ratings: []store.Rated{}, History: []store.HistoryPoint{}}
+	if rs, e := m.st.PlayerRatings(ctx, who); e == nil && rs != nil {
 		p.Ratings = rs
 	} else {
 		err = e
 	}
-	if h, e := s.st.RatingHistory(ctx, who); e == nil && h != nil {
+	if h, e := m.st.RatingHistory(ctx, who); e == nil && h != nil {
 		p.History = h
 	} else if e != nil {
 		err = e
 	}
-	limit, _ := strconv.Atoi(r.URL.Query().Get("limit"))
-	before, _ := strconv.ParseInt(r.URL.Query().Get("before"), 10, 64)
-	if gs, e := s.FinishedGames(ctx, min(max(limit, 20), 100), before, who); e == nil && gs != nil {
-		p.Games = s.archive(ctx, gs, who)
-	} else if e != nil {
+	page, e := m.host.Profile(ctx, r, p)
+	if e != nil {
 		err = e
 	}
 	if err != nil {
 		httpapi.WriteError(w, err)
 		return
 	}
-	s.profileExtras(r, &p)
-	httpapi.WriteJSON(w, http.StatusOK, p)
+	httpapi.WriteJSON(w, http.StatusOK, page)
 }
 
-// apiPlayerRecords answers a player's finished games as one text file of
-// records, newest first (at most 500), to download.
-func (s *Server) apiPlayerRecords(w http.ResponseWriter, r *http.Request) {
+// Records answers a player's finished games as one text file of records,
+// newest first (at most 500), to download.
+func (m *Ratings) Records(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 20*time.Second)
 	defer cancel()
-	who, err := s.st.Identity(ctx, r.PathValue("name"))
-	if errors.Is(err, store.ErrNotFound) {
-		httpapi.WriteError(w, noPlayer(r.PathValue("name")))
-		return
-	}
+	who, err := m.identityOf(ctx, r)
 	if err != nil {
 		httpapi.WriteError(w, err)
 		return
 	}
-	games, err := s.st.Games(ctx, store.Filter{Status: store.Finished, Player: who, Limit: 500})
+	games, err := m.st.Games(ctx, store.Filter{Status: store.Finished, Player: who, Limit: 500})
 	if err != nil {
 		httpapi.WriteError(w, err)
 		return
@@ -237,7 +302,7 @@ func (s *Server) apiPlayerRecords(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", "kalah-"+who.Name+".txt"))
 	for _, sg := range games {
-		full, err := s.st.Game(ctx, sg.ID)
+		full, err := m.st.Game(ctx, sg.ID)
 		if err != nil {
 			continue
 		}
