@@ -64,6 +64,9 @@ func (c *stmtCache) get(ctx context.Context, q string) *sql.Stmt {
 // prepareWanted prepares the writer's statements met in the last
 // transaction, now that its connection is free.
 func (c *stmtCache) prepareWanted() {
+	if c == nil {
+		return
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for q := range c.want {

@@ -30,7 +30,9 @@ type director struct {
 
 	mu sync.Mutex
 	// starting holds the Swiss pairings whose games are being started
-	// (their bots waited for), so none is started twice.
+	// (their bots waited for) or were started or ended by this director,
+	// so none is started twice, even from a read of the pairings taken
+	// just before its start was stored.
 	starting map[int64]bool
 }
 
@@ -469,12 +471,17 @@ func (d *director) startSwissGame(t store.PeopleTournament, pr store.PeoplePairi
 	d.starting[pr.ID] = true
 	d.mu.Unlock()
 	started := d.p.cfg.Go(func() {
-		defer func() {
-			d.mu.Lock()
-			delete(d.starting, pr.ID)
-			d.mu.Unlock()
-		}()
-		if err := d.startGame(t, pr.ID, pr.Round, pr.South, pr.North, d.p.cfg.Wait); err != nil && d.ctx().Err() == nil {
+		err := d.startGame(t, pr.ID, pr.Round, pr.South, pr.North, d.p.cfg.Wait)
+		if err == nil {
+			// Its game started, or the pairing ended without one: either
+			// is stored, and the pairing stays marked, so a read of the
+			// pairings taken before that write cannot start it again.
+			return
+		}
+		d.mu.Lock()
+		delete(d.starting, pr.ID) // tried again at the next look
+		d.mu.Unlock()
+		if d.ctx().Err() == nil {
 			d.p.log.Error("a tournament game did not start", "tournament", IDString(d.id), "err", err)
 		}
 	})
