@@ -1,4 +1,4 @@
-package server
+package tournaments
 
 import (
 	"crypto/subtle"
@@ -8,6 +8,7 @@ import (
 
 	"kalah/internal/httpapi"
 	"kalah/internal/identity"
+	"kalah/server/core"
 )
 
 // ServeHTTP serves the tournaments' part of the API (docs/API.md):
@@ -26,7 +27,7 @@ import (
 // or the bot's own acceptance (see Create; a bot joins a people's
 // tournament by its own token too).
 func (t *Tournaments) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	t.routesOnce.Do(func() { t.routes = httpapi.Requests(t.newRoutes(), t.log, t.srv.errs) })
+	t.routesOnce.Do(func() { t.routes = httpapi.Requests(t.newRoutes(), t.log, t.errMap) })
 	t.routes.ServeHTTP(w, r)
 }
 
@@ -57,22 +58,22 @@ func (t *Tournaments) newRoutes() *http.ServeMux {
 func methodNotAllowed(allow string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", allow)
-		httpapi.WriteError(w, fmt.Errorf("%w: %s %s (it takes %s)", ErrMethod, r.Method, r.URL.Path, allow))
+		httpapi.WriteError(w, fmt.Errorf("%w: %s %s (it takes %s)", core.ErrMethod, r.Method, r.URL.Path, allow))
 	}
 }
 
 // organizer is who a request comes from: the admin (with the admin
 // token), a signed-in person, both or neither.
-func (s *Server) organizer(r *http.Request) Organizer {
-	o := Organizer{Account: s.sessionUser(r)}
-	if got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && s.cfg.AdminToken != "" {
-		o.Admin = subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(s.cfg.AdminToken)) == 1
+func (t *Tournaments) organizer(r *http.Request) Organizer {
+	o := Organizer{Account: t.host.SessionUser(r)}
+	if got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && t.admin != "" {
+		o.Admin = subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(t.admin)) == 1
 	}
 	return o
 }
 
 // tournamentRequest is POST /api/tournaments's body: a NewTournament, or
-// with People a NewPeopleTournament.
+// with People a NewPeople.
 type tournamentRequest struct {
 	NewTournament
 	People      bool  `json:"people"`
@@ -86,7 +87,7 @@ type tournamentRequest struct {
 func (t *Tournaments) apiCreate(w http.ResponseWriter, r *http.Request) {
 	var body tournamentRequest
 	if err := httpapi.ReadJSON(w, r, &body); err != nil {
-		t.fail(w, r, fmt.Errorf("%w: request body: %w", ErrBadRequest, err))
+		t.fail(w, r, fmt.Errorf("%w: request body: %w", core.ErrBadRequest, err))
 		return
 	}
 	req := body.NewTournament
@@ -95,16 +96,16 @@ func (t *Tournaments) apiCreate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if body.ClockMS != 0 || body.IncrementMS != 0 || body.Minutes != 0 || body.StartsInS != 0 || body.Rated != nil ||
-		req.Format == FormatArena {
-		t.fail(w, r, fmt.Errorf(`%w: clock_ms, increment_ms, minutes, starts_in_s, rated and the arena are for people's tournaments ("people": true)`, ErrBadRequest))
+		req.Format == formatArena {
+		t.fail(w, r, fmt.Errorf(`%w: clock_ms, increment_ms, minutes, starts_in_s, rated and the arena are for people's tournaments ("people": true)`, core.ErrBadRequest))
 		return
 	}
 	// A tournament is the server's work: it needs a signed-in person.
-	if !t.srv.Trusted(r) {
-		t.fail(w, r, fmt.Errorf("%w: sign in to start a tournament", ErrSignIn))
+	if !t.host.Trusted(r) {
+		t.fail(w, r, fmt.Errorf("%w: sign in to start a tournament", core.ErrSignIn))
 		return
 	}
-	id, err := t.Create(r.Context(), t.srv.organizer(r), req)
+	id, err := t.Create(r.Context(), t.organizer(r), req)
 	if err != nil {
 		t.fail(w, r, err)
 		return
@@ -130,14 +131,18 @@ func (t *Tournaments) apiList(w http.ResponseWriter, r *http.Request) {
 // who asks (and enters them in it).
 func (t *Tournaments) apiCreatePeople(w http.ResponseWriter, r *http.Request, body tournamentRequest) {
 	if len(body.Players) > 0 || body.PerMoveMillis != 0 || body.DelayMillis != 0 || body.Seed != 0 {
-		t.fail(w, r, fmt.Errorf("%w: a people's tournament has no players, per_move_ms, delay_ms or seed: people and bots join it, under its clock (clock_ms, increment_ms)", ErrBadRequest))
+		t.fail(w, r, fmt.Errorf("%w: a people's tournament has no players, per_move_ms, delay_ms or seed: people and bots join it, under its clock (clock_ms, increment_ms)", core.ErrBadRequest))
 		return
 	}
 	var creator identity.ID
-	if u := t.srv.sessionUser(r); u != "" {
+	if u := t.host.SessionUser(r); u != "" {
 		creator = identity.Of(identity.Person, u)
 	}
-	id, err := t.people.Create(r.Context(), creator, NewPeopleTournament{Name: body.Name, Format: body.Format, Rules: body.Rules,
+	if t.people == nil {
+		t.fail(w, r, fmt.Errorf("%w: this server runs no people's tournaments", core.ErrBadRequest))
+		return
+	}
+	id, err := t.people.Create(r.Context(), creator, NewPeople{Name: body.Name, Format: body.Format, Rules: body.Rules,
 		ClockMS: body.ClockMS, IncrementMS: body.IncrementMS, Minutes: body.Minutes, Rounds: body.Rounds, StartsInS: body.StartsInS, Rated: body.Rated})
 	if err != nil {
 		t.fail(w, r, err)
@@ -161,21 +166,16 @@ func (t *Tournaments) apiEntry(w http.ResponseWriter, r *http.Request, id, actio
 		t.fail(w, r, err)
 		return
 	}
-	if !isPeopleID(id) {
+	if !t.isPeopleID(id) {
 		if _, err := tournamentID(id); err != nil {
 			t.fail(w, r, err)
 			return
 		}
-		t.fail(w, r, fmt.Errorf("%w: tournament %s is between the players it was started with: only people's tournaments take entrants", ErrBadRequest, id))
+		t.fail(w, r, fmt.Errorf("%w: tournament %s is between the players it was started with: only people's tournaments take entrants", core.ErrBadRequest, id))
 		return
 	}
-	a := t.srv.actor(w, r, "", false)
-	org := t.srv.organizer(r)
-	do := t.people.Join
-	if action == "withdraw" {
-		do = t.people.Withdraw
-	}
-	if _, err := do(r.Context(), id, a, org, body.Bot); err != nil {
+	a := t.host.Actor(w, r)
+	if err := t.people.Enter(r.Context(), id, a, t.organizer(r), body.Bot, action == "withdraw"); err != nil {
 		t.fail(w, r, err)
 		return
 	}
@@ -188,8 +188,8 @@ func (t *Tournaments) apiEntry(w http.ResponseWriter, r *http.Request, id, actio
 }
 
 func (t *Tournaments) apiState(w http.ResponseWriter, r *http.Request, id string) {
-	if isPeopleID(id) {
-		st, err := t.people.State(r.Context(), id, t.srv.actor(w, r, "", false).ID)
+	if t.isPeopleID(id) {
+		st, err := t.people.State(r.Context(), id, t.host.Actor(w, r).ID)
 		if err != nil {
 			t.fail(w, r, err)
 			return
@@ -210,3 +210,9 @@ func (t *Tournaments) apiState(w http.ResponseWriter, r *http.Request, id string
 func (t *Tournaments) fail(w http.ResponseWriter, r *http.Request, err error) {
 	httpapi.WriteError(w, err)
 }
+
+// formatArena is the people's tournaments' arena, which only they play.
+const formatArena = "arena"
+
+// isPeopleID reports whether id names a people's tournament.
+func (t *Tournaments) isPeopleID(id string) bool { return t.people != nil && t.people.IsID(id) }

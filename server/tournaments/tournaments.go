@@ -1,4 +1,13 @@
-package server
+// Package tournaments runs the engine and bot tournaments of a server:
+// those started on the page or with POST /api/tournaments, kept by package
+// tournament in the server's store, resumed after a restart, their games
+// costed against the gate's work budget, and their part of the HTTP API.
+// One Tournaments owns their state (which run, their games' ids on the
+// server, their errors) under a lock that guards nothing else, and reaches
+// the server (which plays every game, knows who asks and whose bots are
+// waiting) only through its Host, and the people's tournaments beside
+// them through People.
+package tournaments
 
 import (
 	"context"
@@ -12,8 +21,10 @@ import (
 	"time"
 
 	"kalah"
+	"kalah/internal/httpapi"
 	"kalah/internal/identity"
-	"kalah/player"
+	"kalah/internal/store"
+	"kalah/server/core"
 	"kalah/tournament"
 	"net/http"
 )
@@ -21,23 +32,24 @@ import (
 // Tournaments are the tournaments the server runs itself, started over
 // HTTP (the page's Tournaments tab, POST /api/tournaments): kept by package
 // tournament in the server's own store, run by its runner (Store.Run), and
-// every game played here by the TournamentExecutor as an arranged game,
-// under the server's limits, listed and watched with its other games. A
-// player the server will not start is forfeited in its game, with the
-// reason; no game of these tournaments is played anywhere else.
+// every game played by the Host's executor as an arranged game, under the
+// server's limits, listed and watched with its other games. A player the
+// server will not start is forfeited in its game, with the reason; no game
+// of these tournaments is played anywhere else.
 type Tournaments struct {
-	srv  *Server
-	st   *tournament.Store
-	ctx  context.Context
-	wait time.Duration
-	max  int
-	log  *slog.Logger
-	runs sync.WaitGroup
+	host   Host
+	people People
+	st     *tournament.Store
+	ctx    context.Context
+	wait   time.Duration
+	max    int
+	log    *slog.Logger
+	errMap *httpapi.Errors
+	admin  string // the server's admin token, "" for none
+	runs   sync.WaitGroup
 
-	// people runs the people's tournaments (arena.go): arenas and Swiss
-	// that people and bots join.
-	people *peopleTours
-
+	// mu guards the fields below it and nothing else; it is never held
+	// while the Host or People are called.
 	mu      sync.Mutex
 	gameIDs map[int64]int64 // a tournament game's id to its server game
 	running map[int64]bool
@@ -49,20 +61,101 @@ type Tournaments struct {
 	stopping   bool // Wait was called: no run starts any more
 }
 
-// TournamentOptions configure StartTournaments.
-type TournamentOptions struct {
+// Host is what the tournaments need of the server that plays their games
+// and answers their requests. It is never called with the Tournaments'
+// lock held.
+type Host interface {
+	// Executor returns the executor that plays a tournament's games on
+	// the server as arranged games, under its limits, one at a time: a
+	// game waits at most wait for a bot that is not free, and onStart is
+	// told each game's id on the server once it starts.
+	Executor(wait time.Duration, log *slog.Logger, onStart func(job tournament.Job, game int64)) tournament.Executor
+	// Startable refuses a player spec the server would not start for a
+	// tournament (admin: asked for with the admin token).
+	Startable(spec string, admin bool) error
+	// MayEnter refuses bot name unless org may enter it in a tournament.
+	MayEnter(ctx context.Context, org Organizer, name string) error
+	// BotName parses a player spec: a bot's ("bot:NAME") gives its name
+	// and isBot, another spec neither.
+	BotName(spec string) (name string, isBot bool, err error)
+	// WaitingBots returns the names of the bots logged in that take the
+	// games the server arranges, sorted.
+	WaitingBots() []string
+	// GameWork estimates the computer time a game under r between specs
+	// ("" for a seat that is no program of the server's) may cost.
+	GameWork(r kalah.Rules, specs ...string) time.Duration
+	// Charge pays work through the gate up front, against payer's budget
+	// ("" for none) and the server's (never refused if force); free gives
+	// it back. A refusal is counted, and returned as the server's callers
+	// know it (a full server ErrBusy).
+	Charge(payer string, work time.Duration, force bool) (free func(), err error)
+	// Trusted reports whether r may start the server's work: a signed-in
+	// person, the admin token, or a server without one.
+	Trusted(r *http.Request) bool
+	// SessionUser returns r's signed-in person, "" for none.
+	SessionUser(r *http.Request) string
+	// Actor returns who asks r (a person, a guest, a bot by its token).
+	Actor(w http.ResponseWriter, r *http.Request) core.Actor
+}
+
+// People are the people's tournaments beside the server's own (arenas
+// and Swiss that people and bots join, their ids "pN"): the list merges
+// them, and the API serves them on the same routes. They are never called
+// with the Tournaments' lock held.
+type People interface {
+	// IsID reports whether id names a people's tournament.
+	IsID(id string) bool
+	// Create stores a people's tournament asked for by person creator
+	// (zero: none), enters them in it and returns its id.
+	Create(ctx context.Context, creator identity.ID, req NewPeople) (string, error)
+	// State returns people's tournament id as viewer (zero: anyone) sees
+	// it, as the API answers it.
+	State(ctx context.Context, id string, viewer identity.ID) (any, error)
+	// Enter joins (or, withdraw, takes out) a (or org's bot named bot) in
+	// people's tournament id.
+	Enter(ctx context.Context, id string, a core.Actor, org Organizer, bot string, withdraw bool) error
+	// List returns the people's tournaments as the list shows them.
+	List(ctx context.Context) ([]State, error)
+	// Resume goes on with the unfinished people's tournaments.
+	Resume(ctx context.Context) error
+}
+
+// NewPeople asks for a people's tournament (POST /api/tournaments with
+// "people": true).
+type NewPeople struct {
+	Name        string
+	Format      string
+	Rules       kalah.Rules
+	ClockMS     int64
+	IncrementMS int64
+	Minutes     int
+	Rounds      int
+	StartsInS   int
+	Rated       *bool
+}
+
+// Config configures New.
+type Config struct {
+	// Host is the server that plays the games; People are the people's
+	// tournaments beside them.
+	Host   Host
+	People People
+	// Store is the server's store, which keeps the tournaments.
+	Store *store.Store
+	// Errors map the API's errors to their statuses.
+	Errors *httpapi.Errors
+	Log    *slog.Logger
+	// AdminToken is the server's admin token, "" for none.
+	AdminToken string
 	// DataDir, if set, is the data directory whose tournaments.db (where
 	// an older release kept its tournaments) is moved into the server's
 	// store once.
 	DataDir string
 	// Wait bounds how long a tournament game waits for a bot that is not
-	// free; zero means Config.ArrangedWait.
+	// free.
 	Wait time.Duration
 	// Max bounds the tournaments running at once (default 8).
 	Max int
-	// RoundPause is the pause between the rounds of a people's Swiss, for
-	// its players to see the standings (default 10s; negative: none).
-	RoundPause time.Duration
 }
 
 // Organizer is who asks for a tournament, which decides the bots it may
@@ -80,48 +173,55 @@ type Organizer struct {
 // the server runs itself, which it resumes after a restart.
 const OrganizerServer = "server"
 
+// botPrefix starts a bot's player spec ("bot:alice"), as the server's
+// BotPrefix.
+const botPrefix = "bot:"
+
 // maxTournaments bounds the tournaments running at once by default.
 const maxTournaments = 8
 
-// StartTournaments returns the server's tournaments, kept in its store
-// (moving in those an older release kept in o.DataDir's tournaments.db),
-// and goes on with those it was running when it last stopped. They run
-// until ctx ends; Wait waits for them to stop.
-func (s *Server) StartTournaments(ctx context.Context, o TournamentOptions) (*Tournaments, error) {
-	st := tournament.New(s.st)
-	if o.DataDir != "" {
-		if err := st.MoveIn(ctx, o.DataDir); err != nil {
+// New returns the server's tournaments, kept in its store (moving in
+// those an older release kept in c.DataDir's tournaments.db). They run
+// until ctx ends; Start goes on with those the server was running when it
+// last stopped, and Wait waits for them to stop.
+func New(ctx context.Context, c Config) (*Tournaments, error) {
+	st := tournament.New(c.Store)
+	if c.DataDir != "" {
+		if err := st.MoveIn(ctx, c.DataDir); err != nil {
 			return nil, fmt.Errorf("tournaments: %w", err)
 		}
 	}
-	if o.Max <= 0 {
-		o.Max = maxTournaments
+	if c.Max <= 0 {
+		c.Max = maxTournaments
 	}
-	t := &Tournaments{srv: s, st: st, ctx: ctx, wait: o.Wait, max: o.Max, log: s.log,
-		gameIDs: map[int64]int64{}, running: map[int64]bool{}, errs: map[int64]string{}}
-	switch {
-	case o.RoundPause == 0:
-		o.RoundPause = defaultRoundPause
-	case o.RoundPause < 0:
-		o.RoundPause = 0
+	if c.Log == nil {
+		c.Log = slog.New(slog.DiscardHandler)
 	}
-	t.people = newPeopleTours(t, o.RoundPause)
-	if _, err := t.Resume(ctx); err != nil {
-		return nil, fmt.Errorf("tournaments: %w", err)
-	}
-	if err := t.people.resume(ctx); err != nil {
-		return nil, fmt.Errorf("tournaments: %w", err)
-	}
-	return t, nil
+	return &Tournaments{host: c.Host, people: c.People, st: st, ctx: ctx, wait: c.Wait, max: c.Max, log: c.Log,
+		errMap: c.Errors, admin: c.AdminToken, gameIDs: map[int64]int64{}, running: map[int64]bool{}, errs: map[int64]string{}}, nil
 }
 
-// defaultRoundPause is TournamentOptions.RoundPause's default.
-const defaultRoundPause = 10 * time.Second
+// Start goes on with the tournaments, the server's and the people's, that
+// were running when the server last stopped.
+func (t *Tournaments) Start(ctx context.Context) error {
+	if _, err := t.Resume(ctx); err != nil {
+		return fmt.Errorf("tournaments: %w", err)
+	}
+	if t.people != nil {
+		if err := t.people.Resume(ctx); err != nil {
+			return fmt.Errorf("tournaments: %w", err)
+		}
+	}
+	return nil
+}
 
-// goRun runs f in the background as one of the tournaments' goroutines,
+// Context is the context the tournaments run under.
+func (t *Tournaments) Context() context.Context { return t.ctx }
+
+// Go runs f in the background as one of the tournaments' goroutines,
 // which Wait waits for; it returns false, and runs nothing, once they are
 // stopping.
-func (t *Tournaments) goRun(f func()) bool {
+func (t *Tournaments) Go(f func()) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.stopping || t.ctx.Err() != nil {
@@ -139,7 +239,7 @@ func (t *Tournaments) goRun(f func()) bool {
 func (t *Tournaments) Store() *tournament.Store { return t.st }
 
 // Wait waits until every tournament run has stopped (after the context
-// StartTournaments was given ends); no tournament starts after it is
+// New was given ends); no tournament starts after it is
 // called.
 func (t *Tournaments) Wait() {
 	t.mu.Lock()
@@ -188,8 +288,8 @@ type Pairing struct {
 	Reason string `json:"reason,omitempty"`
 }
 
-// TournamentState is a tournament's progress.
-type TournamentState struct {
+// State is a tournament's progress.
+type State struct {
 	ID        string      `json:"id"`
 	Name      string      `json:"name"`
 	Format    string      `json:"format"`
@@ -222,43 +322,43 @@ var ErrNoTournament = errors.New("no such tournament")
 // from anyone (logged in and waiting: it sent wait).
 func (t *Tournaments) Create(ctx context.Context, org Organizer, req NewTournament) (string, error) {
 	if req.PerMoveMillis < 0 || req.PerMoveMillis > 60_000 || req.DelayMillis < 0 || req.DelayMillis > 10_000 {
-		return "", fmt.Errorf("%w: clock out of range", ErrBadRequest)
+		return "", fmt.Errorf("%w: clock out of range", core.ErrBadRequest)
 	}
 	if req.Rounds < 0 || req.Rounds > 20 || len(req.Players) > 12 {
-		return "", fmt.Errorf("%w: at most 20 rounds and 12 players", ErrBadRequest)
+		return "", fmt.Errorf("%w: at most 20 rounds and 12 players", core.ErrBadRequest)
 	}
 	if len(req.Name) > 100 {
-		return "", fmt.Errorf("%w: a name of at most 100 bytes", ErrBadRequest)
+		return "", fmt.Errorf("%w: a name of at most 100 bytes", core.ErrBadRequest)
 	}
 	format, err := tournament.ParseFormat(req.Format)
 	if err != nil || format == tournament.SPRT {
-		return "", fmt.Errorf("%w: format %q (want roundrobin, gauntlet or swiss)", ErrBadRequest, req.Format)
+		return "", fmt.Errorf("%w: format %q (want roundrobin, gauntlet or swiss)", core.ErrBadRequest, req.Format)
 	}
 	if err := req.Rules.Validate(); err != nil {
-		return "", fmt.Errorf("%w: %w", ErrBadRequest, err)
+		return "", fmt.Errorf("%w: %w", core.ErrBadRequest, err)
 	}
 	var bots []string
 	for _, p := range req.Players {
 		if strings.EqualFold(p, "human") || p == "" {
-			return "", fmt.Errorf("%w: tournaments are between computer players", ErrBadRequest)
+			return "", fmt.Errorf("%w: tournaments are between computer players", core.ErrBadRequest)
 		}
-		name, isBot, err := BotName(p)
+		name, isBot, err := t.host.BotName(p)
 		if err != nil {
-			return "", fmt.Errorf("%w: %w", ErrBadRequest, err)
+			return "", fmt.Errorf("%w: %w", core.ErrBadRequest, err)
 		}
 		if isBot {
 			if slices.Contains(bots, name) {
-				return "", fmt.Errorf("%w: bot %s entered twice (a bot cannot play itself)", ErrBadRequest, name)
+				return "", fmt.Errorf("%w: bot %s entered twice (a bot cannot play itself)", core.ErrBadRequest, name)
 			}
 			bots = append(bots, name)
 			continue
 		}
-		if err := t.srv.startable(p, org.Admin); err != nil {
+		if err := t.host.Startable(p, org.Admin); err != nil {
 			return "", err
 		}
 	}
 	for _, name := range bots {
-		if err := t.srv.mayEnter(ctx, org, name); err != nil {
+		if err := t.host.MayEnter(ctx, org, name); err != nil {
 			return "", err
 		}
 	}
@@ -273,10 +373,10 @@ func (t *Tournaments) Create(ctx context.Context, org Organizer, req NewTourname
 	busy, stopping := t.busyLocked(), t.stopping || t.ctx.Err() != nil
 	t.mu.Unlock()
 	if stopping {
-		return "", fmt.Errorf("%w: the server's tournaments are stopping", ErrClosed)
+		return "", fmt.Errorf("%w: the server's tournaments are stopping", core.ErrClosed)
 	}
 	if busy {
-		return "", fmt.Errorf("%w: %d tournaments are running, the most this server runs at once", ErrBusy, t.max)
+		return "", fmt.Errorf("%w: %d tournaments are running, the most this server runs at once", core.ErrBusy, t.max)
 	}
 	// Its games are the server's computers' work: paid for up front,
 	// against the organizer's budget and the server's, given back when it
@@ -285,65 +385,23 @@ func (t *Tournaments) Create(ctx context.Context, org Organizer, req NewTourname
 	if org.Account != "" {
 		payer = identity.Of(identity.Person, org.Account).Key()
 	}
-	free, err := t.srv.gate.Charge(payer, t.work(cfg), org.Admin)
+	free, err := t.host.Charge(payer, t.work(cfg), org.Admin)
 	if err != nil {
-		t.srv.refused("gate")
-		return "", gateError(fmt.Errorf("a tournament of %d games: %w", len(tournament.PlannedGames(cfg)), err))
+		return "", fmt.Errorf("a tournament of %d games: %w", len(tournament.PlannedGames(cfg)), err)
 	}
 	id, err := t.st.Create(ctx, cfg)
 	if err != nil {
 		free()
 		if errors.Is(err, tournament.ErrConfig) {
-			return "", fmt.Errorf("%w: %w", ErrBadRequest, err)
+			return "", fmt.Errorf("%w: %w", core.ErrBadRequest, err)
 		}
 		return "", err
 	}
 	if !t.start(id, free) {
-		return "", fmt.Errorf("%w: the server's tournaments are stopping; tournament %d starts with them next time", ErrClosed, id)
+		return "", fmt.Errorf("%w: the server's tournaments are stopping; tournament %d starts with them next time", core.ErrClosed, id)
 	}
 	t.log.Info("tournament created", "tournament", id, "by", org.Account, "admin", org.Admin, "players", len(cfg.Players))
 	return strconv.FormatInt(id, 10), nil
-}
-
-// startable refuses a player spec the server would not start for a
-// tournament: an unknown player, a program (unless the admin asks and the
-// server allows programs), or one over the server's limits.
-func (s *Server) startable(spec string, admin bool) error {
-	info, _, err := player.Lookup(spec)
-	if err != nil {
-		return fmt.Errorf("%w: %w", ErrBadRequest, err)
-	}
-	if info.Raw && !(admin && s.cfg.AllowExec) {
-		return fmt.Errorf("%w: player %s runs a program on the server: not in tournaments started over HTTP", ErrBadRequest, info.Name)
-	}
-	if err := player.CheckLimits(spec, s.limits()); err != nil {
-		return fmt.Errorf("%w: %w", ErrBadRequest, err)
-	}
-	return nil
-}
-
-// mayEnter reports whether org may enter bot name in a tournament or an
-// arranged game: the admin may enter any bot, a signed-in person their
-// own, and a bot logged in that waits for arranged games (it sent wait)
-// has accepted to be entered by anyone. Nobody else may name a bot, which
-// would make it lose every game it is not there for.
-func (s *Server) mayEnter(ctx context.Context, org Organizer, name string) error {
-	if org.Admin {
-		return nil
-	}
-	if org.Account != "" {
-		owned, err := s.st.BotsOf(ctx, org.Account)
-		if err != nil {
-			return err
-		}
-		if slices.ContainsFunc(owned, func(b string) bool { return strings.EqualFold(b, name) }) {
-			return nil
-		}
-	}
-	if slices.ContainsFunc(s.WaitingBots(), func(b string) bool { return strings.EqualFold(b, name) }) {
-		return nil
-	}
-	return fmt.Errorf("%w: bot %s is not yours and does not take tournament games now: its owner may enter it, or the bot accepts them itself by logging in and sending wait (kalah bot --wait)", ErrForbidden, name)
 }
 
 // work estimates the computer time cfg's games may cost: each game's
@@ -351,14 +409,14 @@ func (s *Server) mayEnter(ctx context.Context, org Organizer, name string) error
 // machines).
 func (t *Tournaments) work(cfg tournament.Config) time.Duration {
 	spec := func(p string) string {
-		if _, isBot, _ := BotName(p); isBot {
+		if _, isBot, _ := t.host.BotName(p); isBot {
 			return ""
 		}
 		return p
 	}
 	var w time.Duration
 	for _, g := range tournament.PlannedGames(cfg) {
-		w += t.srv.gameWork(cfg.Rules, spec(cfg.Players[g[0]]), spec(cfg.Players[g[1]]))
+		w += t.host.GameWork(cfg.Rules, spec(cfg.Players[g[0]]), spec(cfg.Players[g[1]]))
 	}
 	return w
 }
@@ -380,13 +438,11 @@ func (t *Tournaments) start(id int64, free func()) bool {
 	go func() {
 		defer t.runs.Done()
 		defer free()
-		c := t.srv.cfg
-		x := &TournamentExecutor{Server: t.srv, Parallel: 1, Wait: t.wait, Log: t.log,
-			Unlimited: &tournament.Clock{PerMove: c.PerMove, Budget: c.Budget, Increment: c.Increment}, OnStart: func(job tournament.Job, game int64) {
-				t.mu.Lock()
-				t.gameIDs[job.Game.ID] = game
-				t.mu.Unlock()
-			}}
+		x := t.host.Executor(t.wait, t.log, func(job tournament.Job, game int64) {
+			t.mu.Lock()
+			t.gameIDs[job.Game.ID] = game
+			t.mu.Unlock()
+		})
 		err := t.st.Run(t.ctx, id, tournament.RunOptions{Executor: x, Log: t.log})
 		t.mu.Lock()
 		defer t.mu.Unlock()
@@ -435,7 +491,7 @@ func (t *Tournaments) Resume(ctx context.Context) ([]string, error) {
 		}
 		// A tournament taken on before the restart is charged again,
 		// never refused.
-		free, _ := t.srv.gate.Charge("", t.work(in.Config), true)
+		free, _ := t.host.Charge("", t.work(in.Config), true)
 		if t.start(in.ID, free) {
 			out = append(out, strconv.FormatInt(in.ID, 10))
 		}
@@ -456,11 +512,11 @@ func (t *Tournaments) ours(ctx context.Context, in tournament.Info) bool {
 	}
 	bots := false
 	for _, p := range in.Config.Players {
-		if _, ok, _ := BotName(p); ok {
+		if _, ok, _ := t.host.BotName(p); ok {
 			bots = true
 			continue
 		}
-		if t.srv.startable(p, false) != nil {
+		if t.host.Startable(p, false) != nil {
 			return false
 		}
 	}
@@ -485,10 +541,10 @@ func tournamentID(id string) (int64, error) {
 }
 
 // State returns a tournament's progress, standings and cross-table.
-func (t *Tournaments) State(ctx context.Context, id string) (TournamentState, error) {
+func (t *Tournaments) State(ctx context.Context, id string) (State, error) {
 	n, err := tournamentID(id)
 	if err != nil {
-		return TournamentState{}, err
+		return State{}, err
 	}
 	// Whether it runs is read before the store: a run that ends in between
 	// has stored its status by then.
@@ -497,19 +553,19 @@ func (t *Tournaments) State(ctx context.Context, id string) (TournamentState, er
 	t.mu.Unlock()
 	in, err := t.st.Tournament(ctx, n)
 	if errors.Is(err, tournament.ErrNotFound) {
-		return TournamentState{}, fmt.Errorf("%w: %s", ErrNoTournament, id)
+		return State{}, fmt.Errorf("%w: %s", ErrNoTournament, id)
 	}
 	if err != nil {
-		return TournamentState{}, err
+		return State{}, err
 	}
-	out := TournamentState{ID: id, Name: in.Name, Format: string(in.Config.Format), Rules: in.Config.Rules.String(), Players: in.Config.Players,
+	out := State{ID: id, Name: in.Name, Format: string(in.Config.Format), Rules: in.Config.Rules.String(), Players: in.Config.Players,
 		Played: in.Played, Total: in.Games, Created: in.Created, Games: []Pairing{}, Running: running, Error: runErr}
 	if !out.Running && in.Status != tournament.StatusFinished && out.Error == "" {
 		out.Error = fmt.Sprintf("%s, not running here: resume it with kalah tournament --resume %d", in.Status, n)
 	}
 	standings, err := t.st.Standings(ctx, n)
 	if err != nil {
-		return TournamentState{}, err
+		return State{}, err
 	}
 	for _, s := range standings {
 		out.Standings = append(out.Standings, Standing{Player: s.Player, Games: s.Games, Wins: s.Wins, Draws: s.Draws,
@@ -517,7 +573,7 @@ func (t *Tournaments) State(ctx context.Context, id string) (TournamentState, er
 	}
 	cross, err := t.st.CrossTable(ctx, n)
 	if err != nil {
-		return TournamentState{}, err
+		return State{}, err
 	}
 	for _, row := range cross {
 		r := make([]float64, len(row))
@@ -528,11 +584,11 @@ func (t *Tournaments) State(ctx context.Context, id string) (TournamentState, er
 	}
 	sched, err := t.st.Schedule(ctx, n)
 	if err != nil {
-		return TournamentState{}, err
+		return State{}, err
 	}
 	played, err := t.st.Games(ctx, n)
 	if err != nil {
-		return TournamentState{}, err
+		return State{}, err
 	}
 	done := map[int64]tournament.Played{}
 	for _, p := range played {
@@ -569,25 +625,27 @@ func (t *Tournaments) State(ctx context.Context, id string) (TournamentState, er
 
 // List returns every tournament in the store, computers' and people's,
 // newest first.
-func (t *Tournaments) List(ctx context.Context) ([]TournamentState, error) {
+func (t *Tournaments) List(ctx context.Context) ([]State, error) {
 	infos, err := t.st.List(ctx)
 	if err != nil {
 		return nil, err
 	}
-	people, err := t.people.List(ctx)
-	if err != nil {
-		return nil, err
+	var people []State
+	if t.people != nil {
+		if people, err = t.people.List(ctx); err != nil {
+			return nil, err
+		}
 	}
-	out := make([]TournamentState, 0, len(infos)+len(people))
+	out := make([]State, 0, len(infos)+len(people))
 	t.mu.Lock()
 	for _, in := range infos {
-		out = append(out, TournamentState{ID: strconv.FormatInt(in.ID, 10), Name: in.Name, Format: string(in.Config.Format),
+		out = append(out, State{ID: strconv.FormatInt(in.ID, 10), Name: in.Name, Format: string(in.Config.Format),
 			Rules: in.Config.Rules.String(), Players: in.Config.Players, Played: in.Played, Total: in.Games, Created: in.Created,
 			Running: t.running[in.ID]})
 	}
 	t.mu.Unlock()
 	out = append(out, people...)
-	slices.SortStableFunc(out, func(a, b TournamentState) int { return b.Created.Compare(a.Created) })
+	slices.SortStableFunc(out, func(a, b State) int { return b.Created.Compare(a.Created) })
 	return out, nil
 }
 
@@ -595,8 +653,8 @@ func (t *Tournaments) List(ctx context.Context) ([]TournamentState, error) {
 // ("bot:alice"), for the page to offer.
 func (t *Tournaments) Bots() []string {
 	var out []string
-	for _, name := range t.srv.WaitingBots() {
-		out = append(out, BotPrefix+name)
+	for _, name := range t.host.WaitingBots() {
+		out = append(out, botPrefix+name)
 	}
 	return out
 }
