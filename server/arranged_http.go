@@ -3,107 +3,20 @@ package server
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
-	"kalah"
 	"kalah/internal/httpapi"
 	"kalah/internal/netx"
-	"kalah/player"
 )
-
-// ArrangedRequest is the JSON body of POST /api/arranged: an Arranged
-// game, with durations in milliseconds.
-type ArrangedRequest struct {
-	// Rules of the game; omitted or zero: the server's.
-	Rules kalah.Rules `json:"rules,omitzero"`
-	// South and North are "bot:NAME" or a player spec the server plays.
-	South string `json:"south"`
-	North string `json:"north"`
-	// Opening moves played before anyone is asked: house numbers from 1,
-	// -1 for the swap.
-	Opening     []kalah.Move      `json:"opening,omitempty"`
-	PerMoveMS   int64             `json:"per_move_ms,omitempty"`
-	BudgetMS    int64             `json:"budget_ms,omitempty"`
-	IncrementMS int64             `json:"increment_ms,omitempty"`
-	GraceMS     int64             `json:"grace_ms,omitempty"`
-	DelayMS     int64             `json:"delay_ms,omitempty"`
-	Seeds       [2]uint64         `json:"seeds,omitzero"`
-	Tags        map[string]string `json:"tags,omitempty"`
-	// WaitMS bounds the wait for a bot that is not free; 0: the server's.
-	WaitMS int64 `json:"wait_ms,omitempty"`
-}
-
-// ArrangedReply is the JSON answer of POST /api/arranged once the game is
-// over: its id in the server's store, its record and, for a forfeit or
-// adjudication, why. Error is set instead when the game started but
-// could not be followed to its end (the server is stopping).
-type ArrangedReply struct {
-	ID     int64        `json:"id"`
-	Record kalah.Record `json:"record,omitzero"`
-	Reason string       `json:"reason,omitempty"`
-	Error  string       `json:"error,omitempty"`
-}
-
-// GameHeader names the response header of POST /api/arranged that carries
-// the game's id as soon as it has started.
-const GameHeader = "Kalah-Game"
 
 // arrangedKeepAlive is how often POST /api/arranged sends a newline while
 // its game is played, so proxies and NATs do not drop a quiet connection
 // (a variable for tests).
 var arrangedKeepAlive = 20 * time.Second
-
-// maxArrangedMS bounds the durations of an ArrangedRequest (a week).
-const maxArrangedMS = 7 * 24 * 3600 * 1000
-
-// arranged converts the request to an Arranged, checking that each seat
-// is a bot:NAME or a player the server knows. A player the server will not
-// start (a program where programs are not allowed, one over its limits)
-// is not refused here: PlayArranged forfeits its seat with the reason, and
-// the game is stored, so a tournament counts it lost rather than playing
-// it anywhere else.
-func (s *Server) arranged(req ArrangedRequest) (Arranged, error) {
-	a := Arranged{Rules: req.Rules, South: strings.TrimSpace(req.South), North: strings.TrimSpace(req.North),
-		Opening: req.Opening, Seeds: req.Seeds, Tags: req.Tags}
-	for _, d := range []struct {
-		name string
-		ms   int64
-		to   *time.Duration
-	}{{"per_move_ms", req.PerMoveMS, &a.PerMove}, {"budget_ms", req.BudgetMS, &a.Budget},
-		{"increment_ms", req.IncrementMS, &a.Increment}, {"grace_ms", req.GraceMS, &a.Grace},
-		{"delay_ms", req.DelayMS, &a.Delay}, {"wait_ms", req.WaitMS, &a.Wait}} {
-		if d.ms < 0 || d.ms > maxArrangedMS {
-			return a, fmt.Errorf("%w: %s %d: want 0 to %d", ErrBadRequest, d.name, d.ms, maxArrangedMS)
-		}
-		*d.to = time.Duration(d.ms) * time.Millisecond
-	}
-	for _, spec := range []string{a.South, a.North} {
-		if spec == "" {
-			return a, fmt.Errorf("%w: south and north are required: bot:NAME or a player spec", ErrBadRequest)
-		}
-		if _, ok, err := BotName(spec); ok || err != nil {
-			if err != nil {
-				return a, fmt.Errorf("%w: %w", ErrBadRequest, err)
-			}
-			continue
-		}
-		if _, _, err := player.Lookup(spec); err != nil {
-			return a, err
-		}
-	}
-	if n, ok, _ := BotName(a.South); ok {
-		if m, _, _ := BotName(a.North); m == n {
-			return a, fmt.Errorf("%w: bot %s cannot play itself", ErrForbidden, n)
-		}
-	}
-	return a, nil
-}
 
 // apiArranged plays one game with the server's bots and answers once it
 // is over. The status line and the GameHeader go out as soon as the game

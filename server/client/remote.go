@@ -1,4 +1,4 @@
-package server
+package client
 
 import (
 	"bytes"
@@ -16,6 +16,7 @@ import (
 
 	"kalah"
 	"kalah/internal/store"
+	"kalah/server/core"
 )
 
 // ErrUnavailable is returned by Remote when the server cannot be reached,
@@ -29,9 +30,12 @@ var ErrUnavailable = errors.New("match server unavailable")
 type Remote struct {
 	base   *url.URL
 	client *http.Client
-	poll   time.Duration // between looks at a game whose answer was lost
-	// patience bounds how long follow keeps trying a server it cannot reach.
-	patience time.Duration
+	// Poll is the time between looks at a game whose answer was lost (two
+	// seconds from Dial, and when not above zero).
+	Poll time.Duration
+	// Patience bounds how long PlayArranged keeps looking for a server it
+	// cannot reach while it follows such a game (two minutes from Dial).
+	Patience time.Duration
 	// Token is the server's admin token, sent with POST /api/arranged.
 	Token string
 }
@@ -56,7 +60,7 @@ func Dial(ctx context.Context, baseURL string) (*Remote, error) {
 	d := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
 	tr := &http.Transport{Proxy: http.ProxyFromEnvironment, DialContext: d.DialContext, TLSHandshakeTimeout: 10 * time.Second,
 		MaxIdleConnsPerHost: 16, IdleConnTimeout: 90 * time.Second}
-	r := &Remote{base: u, client: &http.Client{Transport: tr}, poll: 2 * time.Second, patience: 2 * time.Minute}
+	r := &Remote{base: u, client: &http.Client{Transport: tr}, Poll: 2 * time.Second, Patience: 2 * time.Minute}
 	if _, err := r.Bots(ctx); err != nil {
 		return nil, err
 	}
@@ -129,16 +133,16 @@ func (r *Remote) statusErr(path string, resp *http.Response) error {
 	switch resp.StatusCode {
 	case http.StatusServiceUnavailable:
 		if resp.Header.Get("Retry-After") != "" {
-			return fmt.Errorf("%w: %s", ErrBusy, msg)
+			return fmt.Errorf("%w: %s", core.ErrBusy, msg)
 		}
 		return fmt.Errorf("%w: %s", ErrUnavailable, msg)
 	case http.StatusForbidden:
-		return fmt.Errorf("%w: %s", ErrForbidden, msg)
+		return fmt.Errorf("%w: %s", core.ErrForbidden, msg)
 	case http.StatusNotFound:
 		if path == "/api/bots" || path == "/api/arranged" {
-			return fmt.Errorf("%w: %s%s answers 404: not a kalah serve with tournament games (or an older one)", ErrNotFound, r.base, path)
+			return fmt.Errorf("%w: %s%s answers 404: not a kalah serve with tournament games (or an older one)", core.ErrNotFound, r.base, path)
 		}
-		return fmt.Errorf("%w: %s", ErrNotFound, msg)
+		return fmt.Errorf("%w: %s", core.ErrNotFound, msg)
 	case http.StatusBadGateway, http.StatusGatewayTimeout:
 		return fmt.Errorf("%w: %s", ErrUnavailable, msg)
 	}
@@ -146,18 +150,15 @@ func (r *Remote) statusErr(path string, resp *http.Response) error {
 }
 
 // PlayArranged plays a game on the server, as Server.PlayArranged does
-// there, and returns it once it is over. Errors are the server's: ErrBusy
-// when it is full (try again), ErrForbidden for programs it does not run,
-// ErrUnavailable when it cannot be reached or stops (the game, if it
+// there, and returns it once it is over. Errors are the server's (package
+// core's): ErrBusy when it is full (try again), ErrForbidden for programs
+// it does not run, ErrUnavailable when it cannot be reached or stops (the game, if it
 // started, counts for nothing: play it again). If the connection drops
 // after the game started, PlayArranged follows the game through GET
 // /api/games/{id} until it ends. Ending ctx leaves the game playing on.
 // OnStart, if set, is called with the server's game id.
 func (r *Remote) PlayArranged(ctx context.Context, a Arranged) (ArrangedResult, error) {
-	req := ArrangedRequest{Rules: a.Rules, South: a.South, North: a.North, Opening: a.Opening,
-		PerMoveMS: a.PerMove.Milliseconds(), BudgetMS: a.Budget.Milliseconds(), IncrementMS: a.Increment.Milliseconds(),
-		GraceMS: a.Grace.Milliseconds(), DelayMS: a.Delay.Milliseconds(), Seeds: a.Seeds, Tags: a.Tags, WaitMS: a.Wait.Milliseconds()}
-	body, err := json.Marshal(req)
+	body, err := json.Marshal(a.Request())
 	if err != nil {
 		return ArrangedResult{}, err
 	}
@@ -201,12 +202,23 @@ func (r *Remote) PlayArranged(ctx context.Context, a Arranged) (ArrangedResult, 
 	return ArrangedResult{ID: reply.ID, Record: reply.Record, Reason: reply.Reason}, nil
 }
 
-// follow waits for game id to end, looking every r.poll, and returns it.
+// gameState is what follow reads of GET /api/games/{id}: the server's
+// GameView, of which it needs only whether the game is over and how.
+type gameState struct {
+	Status store.Status `json:"status"`
+	Record kalah.Record `json:"record"`
+}
+
+// follow waits for game id to end, looking every r.Poll, and returns it.
 // A game the server ended by adjudication after the answer was lost was
 // most likely cut by a restart: it is reported unavailable, to be played
 // again.
 func (r *Remote) follow(ctx context.Context, id int64, a Arranged) (ArrangedResult, error) {
-	t := time.NewTicker(r.poll)
+	poll := r.Poll
+	if poll <= 0 {
+		poll = 2 * time.Second
+	}
+	t := time.NewTicker(poll)
 	defer t.Stop()
 	var down time.Time
 	for {
@@ -215,14 +227,14 @@ func (r *Remote) follow(ctx context.Context, id int64, a Arranged) (ArrangedResu
 			return ArrangedResult{ID: id}, ctx.Err()
 		case <-t.C:
 		}
-		var v GameView
+		var v gameState
 		err := r.get(ctx, "/api/games/"+strconv.FormatInt(id, 10), &v)
 		if errors.Is(err, ErrUnavailable) {
 			// The server restarts, or the network hiccups.
 			if down.IsZero() {
 				down = time.Now()
 			}
-			if time.Since(down) > r.patience {
+			if time.Since(down) > r.Patience {
 				return ArrangedResult{ID: id}, fmt.Errorf("following game %d: %w", id, err)
 			}
 			continue

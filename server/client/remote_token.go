@@ -1,10 +1,12 @@
-package server
+package client
 
 import (
 	"bytes"
 	"context"
 	"fmt"
 	"net/http"
+
+	"kalah/server/core"
 )
 
 // CheckToken asks the server whether it takes r.Token for arranged games,
@@ -34,7 +36,7 @@ func (r *Remote) CheckToken(ctx context.Context) error {
 		if r.Token != "" {
 			what = "it does not take the admin token given"
 		}
-		return fmt.Errorf("%w: %s plays bots' games only with its admin token, and %s (kalah serve keeps it in admin.token in its data directory: give --server-token or $KALAH_ADMIN_TOKEN)", ErrForbidden, r.base, what)
+		return fmt.Errorf("%w: %s plays bots' games only with its admin token, and %s (kalah serve keeps it in admin.token in its data directory: give --server-token or $KALAH_ADMIN_TOKEN)", core.ErrForbidden, r.base, what)
 	}
 	return r.statusErr("/api/arranged", resp)
 }
