@@ -534,10 +534,10 @@ func (d *director) startGame(t store.PeopleTournament, pid int64, round int, sou
 		}
 		return err
 	}
-	if err := d.p.st.SetPeoplePairingGame(context.WithoutCancel(ctx), pid, rd.id); err != nil {
+	if err := d.p.st.SetPeoplePairingGame(context.WithoutCancel(ctx), pid, rd.ID()); err != nil {
 		return err
 	}
-	d.watch(store.PeoplePairing{ID: pid, Round: round, South: south, North: north, Game: rd.id}, rd)
+	d.watch(store.PeoplePairing{ID: pid, Round: round, South: south, North: north, Game: rd.ID()}, rd)
 	return nil
 }
 
@@ -548,11 +548,11 @@ func (d *director) watch(pr store.PeoplePairing, rd *round) {
 		ctx := d.ctx()
 		if rd != nil {
 			select {
-			case <-rd.done:
+			case <-rd.Done():
 			case <-ctx.Done():
 				return
 			}
-			if rd.outcome == nil {
+			if rd.Outcome() == nil {
 				return // the server stops: the next one resumes the game
 			}
 		}
@@ -664,7 +664,7 @@ func (s *Server) startTournamentGame(ctx context.Context, t store.PeopleTourname
 			seats[i] = botSeatOf(id)
 			continue
 		}
-		seats[i] = &seat{human: true, st: store.Seat{Kind: "human", ID: id, Name: id.Display()}}
+		seats[i] = &seat{Human: true, St: store.Seat{Kind: "human", ID: id, Name: id.Display()}}
 	}
 	rd := s.newRound()
 	taken, err := s.takeBots(ctx, rd, seats, max(wait, time.Millisecond))
@@ -674,15 +674,15 @@ func (s *Server) startTournamentGame(ctx context.Context, t store.PeopleTourname
 	release := func() {
 		s.mu.Lock()
 		for _, st := range seats {
-			if st.bot && s.seats[st.st.ID.Key()] == rd {
-				delete(s.seats, st.st.ID.Key())
+			if st.Bot && s.seats[st.St.ID.Key()] == rd {
+				delete(s.seats, st.St.ID.Key())
 			}
 		}
 		s.freeLocked()
 		s.mu.Unlock()
 	}
 	for i, st := range seats {
-		missing[i] = st.bot && !taken[i]
+		missing[i] = st.Bot && !taken[i]
 	}
 	if missing[0] || missing[1] {
 		release()
@@ -710,7 +710,7 @@ func (s *Server) startTournamentGame(ctx context.Context, t store.PeopleTourname
 		release()
 		return nil, missing, err
 	}
-	stored := [2]store.Seat{seats[0].st, seats[1].st}
+	stored := [2]store.Seat{seats[0].St, seats[1].St}
 	id, err := s.st.CreateGame(s.ctx, store.NewGame{Rules: g.Rules(), Seats: stored, Tags: tags})
 	if err != nil {
 		ticket.Release()
@@ -718,8 +718,7 @@ func (s *Server) startTournamentGame(ctx context.Context, t store.PeopleTourname
 		return nil, missing, err
 	}
 	g.Players = [2]string{stored[0].Name, stored[1].Name}
-	rd.id = id
-	if s.runRound(rd, roundSetup{id: id, g: g, seats: seats, ref: ref, tags: tags, ticket: ticket}) == nil {
+	if s.runRound(rd, roundSetup{ID: id, G: g, Seats: seats, Ref: ref, Tags: tags, Ticket: ticket}) == nil {
 		release()
 		return nil, missing, ErrClosed
 	}

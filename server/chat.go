@@ -115,10 +115,10 @@ func (s *Server) chatRole(ctx context.Context, id int64, a Actor) (chatRole, err
 	s.mu.Unlock()
 	var v *view
 	if rd != nil {
-		v = rd.view.Load()
+		v = rd.View()
 	}
-	if v != nil && !v.ended {
-		seats, tags, role.over = v.seats, v.tags, v.over
+	if v != nil && !v.Ended {
+		seats, tags, role.over = v.Seats, v.Tags, v.Over
 	} else {
 		sg, err := s.st.Game(ctx, id)
 		if errors.Is(err, store.ErrNotFound) {

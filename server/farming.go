@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"kalah"
 	"net/http"
 	"slices"
 	"strconv"
@@ -105,11 +106,11 @@ func limitNote(n string, viewer identity.ID, seats [2]identity.ID, names [2]stri
 	return fmt.Sprintf("casual: %s and %s have played %s rated games with each other today", names[0], names[1], n)
 }
 
-// movedEnough reports whether each side has made minMovesRated moves of
-// its own (after the opening's).
-func (l *loop) movedEnough() bool {
-	seats := moveSeats(l.g)
-	seats = seats[min(l.opening, len(seats)):]
+// movedEnough reports whether each side of g has made minMovesRated moves
+// of its own (after the opening's).
+func movedEnough(g *kalah.Game, opening int) bool {
+	seats := moveSeats(g)
+	seats = seats[min(opening, len(seats)):]
 	for seat := range 2 {
 		n := 0
 		for _, s := range seats {
@@ -127,9 +128,9 @@ func (l *loop) movedEnough() bool {
 // unratedWhy says why a finished game asked to be rated is not, when it
 // ended by a forfeit before both sides had made their moves; "" if it
 // counts (or was never rated).
-func (l *loop) unratedWhy() string {
-	t := l.g.Termination()
-	if l.tags[tagRated] != "yes" || !t.IsForfeit() || l.movedEnough() {
+func unratedWhy(g *kalah.Game, opening int, tags map[string]string) string {
+	t := g.Termination()
+	if tags[tagRated] != "yes" || !t.IsForfeit() || movedEnough(g, opening) {
 		return ""
 	}
 	return fmt.Sprintf("not rated: it ended (%s) before both sides had made %d moves", t, minMovesRated)

@@ -59,36 +59,6 @@ func (s *Server) ownerOf(ctx context.Context, id identity.ID) (string, error) {
 	return identity.Of(identity.Person, owner).Key(), nil
 }
 
-// rate rates a finished rated game: one both sides played (not aborted,
-// adjudicated or forfeited before both moved) between identities that may
-// be rated against each other.
-func (s *Server) rate(l *loop) {
-	seats := [2]identity.ID{l.seats[0].st.ID, l.seats[1].st.ID}
-	switch t := l.g.Termination(); {
-	case l.tags[tagRated] != "yes", t == kalah.Aborted, t == kalah.Adjudicated, !l.bothMoved():
-		return
-	}
-	// Scores by seat: the seat that started South is seats[0].
-	south := 0.5
-	switch l.g.Result() {
-	case kalah.SouthWins:
-		south = 1
-	case kalah.NorthWins:
-		south = 0
-	}
-	if l.g.Swapped() {
-		south = 1 - south
-	}
-	pool := poolOf(l.g.Rules(), l.ref)
-	write := func() error {
-		_, err := s.st.RateGame(context.WithoutCancel(l.ctx), l.r.id, pool, seats, south)
-		return err
-	}
-	if err := l.retry(write(), write); err != nil {
-		s.log.Error("cannot rate game", "game", l.r.id, "err", err)
-	}
-}
-
 // SeatRating is a seat's rating as a board shows it: now, or for a
 // finished rated game after it with the change it made.
 type SeatRating struct {
