@@ -521,7 +521,7 @@ func (l *loop) botMove(c Link, resign bool, m kalah.Move) error {
 // address to play: the one who left loses if they had moved, else the
 // game is aborted (it counts for no one).
 func (l *loop) endLeft() {
-	if l.g.Over() {
+	if l.g.Over() || l.ended {
 		return
 	}
 	for i, st := range l.seats {

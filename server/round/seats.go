@@ -153,7 +153,7 @@ func (l *loop) attach(i int, c Link) {
 // detach takes bot seat i's connection away (it closed).
 func (l *loop) detach(i int, c Link) {
 	st := l.seats[i]
-	if st.conn != c {
+	if st.conn != c || l.ended {
 		return
 	}
 	st.conn = nil
@@ -165,7 +165,7 @@ func (l *loop) detach(i int, c Link) {
 // presence marks seat i's player there or gone and tells the others.
 func (l *loop) presence(i int, back bool) {
 	st := l.seats[i]
-	if st.present == back {
+	if st.present == back || l.ended {
 		return
 	}
 	st.present, st.since = back, time.Now()
