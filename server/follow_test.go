@@ -131,21 +131,3 @@ func rowOf(p Profile, id int64) ArchiveGame {
 	}
 	return ArchiveGame{}
 }
-
-// TestTimeControlWords: a clock as lichess writes it.
-func TestTimeControlWords(t *testing.T) {
-	for _, c := range []struct {
-		ref  referee.Referee
-		want string
-	}{
-		{referee.Referee{Budget: 3 * time.Minute, Increment: 2 * time.Second}, "3+2"},
-		{referee.Referee{Budget: 30 * time.Second}, "½+0"},
-		{referee.Referee{Budget: 90 * time.Second, Increment: 500 * time.Millisecond}, "1.5+0.5"},
-		{referee.Referee{PerMove: 10 * time.Second}, "10s a move"},
-		{referee.Referee{}, "no clock"},
-	} {
-		if got := timeControl(c.ref); got != c.want {
-			t.Errorf("%+v: %q, want %q", c.ref, got, c.want)
-		}
-	}
-}

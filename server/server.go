@@ -25,6 +25,7 @@ import (
 	"kalah/server/core"
 	"kalah/server/gate"
 	"kalah/server/lobby"
+	"kalah/server/social"
 )
 
 // Config configures a Server. Zero fields take the defaults given.
@@ -336,7 +337,7 @@ type Server struct {
 	anonKGP    anonLabels // names of anonymous KGP clients (kgp.go)
 	// houseGames counts the house games started (housebot.go).
 	houseGames atomic.Uint64
-	chat       chatHub // games' chats, to their board streams (chat.go)
+	social     *social.Social[GameInfo] // games' chats, follows, profiles (social_host.go)
 	// keys are the secret keys kept in the store (guests.go).
 	keys serverKeys
 	// kgp are the KGP connections of bots known by a token (tokens.go).
@@ -374,6 +375,7 @@ func New(cfg Config) (*Server, error) {
 		streams:   newStreams(&cfg),
 	}
 	s.lobby = s.newLobby()
+	s.social = social.New[GameInfo](cfg.Store, socialHost{s})
 	s.metrics = s.newMetrics()
 	s.logins.signup = netx.NewLimiter(cfg.SignupRate, cfg.SignupBurst)
 	s.stats.prom = s.metrics.move

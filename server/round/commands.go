@@ -470,7 +470,7 @@ func (l *loop) take(i int, who identity.ID) (int, string, error) {
 	st.since = time.Now()
 	l.g.Players[i] = seats[i].Name // the record names who took the seat
 	if ids := [2]identity.ID{seats[0].ID, seats[1].ID}; l.tags[core.TagRatedAsked] == "yes" && l.host.Ratable(l.ctx, ids) {
-		// At most maxRatedPerDay a pair (farming.go).
+		// At most so many rated games a pair a day (the Host's ReserveRated).
 		ok, n, release := l.host.ReserveRated(l.ctx, ids)
 		defer release()
 		tag, value := core.TagRated, "yes"

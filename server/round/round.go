@@ -880,7 +880,7 @@ func (l *loop) finish(why error) {
 		l.tags[core.ReasonTag] = l.reason
 	}
 	if why := l.host.UnratedWhy(l.g, l.opening, l.tags); why != "" {
-		// Too early to count, as an abort (farming.go).
+		// Too early to count, as an abort (the Host's UnratedWhy).
 		if stored.Tags == nil {
 			stored.Tags = map[string]string{}
 		}

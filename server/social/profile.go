@@ -1,4 +1,4 @@
-package server
+package social
 
 import (
 	"context"
@@ -13,16 +13,29 @@ import (
 	"kalah/internal/store"
 	"kalah/rating"
 	"kalah/referee"
+	"kalah/server/core"
 )
 
 // A profile tells the truth: each game of the archive from the player's
 // side (whom they played, at what rating, under which clock, rated or
 // casual, won or lost), and the ladders one by one.
 
-// ArchiveGame is a finished game in a player's archive, seen from their
-// side.
-type ArchiveGame struct {
-	GameInfo
+// Game is what a player's archive needs of a finished game.
+type Game struct {
+	ID int64
+	// South and North name the players (the one who started as South
+	// first), SouthID and NorthID are who they are.
+	South, North     string
+	SouthID, NorthID identity.ID
+	Rules            kalah.Rules
+	Result           kalah.Result
+	Termination      kalah.Termination
+	Tags             map[string]string
+}
+
+// ArchiveRow is a finished game in a player's archive, seen from their
+// side: what the server's summary of the game is given beside it.
+type ArchiveRow struct {
 	// Seat is the player's seat (0: the one that started South).
 	Seat int `json:"seat"`
 	// Opponent is whom they played, by name and identity.
@@ -46,31 +59,27 @@ type ArchiveGame struct {
 	OpponentRating *int `json:"opponent_rating,omitempty"`
 }
 
-// archive returns games as who's archive.
-func (s *Server) archive(ctx context.Context, games []GameInfo, who identity.ID) []ArchiveGame {
-	out := make([]ArchiveGame, 0, len(games))
+// Archive returns games as who's archive: a row for each, in order.
+func (m *Social[G]) Archive(ctx context.Context, games []Game, who identity.ID) []ArchiveRow {
+	out := make([]ArchiveRow, 0, len(games))
 	ids := make([]int64, len(games))
 	for i, g := range games {
 		ids[i] = g.ID
 	}
-	ratings, err := s.st.GamesRatings(ctx, ids)
+	ratings, err := m.st.GamesRatings(ctx, ids)
 	if err != nil {
 		ratings = nil // the rows without their ratings, rather than none
 	}
 	for _, g := range games {
-		a := ArchiveGame{GameInfo: g, Opponent: g.North, OpponentID: g.NorthID}
+		a := ArchiveRow{Opponent: g.North, OpponentID: g.NorthID}
 		if !who.Is(g.SouthID) && who.Is(g.NorthID) {
 			a.Seat, a.Opponent, a.OpponentID = 1, g.South, g.SouthID
 		}
-		su := s.setupOf(g.Tags)
-		ref := s.referee()
-		if su.ref != nil {
-			ref = *su.ref
-		}
-		a.TimeControl, a.Casual, a.Rated = timeControl(ref), su.casual, g.Tags[tagRated] == "yes" && g.Termination != kalah.Aborted
-		a.Outcome = s.outcome(ctx, g, a.Seat)
+		ref, casual := m.host.Setup(g.Tags)
+		a.TimeControl, a.Casual, a.Rated = timeControl(ref), casual, g.Tags[core.TagRated] == "yes" && g.Termination != kalah.Aborted
+		a.Outcome = m.outcome(ctx, g, a.Seat)
 		a.Side = kalah.South
-		if (a.Seat == 1) != s.swapped(ctx, g) {
+		if (a.Seat == 1) != m.swapped(ctx, g) {
 			a.Side = kalah.North
 		}
 		for _, c := range ratings[g.ID] {
@@ -89,7 +98,7 @@ func (s *Server) archive(ctx context.Context, games []GameInfo, who identity.ID)
 }
 
 // outcome says how finished game g went for seat.
-func (s *Server) outcome(ctx context.Context, g GameInfo, seat int) string {
+func (m *Social[G]) outcome(ctx context.Context, g Game, seat int) string {
 	switch {
 	case g.Termination == kalah.Aborted:
 		return "aborted"
@@ -102,7 +111,7 @@ func (s *Server) outcome(ctx context.Context, g GameInfo, seat int) string {
 	if g.Result == kalah.NorthWins {
 		winner = 1
 	}
-	if s.swapped(ctx, g) {
+	if m.swapped(ctx, g) {
 		winner = 1 - winner
 	}
 	if winner == seat {
@@ -113,11 +122,11 @@ func (s *Server) outcome(ctx context.Context, g GameInfo, seat int) string {
 
 // swapped reports whether finished game g's players exchanged sides by
 // the pie rule.
-func (s *Server) swapped(ctx context.Context, g GameInfo) bool {
+func (m *Social[G]) swapped(ctx context.Context, g Game) bool {
 	if !g.Rules.Pie {
 		return false
 	}
-	if sg, err := s.st.Game(ctx, g.ID); err == nil {
+	if sg, err := m.st.Game(ctx, g.ID); err == nil {
 		if kg, err := sg.Record.Game(); err == nil && kg.Swapped() {
 			return true
 		}
@@ -141,23 +150,24 @@ func timeControl(ref referee.Referee) string {
 	return "no clock"
 }
 
-// profileExtras fills what a profile says of its reader's relation to the
-// player: whether they follow them, and how many do.
-func (s *Server) profileExtras(r *http.Request, p *Profile) {
-	p.Followers, _ = s.st.Followers(r.Context(), p.ID)
-	if me, err := s.follower(r); err == nil {
-		if ids, err := s.st.Following(r.Context(), me); err == nil {
+// Relation says what a profile says of its reader's relation to player:
+// how many follow them, and whether the reader does.
+func (m *Social[G]) Relation(r *http.Request, player identity.ID) (followers int, following bool) {
+	followers, _ = m.st.Followers(r.Context(), player)
+	if me, err := m.follower(r); err == nil {
+		if ids, err := m.st.Following(r.Context(), me); err == nil {
 			for _, id := range ids {
-				p.Following = p.Following || id.Is(p.ID)
+				following = following || id.Is(player)
 			}
 		}
 	}
+	return followers, following
 }
 
-// apiPools answers the rating ladders, the busiest first, each with its
-// players, established and provisional.
-func (s *Server) apiPools(w http.ResponseWriter, r *http.Request) {
-	pools, err := s.st.Pools(r.Context(), rating.ProvisionalRD)
+// Pools answers the rating ladders, the busiest first, each with its
+// players, established and provisional (GET /api/ratings/pools).
+func (m *Social[G]) Pools(w http.ResponseWriter, r *http.Request) {
+	pools, err := m.st.Pools(r.Context(), rating.ProvisionalRD)
 	if err != nil {
 		httpapi.WriteError(w, err)
 		return

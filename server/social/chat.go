@@ -1,4 +1,4 @@
-package server
+package social
 
 import (
 	"context"
@@ -10,8 +10,8 @@ import (
 
 	"kalah/internal/httpapi"
 	"kalah/internal/identity"
-	"kalah/internal/netx"
 	"kalah/internal/store"
+	"kalah/server/core"
 )
 
 // A game's chat, as on lichess: two rooms, the players' (between the two
@@ -45,21 +45,10 @@ const (
 )
 
 // chatHub hands each new line to the board streams of its game that may
-// read it.
+// read it. Its lock guards its readers and nothing else.
 type chatHub struct {
-	mu     sync.Mutex
-	subs   map[int64]map[chan store.ChatLine]bool // by game: the stream, and whether a player holds it
-	byWho  *netx.Limiter
-	byAddr *netx.Limiter
-}
-
-func (h *chatHub) limiters() (*netx.Limiter, *netx.Limiter) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.byWho == nil {
-		h.byWho, h.byAddr = netx.NewLimiter(chatRate, chatBurst), netx.NewLimiter(chatAddrRate, chatAddrBurst)
-	}
-	return h.byWho, h.byAddr
+	mu   sync.Mutex
+	subs map[int64]map[chan store.ChatLine]bool // by game: the stream, and whether a player holds it
 }
 
 // chatRole is who someone is in a game, for its chat.
@@ -95,34 +84,25 @@ func (c chatRole) writable() error {
 	case c.player:
 		return nil
 	case c.rated && (c.who.IsZero() || c.who.Kind == identity.Guest):
-		return fmt.Errorf("%w: in a rated game guests read the chat but do not write: sign in to chat", ErrSignIn)
+		return fmt.Errorf("%w: in a rated game guests read the chat but do not write: sign in to chat", core.ErrSignIn)
 	case c.who.IsZero():
-		return fmt.Errorf("%w: who are you? open the game's page first", ErrSignIn)
+		return fmt.Errorf("%w: who are you? open the game's page first", core.ErrSignIn)
 	case c.who.Kind == identity.Program:
-		return fmt.Errorf("%w: programs do not chat", ErrForbidden)
+		return fmt.Errorf("%w: programs do not chat", core.ErrForbidden)
 	}
 	return nil
 }
 
 // chatRole returns a's role in game id: a player (by a seat's token or
 // identity) or a spectator.
-func (s *Server) chatRole(ctx context.Context, id int64, a Actor) (chatRole, error) {
+func (m *Social[G]) chatRole(ctx context.Context, id int64, a core.Actor) (chatRole, error) {
 	role := chatRole{who: a.ID}
-	var seats [2]store.Seat
-	var tags map[string]string
-	s.mu.Lock()
-	rd := s.live[id]
-	s.mu.Unlock()
-	var v *view
-	if rd != nil {
-		v = rd.View()
-	}
-	if v != nil && !v.Ended {
-		seats, tags, role.over = v.Seats, v.Tags, v.Over
-	} else {
-		sg, err := s.st.Game(ctx, id)
+	seats, tags, over, live := m.host.LiveSeats(id)
+	role.over = over
+	if !live {
+		sg, err := m.st.Game(ctx, id)
 		if errors.Is(err, store.ErrNotFound) {
-			return role, fmt.Errorf("game %d: %w", id, ErrNotFound)
+			return role, fmt.Errorf("game %d: %w", id, core.ErrNotFound)
 		}
 		if err != nil {
 			return role, err
@@ -133,14 +113,14 @@ func (s *Server) chatRole(ctx context.Context, id int64, a Actor) (chatRole, err
 		if st.Open || st.Kind == "spec" {
 			continue
 		}
-		if hashIs(st.TokenHash, a.Token) || a.ID.Is(st.ID) {
+		if m.host.TokenIs(st.TokenHash, a.Token) || a.ID.Is(st.ID) {
 			role.player = true
 			if role.who.IsZero() {
 				role.who = st.ID
 			}
 		}
 	}
-	role.rated = tags[tagRated] == "yes" || tags[tagRatedAsked] == "yes"
+	role.rated = tags[core.TagRated] == "yes" || tags[core.TagRatedAsked] == "yes"
 	return role, nil
 }
 
@@ -154,19 +134,20 @@ type ChatView struct {
 	Lines    []store.ChatLine `json:"lines"`
 }
 
-// apiChat answers the lines of a game's chat its reader may read.
-func (s *Server) apiChat(w http.ResponseWriter, r *http.Request) {
-	id, err := s.pathID(r)
+// Chat answers the lines of a game's chat its reader may read (GET
+// /api/games/{id}/chat).
+func (m *Social[G]) Chat(w http.ResponseWriter, r *http.Request) {
+	id, err := m.host.GameID(r)
 	if err != nil {
 		httpapi.WriteError(w, err)
 		return
 	}
-	role, err := s.chatRole(r.Context(), id, s.actor(w, r, r.URL.Query().Get("token"), false))
+	role, err := m.chatRole(r.Context(), id, m.host.Actor(w, r, r.URL.Query().Get("token"), false))
 	if err != nil {
 		httpapi.WriteError(w, err)
 		return
 	}
-	lines, err := s.st.Chat(r.Context(), id, role.rooms()...)
+	lines, err := m.st.Chat(r.Context(), id, role.rooms()...)
 	if err != nil {
 		httpapi.WriteError(w, err)
 		return
@@ -183,9 +164,10 @@ func (s *Server) apiChat(w http.ResponseWriter, r *http.Request) {
 	httpapi.WriteJSON(w, http.StatusOK, out)
 }
 
-// apiChatSay writes a line in the reader's room of a game's chat.
-func (s *Server) apiChatSay(w http.ResponseWriter, r *http.Request) {
-	id, err := s.pathID(r)
+// Say writes a line in the reader's room of a game's chat (POST
+// /api/games/{id}/chat).
+func (m *Social[G]) Say(w http.ResponseWriter, r *http.Request) {
+	id, err := m.host.GameID(r)
 	if err != nil {
 		httpapi.WriteError(w, err)
 		return
@@ -198,15 +180,15 @@ func (s *Server) apiChatSay(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteError(w, err)
 		return
 	}
-	a := s.actor(w, r, req.Token, false)
-	role, err := s.chatRole(r.Context(), id, a)
+	a := m.host.Actor(w, r, req.Token, false)
+	role, err := m.chatRole(r.Context(), id, a)
 	if err != nil {
 		httpapi.WriteError(w, err)
 		return
 	}
 	if role.who.IsZero() && !role.rated {
 		// A stranger in a casual game's gallery: a guest from now.
-		role.who = s.actor(w, r, "", true).ID
+		role.who = m.host.Actor(w, r, "", true).ID
 	}
 	if err := role.writable(); err != nil {
 		httpapi.WriteError(w, err)
@@ -215,29 +197,28 @@ func (s *Server) apiChatSay(w http.ResponseWriter, r *http.Request) {
 	text := identity.CleanText(req.Text, 0)
 	switch n := utf8.RuneCountInString(text); {
 	case n == 0:
-		httpapi.WriteError(w, fmt.Errorf("%w: say something", ErrBadRequest))
+		httpapi.WriteError(w, fmt.Errorf("%w: say something", core.ErrBadRequest))
 		return
 	case n > MaxChatText:
-		httpapi.WriteError(w, fmt.Errorf("%w: %d characters: a line has at most %d", ErrBadRequest, n, MaxChatText))
+		httpapi.WriteError(w, fmt.Errorf("%w: %d characters: a line has at most %d", core.ErrBadRequest, n, MaxChatText))
 		return
 	}
-	byWho, byAddr := s.chat.limiters()
-	if !byWho.Allow(role.who.Key()) || !byAddr.Allow(hostOf(r)) {
-		s.refused("chat-rate")
+	if !m.byWho.Allow(role.who.Key()) || !m.byAddr.Allow(core.HostOf(r)) {
+		m.host.Refused("chat-rate")
 		w.Header().Set("Retry-After", "2")
-		httpapi.WriteError(w, fmt.Errorf("%w: you are writing too fast; wait a little", ErrTooMany))
+		httpapi.WriteError(w, fmt.Errorf("%w: you are writing too fast; wait a little", core.ErrTooMany))
 		return
 	}
-	line, err := s.st.AddChat(r.Context(), store.ChatLine{Game: id, Room: role.room(), By: role.who, Text: text}, MaxChatLines)
+	line, err := m.st.AddChat(r.Context(), store.ChatLine{Game: id, Room: role.room(), By: role.who, Text: text}, MaxChatLines)
 	if errors.Is(err, store.ErrFull) {
-		httpapi.WriteError(w, fmt.Errorf("%w: this chat holds %d lines, its most", ErrNoSeat, MaxChatLines))
+		httpapi.WriteError(w, fmt.Errorf("%w: this chat holds %d lines, its most", core.ErrNoSeat, MaxChatLines))
 		return
 	}
 	if err != nil {
 		httpapi.WriteError(w, err)
 		return
 	}
-	s.chat.publish(line, role.over)
+	m.chat.publish(line, role.over)
 	httpapi.WriteJSON(w, http.StatusCreated, line)
 }
 
@@ -258,23 +239,26 @@ func (h *chatHub) publish(c store.ChatLine, over bool) {
 	}
 }
 
-// chatFeed returns the chat lines of game id that a may read, as they are
-// written, and a function to stop.
-func (s *Server) chatFeed(ctx context.Context, id int64, a Actor) (<-chan store.ChatLine, func()) {
-	role, err := s.chatRole(ctx, id, a)
+// Feed returns the chat lines of game id that a may read, as they are
+// written, and a function to stop: what a board stream pushes as "chat"
+// events.
+func (m *Social[G]) Feed(ctx context.Context, id int64, a core.Actor) (<-chan store.ChatLine, func()) {
+	role, err := m.chatRole(ctx, id, a)
 	if err != nil {
 		return nil, func() {}
 	}
+	return m.chat.subscribe(id, role.player)
+}
+
+// subscribe adds a reader of game id's chat, a player's or a spectator's,
+// and returns its lines and a function to stop.
+func (h *chatHub) subscribe(id int64, player bool) (<-chan store.ChatLine, func()) {
 	ch := make(chan store.ChatLine, 32)
-	h := &s.chat
 	h.mu.Lock()
-	if h.subs == nil {
-		h.subs = map[int64]map[chan store.ChatLine]bool{}
-	}
 	if h.subs[id] == nil {
 		h.subs[id] = map[chan store.ChatLine]bool{}
 	}
-	h.subs[id][ch] = role.player
+	h.subs[id][ch] = player
 	h.mu.Unlock()
 	return ch, func() {
 		h.mu.Lock()
