@@ -392,7 +392,7 @@ func Start(host Host, r *Round, su Setup) *Round {
 		if r.ticket != nil {
 			r.ticket.Release()
 		}
-		r.close()
+		l.drain()
 		return nil
 	}
 	l.publish()
@@ -404,13 +404,30 @@ func Start(host Host, r *Round, su Setup) *Round {
 	return r
 }
 
-// close ends the round for messages: done is closed, and once no message
-// is on its way into the inbox, the inbox is closed to new ones.
-func (r *Round) close() {
+// drain ends the round for messages: done is closed, and once no message
+// is on its way into the inbox, the inbox is closed to new ones. What is
+// left in it got in before: a message sent is answered that the game is
+// gone, one posted is run (on a loop that has ended, which each command
+// checks).
+func (l *loop) drain() {
+	r := l.r
+	l.ended = true
 	close(r.done)
 	r.gate.Lock()
 	r.closed = true
 	r.gate.Unlock()
+	for {
+		select {
+		case m := <-r.inbox:
+			if m.reply != nil {
+				m.reply <- ErrGone
+			} else {
+				m.do(l)
+			}
+		default:
+			return
+		}
+	}
 }
 
 // run is the round's loop.
@@ -442,23 +459,7 @@ func (l *loop) run() {
 			close(ch)
 		}
 		l.subs = map[chan Event]*sub{}
-		l.ended = true
-		r.close()
-		// What is left in the inbox got in before the loop ended: a message
-		// sent is answered that the game is gone, one posted is run (on a
-		// game that has ended, which each command checks).
-		for {
-			select {
-			case m := <-r.inbox:
-				if m.reply != nil {
-					m.reply <- ErrGone
-				} else {
-					m.do(l)
-				}
-			default:
-				return
-			}
-		}
+		l.drain()
 	}()
 	for !l.over && l.halted == nil {
 		if l.prompt() {
