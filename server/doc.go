@@ -35,7 +35,7 @@
 //     TournamentExecutor as an arranged game, under the server's limits;
 //     Tournaments serves their part of the API (/api/tournaments), and
 //     runs the people's tournaments too: arenas and Swiss that people and
-//     bots join, each game a people's game under its clock (arena.go).
+//     bots join, each game a people's game under its clock (server/arena).
 //   - ImportSavedGames: the games an older release's page kept in files.
 //
 // Handler serves these as JSON under /api/ (PlayArranged as POST

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"kalah/internal/netx"
+	"kalah/server/accounts"
 )
 
 // behindProxy is a test server that believes X-Forwarded-For from
@@ -73,7 +74,7 @@ func TestLoginLimitsPerAccount(t *testing.T) {
 			t.Errorf("try %d: %d", i+1, code)
 		}
 	}
-	if wrong > 2*loginFreeFailures || codes[0] != http.StatusUnauthorized {
+	if wrong > 2*accounts.LoginFreeFailures || codes[0] != http.StatusUnauthorized {
 		t.Errorf("%d of 30 guesses were checked: %v", wrong, codes)
 	}
 	for i, code := range codes[20:] {

@@ -22,6 +22,7 @@ import (
 	"kalah/player"
 	"kalah/protocol/line"
 	"kalah/referee"
+	"kalah/server/accounts"
 	"kalah/server/core"
 	"kalah/server/gate"
 	"kalah/server/lobby"
@@ -76,7 +77,7 @@ type Config struct {
 	LoginBurst int
 	// SignupRate and SignupBurst are the token bucket for sign-ups on the
 	// whole server, from any address (default one every 2 s, burst 60);
-	// sign-ins to one account are limited too (logins.go).
+	// sign-ins to one account are limited too (server/accounts/logins.go).
 	SignupRate  float64
 	SignupBurst int
 	// AsyncMoves lets the referee ask for the next move while the last is
@@ -338,12 +339,11 @@ type Server struct {
 	// houseGames counts the house games started (housebot.go).
 	houseGames atomic.Uint64
 	social     *social.Social[GameInfo] // games' chats, follows, profiles (social_host.go)
-	// keys are the secret keys kept in the store (guests.go).
-	keys serverKeys
 	// kgp are the KGP connections of bots known by a token (tokens.go).
 	kgp kgpBots
-	// logins counts failed sign-ins by account (logins.go).
-	logins loginGuard
+	// accounts are the accounts, sessions and guests of the HTTP side
+	// (package server/accounts).
+	accounts *accounts.Service
 	// ratedPending counts rated games being created, by pair (farming.go).
 	ratedPending ratedPending
 }
@@ -377,7 +377,7 @@ func New(cfg Config) (*Server, error) {
 	s.lobby = s.newLobby()
 	s.social = social.New[GameInfo](cfg.Store, socialHost{s})
 	s.metrics = s.newMetrics()
-	s.logins.signup = netx.NewLimiter(cfg.SignupRate, cfg.SignupBurst)
+	s.accounts = s.newAccounts()
 	s.stats.prom = s.metrics.move
 	if cfg.Hashers > 0 {
 		cfg.Store.SetHashers(cfg.Hashers)

@@ -1,4 +1,4 @@
-package server
+package accounts
 
 import (
 	"context"
@@ -18,14 +18,14 @@ import (
 
 // serverKeys are the server's secret keys, each read from the store (made
 // there at first use) the first time it is needed, so a store that fails
-// at that moment is asked again next time.
+// at that moment is asked again next time. Its lock guards nothing else.
 type serverKeys struct {
 	mu   sync.Mutex
 	keys map[string][]byte
 }
 
 // key returns the server's secret called name.
-func (s *Server) key(ctx context.Context, name string) ([]byte, error) {
+func (s *Service) key(ctx context.Context, name string) ([]byte, error) {
 	s.keys.mu.Lock()
 	defer s.keys.mu.Unlock()
 	if k, ok := s.keys.keys[name]; ok {
@@ -44,7 +44,7 @@ func (s *Server) key(ctx context.Context, name string) ([]byte, error) {
 
 // sign returns the MAC of msg under the server's key called name: 128
 // bits, hex.
-func (s *Server) sign(ctx context.Context, name, msg string) (string, error) {
+func (s *Service) sign(ctx context.Context, name, msg string) (string, error) {
 	k, err := s.key(ctx, name)
 	if err != nil {
 		return "", err
@@ -55,7 +55,7 @@ func (s *Server) sign(ctx context.Context, name, msg string) (string, error) {
 }
 
 // signed reports whether mac is msg's under the server's key called name.
-func (s *Server) signed(ctx context.Context, name, msg, mac string) bool {
+func (s *Service) signed(ctx context.Context, name, msg, mac string) bool {
 	want, err := s.sign(ctx, name, msg)
 	return err == nil && hmac.Equal([]byte(want), []byte(mac))
 }
@@ -65,7 +65,7 @@ const guestKeyName = "guest-cookie"
 
 // guestCookie returns the cookie value of guest number n: "N.MAC", the
 // number signed with the server's key, so only the server makes one.
-func (s *Server) guestCookie(ctx context.Context, n int64) (string, error) {
+func (s *Service) guestCookie(ctx context.Context, n int64) (string, error) {
 	num := strconv.FormatInt(n, 10)
 	mac, err := s.sign(ctx, guestKeyName, "guest\x00"+num)
 	if err != nil {
@@ -74,10 +74,10 @@ func (s *Server) guestCookie(ctx context.Context, n int64) (string, error) {
 	return num + "." + mac, nil
 }
 
-// guestOf returns the guest a cookie value names, if this server issued
+// GuestOf returns the guest a cookie value names, if this server issued
 // it; a value it did not sign (made up, an older release's, another
 // server's) names nobody.
-func (s *Server) guestOf(ctx context.Context, v string) (identity.ID, bool) {
+func (s *Service) GuestOf(ctx context.Context, v string) (identity.ID, bool) {
 	num, mac, ok := strings.Cut(v, ".")
 	if !ok || len(num) > 19 || len(mac) != 32 {
 		return identity.ID{}, false
@@ -92,8 +92,8 @@ func (s *Server) guestOf(ctx context.Context, v string) (identity.ID, bool) {
 	return identity.GuestNumbered(n), true
 }
 
-// newGuest numbers a new guest in the store and sets its cookie on w.
-func (s *Server) newGuest(w http.ResponseWriter, r *http.Request) (identity.ID, error) {
+// NewGuest numbers a new guest in the store and sets its cookie on w.
+func (s *Service) NewGuest(w http.ResponseWriter, r *http.Request) (identity.ID, error) {
 	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
 	defer cancel()
 	n, err := s.st.NewGuest(ctx)

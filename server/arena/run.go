@@ -1,4 +1,4 @@
-package server
+package arena
 
 import (
 	"cmp"
@@ -6,15 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"sync"
 	"time"
 
 	"kalah"
 	"kalah/internal/identity"
 	"kalah/internal/store"
-	"kalah/referee"
-	"kalah/server/gate"
+	"kalah/server/core"
 	"kalah/tournament"
 )
 
@@ -25,7 +23,7 @@ import (
 // restarted server's director goes on where the last one stopped: it
 // watches the games resumed, and a Swiss plays the round it was in.
 type director struct {
-	p  *peopleTours
+	p  *Tours
 	id int64
 	// nudge wakes the director: someone joined or withdrew, a game ended.
 	nudge chan struct{}
@@ -40,9 +38,9 @@ type director struct {
 // besides being woken: a bot that comes back, for one.
 const pairEvery = time.Second
 
-// start runs tournament id's director, unless it runs already or the
+// Start runs tournament id's director, unless it runs already or the
 // server's tournaments are stopping.
-func (p *peopleTours) start(id int64) bool {
+func (p *Tours) Start(id int64) bool {
 	p.mu.Lock()
 	if p.directors[id] != nil {
 		p.mu.Unlock()
@@ -51,14 +49,14 @@ func (p *peopleTours) start(id int64) bool {
 	d := &director{p: p, id: id, nudge: make(chan struct{}, 1), starting: map[int64]bool{}}
 	p.directors[id] = d
 	p.mu.Unlock()
-	ok := p.t.goRun(func() {
+	ok := p.cfg.Go(func() {
 		defer func() {
 			p.mu.Lock()
 			delete(p.directors, id)
 			p.mu.Unlock()
 		}()
-		if err := d.run(); err != nil && p.t.ctx.Err() == nil {
-			p.log.Error("people's tournament stopped", "tournament", peopleIDString(id), "err", err)
+		if err := d.run(); err != nil && p.cfg.Context.Err() == nil {
+			p.log.Error("people's tournament stopped", "tournament", IDString(id), "err", err)
 		}
 	})
 	if !ok {
@@ -69,20 +67,20 @@ func (p *peopleTours) start(id int64) bool {
 	return ok
 }
 
-// resume starts the director of every unfinished people's tournament.
-func (p *peopleTours) resume(ctx context.Context) error {
+// Resume starts the director of every unfinished people's tournament.
+func (p *Tours) Resume(ctx context.Context) error {
 	ts, err := p.st.PeopleTournaments(ctx, true, 1000)
 	if err != nil {
 		return err
 	}
 	for _, t := range ts {
-		p.start(t.ID)
+		p.Start(t.ID)
 	}
 	return nil
 }
 
 // nudge wakes tournament n's director, if it runs.
-func (p *peopleTours) nudge(n int64) {
+func (p *Tours) nudge(n int64) {
 	p.mu.Lock()
 	d := p.directors[n]
 	p.mu.Unlock()
@@ -99,7 +97,7 @@ func (d *director) wake() {
 }
 
 // ctx is the context the director runs under: the tournaments'.
-func (d *director) ctx() context.Context { return d.p.t.ctx }
+func (d *director) ctx() context.Context { return d.p.cfg.Context }
 
 // sleep waits for a nudge, for timer (nil: none) or until ctx ends; it
 // returns false once ctx has ended.
@@ -129,7 +127,7 @@ func (d *director) run() error {
 		switch {
 		case pr.Result != "":
 		case pr.Game != 0:
-			d.watch(pr, d.p.srv.liveRound(pr.Game))
+			d.watch(pr, d.p.host.Live(pr.Game))
 		case t.Format == FormatArena:
 			if _, err := d.p.st.EndPeoplePairing(ctx, pr.ID, store.PairNone, false, "void: the server stopped before the game began"); err != nil {
 				return err
@@ -156,7 +154,7 @@ func (d *director) run() error {
 				return err
 			}
 			t.Status = store.TourRunning
-			d.p.log.Info("people's tournament started", "tournament", peopleIDString(d.id))
+			d.p.log.Info("people's tournament started", "tournament", IDString(d.id))
 			break
 		}
 		timer := time.NewTimer(wait)
@@ -193,7 +191,7 @@ func (d *director) finish(round int, note string) error {
 	if err := d.p.st.SetPeopleTournamentState(context.WithoutCancel(d.ctx()), d.id, store.TourFinished, round, note); err != nil {
 		return err
 	}
-	d.p.log.Info("people's tournament finished", "tournament", peopleIDString(d.id), "note", note)
+	d.p.log.Info("people's tournament finished", "tournament", IDString(d.id), "note", note)
 	return nil
 }
 
@@ -265,14 +263,14 @@ func (d *director) pairArena(t store.PeopleTournament, end time.Time) error {
 		}
 	}
 	tb := standings(t, entrants, pairings, nil)
-	var free []PeopleStanding // in the order of the standings
-	others := 0               // active players in a game now
+	var free []Standing // in the order of the standings
+	others := 0         // active players in a game now
 	for _, s := range tb.standings {
 		switch {
 		case !s.Active:
 		case busy[s.ID.Key()]:
 			others++
-		case s.ID.Kind == identity.Bot && !d.p.srv.botFree(s.ID.Key()):
+		case s.ID.Kind == identity.Bot && !d.p.host.BotFree(s.ID.Key()):
 		default:
 			free = append(free, s)
 		}
@@ -364,8 +362,8 @@ func (d *director) runSwiss(t store.PeopleTournament) error {
 		if t.Round >= t.Rounds {
 			return d.finish(t.Round, "")
 		}
-		if t.Round > 0 && d.p.pause > 0 {
-			timer := time.NewTimer(d.p.pause)
+		if t.Round > 0 && d.p.cfg.Pause > 0 {
+			timer := time.NewTimer(d.p.cfg.Pause)
 			select {
 			case <-timer.C:
 			case <-ctx.Done():
@@ -454,13 +452,14 @@ func (d *director) pairSwiss(t store.PeopleTournament) (int, error) {
 	if err := d.p.st.AddPeopleRound(ctx, d.id, round, games, byeID); err != nil {
 		return 0, err
 	}
-	d.p.log.Info("swiss round paired", "tournament", peopleIDString(d.id), "round", round, "games", len(games), "bye", byeID.Key())
+	d.p.log.Info("swiss round paired", "tournament", IDString(d.id), "round", round, "games", len(games), "bye", byeID.Key())
 	return round, nil
 }
 
 // startSwissGame starts the game of a Swiss pairing in the background,
-// unless it is being started already: a bot has the server's ArrangedWait
-// to be free for it, and loses the game if it is not (both: no result).
+// unless it is being started already: a bot has Config.Wait (the
+// server's ArrangedWait) to be free for it, and loses the game if it is
+// not (both: no result).
 func (d *director) startSwissGame(t store.PeopleTournament, pr store.PeoplePairing) {
 	d.mu.Lock()
 	if d.starting[pr.ID] {
@@ -469,14 +468,14 @@ func (d *director) startSwissGame(t store.PeopleTournament, pr store.PeoplePairi
 	}
 	d.starting[pr.ID] = true
 	d.mu.Unlock()
-	started := d.p.t.goRun(func() {
+	started := d.p.cfg.Go(func() {
 		defer func() {
 			d.mu.Lock()
 			delete(d.starting, pr.ID)
 			d.mu.Unlock()
 		}()
-		if err := d.startGame(t, pr.ID, pr.Round, pr.South, pr.North, d.p.srv.cfg.ArrangedWait); err != nil && d.ctx().Err() == nil {
-			d.p.log.Error("a tournament game did not start", "tournament", peopleIDString(d.id), "err", err)
+		if err := d.startGame(t, pr.ID, pr.Round, pr.South, pr.North, d.p.cfg.Wait); err != nil && d.ctx().Err() == nil {
+			d.p.log.Error("a tournament game did not start", "tournament", IDString(d.id), "err", err)
 		}
 	})
 	if !started {
@@ -497,18 +496,14 @@ func (d *director) startPairing(t store.PeopleTournament, round int, south, nort
 	return d.startGame(t, pid, round, south, north, wait)
 }
 
-// errNotFree is why a pairing's game did not start: a bot in it was not
-// free in time.
-var errNotFree = errors.New("not free")
-
 // startGame starts pairing pid's game and watches it. A bot that is not
 // free within wait loses the pairing in a Swiss (both: no result); in an
 // arena the pairing is void.
 func (d *director) startGame(t store.PeopleTournament, pid int64, round int, south, north identity.ID, wait time.Duration) error {
 	ctx := d.ctx()
-	rd, missing, err := d.p.srv.startTournamentGame(ctx, t, round, [2]identity.ID{south, north}, wait)
+	rd, missing, err := d.startTournamentGame(ctx, t, round, [2]identity.ID{south, north}, wait)
 	switch {
-	case errors.Is(err, errNotFree):
+	case errors.Is(err, ErrNotFree):
 		result, note := store.PairNone, ""
 		switch {
 		case t.Format == FormatArena:
@@ -523,13 +518,13 @@ func (d *director) startGame(t store.PeopleTournament, pid int64, round int, sou
 		_, err := d.p.st.EndPeoplePairing(context.WithoutCancel(ctx), pid, result, result != store.PairNone, note)
 		d.wake()
 		return err
-	case errors.Is(err, ErrBusy) && t.Format == FormatArena:
+	case errors.Is(err, core.ErrBusy) && t.Format == FormatArena:
 		// The server is full: the pairing is void, the players free for
 		// the next try.
 		_, err := d.p.st.EndPeoplePairing(context.WithoutCancel(ctx), pid, store.PairNone, false, "void: the server was full")
 		return err
 	case err != nil:
-		if ctx.Err() != nil || errors.Is(err, ErrClosed) {
+		if ctx.Err() != nil || errors.Is(err, core.ErrClosed) {
 			return nil // the next server starts it (Swiss) or voids it (arena)
 		}
 		return err
@@ -543,8 +538,8 @@ func (d *director) startGame(t store.PeopleTournament, pid int64, round int, sou
 
 // watch waits, in the background, for the end of pairing pr's game (rd,
 // or nil for one not live here) and records it.
-func (d *director) watch(pr store.PeoplePairing, rd *round) {
-	d.p.t.goRun(func() {
+func (d *director) watch(pr store.PeoplePairing, rd LiveGame) {
+	d.p.cfg.Go(func() {
 		ctx := d.ctx()
 		if rd != nil {
 			select {
@@ -552,12 +547,12 @@ func (d *director) watch(pr store.PeoplePairing, rd *round) {
 			case <-ctx.Done():
 				return
 			}
-			if rd.Outcome() == nil {
+			if !rd.Ended() {
 				return // the server stops: the next one resumes the game
 			}
 		}
 		if err := d.record(pr); err != nil && ctx.Err() == nil {
-			d.p.log.Error("a tournament game's end was not recorded", "tournament", peopleIDString(d.id), "game", pr.Game, "err", err)
+			d.p.log.Error("a tournament game's end was not recorded", "tournament", IDString(d.id), "game", pr.Game, "err", err)
 		}
 		d.wake()
 	})
@@ -597,10 +592,10 @@ func (d *director) record(pr store.PeoplePairing) error {
 			if rerr == nil {
 				blame = g.Seat(g.ToMove())
 			}
-			note = "aborted: " + sg.Record.Tags[ReasonTag]
+			note = "aborted: " + sg.Record.Tags[core.ReasonTag]
 			if blame >= 0 && t.Format == FormatSwiss {
 				result = []string{store.PairNorth, store.PairSouth}[blame]
-				note = fmt.Sprintf("%s did not play (%s): a loss", ids[blame].Display(), sg.Record.Tags[ReasonTag])
+				note = fmt.Sprintf("%s did not play (%s): a loss", ids[blame].Display(), sg.Record.Tags[core.ReasonTag])
 			}
 		default:
 			switch sg.Record.Result {
@@ -611,7 +606,7 @@ func (d *director) record(pr store.PeoplePairing) error {
 			case kalah.Draw:
 				result = store.PairDraw
 			}
-			note = sg.Record.Tags[ReasonTag]
+			note = sg.Record.Tags[core.ReasonTag]
 		}
 	}
 	counted := result != store.PairNone
@@ -628,100 +623,4 @@ func (d *director) record(pr store.PeoplePairing) error {
 		}
 	}
 	return nil
-}
-
-// liveRound returns live game id's round, nil if it is not live here.
-func (s *Server) liveRound(id int64) *round {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.live[id]
-}
-
-// botFree reports whether the bot of identity key could be given a game
-// now: logged in, waiting for games, neither playing nor queued.
-func (s *Server) botFree(key string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.freeBotLocked(key)
-}
-
-// startTournamentGame starts a game of people's tournament t between ids
-// (South first): a person's seat theirs by identity (they move it on the
-// game page, or by the API signed in), a bot's played over its connection,
-// under the tournament's Fischer clock, rated if the tournament is and
-// the players may be. Bots must be free within wait (0: now); if one is
-// not, no game starts and the error is errNotFree, with the seats that
-// were missing.
-func (s *Server) startTournamentGame(ctx context.Context, t store.PeopleTournament, round int, ids [2]identity.ID, wait time.Duration) (*round, [2]bool, error) {
-	var missing [2]bool
-	g, err := kalah.NewGame(t.Rules)
-	if err != nil {
-		return nil, missing, err
-	}
-	var seats [2]*seat
-	for i, id := range ids {
-		if id.Kind == identity.Bot {
-			seats[i] = botSeatOf(id)
-			continue
-		}
-		seats[i] = &seat{Human: true, St: store.Seat{Kind: "human", ID: id, Name: id.Display()}}
-	}
-	rd := s.newRound()
-	taken, err := s.takeBots(ctx, rd, seats, max(wait, time.Millisecond))
-	if err != nil {
-		return nil, missing, err
-	}
-	release := func() {
-		s.mu.Lock()
-		for _, st := range seats {
-			if st.Bot && s.seats[st.St.ID.Key()] == rd {
-				delete(s.seats, st.St.ID.Key())
-			}
-		}
-		s.freeLocked()
-		s.mu.Unlock()
-	}
-	for i, st := range seats {
-		missing[i] = st.Bot && !taken[i]
-	}
-	if missing[0] || missing[1] {
-		release()
-		return nil, missing, errNotFree
-	}
-	clock, inc := time.Duration(t.ClockMS)*time.Millisecond, time.Duration(t.IncrementMS)*time.Millisecond
-	ref := referee.Referee{Budget: clock, Increment: inc, Grace: 250 * time.Millisecond}
-	tags := map[string]string{PeopleTournamentTag: peopleIDString(t.ID), "Event": t.Name,
-		tagPerMove: "0", tagDelay: "0", tagClock: strconv.FormatInt(t.ClockMS, 10), tagInc: strconv.FormatInt(t.IncrementMS, 10)}
-	if round > 0 {
-		tags["Round"] = strconv.Itoa(round)
-	}
-	if t.Rated && s.ratable(ctx, ids) {
-		// At most maxRatedPerDay a pair, tournaments included (farming.go).
-		ok, n, done := s.reserveRated(ctx, ids)
-		defer done()
-		if ok {
-			tags[tagRated] = "yes"
-		} else {
-			tags[tagRatedLimit] = strconv.Itoa(n)
-		}
-	}
-	ticket, err := s.admit(gate.Tournament, g.Rules(), seats, [2]string{})
-	if err != nil {
-		release()
-		return nil, missing, err
-	}
-	stored := [2]store.Seat{seats[0].St, seats[1].St}
-	id, err := s.st.CreateGame(s.ctx, store.NewGame{Rules: g.Rules(), Seats: stored, Tags: tags})
-	if err != nil {
-		ticket.Release()
-		release()
-		return nil, missing, err
-	}
-	g.Players = [2]string{stored[0].Name, stored[1].Name}
-	if s.runRound(rd, roundSetup{ID: id, G: g, Seats: seats, Ref: ref, Tags: tags, Ticket: ticket}) == nil {
-		release()
-		return nil, missing, ErrClosed
-	}
-	s.log.Info("tournament game started", "game", id, "tournament", peopleIDString(t.ID), "south", stored[0].Name, "north", stored[1].Name)
-	return rd, missing, nil
 }

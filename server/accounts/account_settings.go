@@ -1,4 +1,4 @@
-package server
+package accounts
 
 import (
 	"context"
@@ -30,11 +30,11 @@ func sessionToken(r *http.Request) string {
 	return ""
 }
 
-// POST /api/account/password {"current","new"}: a new password for the
-// signed-in person, given the current one; every other session of theirs
-// ends (this one stays).
-func (s *Server) apiPassword(w http.ResponseWriter, r *http.Request) {
-	user, ok := s.signedIn(w, r, "change your password")
+// Password answers POST /api/account/password {"current","new"}: a new
+// password for the signed-in person, given the current one; every other
+// session of theirs ends (this one stays).
+func (s *Service) Password(w http.ResponseWriter, r *http.Request) {
+	user, ok := s.SignedIn(w, r, "change your password")
 	if !ok {
 		return
 	}
@@ -53,37 +53,37 @@ func (s *Server) apiPassword(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*s.cfg.HashWait)
 	defer cancel()
 	if err := s.st.ChangePassword(ctx, user, req.Current, req.New, sessionToken(r)); err != nil {
-		s.accountErr(w, err)
+		s.AccountErr(w, err)
 		return
 	}
 	s.log.Info("password changed", "name", user)
 	httpapi.WriteJSON(w, http.StatusOK, map[string]string{})
 }
 
-// POST /api/account/logout/everywhere {}: ends every session of the
-// signed-in person, on every device, this one too.
-func (s *Server) apiLogoutEverywhere(w http.ResponseWriter, r *http.Request) {
-	user, ok := s.signedIn(w, r, "sign out everywhere")
+// LogoutEverywhere answers POST /api/account/logout/everywhere {}: ends
+// every session of the signed-in person, on every device, this one too.
+func (s *Service) LogoutEverywhere(w http.ResponseWriter, r *http.Request) {
+	user, ok := s.SignedIn(w, r, "sign out everywhere")
 	if !ok {
 		return
 	}
 	n, err := s.st.EndSessions(r.Context(), user)
 	if err != nil {
-		s.accountErr(w, err)
+		s.AccountErr(w, err)
 		return
 	}
 	endCookie(w, r)
 	httpapi.WriteJSON(w, http.StatusOK, map[string]int{"sessions": n})
 }
 
-// DELETE /api/account {"password"}: deletes the signed-in person's account
-// and its data (store.DeleteUser), given its password; the games it
-// played stay, its seat shown as deleted. Refused while it or one of its
-// bots plays a game.
-func (s *Server) apiDeleteAccount(w http.ResponseWriter, r *http.Request) {
-	// A DELETE is as much a change as a POST: writesChecked holds it to a
-	// same-site JSON request.
-	user, ok := s.signedIn(w, r, "delete your account")
+// DeleteAccount answers DELETE /api/account {"password"}: deletes the
+// signed-in person's account and its data (store.DeleteUser), given its
+// password; the games it played stay, its seat shown as deleted. Refused
+// while it or one of its bots plays a game.
+func (s *Service) DeleteAccount(w http.ResponseWriter, r *http.Request) {
+	// A DELETE is as much a change as a POST: the server's writesChecked
+	// holds it to a same-site JSON request.
+	user, ok := s.SignedIn(w, r, "delete your account")
 	if !ok {
 		return
 	}
@@ -99,7 +99,7 @@ func (s *Server) apiDeleteAccount(w http.ResponseWriter, r *http.Request) {
 	}
 	bots, err := s.st.BotsOf(r.Context(), user)
 	if err != nil {
-		s.accountErr(w, err)
+		s.AccountErr(w, err)
 		return
 	}
 	ids := []identity.ID{identity.Of(identity.Person, user)}
@@ -109,7 +109,7 @@ func (s *Server) apiDeleteAccount(w http.ResponseWriter, r *http.Request) {
 	for _, id := range ids {
 		live, err := s.st.Games(r.Context(), store.Filter{Status: store.Live, Player: id, Limit: 1})
 		if err != nil {
-			s.accountErr(w, err)
+			s.AccountErr(w, err)
 			return
 		}
 		if len(live) > 0 {
@@ -125,7 +125,7 @@ func (s *Server) apiDeleteAccount(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	deleted, err := s.st.DeleteUser(ctx, user, req.Password)
 	if err != nil {
-		s.accountErr(w, err)
+		s.AccountErr(w, err)
 		return
 	}
 	endCookie(w, r)

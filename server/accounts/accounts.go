@@ -1,9 +1,23 @@
-package server
+// Package accounts is who asks on the HTTP side of the match server:
+// accounts (sign-up, sign-in, sessions, a new password, sign-out
+// everywhere, deletion), the bots people make, the guests the server
+// numbers and whose cookies it signs with its secret keys, and who makes
+// a request (Actor: a person, a bot by its token, or a guest). It guards
+// sign-ins by account as well as by address, letting the owner's known
+// browsers and addresses through, and limits sign-ups on the whole server.
+//
+// A Service owns its state (the failed sign-ins by account, the places
+// each account signed in from, the server's keys once read) under locks
+// that guard nothing else; it never calls out of the package while
+// holding them. What it needs of the server (its store, its limit on
+// logins by address, its refusal counts) comes in its Config.
+package accounts
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
 	"time"
@@ -12,7 +26,53 @@ import (
 	"kalah/internal/identity"
 	"kalah/internal/netx"
 	"kalah/internal/store"
+	"kalah/server/core"
 )
+
+// Config is what a Service needs of the server.
+type Config struct {
+	// Store keeps the accounts, sessions, bots, guests and secret keys.
+	Store *store.Store
+	// Log is the server's log.
+	Log *slog.Logger
+	// HashWait is how long a sign-up or sign-in waits for a free hasher
+	// of passwords.
+	HashWait time.Duration
+	// Logins limits sign-ups, sign-ins and other password checks by
+	// address: the server's limiter, which bots' logins share.
+	Logins *netx.Limiter
+	// SignupRate and SignupBurst are the token bucket for sign-ups on the
+	// whole server, whatever the address.
+	SignupRate  float64
+	SignupBurst int
+	// Refused counts a refusal by reason in the server's metrics.
+	Refused func(reason string)
+}
+
+// Service is the server's accounts and identities of people on the HTTP
+// side. Make it with New.
+type Service struct {
+	cfg    Config
+	st     *store.Store
+	log    *slog.Logger
+	signup *netx.Limiter // sign-ups of the whole server
+	logins loginGuard    // failed sign-ins by account (logins.go)
+	keys   serverKeys    // the secret keys kept in the store (guests.go)
+}
+
+// New returns a Service on cfg; cfg.Store and cfg.Logins must be set.
+func New(cfg Config) *Service {
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Refused == nil {
+		cfg.Refused = func(string) {}
+	}
+	return &Service{cfg: cfg, st: cfg.Store, log: cfg.Log, signup: netx.NewLimiter(cfg.SignupRate, cfg.SignupBurst)}
+}
+
+// refused counts a refusal by reason.
+func (s *Service) refused(reason string) { s.cfg.Refused(reason) }
 
 // SessionCookie is the cookie that holds a signed-in person's session.
 const SessionCookie = "kalah_session"
@@ -28,7 +88,7 @@ type credentials struct {
 // signIn starts a session and sets its cookie: HttpOnly (no script reads
 // it), SameSite=Lax (no other site's request carries it), Secure when the
 // client used HTTPS (TLS here, or a trusted proxy's word).
-func (s *Server) signIn(w http.ResponseWriter, r *http.Request, user string) error {
+func (s *Service) signIn(w http.ResponseWriter, r *http.Request, user string) error {
 	tok, err := s.st.NewSession(r.Context(), user, sessionTTL)
 	if err != nil {
 		return err
@@ -38,16 +98,16 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request, user string) err
 	return nil
 }
 
-// sessionUser returns the signed-in person of a request, or "" (for a
-// store that fails too: use signedIn where only a person may ask).
-func (s *Server) sessionUser(r *http.Request) string {
-	u, _ := s.session(r)
+// SessionUser returns the signed-in person of a request, or "" (for a
+// store that fails too: use SignedIn where only a person may ask).
+func (s *Service) SessionUser(r *http.Request) string {
+	u, _ := s.Session(r)
 	return u
 }
 
-// session returns the signed-in person of a request: "" and no error for
+// Session returns the signed-in person of a request: "" and no error for
 // a request with no live session; an error if the store cannot tell.
-func (s *Server) session(r *http.Request) (string, error) {
+func (s *Service) Session(r *http.Request) (string, error) {
 	c, err := r.Cookie(SessionCookie)
 	if err != nil {
 		return "", nil
@@ -59,13 +119,13 @@ func (s *Server) session(r *http.Request) (string, error) {
 	return u, err
 }
 
-// signedIn returns the signed-in person of a request, or answers it: 401
+// SignedIn returns the signed-in person of a request, or answers it: 401
 // (sign in to do what), or the store's failure (503, not the client's
 // fault), and reports false.
-func (s *Server) signedIn(w http.ResponseWriter, r *http.Request, what string) (string, bool) {
-	u, err := s.session(r)
+func (s *Service) SignedIn(w http.ResponseWriter, r *http.Request, what string) (string, bool) {
+	u, err := s.Session(r)
 	if err == nil && u == "" {
-		err = fmt.Errorf("%w: sign in to %s", ErrSignIn, what)
+		err = fmt.Errorf("%w: sign in to %s", core.ErrSignIn, what)
 	}
 	if err != nil {
 		httpapi.WriteError(w, err)
@@ -82,20 +142,20 @@ const GuestCookie = "kalah_guest"
 // guestTTL is how long a guest's cookie lasts.
 const guestTTL = 365 * 24 * time.Hour
 
-// actor returns who makes r: the signed-in person; else a bot by its
+// Actor returns who makes r: the signed-in person; else a bot by its
 // token (Authorization: Bearer); else the guest whose cookie r carries,
 // or, if create, a new guest (the cookie set on w). token is the seat's
 // token the request gives, if any.
-func (s *Server) actor(w http.ResponseWriter, r *http.Request, token string, create bool) Actor {
-	a, _ := s.actorErr(w, r, token, create)
+func (s *Service) Actor(w http.ResponseWriter, r *http.Request, token string, create bool) core.Actor {
+	a, _ := s.ActorErr(w, r, token, create)
 	return a
 }
 
-// actorErr is actor, with the store's failure to tell a session: a
+// ActorErr is Actor, with the store's failure to tell a session: a
 // request that must know who asks answers it (503), not as a stranger's.
-func (s *Server) actorErr(w http.ResponseWriter, r *http.Request, token string, create bool) (Actor, error) {
-	a := Actor{Token: token, Addr: hostOf(r)}
-	u, err := s.session(r)
+func (s *Service) ActorErr(w http.ResponseWriter, r *http.Request, token string, create bool) (core.Actor, error) {
+	a := core.Actor{Token: token, Addr: core.HostOf(r)}
+	u, err := s.Session(r)
 	if err != nil {
 		return a, err
 	}
@@ -112,13 +172,13 @@ func (s *Server) actorErr(w http.ResponseWriter, r *http.Request, token string, 
 	if c, err := r.Cookie(GuestCookie); err == nil {
 		// Only a cookie this server signed names a guest (guests.go); any
 		// other value is refused, and replaced if a guest is to be made.
-		if id, ok := s.guestOf(r.Context(), c.Value); ok {
+		if id, ok := s.GuestOf(r.Context(), c.Value); ok {
 			a.ID = id
 			return a, nil
 		}
 	}
 	if create {
-		id, err := s.newGuest(w, r)
+		id, err := s.NewGuest(w, r)
 		if err != nil {
 			return a, errGuest(err)
 		}
@@ -128,25 +188,28 @@ func (s *Server) actorErr(w http.ResponseWriter, r *http.Request, token string, 
 }
 
 // rateOK applies the per-address login limit to sign-ups and sign-ins.
-func (s *Server) rateOK(w http.ResponseWriter, r *http.Request) bool {
-	if !s.limiter.Allow(hostOf(r)) {
+func (s *Service) rateOK(w http.ResponseWriter, r *http.Request) bool {
+	if !s.cfg.Logins.Allow(core.HostOf(r)) {
 		s.refused("login-rate")
 		w.Header().Set("Retry-After", "1")
-		httpapi.WriteError(w, fmt.Errorf("%w: too many attempts from your address; wait a little", ErrTooMany))
+		httpapi.WriteError(w, fmt.Errorf("%w: too many attempts from your address; wait a little", core.ErrTooMany))
 		return false
 	}
 	return true
 }
 
-func (s *Server) accountErr(w http.ResponseWriter, err error) {
+// AccountErr answers an account's failure, counting a refusal of a
+// hasher too busy to check a password in time.
+func (s *Service) AccountErr(w http.ResponseWriter, err error) {
 	if errors.Is(err, store.ErrHashBusy) {
 		s.refused("hashing-busy")
 	}
 	httpapi.WriteError(w, err)
 }
 
-// POST /api/account/signup {"name","password"}: a new account, signed in.
-func (s *Server) apiSignup(w http.ResponseWriter, r *http.Request) {
+// Signup answers POST /api/account/signup {"name","password"}: a new
+// account, signed in.
+func (s *Service) Signup(w http.ResponseWriter, r *http.Request) {
 	var c credentials
 	if err := httpapi.ReadJSON(w, r, &c); err != nil {
 		httpapi.WriteError(w, err)
@@ -158,11 +221,11 @@ func (s *Server) apiSignup(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.HashWait)
 	defer cancel()
 	if err := s.st.CreateUser(ctx, c.Name, c.Password); err != nil {
-		s.accountErr(w, err)
+		s.AccountErr(w, err)
 		return
 	}
 	if err := s.signIn(w, r, c.Name); err != nil {
-		s.accountErr(w, err)
+		s.AccountErr(w, err)
 		return
 	}
 	s.signedInFrom(w, r, c.Name)
@@ -170,8 +233,8 @@ func (s *Server) apiSignup(w http.ResponseWriter, r *http.Request) {
 	httpapi.WriteJSON(w, http.StatusCreated, map[string]string{"name": c.Name})
 }
 
-// POST /api/account/login {"name","password"}: signs in.
-func (s *Server) apiLogin(w http.ResponseWriter, r *http.Request) {
+// Login answers POST /api/account/login {"name","password"}: signs in.
+func (s *Service) Login(w http.ResponseWriter, r *http.Request) {
 	var c credentials
 	if err := httpapi.ReadJSON(w, r, &c); err != nil {
 		httpapi.WriteError(w, err)
@@ -190,19 +253,19 @@ func (s *Server) apiLogin(w http.ResponseWriter, r *http.Request) {
 	name, err := s.st.CheckPassword(ctx, c.Name, c.Password)
 	tried(errors.Is(err, store.ErrBadPassword))
 	if err != nil {
-		s.accountErr(w, err)
+		s.AccountErr(w, err)
 		return
 	}
 	s.signedInFrom(w, r, name)
 	if err := s.signIn(w, r, name); err != nil {
-		s.accountErr(w, err)
+		s.AccountErr(w, err)
 		return
 	}
 	httpapi.WriteJSON(w, http.StatusOK, map[string]string{"name": name})
 }
 
-// POST /api/account/logout: ends the session.
-func (s *Server) apiLogout(w http.ResponseWriter, r *http.Request) {
+// Logout answers POST /api/account/logout: ends the session.
+func (s *Service) Logout(w http.ResponseWriter, r *http.Request) {
 	if c, err := r.Cookie(SessionCookie); err == nil {
 		s.st.EndSession(r.Context(), c.Value)
 	}
@@ -210,27 +273,28 @@ func (s *Server) apiLogout(w http.ResponseWriter, r *http.Request) {
 	httpapi.WriteJSON(w, http.StatusOK, map[string]string{})
 }
 
-// GET /api/account: who the request is: a signed-in person (with the bots
-// they own), or a bot by its token (Authorization: Bearer).
-func (s *Server) apiAccount(w http.ResponseWriter, r *http.Request) {
+// Account answers GET /api/account: who the request is: a signed-in
+// person (with the bots they own), or a bot by its token (Authorization:
+// Bearer).
+func (s *Service) Account(w http.ResponseWriter, r *http.Request) {
 	if bot, err := s.st.BearerBot(r.Context(), r.Header.Get("Authorization")); err == nil {
 		httpapi.WriteJSON(w, http.StatusOK, map[string]any{"bot": bot})
 		return
 	}
-	user, err := s.session(r)
+	user, err := s.Session(r)
 	if err != nil {
 		httpapi.WriteError(w, err)
 		return
 	}
 	if user == "" && r.Header.Get("Authorization") != "" {
-		s.accountErr(w, fmt.Errorf("%w: the token of no bot", store.ErrNoSession))
+		s.AccountErr(w, fmt.Errorf("%w: the token of no bot", store.ErrNoSession))
 		return
 	}
 	if user == "" {
 		// A visitor: who they are here, if anyone (200, so a page asks
 		// without a failed request).
 		out := map[string]any{}
-		if a := s.actor(w, r, "", false); !a.ID.IsZero() {
+		if a := s.Actor(w, r, "", false); !a.ID.IsZero() {
 			out["id"], out["guest"] = a.ID, a.ID.Display()
 		}
 		httpapi.WriteJSON(w, http.StatusOK, out)
@@ -238,7 +302,7 @@ func (s *Server) apiAccount(w http.ResponseWriter, r *http.Request) {
 	}
 	bots, err := s.st.BotsOf(r.Context(), user)
 	if err != nil {
-		s.accountErr(w, err)
+		s.AccountErr(w, err)
 		return
 	}
 	if bots == nil {
@@ -247,10 +311,10 @@ func (s *Server) apiAccount(w http.ResponseWriter, r *http.Request) {
 	httpapi.WriteJSON(w, http.StatusOK, map[string]any{"name": user, "id": identity.Of(identity.Person, user), "bots": bots})
 }
 
-// POST /api/account/bots {"name"}: a new bot of the signed-in person; its
-// token is in this answer only.
-func (s *Server) apiNewBot(w http.ResponseWriter, r *http.Request) {
-	user, ok := s.signedIn(w, r, "make a bot")
+// NewBot answers POST /api/account/bots {"name"}: a new bot of the
+// signed-in person; its token is in this answer only.
+func (s *Service) NewBot(w http.ResponseWriter, r *http.Request) {
+	user, ok := s.SignedIn(w, r, "make a bot")
 	if !ok {
 		return
 	}
@@ -263,7 +327,7 @@ func (s *Server) apiNewBot(w http.ResponseWriter, r *http.Request) {
 	}
 	token, err := s.st.CreateBot(r.Context(), user, req.Name)
 	if err != nil {
-		s.accountErr(w, err)
+		s.AccountErr(w, err)
 		return
 	}
 	s.log.Info("bot created", "owner", user, "bot", req.Name)

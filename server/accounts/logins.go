@@ -1,4 +1,4 @@
-package server
+package accounts
 
 import (
 	"context"
@@ -12,12 +12,13 @@ import (
 
 	"kalah/internal/httpapi"
 	"kalah/internal/netx"
+	"kalah/server/core"
 )
 
 // Limits on signing in to one account, whatever the address: the way large
 // sites guard an account against guesses from many addresses at once.
 // Failures from places the account has not signed in from count against
-// it: after loginFreeFailures each further try must wait twice as long
+// it: after LoginFreeFailures each further try must wait twice as long
 // as the one before (1 s, 2 s, 4 s, ...), and after twice that many the
 // account is refused to new places for loginLockout; failures are
 // forgotten loginLockout after the latest. Its owner still gets in from a
@@ -25,7 +26,7 @@ import (
 // every sign-in), a session of the account, or an address it signed in
 // from before; failures from those count nothing.
 const (
-	loginFreeFailures = 5
+	LoginFreeFailures = 5
 	loginLockout      = 15 * time.Minute
 	// knownAddrs bounds the addresses remembered for one account.
 	knownAddrs = 16
@@ -44,12 +45,12 @@ const DeviceCookie = "kalah_device"
 // deviceTTL is how long a device cookie lasts.
 const deviceTTL = 365 * 24 * time.Hour
 
-// loginGuard counts failed sign-ins by account.
+// loginGuard counts failed sign-ins by account; its lock guards nothing
+// else.
 type loginGuard struct {
-	mu     sync.Mutex
-	fails  map[string]*accountFails // by lower-case name, accounts or not
-	known  map[string][]string      // addresses (netx.Key) an account signed in from, newest last
-	signup *netx.Limiter            // sign-ups of the whole server
+	mu    sync.Mutex
+	fails map[string]*accountFails // by lower-case name, accounts or not
+	known map[string][]string      // addresses (netx.Key) an account signed in from, newest last
 }
 
 type accountFails struct {
@@ -70,21 +71,21 @@ func (a *accountFails) wait(now time.Time) time.Duration {
 	}
 	n := a.n + a.pending
 	switch {
-	case n >= 2*loginFreeFailures:
+	case n >= 2*LoginFreeFailures:
 		return max(a.last.Add(loginLockout).Sub(now), time.Second)
-	case n < loginFreeFailures:
+	case n < LoginFreeFailures:
 		return 0
 	case a.pending > 0:
 		return time.Second // one try at a time once slowed
 	}
-	backoff := time.Duration(math.Pow(2, float64(a.n-loginFreeFailures))) * time.Second
+	backoff := time.Duration(math.Pow(2, float64(a.n-LoginFreeFailures))) * time.Second
 	return max(a.last.Add(backoff).Sub(now), 0)
 }
 
 // knownPlace reports whether r comes from a place user has signed in
 // from: the account's device cookie, one of its sessions, or an address
 // it signed in from.
-func (s *Server) knownPlace(r *http.Request, user string) bool {
+func (s *Service) knownPlace(r *http.Request, user string) bool {
 	key := strings.ToLower(user)
 	if c, err := r.Cookie(DeviceCookie); err == nil {
 		for v := range strings.SplitSeq(c.Value, "~") {
@@ -94,13 +95,13 @@ func (s *Server) knownPlace(r *http.Request, user string) bool {
 			}
 		}
 	}
-	if u := s.sessionUser(r); u != "" && strings.EqualFold(u, user) {
+	if u := s.SessionUser(r); u != "" && strings.EqualFold(u, user) {
 		return true
 	}
 	s.logins.mu.Lock()
 	defer s.logins.mu.Unlock()
 	for _, a := range s.logins.known[key] {
-		if a == hostOf(r) {
+		if a == core.HostOf(r) {
 			return true
 		}
 	}
@@ -114,7 +115,7 @@ const deviceKeyName = "device-cookie"
 // account's failures refuse is answered (429 with Retry-After) and ok is
 // false; otherwise done must be called with the outcome: failed for a
 // wrong password.
-func (s *Server) loginTry(w http.ResponseWriter, r *http.Request, user string) (done func(failed bool), ok bool) {
+func (s *Service) loginTry(w http.ResponseWriter, r *http.Request, user string) (done func(failed bool), ok bool) {
 	if s.knownPlace(r, user) {
 		return func(bool) {}, true
 	}
@@ -149,7 +150,7 @@ func (s *Server) loginTry(w http.ResponseWriter, r *http.Request, user string) (
 		secs := int(math.Ceil(wait.Seconds()))
 		w.Header().Set("Retry-After", strconv.Itoa(secs))
 		httpapi.WriteError(w, fmt.Errorf(
-			"%w: too many failed sign-ins to this account from places it has not signed in from; try again in %d s, or from a device or address you have signed in from before", ErrTooMany, secs))
+			"%w: too many failed sign-ins to this account from places it has not signed in from; try again in %d s, or from a device or address you have signed in from before", core.ErrTooMany, secs))
 		return nil, false
 	}
 	a.pending++
@@ -167,9 +168,9 @@ func (s *Server) loginTry(w http.ResponseWriter, r *http.Request, user string) (
 
 // signedInFrom remembers r's place for user after a right password: its
 // address, and a device cookie on w.
-func (s *Server) signedInFrom(w http.ResponseWriter, r *http.Request, user string) {
+func (s *Service) signedInFrom(w http.ResponseWriter, r *http.Request, user string) {
 	key := strings.ToLower(user)
-	addr := hostOf(r)
+	addr := core.HostOf(r)
 	g := &s.logins
 	g.mu.Lock()
 	if g.known == nil {
@@ -210,12 +211,12 @@ func (s *Server) signedInFrom(w http.ResponseWriter, r *http.Request, user strin
 
 // signupOK applies the server-wide limit on sign-ups (Config.SignupRate),
 // answering 429 beyond it.
-func (s *Server) signupOK(w http.ResponseWriter) bool {
-	if s.logins.signup.Allow("all") {
+func (s *Service) signupOK(w http.ResponseWriter) bool {
+	if s.signup.Allow("all") {
 		return true
 	}
 	s.refused("signup-rate")
 	w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(1/s.cfg.SignupRate)))))
-	httpapi.WriteError(w, fmt.Errorf("%w: too many new accounts on this server just now; try again in a minute", ErrTooMany))
+	httpapi.WriteError(w, fmt.Errorf("%w: too many new accounts on this server just now; try again in a minute", core.ErrTooMany))
 	return false
 }

@@ -1,4 +1,6 @@
-package server
+// Package arena runs the people's tournaments: an arena or a Swiss that
+// people and bots join, each game a people's game of the server.
+package arena
 
 import (
 	"cmp"
@@ -27,8 +29,8 @@ import (
 // any other; a person plays it on the game page, a bot over its connection
 // (a bot must be logged in and have sent wait, as for every game the
 // server arranges). They are kept in the store's people_tournament tables,
-// run by one director goroutine each (arena_run.go), and resumed after a
-// restart.
+// run by one director goroutine each (run.go), and resumed after a
+// restart. The server starts their games and says when each ends (Host).
 
 // Formats of people's tournaments.
 const (
@@ -36,28 +38,24 @@ const (
 	FormatSwiss = "swiss"
 )
 
-// PeopleTournamentTag holds, on each game of a people's tournament, the
-// tournament's id ("p7"), so the game's page and the lists can link to it.
-const PeopleTournamentTag = core.PeopleTournamentTag
-
-// peoplePrefix starts a people's tournament's id, which keeps it apart
+// Prefix starts a people's tournament's id, which keeps it apart
 // from the computer tournaments' numbers: "p7".
-const peoplePrefix = "p"
+const Prefix = "p"
 
 // Bounds of people's tournaments asked for over the network.
 const (
-	maxPeopleEntrants  = 100 // entrants of one tournament
+	MaxEntrants        = 100 // entrants of one tournament
 	maxPeopleOpen      = 20  // unfinished people's tournaments on a server
-	maxPeopleByCreator = 3   // unfinished ones one person created
+	MaxByCreator       = 3   // unfinished ones one person created
 	maxArenaMinutes    = 12 * 60
 	maxSwissRounds     = 20
 	maxStartsIn        = 7 * 24 * 3600 // seconds
 	minPeopleClock     = 10 * time.Second
 	maxPeopleClock     = 3 * time.Hour
 	maxPeopleIncrement = time.Minute
-	// maxListedGames bounds the games a state lists (the newest), so a
+	// MaxListedGames bounds the games a state lists (the newest), so a
 	// long arena's state stays small for the pages that ask every second.
-	maxListedGames = 200
+	MaxListedGames = 200
 )
 
 // Arena points: a win scores 2, a draw 1, a loss nothing; from the third
@@ -73,9 +71,20 @@ const (
 // whose last round has begun.
 var ErrTournamentOver = errors.New("the tournament is over")
 
-// NewPeopleTournament asks for a people's tournament (POST
+// Organizer is who asks to enter or withdraw a bot, which decides the
+// bots they may.
+type Organizer struct {
+	// Admin is set for a request with the server's admin token: it may
+	// enter any bot.
+	Admin bool
+	// Account is the signed-in person, who may enter the bots they own;
+	// "" for none.
+	Account string
+}
+
+// New asks for a people's tournament (POST
 // /api/tournaments with "people": true).
-type NewPeopleTournament struct {
+type New struct {
 	Name string
 	// Format is "arena" or "swiss".
 	Format string
@@ -92,8 +101,8 @@ type NewPeopleTournament struct {
 	Rated *bool
 }
 
-// PeopleStanding is one player's line in a people's tournament's table.
-type PeopleStanding struct {
+// Standing is one player's line in a people's tournament's table.
+type Standing struct {
 	Rank   int         `json:"rank"`
 	ID     identity.ID `json:"id"`
 	Name   string      `json:"name"`
@@ -120,8 +129,8 @@ type PeopleStanding struct {
 	seq     int
 }
 
-// PeopleGame is one game of a people's tournament.
-type PeopleGame struct {
+// Game is one game of a people's tournament.
+type Game struct {
 	// Game is the server game's id, once it started.
 	Game    string      `json:"game,omitempty"`
 	Round   int         `json:"round,omitempty"`
@@ -140,8 +149,8 @@ type PeopleGame struct {
 	Note    string `json:"note,omitempty"`
 }
 
-// PeopleYou is the requester's place in a people's tournament.
-type PeopleYou struct {
+// You is the requester's place in a people's tournament.
+type You struct {
 	ID     identity.ID `json:"id"`
 	Joined bool        `json:"joined"`
 	Active bool        `json:"active"`
@@ -149,9 +158,9 @@ type PeopleYou struct {
 	Game string `json:"game,omitempty"`
 }
 
-// PeopleTournamentState is a people's tournament as GET
+// State is a people's tournament as GET
 // /api/tournaments/{id} shows it.
-type PeopleTournamentState struct {
+type State struct {
 	ID          string `json:"id"`
 	People      bool   `json:"people"`
 	Name        string `json:"name"`
@@ -176,87 +185,129 @@ type PeopleTournamentState struct {
 	StartsInMS int64 `json:"starts_in_ms,omitempty"`
 	LeftMS     int64 `json:"left_ms,omitempty"`
 	// Played counts the games counted so far.
-	Played    int              `json:"played"`
-	Standings []PeopleStanding `json:"standings"`
-	// Games, newest first: the last maxListedGames of GamesTotal.
-	Games      []PeopleGame `json:"games"`
-	GamesTotal int          `json:"games_total"`
+	Played    int        `json:"played"`
+	Standings []Standing `json:"standings"`
+	// Games, newest first: the last MaxListedGames of GamesTotal.
+	Games      []Game `json:"games"`
+	GamesTotal int    `json:"games_total"`
 	// Winner, once it is over: the first of the standings (none if no
 	// game counted).
 	Winner   string      `json:"winner,omitempty"`
 	WinnerID identity.ID `json:"winner_id,omitzero"`
 	Note     string      `json:"note,omitempty"`
-	You      *PeopleYou  `json:"you,omitempty"`
+	You      *You        `json:"you,omitempty"`
 	Created  time.Time   `json:"created"`
 }
 
-// peopleTours runs a server's people's tournaments.
-type peopleTours struct {
-	t     *Tournaments
-	srv   *Server
-	st    *store.Store
-	log   *slog.Logger
-	pause time.Duration // between Swiss rounds
-	rate  *netx.Limiter // creations, joins and withdrawals by identity
+// Config is what a Tours is made of.
+type Config struct {
+	// Host is the server that plays the games.
+	Host Host
+	// Store keeps the tournaments, and the games the host stores.
+	Store *store.Store
+	Log   *slog.Logger
+	// Rules are a tournament's games' when it asks for none.
+	Rules kalah.Rules
+	// Wait is how long a Swiss game waits for a bot in it to be free.
+	Wait time.Duration
+	// Pause is the pause between the rounds of a Swiss.
+	Pause time.Duration
+	// Context is what the directors run under: they stop when it ends.
+	Context context.Context
+	// Go runs f in the background as one of the tournaments' goroutines,
+	// which the server waits for when it stops; it returns false, and runs
+	// nothing, once they are stopping.
+	Go func(f func()) bool
+	// NoTournament is the error a tournament that is not there wraps (the
+	// server's, shared with its computer tournaments); nil means
+	// ErrNoTournament.
+	NoTournament error
+}
+
+// ErrNoTournament is Config.NoTournament's default.
+var ErrNoTournament = errors.New("no such tournament")
+
+// Tours runs a server's people's tournaments. Its lock guards only the
+// directors running and the snapshots kept; it is never held while the
+// host or the store is called.
+type Tours struct {
+	cfg  Config
+	host Host
+	st   *store.Store
+	log  *slog.Logger
+	rate *netx.Limiter // creations, joins and withdrawals by identity
 
 	mu        sync.Mutex
 	directors map[int64]*director
 	cache     map[int64]*snapshot // by tournament
 }
 
-func newPeopleTours(t *Tournaments, pause time.Duration) *peopleTours {
-	return &peopleTours{t: t, srv: t.srv, st: t.srv.st, log: t.log, pause: pause,
+// NewTours returns the people's tournaments of cfg; Resume starts those
+// the store holds unfinished.
+func NewTours(cfg Config) *Tours {
+	if cfg.NoTournament == nil {
+		cfg.NoTournament = ErrNoTournament
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	return &Tours{cfg: cfg, host: cfg.Host, st: cfg.Store, log: cfg.Log,
 		rate: netx.NewLimiter(1, 10), directors: map[int64]*director{}, cache: map[int64]*snapshot{}}
 }
 
-// isPeopleID reports whether id names a people's tournament ("p7").
-func isPeopleID(id string) bool { return strings.HasPrefix(id, peoplePrefix) }
+// Store is the store the tournaments are kept in.
+func (p *Tours) Store() *store.Store { return p.st }
 
-func peopleID(id string) (int64, error) {
-	n, err := strconv.ParseInt(strings.TrimPrefix(id, peoplePrefix), 10, 64)
-	if !isPeopleID(id) || err != nil || n <= 0 {
-		return 0, fmt.Errorf("%w: %q", ErrNoTournament, id)
+// IsID reports whether id names a people's tournament ("p7").
+func IsID(id string) bool { return strings.HasPrefix(id, Prefix) }
+
+// number returns the number of people's tournament id ("p7": 7).
+func (p *Tours) number(id string) (int64, error) {
+	n, err := strconv.ParseInt(strings.TrimPrefix(id, Prefix), 10, 64)
+	if !IsID(id) || err != nil || n <= 0 {
+		return 0, fmt.Errorf("%w: %q", p.cfg.NoTournament, id)
 	}
 	return n, nil
 }
 
-func peopleIDString(n int64) string { return peoplePrefix + strconv.FormatInt(n, 10) }
+// IDString is the id of people's tournament n: "p7".
+func IDString(n int64) string { return Prefix + strconv.FormatInt(n, 10) }
 
 // allow applies the rate of creations, joins and withdrawals to who.
-func (p *peopleTours) allow(who identity.ID) error {
+func (p *Tours) allow(who identity.ID) error {
 	if !p.rate.Allow(who.Key()) {
-		p.srv.refused("tournament-rate")
-		return fmt.Errorf("%w: too many tournament requests; wait a little", ErrTooMany)
+		p.host.Refused("tournament-rate")
+		return fmt.Errorf("%w: too many tournament requests; wait a little", core.ErrTooMany)
 	}
 	return nil
 }
 
 // Create stores a people's tournament asked for by person creator, who
 // joins it, and starts its director.
-func (p *peopleTours) Create(ctx context.Context, creator identity.ID, req NewPeopleTournament) (string, error) {
+func (p *Tours) Create(ctx context.Context, creator identity.ID, req New) (string, error) {
 	if creator.Kind != identity.Person {
-		return "", fmt.Errorf("%w: sign in to start a tournament", ErrSignIn)
+		return "", fmt.Errorf("%w: sign in to start a tournament", core.ErrSignIn)
 	}
 	format := strings.ToLower(strings.TrimSpace(req.Format))
 	clock, inc := time.Duration(req.ClockMS)*time.Millisecond, time.Duration(req.IncrementMS)*time.Millisecond
 	switch {
 	case format != FormatArena && format != FormatSwiss:
-		return "", fmt.Errorf("%w: format %q: a people's tournament is an arena or a swiss", ErrBadRequest, req.Format)
+		return "", fmt.Errorf("%w: format %q: a people's tournament is an arena or a swiss", core.ErrBadRequest, req.Format)
 	case clock < minPeopleClock || clock > maxPeopleClock || inc < 0 || inc > maxPeopleIncrement:
-		return "", fmt.Errorf("%w: a clock of %v+%v: want %v to %v a game and at most %v a move", ErrBadRequest, clock, inc, minPeopleClock, maxPeopleClock, maxPeopleIncrement)
+		return "", fmt.Errorf("%w: a clock of %v+%v: want %v to %v a game and at most %v a move", core.ErrBadRequest, clock, inc, minPeopleClock, maxPeopleClock, maxPeopleIncrement)
 	case format == FormatArena && (req.Minutes < 1 || req.Minutes > maxArenaMinutes || req.Rounds != 0):
-		return "", fmt.Errorf("%w: an arena lasts 1 to %d minutes (minutes), and has no rounds", ErrBadRequest, maxArenaMinutes)
+		return "", fmt.Errorf("%w: an arena lasts 1 to %d minutes (minutes), and has no rounds", core.ErrBadRequest, maxArenaMinutes)
 	case format == FormatSwiss && (req.Rounds < 1 || req.Rounds > maxSwissRounds || req.Minutes != 0):
-		return "", fmt.Errorf("%w: a swiss has 1 to %d rounds (rounds), and no minutes", ErrBadRequest, maxSwissRounds)
+		return "", fmt.Errorf("%w: a swiss has 1 to %d rounds (rounds), and no minutes", core.ErrBadRequest, maxSwissRounds)
 	case req.StartsInS < 0 || req.StartsInS > maxStartsIn:
-		return "", fmt.Errorf("%w: starts_in_s %d: want 0 to %d", ErrBadRequest, req.StartsInS, maxStartsIn)
+		return "", fmt.Errorf("%w: starts_in_s %d: want 0 to %d", core.ErrBadRequest, req.StartsInS, maxStartsIn)
 	}
 	rules := req.Rules
 	if rules.Houses == 0 && rules.Seeds == 0 {
-		rules = p.srv.cfg.Rules
+		rules = p.cfg.Rules
 	}
 	if err := rules.Validate(); err != nil {
-		return "", fmt.Errorf("%w: %w", ErrBadRequest, err)
+		return "", fmt.Errorf("%w: %w", core.ErrBadRequest, err)
 	}
 	name := identity.CleanText(strings.TrimSpace(req.Name), 60)
 	if name == "" {
@@ -273,10 +324,10 @@ func (p *peopleTours) Create(ctx context.Context, creator identity.ID, req NewPe
 		}
 	}
 	switch {
-	case mine >= maxPeopleByCreator:
-		return "", fmt.Errorf("%w: you have %d tournaments not finished, the most one person may", ErrTooMany, mine)
+	case mine >= MaxByCreator:
+		return "", fmt.Errorf("%w: you have %d tournaments not finished, the most one person may", core.ErrTooMany, mine)
 	case len(open) >= maxPeopleOpen:
-		return "", fmt.Errorf("%w: %d tournaments are not finished, the most this server holds", ErrBusy, len(open))
+		return "", fmt.Errorf("%w: %d tournaments are not finished, the most this server holds", core.ErrBusy, len(open))
 	}
 	if err := p.allow(creator); err != nil {
 		return "", err
@@ -288,29 +339,29 @@ func (p *peopleTours) Create(ctx context.Context, creator identity.ID, req NewPe
 	if err != nil {
 		return "", err
 	}
-	if _, err := p.st.JoinPeopleTournament(ctx, id, creator, maxPeopleEntrants); err != nil {
+	if _, err := p.st.JoinPeopleTournament(ctx, id, creator, MaxEntrants); err != nil {
 		return "", err
 	}
-	if !p.start(id) {
-		return "", fmt.Errorf("%w: the server's tournaments are stopping; tournament %s starts with them next time", ErrClosed, peopleIDString(id))
+	if !p.Start(id) {
+		return "", fmt.Errorf("%w: the server's tournaments are stopping; tournament %s starts with them next time", core.ErrClosed, IDString(id))
 	}
-	p.log.Info("people's tournament created", "tournament", peopleIDString(id), "by", creator.Key(), "format", format)
-	return peopleIDString(id), nil
+	p.log.Info("people's tournament created", "tournament", IDString(id), "by", creator.Key(), "format", format)
+	return IDString(id), nil
 }
 
 // entrant returns who a join or a withdrawal is for: the bot named (which
 // org or the bot itself may enter; withdrawing, only its owner, the admin
 // or itself), else the requester, who must be signed in or a bot.
-func (p *peopleTours) entrant(ctx context.Context, a Actor, org Organizer, bot string, joining bool) (identity.ID, error) {
+func (p *Tours) entrant(ctx context.Context, a core.Actor, org Organizer, bot string, joining bool) (identity.ID, error) {
 	if bot == "" {
 		if a.ID.Kind != identity.Person && a.ID.Kind != identity.Bot {
-			return identity.ID{}, fmt.Errorf("%w: sign in to take part in a tournament", ErrSignIn)
+			return identity.ID{}, fmt.Errorf("%w: sign in to take part in a tournament", core.ErrSignIn)
 		}
 		return a.ID, nil
 	}
-	name, _, err := BotName(BotPrefix + bot)
+	name, err := p.host.BotName(bot)
 	if err != nil {
-		return identity.ID{}, fmt.Errorf("%w: %w", ErrBadRequest, err)
+		return identity.ID{}, fmt.Errorf("%w: %w", core.ErrBadRequest, err)
 	}
 	// The bot under its own spelling of its name: its owner's, or the one
 	// it logged in with.
@@ -326,7 +377,7 @@ func (p *peopleTours) entrant(ctx context.Context, a Actor, org Organizer, bot s
 			}
 		}
 	}
-	for _, b := range p.srv.WaitingBots() {
+	for _, b := range p.host.WaitingBots() {
 		if strings.EqualFold(b, name) {
 			name, waiting = b, true
 		}
@@ -336,16 +387,16 @@ func (p *peopleTours) entrant(ctx context.Context, a Actor, org Organizer, bot s
 	case a.ID.Is(id), org.Admin, mine, joining && waiting:
 		return id, nil
 	case joining:
-		return identity.ID{}, fmt.Errorf("%w: bot %s is not yours and does not take games from anyone now: its owner may enter it, or the bot joins itself (by its token) or accepts games by logging in and sending wait (kalah bot --wait)", ErrForbidden, name)
+		return identity.ID{}, fmt.Errorf("%w: bot %s is not yours and does not take games from anyone now: its owner may enter it, or the bot joins itself (by its token) or accepts games by logging in and sending wait (kalah bot --wait)", core.ErrForbidden, name)
 	}
-	return identity.ID{}, fmt.Errorf("%w: bot %s is not yours: only its owner, the admin or the bot itself may withdraw it", ErrForbidden, name)
+	return identity.ID{}, fmt.Errorf("%w: bot %s is not yours: only its owner, the admin or the bot itself may withdraw it", core.ErrForbidden, name)
 }
 
 // Join enters who (see entrant) in tournament id, or brings them back
 // after a withdrawal: an arena takes players until it ends, a Swiss until
 // its last round begins.
-func (p *peopleTours) Join(ctx context.Context, id string, a Actor, org Organizer, bot string) (identity.ID, error) {
-	n, err := peopleID(id)
+func (p *Tours) Join(ctx context.Context, id string, a core.Actor, org Organizer, bot string) (identity.ID, error) {
+	n, err := p.number(id)
 	if err != nil {
 		return identity.ID{}, err
 	}
@@ -368,9 +419,9 @@ func (p *peopleTours) Join(ctx context.Context, id string, a Actor, org Organize
 	case t.Format == FormatSwiss && t.Round >= t.Rounds:
 		return who, fmt.Errorf("%w: its last round has begun", ErrTournamentOver)
 	}
-	if _, err := p.st.JoinPeopleTournament(ctx, n, who, maxPeopleEntrants); err != nil {
+	if _, err := p.st.JoinPeopleTournament(ctx, n, who, MaxEntrants); err != nil {
 		if errors.Is(err, store.ErrFull) {
-			return who, fmt.Errorf("%w: %w", ErrTooMany, err)
+			return who, fmt.Errorf("%w: %w", core.ErrTooMany, err)
 		}
 		return who, err
 	}
@@ -381,8 +432,8 @@ func (p *peopleTours) Join(ctx context.Context, id string, a Actor, org Organize
 
 // Withdraw takes who (see entrant) out of tournament id's pairings; they
 // keep their points, and may join again. A game in play goes on.
-func (p *peopleTours) Withdraw(ctx context.Context, id string, a Actor, org Organizer, bot string) (identity.ID, error) {
-	n, err := peopleID(id)
+func (p *Tours) Withdraw(ctx context.Context, id string, a core.Actor, org Organizer, bot string) (identity.ID, error) {
+	n, err := p.number(id)
 	if err != nil {
 		return identity.ID{}, err
 	}
@@ -398,7 +449,7 @@ func (p *peopleTours) Withdraw(ctx context.Context, id string, a Actor, org Orga
 	}
 	if err := p.st.WithdrawFromPeopleTournament(ctx, n, who); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
-			return who, fmt.Errorf("%w: %s has not joined tournament %s", ErrBadRequest, who.Display(), id)
+			return who, fmt.Errorf("%w: %s has not joined tournament %s", core.ErrBadRequest, who.Display(), id)
 		}
 		return who, err
 	}
@@ -409,10 +460,10 @@ func (p *peopleTours) Withdraw(ctx context.Context, id string, a Actor, org Orga
 
 // tournament reads people's tournament n, ErrNoTournament if there is
 // none.
-func (p *peopleTours) tournament(ctx context.Context, n int64) (store.PeopleTournament, error) {
+func (p *Tours) tournament(ctx context.Context, n int64) (store.PeopleTournament, error) {
 	t, err := p.st.PeopleTournament(ctx, n)
 	if errors.Is(err, store.ErrNotFound) {
-		return t, fmt.Errorf("%w: %s", ErrNoTournament, peopleIDString(n))
+		return t, fmt.Errorf("%w: %s", p.cfg.NoTournament, IDString(n))
 	}
 	return t, err
 }
@@ -423,7 +474,7 @@ func arenaEnd(t store.PeopleTournament) time.Time {
 
 // table holds a tournament's standings and each counted game's points.
 type table struct {
-	standings []PeopleStanding
+	standings []Standing
 	points    map[int64][2]int // by pairing
 	played    int
 }
@@ -447,13 +498,13 @@ func seatScores(result string) ([2]int, bool) {
 // then wins, then fewer games; a Swiss by points (a bye a win), then the
 // Buchholz score, then wins. Ties keep the order of joining.
 func standings(t store.PeopleTournament, entrants []store.PeopleEntrant, pairings []store.PeoplePairing, byes map[int]identity.ID) table {
-	lines := map[string]*PeopleStanding{}
-	var order []*PeopleStanding
-	lineOf := func(id identity.ID) *PeopleStanding {
+	lines := map[string]*Standing{}
+	var order []*Standing
+	lineOf := func(id identity.ID) *Standing {
 		if l := lines[id.Key()]; l != nil {
 			return l
 		}
-		l := &PeopleStanding{ID: id, Name: id.Display(), Scores: []int{}, seq: len(entrants) + len(order)}
+		l := &Standing{ID: id, Name: id.Display(), Scores: []int{}, seq: len(entrants) + len(order)}
 		lines[id.Key()] = l
 		order = append(order, l)
 		return l
@@ -529,7 +580,7 @@ func standings(t store.PeopleTournament, entrants []store.PeopleEntrant, pairing
 			}
 		}
 	}
-	slices.SortStableFunc(order, func(a, b *PeopleStanding) int {
+	slices.SortStableFunc(order, func(a, b *Standing) int {
 		return cmp.Or(cmp.Compare(b.Points, a.Points), cmp.Compare(b.Buchholz, a.Buchholz), cmp.Compare(b.Wins, a.Wins),
 			cmp.Compare(a.Games, b.Games), cmp.Compare(a.seq, b.seq))
 	})
@@ -561,7 +612,7 @@ type snapshot struct {
 const snapshotTTL = 300 * time.Millisecond
 
 // snapshot returns tournament n as of at most snapshotTTL ago.
-func (p *peopleTours) snapshot(ctx context.Context, n int64) (*snapshot, error) {
+func (p *Tours) snapshot(ctx context.Context, n int64) (*snapshot, error) {
 	p.mu.Lock()
 	s := p.cache[n]
 	p.mu.Unlock()
@@ -594,27 +645,27 @@ func (p *peopleTours) snapshot(ctx context.Context, n int64) (*snapshot, error) 
 }
 
 // forget drops tournament n's snapshot: it has just changed.
-func (p *peopleTours) forget(n int64) {
+func (p *Tours) forget(n int64) {
 	p.mu.Lock()
 	delete(p.cache, n)
 	p.mu.Unlock()
 }
 
 // State returns people's tournament id as viewer (zero: anyone) sees it.
-func (p *peopleTours) State(ctx context.Context, id string, viewer identity.ID) (PeopleTournamentState, error) {
-	n, err := peopleID(id)
+func (p *Tours) State(ctx context.Context, id string, viewer identity.ID) (State, error) {
+	n, err := p.number(id)
 	if err != nil {
-		return PeopleTournamentState{}, err
+		return State{}, err
 	}
 	snap, err := p.snapshot(ctx, n)
 	if err != nil {
-		return PeopleTournamentState{}, err
+		return State{}, err
 	}
 	t, entrants, pairings, byes := snap.t, snap.entrants, snap.pairings, snap.byes
 	now := time.Now()
-	out := PeopleTournamentState{ID: id, People: true, Name: t.Name, Format: t.Format, Rules: t.Rules.String(), ClockMS: t.ClockMS,
+	out := State{ID: id, People: true, Name: t.Name, Format: t.Format, Rules: t.Rules.String(), ClockMS: t.ClockMS,
 		IncrementMS: t.IncrementMS, Minutes: t.Minutes, Rounds: t.Rounds, Round: t.Round, Rated: t.Rated, Creator: t.Creator.Display(),
-		Status: t.Status, Running: t.Status == store.TourRunning, Starts: t.Starts, Note: t.Note, Created: t.Created, Games: []PeopleGame{}}
+		Status: t.Status, Running: t.Status == store.TourRunning, Starts: t.Starts, Note: t.Note, Created: t.Created, Games: []Game{}}
 	if t.Status == store.TourWaiting && t.Starts.After(now) {
 		out.StartsInMS = t.Starts.Sub(now).Milliseconds()
 	}
@@ -628,7 +679,7 @@ func (p *peopleTours) State(ctx context.Context, id string, viewer identity.ID) 
 	tb := standings(t, entrants, pairings, byes)
 	out.Standings, out.Played = tb.standings, tb.played
 	if out.Standings == nil {
-		out.Standings = []PeopleStanding{}
+		out.Standings = []Standing{}
 	}
 	if t.Status == store.TourFinished && tb.played+len(byes) > 0 && len(out.Standings) > 0 {
 		out.Winner, out.WinnerID = out.Standings[0].Name, out.Standings[0].ID
@@ -638,7 +689,7 @@ func (p *peopleTours) State(ctx context.Context, id string, viewer identity.ID) 
 		if pr.Game == 0 && pr.Result == store.PairNone {
 			continue // never started: nothing to show
 		}
-		g := PeopleGame{Round: pr.Round, South: pr.South.Display(), North: pr.North.Display(), SouthID: pr.South, NorthID: pr.North,
+		g := Game{Round: pr.Round, South: pr.South.Display(), North: pr.North.Display(), SouthID: pr.South, NorthID: pr.North,
 			Result: resultText(pr.Result), Done: pr.Result != "", Counted: pr.Counted, Points: tb.points[pr.ID], Note: pr.Note}
 		if pr.Game != 0 {
 			g.Game = strconv.FormatInt(pr.Game, 10)
@@ -646,15 +697,15 @@ func (p *peopleTours) State(ctx context.Context, id string, viewer identity.ID) 
 		out.Games = append(out.Games, g)
 	}
 	// Newest first: by when each was paired.
-	slices.SortStableFunc(out.Games, func(a, b PeopleGame) int {
+	slices.SortStableFunc(out.Games, func(a, b Game) int {
 		an, _ := strconv.ParseInt(a.Game, 10, 64)
 		bn, _ := strconv.ParseInt(b.Game, 10, 64)
 		return cmp.Compare(bn, an)
 	})
 	out.GamesTotal = len(out.Games)
-	out.Games = out.Games[:min(len(out.Games), maxListedGames)]
+	out.Games = out.Games[:min(len(out.Games), MaxListedGames)]
 	if !viewer.IsZero() {
-		you := &PeopleYou{ID: viewer}
+		you := &You{ID: viewer}
 		for _, e := range entrants {
 			if e.ID.Is(viewer) {
 				you.Joined, you.Active = true, e.Active
@@ -670,14 +721,24 @@ func (p *peopleTours) State(ctx context.Context, id string, viewer identity.ID) 
 	return out, nil
 }
 
+// Listed is a people's tournament in the list of tournaments.
+type Listed struct {
+	ID, Name, Format, Rules string
+	Players                 []string
+	Running                 bool
+	Created                 time.Time
+	Status                  string
+	Starts                  time.Time
+}
+
 // List returns the people's tournaments, newest first, as the list of
 // tournaments shows them.
-func (p *peopleTours) List(ctx context.Context) ([]TournamentState, error) {
+func (p *Tours) List(ctx context.Context) ([]Listed, error) {
 	ts, err := p.st.PeopleTournaments(ctx, false, 100)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]TournamentState, 0, len(ts))
+	out := make([]Listed, 0, len(ts))
 	for _, t := range ts {
 		entrants, err := p.st.PeopleEntrants(ctx, t.ID)
 		if err != nil {
@@ -687,9 +748,8 @@ func (p *peopleTours) List(ctx context.Context) ([]TournamentState, error) {
 		for _, e := range entrants {
 			names = append(names, e.ID.Display())
 		}
-		starts := t.Starts
-		out = append(out, TournamentState{ID: peopleIDString(t.ID), Name: t.Name, Format: t.Format, Rules: t.Rules.String(), Players: names,
-			Running: t.Status == store.TourRunning, Created: t.Created, People: true, Status: t.Status, Starts: &starts})
+		out = append(out, Listed{ID: IDString(t.ID), Name: t.Name, Format: t.Format, Rules: t.Rules.String(), Players: names,
+			Running: t.Status == store.TourRunning, Created: t.Created, Status: t.Status, Starts: t.Starts})
 	}
 	return out, nil
 }
