@@ -2,6 +2,7 @@ package round
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"sync"
@@ -131,5 +132,49 @@ func TestSendAfterTheEndIsRefused(t *testing.T) {
 	defer cancel()
 	if err := r.Move(ctx, ann, 1); err != ErrGone {
 		t.Fatalf("a move after the end: %v, want ErrGone", err)
+	}
+}
+
+// TestPeoplePlayToTheEnd plays a game between two people through the
+// round's commands alone: each move is the mover's, the other's is
+// refused, and the end is stored through the Host and told to the
+// subscriber.
+func TestPeoplePlayToTheEnd(t *testing.T) {
+	h := &testHost{ctx: t.Context(), exited: make(chan struct{})}
+	r := startPeople(t, h)
+	ctx := t.Context()
+	events := make(chan Event, 64)
+	if err := r.Subscribe(ctx, events, core.Actor{}); err != nil {
+		t.Fatal(err)
+	}
+	actors := [2]core.Actor{{Token: "ann"}, {Token: "bob"}}
+	for ply := 0; ; ply++ {
+		v := r.View()
+		if v.Over {
+			break
+		}
+		if ply > 200 {
+			t.Fatal("the game does not end")
+		}
+		seat := v.G.Seat(v.G.ToMove())
+		m := v.G.Legal()[0]
+		if err := r.Move(ctx, actors[1-seat], m); !errors.Is(err, core.ErrNotYourTurn) {
+			t.Fatalf("the other seat's move: %v, want ErrNotYourTurn", err)
+		}
+		if err := r.Move(ctx, actors[seat], m); err != nil {
+			t.Fatalf("ply %d: %v", ply, err)
+		}
+	}
+	<-r.Done()
+	<-h.exited
+	if o := r.Outcome(); o == nil || o.Record.Result == kalah.Ongoing {
+		t.Fatalf("outcome %+v", o)
+	}
+	last := Event{}
+	for e := range events {
+		last = e
+	}
+	if last.Kind != "end" {
+		t.Fatalf("the last event is %q, want end", last.Kind)
 	}
 }
