@@ -11,8 +11,8 @@ import (
 	"kalah/internal/store"
 	"kalah/player"
 	"kalah/protocol/line"
-	"kalah/referee"
 	"kalah/server/gate"
+	"kalah/server/ratings"
 	rnd "kalah/server/round"
 )
 
@@ -134,24 +134,14 @@ func (h roundHost) SetSeats(ctx context.Context, id int64, seats [2]store.Seat) 
 	return h.s.st.SetSeats(ctx, id, seats)
 }
 
-func (h roundHost) Rate(ctx context.Context, id int64, g *kalah.Game, ref referee.Referee, seats [2]identity.ID) error {
-	// Scores by seat: the seat that started South is seats[0].
-	south := 0.5
-	switch g.Result() {
-	case kalah.SouthWins:
-		south = 1
-	case kalah.NorthWins:
-		south = 0
-	}
-	if g.Swapped() {
-		south = 1 - south
-	}
-	_, err := h.s.st.RateGame(ctx, id, poolOf(g.Rules(), ref), seats, south)
-	return err
+func (h roundHost) Rate(ctx context.Context, g rnd.Rated, retry func(first error, write func() error) error) {
+	h.s.ratings.Rate(ctx, ratings.Game{ID: g.ID, Tags: g.Tags, Seats: g.Seats, Rules: g.G.Rules(), Referee: g.Ref, Finished: true,
+		Termination: g.G.Termination(), Result: g.G.Result(), Swapped: g.G.Swapped(), BothMoved: g.BothMoved}, retry)
 }
 
 func (h roundHost) UnratedWhy(g *kalah.Game, opening int, tags map[string]string) string {
-	return unratedWhy(g, opening, tags)
+	seats := moveSeats(g)
+	return ratings.UnratedWhy(tags, g.Termination(), seats[min(opening, len(seats)):])
 }
 
 func (h roundHost) Ratable(ctx context.Context, ids [2]identity.ID) bool {

@@ -26,6 +26,7 @@ import (
 	"kalah/server/core"
 	"kalah/server/gate"
 	"kalah/server/lobby"
+	"kalah/server/ratings"
 	"kalah/server/social"
 )
 
@@ -344,8 +345,8 @@ type Server struct {
 	// accounts are the accounts, sessions and guests of the HTTP side
 	// (package server/accounts).
 	accounts *accounts.Service
-	// ratedPending counts rated games being created, by pair (farming.go).
-	ratedPending ratedPending
+	// ratings rates the games between identities (server/ratings).
+	ratings *ratings.Ratings
 }
 
 // New starts a server on cfg.Store and resumes the unfinished games in it.
@@ -374,6 +375,7 @@ func New(cfg Config) (*Server, error) {
 		stats:     &Stats{},
 		streams:   newStreams(&cfg),
 	}
+	s.ratings = s.newRatings()
 	s.lobby = s.newLobby()
 	s.social = social.New[GameInfo](cfg.Store, socialHost{s})
 	s.metrics = s.newMetrics()

@@ -33,9 +33,9 @@ type Host interface {
 	SetTag(ctx context.Context, id int64, tag, value string) error
 	SetSeats(ctx context.Context, id int64, seats [2]store.Seat) error
 
-	// Rate rates finished game id between seats, on the ladder of its
-	// rules and clock.
-	Rate(ctx context.Context, id int64, g *kalah.Game, ref referee.Referee, seats [2]identity.ID) error
+	// Rate rates a finished game if it counts, handing a failed write to
+	// retry with the write to try again, as the round's other writes are.
+	Rate(ctx context.Context, g Rated, retry func(first error, write func() error) error)
 	// UnratedWhy says why a finished game asked to be rated is not ("": it
 	// counts, or was never rated).
 	UnratedWhy(g *kalah.Game, opening int, tags map[string]string) string
@@ -57,6 +57,17 @@ type Host interface {
 
 	// CountMove counts a move and how long it waited, for the metrics.
 	CountMove(d time.Duration)
+}
+
+// Rated is a finished game, stored, as its Host rates it.
+type Rated struct {
+	ID    int64
+	G     *kalah.Game
+	Tags  map[string]string
+	Ref   referee.Referee // the clocks, which name its ladder
+	Seats [2]identity.ID  // the seat that started South first
+	// BothMoved: each side has made a move of its own.
+	BothMoved bool
 }
 
 // Config is the server's settings a round follows.

@@ -932,19 +932,10 @@ func (l *loop) release() {
 	}
 }
 
-// rate rates the finished game, if it is rated: one both sides played
-// (not aborted, adjudicated or forfeited before both moved) between
-// identities that may be rated against each other.
+// rate has the Host rate the finished game, if it counts.
 func (l *loop) rate() {
-	switch t := l.g.Termination(); {
-	case l.tags[core.TagRated] != "yes", t == kalah.Aborted, t == kalah.Adjudicated, !l.bothMoved():
-		return
-	}
-	seats := [2]identity.ID{l.seats[0].St.ID, l.seats[1].St.ID}
-	write := func() error { return l.host.Rate(context.WithoutCancel(l.ctx), l.r.id, l.g, l.ref, seats) }
-	if err := l.retry(write(), write); err != nil {
-		l.log.Error("cannot rate game", "game", l.r.id, "err", err)
-	}
+	l.host.Rate(l.ctx, Rated{ID: l.r.id, G: l.g, Tags: l.tags, Ref: l.ref, BothMoved: l.bothMoved(),
+		Seats: [2]identity.ID{l.seats[0].St.ID, l.seats[1].St.ID}}, l.retry)
 }
 
 // reasonFor says in words why seat lost by term: who ran out of time,

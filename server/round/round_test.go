@@ -13,7 +13,6 @@ import (
 	"kalah"
 	"kalah/internal/identity"
 	"kalah/internal/store"
-	"kalah/referee"
 	"kalah/server/core"
 )
 
@@ -49,9 +48,7 @@ func (h *testHost) CountMove(time.Duration)                                     
 func (h *testHost) ReserveRated(context.Context, [2]identity.ID) (bool, int, func()) {
 	return false, 0, func() {}
 }
-func (h *testHost) Rate(context.Context, int64, *kalah.Game, referee.Referee, [2]identity.ID) error {
-	return nil
-}
+func (h *testHost) Rate(context.Context, Rated, func(error, func() error) error) {}
 
 // startPeople starts a round between two people on h.
 func startPeople(t *testing.T, h *testHost) *Round {

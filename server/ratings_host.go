@@ -1,0 +1,144 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+
+	"kalah"
+	"kalah/internal/identity"
+	"kalah/internal/store"
+	"kalah/referee"
+	"kalah/server/core"
+	"kalah/server/ratings"
+)
+
+// The ratings between identities and the limits on farming them live in
+// server/ratings; this file is what the ratings ask of the server
+// (ratingsHost), the round's game told to them as plain values, and the
+// names the rest of package server, web and the tests know them by.
+
+const (
+	// tagRated marks a game that counts on the rating ladders.
+	tagRated = core.TagRated
+	// tagUnrated says why a game asked to be rated was not: it ended too
+	// early to count.
+	tagUnrated = core.TagUnrated
+	// tagRatedLimit, on a game asked to be rated and played unrated for
+	// the daily limit, holds how many rated games its players had played
+	// with each other in the day before it.
+	tagRatedLimit = core.TagRatedLimit
+	// minMovesRated is how many moves each side makes before a forfeit
+	// counts on the ladders (ratings.MinMoves).
+	minMovesRated = ratings.MinMoves
+	// maxRatedPerDay is how many rated games a pair plays in 24 hours
+	// (ratings.MaxPerDay).
+	maxRatedPerDay = ratings.MaxPerDay
+)
+
+// SeatRating is a seat's rating as a board shows it (ratings.SeatRating).
+type SeatRating = ratings.SeatRating
+
+// LopsidedPair is a pair of players one of whom took most of the points of
+// their rated series (ratings.LopsidedPair).
+type LopsidedPair = ratings.LopsidedPair
+
+// Profile is a player's page: ratings on each ladder, the history, the
+// latest games.
+type Profile struct {
+	Name    string               `json:"name"`
+	ID      identity.ID          `json:"id"`
+	Ratings []store.Rated        `json:"ratings"`
+	History []store.HistoryPoint `json:"history"`
+	// Games are the latest finished games, each from the player's side
+	// (profile.go).
+	Games []ArchiveGame `json:"games"`
+	// Followers count who follows the player; Following says whether the
+	// reader does.
+	Followers int  `json:"followers"`
+	Following bool `json:"following"`
+}
+
+// ratingsHost is the server as the ratings see it. The ratings never call
+// it with their lock held, and hold no lock of the server's.
+type ratingsHost struct{ s *Server }
+
+// newRatings returns the server's ratings.
+func (s *Server) newRatings() *ratings.Ratings {
+	return ratings.New(ratingsHost{s}, ratings.Config{Store: s.st, Log: s.log})
+}
+
+func (h ratingsHost) Admitted(w http.ResponseWriter, r *http.Request, what string) bool {
+	return h.s.admitted(w, r, what)
+}
+
+// Profile adds to p the player's latest finished games, each from their
+// side, and what profile.go shows of them.
+func (h ratingsHost) Profile(ctx context.Context, r *http.Request, p ratings.Player) (any, error) {
+	s := h.s
+	out := Profile{Name: p.Name, ID: p.ID, Ratings: p.Ratings, History: p.History, Games: []ArchiveGame{}}
+	limit, _ := strconv.Atoi(r.URL.Query().Get("limit"))
+	before, _ := strconv.ParseInt(r.URL.Query().Get("before"), 10, 64)
+	gs, err := s.FinishedGames(ctx, min(max(limit, 20), 100), before, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	if gs != nil {
+		out.Games = s.archive(ctx, gs, p.ID)
+	}
+	s.profileExtras(r, &out)
+	return out, nil
+}
+
+// poolOf names the ladder of a game (ratings.Pool).
+func poolOf(r kalah.Rules, ref referee.Referee) string { return ratings.Pool(r, ref) }
+
+// ratable reports whether ids may play a rated game against each other
+// (ratings.Ratable).
+func (s *Server) ratable(ctx context.Context, ids [2]identity.ID) bool {
+	return s.ratings.Ratable(ctx, ids)
+}
+
+// reserveRated reports whether a new game between ids may be rated under
+// the daily limit (ratings.Reserve).
+func (s *Server) reserveRated(ctx context.Context, ids [2]identity.ID) (ok bool, n int, release func()) {
+	return s.ratings.Reserve(ctx, ids)
+}
+
+// casualNote says, to viewer, why a game asked to be rated is played
+// unrated (ratings.CasualNote).
+func casualNote(tags map[string]string, viewer identity.ID, seats [2]identity.ID, names [2]string) string {
+	return ratings.CasualNote(tags, viewer, seats, names)
+}
+
+// limitNote is casualNote for n rated games (ratings.LimitNote).
+func limitNote(n string, viewer identity.ID, seats [2]identity.ID, names [2]string) string {
+	return ratings.LimitNote(n, viewer, seats, names)
+}
+
+// seatRatings returns the ratings of a game's seats (nil for seats that
+// hold none, or a game that is not rated).
+func (s *Server) seatRatings(ctx context.Context, v GameView, seats [2]store.Seat) [2]*SeatRating {
+	g := ratings.Game{ID: v.ID, Tags: v.Record.Tags, Seats: [2]identity.ID{seats[0].ID, seats[1].ID}, Rules: v.Record.Rules,
+		Finished: v.Status == store.Finished, Termination: v.Record.Termination}
+	if !g.Finished && g.Tags[tagRated] == "yes" {
+		// A live rated game's ladder is named by its clocks.
+		g.Referee = s.referee()
+		if su := s.setupOf(v.Record.Tags); su.ref != nil {
+			g.Referee = *su.ref
+		}
+	}
+	return s.ratings.SeatRatings(ctx, g)
+}
+
+// ratingIn returns who's rating on a ladder (a new player's if none).
+func (s *Server) ratingIn(ctx context.Context, who identity.ID, pool string) *SeatRating {
+	return s.ratings.In(ctx, who, pool)
+}
+
+// The ratings' routes (api.go).
+
+func (s *Server) apiRatings(w http.ResponseWriter, r *http.Request)       { s.ratings.Leaderboard(w, r) }
+func (s *Server) apiPlayer(w http.ResponseWriter, r *http.Request)        { s.ratings.Profile(w, r) }
+func (s *Server) apiPlayerRecords(w http.ResponseWriter, r *http.Request) { s.ratings.Records(w, r) }
+func (s *Server) apiAdminPairs(w http.ResponseWriter, r *http.Request)    { s.ratings.Pairs(w, r) }
