@@ -31,14 +31,14 @@ func newGate(cfg *Config) *gate.Gate {
 func parties(seats [2]*seat, addrs [2]string) []gate.Party {
 	var out []gate.Party
 	for i, st := range seats {
-		if st == nil || st.st.ID.IsZero() {
+		if st == nil || st.St.ID.IsZero() {
 			continue
 		}
-		switch st.st.ID.Kind {
+		switch st.St.ID.Kind {
 		case identity.Person, identity.Guest:
-			out = append(out, gate.Party{Who: st.st.ID.Key(), Addr: addrs[i], Person: true, Guest: st.st.ID.Kind == identity.Guest})
+			out = append(out, gate.Party{Who: st.St.ID.Key(), Addr: addrs[i], Person: true, Guest: st.St.ID.Kind == identity.Guest})
 		case identity.Bot:
-			out = append(out, gate.Party{Who: st.st.ID.Key()})
+			out = append(out, gate.Party{Who: st.St.ID.Key()})
 		}
 	}
 	return out
@@ -66,8 +66,8 @@ func (s *Server) gameWork(r kalah.Rules, specs ...string) time.Duration {
 func (s *Server) seatWork(r kalah.Rules, seats [2]*seat) time.Duration {
 	var specs []string
 	for _, st := range seats {
-		if st != nil && st.st.Kind == "spec" {
-			specs = append(specs, st.st.Spec)
+		if st != nil && st.St.Kind == "spec" {
+			specs = append(specs, st.St.Spec)
 		}
 	}
 	return s.gameWork(r, specs...)
@@ -104,40 +104,17 @@ func gateError(err error) error {
 func (s *Server) watchTicket(rd *round, t *gate.Ticket) {
 	leftAfter := s.cfg.LeftAfter
 	t.Watch(func() bool {
-		v := rd.view.Load()
-		if v == nil || v.over || v.ended {
+		v := rd.View()
+		if v == nil || v.Over || v.Ended {
 			return false
 		}
-		for i, st := range v.seats {
-			if st.ID.Kind == identity.Guest && v.away[i] && time.Since(v.awaySince[i]) >= leftAfter {
+		for i, st := range v.Seats {
+			if st.ID.Kind == identity.Guest && v.Away[i] && time.Since(v.AwaySince[i]) >= leftAfter {
 				return true
 			}
 		}
 		return false
 	}, func() {
-		rd.post(func(l *loop) error {
-			l.endLeft()
-			return nil
-		})
+		rd.EndLeft()
 	})
-}
-
-// endLeft ends a game whose guest has left it, for another guest of the
-// address to play: the one who left loses if they had moved, else the
-// game is aborted (it counts for no one).
-func (l *loop) endLeft() {
-	if l.g.Over() {
-		return
-	}
-	for i, st := range l.seats {
-		if !st.human || st.present || st.st.ID.Kind != identity.Guest {
-			continue
-		}
-		if !movedBy(l.g, l.opening, i) {
-			l.end(func(g *kalah.Game) error { return g.Abort() }, fmt.Sprintf("Aborted: %s left the game, and another guest of their address needed its place", st.st.Name))
-			return
-		}
-		l.forfeit(i, fmt.Errorf("%w: %s left the game, and another guest of their address needed its place", player.ErrDisconnected, st.st.Name))
-		return
-	}
 }

@@ -107,25 +107,25 @@ func (s *Server) LiveGames() []GameInfo {
 	s.mu.Unlock()
 	out := make([]GameInfo, 0, len(rounds))
 	for _, r := range rounds {
-		if v := r.view.Load(); v != nil {
-			out = append(out, v.info(r.id))
+		if v := r.View(); v != nil {
+			out = append(out, viewInfo(v, r.ID()))
 		}
 	}
 	slices.SortFunc(out, func(a, b GameInfo) int { return int(a.ID - b.ID) })
 	return out
 }
 
-func (v *view) info(id int64) GameInfo {
-	g := v.g
+func viewInfo(v *view, id int64) GameInfo {
+	g := v.G
 	s, n := g.Score()
 	st := store.Live
-	if v.over {
+	if v.Over {
 		st = store.Finished
 	}
-	return GameInfo{ID: id, Status: st, Rules: g.Rules(), South: v.seats[0].Name, North: v.seats[1].Name,
-		SouthID: v.seats[0].ID, NorthID: v.seats[1].ID,
+	return GameInfo{ID: id, Status: st, Rules: g.Rules(), South: v.Seats[0].Name, North: v.Seats[1].Name,
+		SouthID: v.Seats[0].ID, NorthID: v.Seats[1].ID,
 		Plies: g.Len(), Position: g.Position().String(), Result: g.Result(), Termination: g.Termination(),
-		Score: kalah.Score{South: s, North: n}, Tags: v.tags, Created: v.created, Watchers: v.watchers, Spectators: v.spectators}
+		Score: kalah.Score{South: s, North: n}, Tags: v.Tags, Created: v.Created, Watchers: v.Watchers, Spectators: v.Spectators}
 }
 
 func infoOf(sg store.Game) GameInfo {
@@ -157,9 +157,9 @@ func (s *Server) Game(ctx context.Context, id int64) (GameView, error) {
 	s.mu.Unlock()
 	var lv *view
 	if rd != nil {
-		lv = rd.view.Load()
+		lv = rd.View()
 	}
-	if lv != nil && !lv.ended {
+	if lv != nil && !lv.Ended {
 		return s.liveView(id, lv), nil
 	}
 	sg, err := s.st.Game(ctx, id)
@@ -191,39 +191,39 @@ func (s *Server) Game(ctx context.Context, id int64) (GameView, error) {
 
 // liveView returns a live game as GameView shows it, from its round's view.
 func (s *Server) liveView(id int64, lv *view) GameView {
-	g := lv.g
+	g := lv.G
 	rec := g.Record()
-	rec.Tags = maps.Clone(lv.tags)
+	rec.Tags = maps.Clone(lv.Tags)
 	for i := range rec.Moves {
-		if i < len(lv.millis) {
-			rec.Moves[i].Millis = lv.millis[i]
+		if i < len(lv.Millis) {
+			rec.Moves[i].Millis = lv.Millis[i]
 		}
 	}
-	v := GameView{GameInfo: lv.info(id), Record: rec, Reason: lv.reason, Trouble: lv.trouble, TakebackAsk: lv.takebackAsk,
-		DrawOffer: lv.drawOffer, live: true, draws: lv.draws, running: lv.running, game: g}
+	v := GameView{GameInfo: viewInfo(lv, id), Record: rec, Reason: lv.Reason, Trouble: lv.Trouble, TakebackAsk: lv.TakebackAsk,
+		DrawOffer: lv.DrawOffer, live: true, draws: lv.Draws, running: lv.Running, game: g}
 	v.Score = rec.Final
 	v.ToMove = g.ToMove()
 	v.Swapped = g.Swapped()
 	for _, m := range g.Legal() {
 		v.Legal = append(v.Legal, int(m))
 	}
-	for i, st := range lv.seats {
+	for i, st := range lv.Seats {
 		if st.Kind == "spec" {
 			v.Specs[i] = st.Spec
 		}
 		v.IDs[i] = st.ID
 		v.Human[i] = st.Kind == "human"
 		v.Open[i] = st.Open
-		v.Away[i] = lv.away[i]
-		if lv.ref.Budget > 0 {
-			v.RemainingMS[i] = lv.left[i].Milliseconds()
+		v.Away[i] = lv.Away[i]
+		if lv.Ref.Budget > 0 {
+			v.RemainingMS[i] = lv.Left[i].Milliseconds()
 		}
 	}
-	v.Casual = lv.casual
-	v.ClockMS, v.IncrementMS = lv.ref.Budget.Milliseconds(), lv.ref.Increment.Milliseconds()
-	v.PerMoveMS = lv.ref.PerMove.Milliseconds()
-	v.DelayMS = lv.ref.Delay.Milliseconds()
-	v.TurnStarted = lv.turnAt
+	v.Casual = lv.Casual
+	v.ClockMS, v.IncrementMS = lv.Ref.Budget.Milliseconds(), lv.Ref.Increment.Milliseconds()
+	v.PerMoveMS = lv.Ref.PerMove.Milliseconds()
+	v.DelayMS = lv.Ref.Delay.Milliseconds()
+	v.TurnStarted = lv.TurnAt
 	return v
 }
 
@@ -240,24 +240,11 @@ func (s *Server) Subscribe(id int64, who Actor) (<-chan Event, func(), error) {
 	ch := make(chan Event, 64)
 	ctx, cancel := context.WithTimeout(s.ctx, 10*time.Second)
 	defer cancel()
-	err = rd.send(ctx, func(l *loop) error {
-		if l.g.Over() {
-			return kalah.ErrGameOver
-		}
-		seat := -1
-		if who.ID.IsZero() && who.Token == "" {
-			// a spectator
-		} else if i, err := l.seatOf(who); err == nil {
-			seat = i
-		}
-		l.subscribe(ch, seat)
-		return nil
-	})
-	if err != nil {
+	if err := rd.Subscribe(ctx, ch, who); err != nil {
 		return nil, nil, fmt.Errorf("live game %d: %w", id, ErrNotFound)
 	}
 	stop := func() {
-		if !rd.post(func(l *loop) error { l.unsubscribe(ch); return nil }) {
+		if !rd.Unsubscribe(ch) {
 			// The loop ended and closed every channel.
 		}
 	}

@@ -111,9 +111,9 @@ type arenaHost struct{ s *Server }
 // arenaGame is a live round as package arena sees it.
 type arenaGame struct{ rd *round }
 
-func (g arenaGame) ID() int64             { return g.rd.id }
-func (g arenaGame) Done() <-chan struct{} { return g.rd.done }
-func (g arenaGame) Ended() bool           { return g.rd.outcome != nil }
+func (g arenaGame) ID() int64             { return g.rd.ID() }
+func (g arenaGame) Done() <-chan struct{} { return g.rd.Done() }
+func (g arenaGame) Ended() bool           { return g.rd.Outcome() != nil }
 
 func (h arenaHost) Live(id int64) arena.LiveGame {
 	if rd := h.s.liveRound(id); rd != nil {
@@ -161,7 +161,7 @@ func (h arenaHost) StartGame(ctx context.Context, spec arena.GameSpec) (arena.Li
 			seats[i] = botSeatOf(id)
 			continue
 		}
-		seats[i] = &seat{human: true, st: store.Seat{Kind: "human", ID: id, Name: id.Display()}}
+		seats[i] = &seat{Human: true, St: store.Seat{Kind: "human", ID: id, Name: id.Display()}}
 	}
 	rd := s.newRound()
 	taken, err := s.takeBots(ctx, rd, seats, max(spec.Wait, time.Millisecond))
@@ -171,15 +171,15 @@ func (h arenaHost) StartGame(ctx context.Context, spec arena.GameSpec) (arena.Li
 	release := func() {
 		s.mu.Lock()
 		for _, st := range seats {
-			if st.bot && s.seats[st.st.ID.Key()] == rd {
-				delete(s.seats, st.st.ID.Key())
+			if st.Bot && s.seats[st.St.ID.Key()] == rd {
+				delete(s.seats, st.St.ID.Key())
 			}
 		}
 		s.freeLocked()
 		s.mu.Unlock()
 	}
 	for i, st := range seats {
-		missing[i] = st.bot && !taken[i]
+		missing[i] = st.Bot && !taken[i]
 	}
 	if missing[0] || missing[1] {
 		release()
@@ -202,7 +202,7 @@ func (h arenaHost) StartGame(ctx context.Context, spec arena.GameSpec) (arena.Li
 		release()
 		return nil, missing, err
 	}
-	stored := [2]store.Seat{seats[0].st, seats[1].st}
+	stored := [2]store.Seat{seats[0].St, seats[1].St}
 	id, err := s.st.CreateGame(s.ctx, store.NewGame{Rules: g.Rules(), Seats: stored, Tags: tags})
 	if err != nil {
 		ticket.Release()
@@ -210,8 +210,7 @@ func (h arenaHost) StartGame(ctx context.Context, spec arena.GameSpec) (arena.Li
 		return nil, missing, err
 	}
 	g.Players = [2]string{stored[0].Name, stored[1].Name}
-	rd.id = id
-	if s.runRound(rd, roundSetup{id: id, g: g, seats: seats, ref: ref, tags: tags, ticket: ticket}) == nil {
+	if s.runRound(rd, roundSetup{ID: id, G: g, Seats: seats, Ref: ref, Tags: tags, Ticket: ticket}) == nil {
 		release()
 		return nil, missing, ErrClosed
 	}

@@ -444,13 +444,13 @@ func movePeople(t *testing.T, srv *Server, tours *Tournaments, id string, stop <
 				if r == nil {
 					continue
 				}
-				v := r.view.Load()
-				if v == nil || v.g.Over() {
+				v := r.View()
+				if v == nil || v.G.Over() {
 					continue
 				}
-				seat := v.g.Seat(v.g.ToMove())
-				if v.seats[seat].Kind == "human" {
-					srv.Move(ctx, n, Actor{ID: v.seats[seat].ID}, v.g.Legal()[0])
+				seat := v.G.Seat(v.G.ToMove())
+				if v.Seats[seat].Kind == "human" {
+					srv.Move(ctx, n, Actor{ID: v.Seats[seat].ID}, v.G.Legal()[0])
 				}
 			}
 		}

@@ -86,7 +86,7 @@ func (s *Server) PlayArranged(ctx context.Context, a Arranged) (ArrangedResult, 
 			// A player that cannot start loses, as in tournament.Play.
 			p = absent{fmt.Errorf("%w: %w", player.ErrCrashed, err)}
 		}
-		seats[i] = &seat{p: p, st: programSeat(spec)}
+		seats[i] = &seat{P: p, St: programSeat(spec)}
 	}
 	wait := a.Wait
 	if wait <= 0 {
@@ -104,17 +104,17 @@ func (s *Server) PlayArranged(ctx context.Context, a Arranged) (ArrangedResult, 
 	}
 	var missing []string
 	for i, st := range seats {
-		if st.bot && !taken[i] {
-			missing = append(missing, st.st.Name)
+		if st.Bot && !taken[i] {
+			missing = append(missing, st.St.Name)
 			// It loses when asked to move.
-			seats[i] = &seat{p: absent{fmt.Errorf("%w: bot %s was not free for its game within %v (it must be logged in and have sent wait)", player.ErrDisconnected, st.st.Name, wait)}, st: st.st}
+			seats[i] = &seat{P: absent{fmt.Errorf("%w: bot %s was not free for its game within %v (it must be logged in and have sent wait)", player.ErrDisconnected, st.St.Name, wait)}, St: st.St}
 		}
 	}
 	release := func() {
 		s.mu.Lock()
 		for _, st := range seats {
-			if s.seats[st.st.ID.Key()] == rd {
-				delete(s.seats, st.st.ID.Key())
+			if s.seats[st.St.ID.Key()] == rd {
+				delete(s.seats, st.St.ID.Key())
 			}
 		}
 		s.freeLocked()
@@ -131,7 +131,7 @@ func (s *Server) PlayArranged(ctx context.Context, a Arranged) (ArrangedResult, 
 		closeSeats(seats)
 		return ArrangedResult{}, err
 	}
-	stored := [2]store.Seat{seats[0].st, seats[1].st}
+	stored := [2]store.Seat{seats[0].St, seats[1].St}
 	id, err := s.st.CreateGame(s.ctx, store.NewGame{Rules: r, Seats: stored, Tags: tags})
 	if err == nil {
 		for i, m := range g.Record().Moves {
@@ -170,8 +170,7 @@ func (s *Server) PlayArranged(ctx context.Context, a Arranged) (ArrangedResult, 
 		return ArrangedResult{ID: id, Record: rec, Reason: reason}, nil
 	}
 	g.Players = [2]string{stored[0].Name, stored[1].Name}
-	rd.id = id
-	if s.runRound(rd, roundSetup{id: id, g: g, seats: seats, ref: ref, tags: tags, opening: g.Len(), ticket: ticket}) == nil {
+	if s.runRound(rd, roundSetup{ID: id, G: g, Seats: seats, Ref: ref, Tags: tags, Opening: g.Len(), Ticket: ticket}) == nil {
 		release()
 		return ArrangedResult{ID: id}, ErrClosed
 	}
@@ -180,15 +179,15 @@ func (s *Server) PlayArranged(ctx context.Context, a Arranged) (ArrangedResult, 
 		a.OnStart(id)
 	}
 	select {
-	case <-rd.done:
+	case <-rd.Done():
 	case <-ctx.Done():
 		return ArrangedResult{ID: id}, ctx.Err()
 	}
-	o := rd.outcome
+	o := rd.Outcome()
 	if o == nil {
 		return ArrangedResult{ID: id}, fmt.Errorf("game %d stopped unfinished: %w", id, ErrClosed)
 	}
-	res := ArrangedResult{ID: id, Record: o.record, Reason: o.reason}
+	res := ArrangedResult{ID: id, Record: o.Record, Reason: o.Reason}
 	res.Record.SetPlayers(specs[0], specs[1])
 	return res, nil
 }
@@ -256,17 +255,17 @@ func (s *Server) takeBots(ctx context.Context, rd *round, seats [2]*seat, wait t
 		}
 		free, want := 0, 0
 		for _, st := range seats {
-			if st.bot {
+			if st.Bot {
 				want++
-				if s.freeBotLocked(st.st.ID.Key()) {
+				if s.freeBotLocked(st.St.ID.Key()) {
 					free++
 				}
 			}
 		}
 		if free == want || late {
 			for i, st := range seats {
-				if st.bot && s.freeBotLocked(st.st.ID.Key()) {
-					s.seats[st.st.ID.Key()] = rd
+				if st.Bot && s.freeBotLocked(st.St.ID.Key()) {
+					s.seats[st.St.ID.Key()] = rd
 					taken[i] = true
 				}
 			}

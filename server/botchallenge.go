@@ -159,7 +159,7 @@ func (s *Server) answerPerson(c *conn, name string, ch *challenge, accept bool) 
 	botID := c.id
 	c.mu.Unlock()
 	seats := [2]*seat{
-		{human: true, st: store.Seat{Name: pc.who.Display(), Kind: "human", TokenHash: hash, ID: pc.who}},
+		{Human: true, St: store.Seat{Name: pc.who.Display(), Kind: "human", TokenHash: hash, ID: pc.who}},
 		botSeatOf(botID),
 	}
 	g, err := kalah.NewGame(ch.rules)
@@ -187,9 +187,9 @@ func (s *Server) answerPerson(c *conn, name string, ch *challenge, accept bool) 
 		pc.reply <- personReply{err: err}
 		return
 	}
-	out := Started{ID: rd.id, limited: limited}
+	out := Started{ID: rd.ID(), limited: limited}
 	if limited >= 0 {
-		out.Note = limitNote(strconv.Itoa(limited), pc.who, [2]identity.ID{seats[0].st.ID, seats[1].st.ID}, [2]string{seats[0].st.Name, seats[1].st.Name})
+		out.Note = limitNote(strconv.Itoa(limited), pc.who, [2]identity.ID{seats[0].St.ID, seats[1].St.ID}, [2]string{seats[0].St.Name, seats[1].St.Name})
 	}
 	out.Tokens[0] = token
 	pc.reply <- personReply{st: out}

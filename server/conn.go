@@ -13,7 +13,6 @@ import (
 	"kalah/internal/identity"
 	"kalah/internal/netx"
 	"kalah/internal/store"
-	"kalah/player"
 	"kalah/protocol/line"
 	"kalah/server/gate"
 )
@@ -244,17 +243,10 @@ func (c *conn) cleanup() {
 		s.dequeue(queued)
 	}
 	for _, r := range watching {
-		r.post(func(l *loop) error { delete(l.watchers, c); return nil })
+		r.Unwatch(c)
 	}
 	if game != nil {
-		game.post(func(l *loop) error {
-			for i, st := range l.seats {
-				if st.conn == c {
-					l.detach(i, c)
-				}
-			}
-			return nil
-		})
+		game.Detach(c)
 	}
 	s.mu.Lock()
 	if !id.IsZero() && s.sessions[id.Key()] == c {
@@ -424,7 +416,7 @@ func (c *conn) handle(m line.Msg) bool {
 			}
 		}
 		ctx, cancel := context.WithTimeout(s.ctx, 10*time.Second)
-		err := game.send(ctx, func(l *loop) error { return l.botMove(c, m.Cmd == "resign", mv) })
+		err := game.BotMove(ctx, c, m.Cmd == "resign", mv)
 		cancel()
 		if err != nil {
 			errf(line.CodeState, "%v", err)
@@ -445,7 +437,7 @@ func (c *conn) handle(m line.Msg) bool {
 			return false
 		}
 		ctx, cancel := context.WithTimeout(s.ctx, 10*time.Second)
-		err := game.send(ctx, func(l *loop) error { return l.botDraw(c, m.Arg(0)) })
+		err := game.BotDraw(ctx, c, m.Arg(0))
 		cancel()
 		if err != nil {
 			errf(line.CodeState, "%v", err)
@@ -467,7 +459,7 @@ func (c *conn) handle(m line.Msg) bool {
 			errf(line.CodeNotFound, "not watching game %s", m.Arg(0))
 			return false
 		}
-		r.post(func(l *loop) error { delete(l.watchers, c); return nil })
+		r.Unwatch(c)
 		c.sendMsg(line.Msg{Cmd: "ok", Args: []string{"unwatch", m.Arg(0)}})
 	case "games":
 		games := s.LiveGames()
@@ -584,51 +576,9 @@ func (c *conn) login(m line.Msg) bool {
 	c.sendMsg(ok)
 	s.log.Info("login", "name", canon, "addr", c.host, "new", created)
 	if game != nil {
-		game.post(func(l *loop) error {
-			for i, st := range l.seats {
-				if st.bot && st.st.ID.Is(id) {
-					l.attach(i, c)
-				}
-			}
-			return nil
-		})
+		game.Attach(c, id)
 	}
 	return false
-}
-
-// botSeatOf returns a new seat for bot id, which plays over our protocol.
-func botSeatOf(id identity.ID) *seat {
-	return &seat{bot: true, returns: true, st: store.Seat{Name: id.Name, Kind: "bot", ID: id}}
-}
-
-// botMove plays the move (or the resignation) of the bot connected by c.
-// A bot's illegal move loses the game at once.
-func (l *loop) botMove(c *conn, resign bool, m kalah.Move) error {
-	seat := -1
-	for i, st := range l.seats {
-		if st.bot && st.conn == c {
-			seat = i
-		}
-	}
-	switch {
-	case seat < 0:
-		return ErrForbidden
-	case l.g.Over():
-		return kalah.ErrGameOver
-	case resign:
-		l.forfeit(seat, fmt.Errorf("%w: %s resigned", player.ErrResigned, l.seats[seat].st.Name))
-		return nil
-	case l.mover() != seat || !l.asked:
-		return ErrNotYourTurn
-	case !l.g.IsLegal(m):
-		c.sendMsg(line.Errorf(line.CodeIllegal, "%s", illegalWhy(l.g, m))) // named before the end it brings
-		l.forfeit(seat, fmt.Errorf("%w: %s by %s in %s", kalah.ErrIllegalMove, m, l.g.ToMove(), l.g.Position()))
-		return nil
-	}
-	if err := l.play(seat, m); err != nil && l.halted == nil {
-		return err
-	}
-	return nil // or the game stops for its store, which both bots are told
 }
 
 func (c *conn) challenge(name string, m line.Msg) {
@@ -735,7 +685,7 @@ func (c *conn) watch(id int64) {
 	c.mu.Unlock()
 	ctx, cancel := context.WithTimeout(s.ctx, 10*time.Second)
 	defer cancel()
-	if err := r.send(ctx, func(l *loop) error { return l.watch(c) }); err != nil {
+	if err := r.Watch(ctx, c); err != nil {
 		c.mu.Lock()
 		delete(c.watching, id)
 		c.mu.Unlock()

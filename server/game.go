@@ -84,12 +84,12 @@ func (s *Server) enqueue(e *entrant) error {
 	for _, q := range s.queue {
 		if q.key == e.key {
 			s.mu.Unlock()
-			return fmt.Errorf("%w: %s is in the queue already", ErrBusy, e.seat.st.Name)
+			return fmt.Errorf("%w: %s is in the queue already", ErrBusy, e.seat.St.Name)
 		}
 	}
 	if _, busy := s.seats[e.key]; busy {
 		s.mu.Unlock()
-		return fmt.Errorf("%w: %s is playing a game already", ErrBusy, e.seat.st.Name)
+		return fmt.Errorf("%w: %s is playing a game already", ErrBusy, e.seat.St.Name)
 	}
 	if e.left() {
 		s.mu.Unlock()
@@ -246,10 +246,10 @@ func (s *Server) begin(ctx context.Context, g *kalah.Game, seats [2]*seat, su se
 	if su.tags == nil {
 		su.tags = map[string]string{}
 	}
-	ids := [2]identity.ID{seats[0].st.ID, seats[1].st.ID}
+	ids := [2]identity.ID{seats[0].St.ID, seats[1].St.ID}
 	if su.rated && !su.casual {
 		switch {
-		case seats[0].st.Open || seats[1].st.Open:
+		case seats[0].St.Open || seats[1].St.Open:
 			su.tags[tagRatedAsked] = "yes"
 		case s.ratable(ctx, ids):
 			// At most maxRatedPerDay a pair (farming.go).
@@ -272,7 +272,7 @@ func (s *Server) begin(ctx context.Context, g *kalah.Game, seats [2]*seat, su se
 	if g.Len() > 0 {
 		su.tags[tagOpening] = strconv.Itoa(g.Len())
 	}
-	stored := [2]store.Seat{seats[0].st, seats[1].st}
+	stored := [2]store.Seat{seats[0].St, seats[1].St}
 	id, err := s.st.CreateGame(s.ctx, store.NewGame{Rules: g.Rules(), Seats: stored, Start: su.start, Tags: su.tags})
 	if err == nil {
 		for i, rm := range g.Record().Moves {
@@ -287,7 +287,7 @@ func (s *Server) begin(ctx context.Context, g *kalah.Game, seats [2]*seat, su se
 		return nil, err
 	}
 	g.Players = [2]string{stored[0].Name, stored[1].Name}
-	rd := s.startRound(roundSetup{id: id, g: g, seats: seats, ref: ref, casual: su.casual, tags: su.tags, opening: g.Len(), ticket: ticket})
+	rd := s.startRound(roundSetup{ID: id, G: g, Seats: seats, Ref: ref, Casual: su.casual, Tags: su.tags, Opening: g.Len(), Ticket: ticket})
 	if rd == nil {
 		return nil, ErrClosed
 	}
@@ -298,8 +298,8 @@ func (s *Server) begin(ctx context.Context, g *kalah.Game, seats [2]*seat, su se
 // closeSeats closes the players of seats whose game does not start.
 func closeSeats(seats [2]*seat) {
 	for _, st := range seats {
-		if st != nil && st.p != nil {
-			if c, ok := st.p.(interface{ Close() error }); ok {
+		if st != nil && st.P != nil {
+			if c, ok := st.P.(interface{ Close() error }); ok {
 				c.Close()
 			}
 		}
@@ -335,17 +335,17 @@ func (s *Server) Play(ctx context.Context, e Entrant) error {
 	if e.Kind == "" || e.Kind == "bot" || e.Kind == "spec" || e.Kind == "human" {
 		e.Kind = "remote"
 	}
-	st := &seat{p: keepOpen{e.Player}, st: store.Seat{Name: identity.CleanText(e.Name, 40), Kind: e.Kind}}
+	st := &seat{P: keepOpen{e.Player}, St: store.Seat{Name: identity.CleanText(e.Name, 40), Kind: e.Kind}}
 	key := e.Key
 	if e.Bot != "" {
-		st.st.ID = identity.Of(identity.Bot, e.Bot)
-		st.st.Name = e.Bot
+		st.St.ID = identity.Of(identity.Bot, e.Bot)
+		st.St.Name = e.Bot
 		if key == "" {
-			key = st.st.ID.Key()
+			key = st.St.ID.Key()
 		}
 	}
 	if key == "" {
-		key = "label:" + st.st.Name
+		key = "label:" + st.St.Name
 	}
 	en := &entrant{seat: st, rules: e.Rules, key: key, seated: e.Seated, result: make(chan error, 1), gone: e.Done}
 	if err := s.enqueue(en); err != nil {
@@ -373,8 +373,8 @@ func (s *Server) Play(ctx context.Context, e Entrant) error {
 	if err != nil {
 		return err
 	}
-	<-en.game.done
-	if en.game.outcome == nil {
+	<-en.game.Done()
+	if en.game.Outcome() == nil {
 		return ErrClosed
 	}
 	return nil

@@ -31,7 +31,7 @@ const DefaultHouseBot = "medium"
 // Config.HouseBotAfter has passed. The queue calls it for every entry
 // that found no one to play.
 func (s *Server) houseWait(e *entrant) {
-	if s.cfg.HouseBotAfter <= 0 || !(e.conn != nil || e.seat.st.Kind == "kgp") {
+	if s.cfg.HouseBotAfter <= 0 || !(e.conn != nil || e.seat.St.Kind == "kgp") {
 		return
 	}
 	time.AfterFunc(s.cfg.HouseBotAfter, func() { s.houseGame(e) })
@@ -63,7 +63,7 @@ func (s *Server) houseGame(e *entrant) {
 	p, err := player.New(level, player.Options{Rules: r, Seed: n})
 	if err == nil {
 		name := "house:" + level
-		house := &entrant{seat: &seat{p: s.thinkLimit(p), st: store.Seat{Name: name, Kind: "spec", Spec: level, ID: identity.Of(identity.Program, level)}},
+		house := &entrant{seat: &seat{P: s.thinkLimit(p), St: store.Seat{Name: name, Kind: "spec", Spec: level, ID: identity.Of(identity.Program, level)}},
 			key: name, result: make(chan error, 1)}
 		// The sides alternate from one house game to the next.
 		es := [2]*entrant{e, house}
@@ -72,7 +72,7 @@ func (s *Server) houseGame(e *entrant) {
 		}
 		var g *kalah.Game
 		if g, err = kalah.NewGame(r); err == nil {
-			s.log.Info("house game", "bot", e.seat.st.Name, "house", level, "waited", s.cfg.HouseBotAfter)
+			s.log.Info("house game", "bot", e.seat.St.Name, "house", level, "waited", s.cfg.HouseBotAfter)
 			err = s.startEntrants(g, es, setup{tags: map[string]string{tagHouse: "yes"}, path: gate.House})
 		} else {
 			e.fail(err)

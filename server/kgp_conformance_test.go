@@ -587,11 +587,11 @@ func TestKGP043Auth(t *testing.T) {
 			e.ts.srv.mu.Lock()
 			seat := e.ts.srv.queue[0].seat
 			e.ts.srv.mu.Unlock()
-			if seat.st.Name == "liner-"+strings.ReplaceAll(how, "-", "") {
+			if seat.St.Name == "liner-"+strings.ReplaceAll(how, "-", "") {
 				break
 			}
 			if time.Now().After(deadline) {
-				t.Fatalf("line bot's token seated %q", seat.st.Name)
+				t.Fatalf("line bot's token seated %q", seat.St.Name)
 			}
 		}
 		c.close()

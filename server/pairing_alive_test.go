@@ -55,7 +55,7 @@ func TestClosedConnectionNeverPaired(t *testing.T) {
 			testHookPaired.Store(nil)
 			e.waitQueue(1)
 			e.ts.srv.mu.Lock()
-			waiting := e.ts.srv.queue[0].seat.st.Name
+			waiting := e.ts.srv.queue[0].seat.St.Name
 			e.ts.srv.mu.Unlock()
 			if waiting != "stayer" {
 				t.Errorf("waiting in the queue: %q, want stayer", waiting)

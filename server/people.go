@@ -2,13 +2,8 @@ package server
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/sha256"
-	"crypto/subtle"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -17,10 +12,10 @@ import (
 	"kalah/internal/identity"
 	"kalah/internal/store"
 	"kalah/player"
-	"kalah/protocol/line"
 	"kalah/referee"
 	"kalah/server/core"
 	"kalah/server/gate"
+	rnd "kalah/server/round"
 )
 
 // Errors of people's games, matched with errors.Is.
@@ -55,9 +50,6 @@ const (
 	maxPerMove = time.Hour
 	maxDelay   = time.Minute
 )
-
-// GiveTime is what GiveTime adds to the opponent's clock.
-const GiveTime = 15 * time.Second
 
 // GameRequest asks StartGame for a game.
 type GameRequest struct {
@@ -143,22 +135,12 @@ type Started struct {
 type Actor = core.Actor
 
 // newToken returns a fresh secret (128 bits) and its stored hash.
-func newToken() (token, hash string) {
-	b := make([]byte, 16)
-	rand.Read(b)
-	token = hex.EncodeToString(b)
-	return token, tokenHash(token)
-}
+func newToken() (token, hash string) { return rnd.NewToken() }
 
-func tokenHash(token string) string {
-	sum := sha256.Sum256([]byte(token))
-	return hex.EncodeToString(sum[:])
-}
+func tokenHash(token string) string { return rnd.TokenHash(token) }
 
 // hashIs reports whether secret hashes to hash, in constant time.
-func hashIs(hash, secret string) bool {
-	return secret != "" && hash != "" && subtle.ConstantTimeCompare([]byte(hash), []byte(tokenHash(secret))) == 1
-}
+func hashIs(hash, secret string) bool { return rnd.HashIs(hash, secret) }
 
 // StartGame starts a game between server-side players and people.
 func (s *Server) StartGame(ctx context.Context, req GameRequest) (Started, error) {
@@ -216,22 +198,22 @@ func (s *Server) StartGame(ctx context.Context, req GameRequest) (Started, error
 		spec = strings.TrimSpace(spec)
 		if strings.EqualFold(spec, "human") || spec == "" {
 			humans++
-			st := &seat{human: true, st: store.Seat{Kind: "human"}}
+			st := &seat{Human: true, St: store.Seat{Kind: "human"}}
 			who := req.seated[i]
 			if who.IsZero() {
 				who = req.by
 			}
 			switch {
 			case req.reserve == i+1:
-				st.st.Open, st.st.ID = true, who // kept for them
+				st.St.Open, st.St.ID = true, who // kept for them
 			case humans == 2 && req.Invite && req.reserve == 0:
-				st.st.Open = true
-				out.Invite, st.st.InviteHash = newToken()
+				st.St.Open = true
+				out.Invite, st.St.InviteHash = newToken()
 			default:
-				out.Tokens[i], st.st.TokenHash = newToken()
-				st.st.ID = who
+				out.Tokens[i], st.St.TokenHash = newToken()
+				st.St.ID = who
 			}
-			st.st.Name = displayName(st.st)
+			st.St.Name = displayName(st.St)
 			seats[i] = st
 			continue
 		}
@@ -243,7 +225,7 @@ func (s *Server) StartGame(ctx context.Context, req GameRequest) (Started, error
 			closeSeats(seats)
 			return Started{}, err
 		}
-		seats[i] = &seat{p: p, st: programSeat(spec)}
+		seats[i] = &seat{P: p, St: programSeat(spec)}
 	}
 	su := setup{start: req.Start, casual: req.Casual && humans > 0, tags: map[string]string{}, rated: req.Rated && !req.Casual,
 		path: req.path, addrs: req.addrs}
@@ -287,9 +269,9 @@ func (s *Server) StartGame(ctx context.Context, req GameRequest) (Started, error
 	if err != nil {
 		return Started{}, err
 	}
-	out.ID, out.limited = rd.id, limited
+	out.ID, out.limited = rd.ID(), limited
 	if limited >= 0 {
-		out.Note = limitNote(strconv.Itoa(limited), req.by, [2]identity.ID{seats[0].st.ID, seats[1].st.ID}, [2]string{seats[0].st.Name, seats[1].st.Name})
+		out.Note = limitNote(strconv.Itoa(limited), req.by, [2]identity.ID{seats[0].St.ID, seats[1].St.ID}, [2]string{seats[0].St.Name, seats[1].St.Name})
 	}
 	return out, nil
 }
@@ -305,15 +287,7 @@ func seedFor(seed uint64, seat int) uint64 {
 
 // displayName is the name a person's seat shows: its identity's, or
 // "Anonymous" for a seat taken without one; "" while open for anyone.
-func displayName(st store.Seat) string {
-	switch {
-	case !st.ID.IsZero():
-		return st.ID.Display()
-	case st.Open:
-		return ""
-	}
-	return "Anonymous"
-}
+func displayName(st store.Seat) string { return rnd.DisplayName(st) }
 
 // programSeat is the stored seat of a server-side player given by spec:
 // a difficulty level is named by the level ("medium") whether it was asked
@@ -374,229 +348,74 @@ func (s *Server) round(id int64) (*round, error) {
 	return r, nil
 }
 
-// command runs do on live game id's loop with the seat a (a person) plays
-// there.
-func (s *Server) command(ctx context.Context, id int64, a Actor, do func(l *loop, seat int) error) error {
+// Move plays a person's move in game id. An illegal move is refused, not
+// forfeited.
+func (s *Server) Move(ctx context.Context, id int64, a Actor, m kalah.Move) error {
 	r, err := s.round(id)
 	if err != nil {
 		return err
 	}
-	return r.send(ctx, func(l *loop) error {
-		seat, err := l.seatOf(a)
-		if err != nil {
-			return err
-		}
-		l.acted(seat)
-		return do(l, seat)
-	})
-}
-
-// seatOf returns the person's seat a plays: the one its token moves, or
-// the one its identity holds (the seat to move, if it holds both).
-func (l *loop) seatOf(a Actor) (int, error) {
-	found := -1
-	for i, st := range l.seats {
-		if !st.human || st.st.Open {
-			continue
-		}
-		if hashIs(st.st.TokenHash, a.Token) {
-			return i, nil
-		}
-		if a.ID.Is(st.st.ID) && (found < 0 || i == l.mover()) {
-			found = i
-		}
-	}
-	if found < 0 {
-		return 0, fmt.Errorf("%w: you have no seat in game %d", ErrForbidden, l.r.id)
-	}
-	return found, nil
-}
-
-// Move plays a person's move in game id. An illegal move is refused, not
-// forfeited.
-func (s *Server) Move(ctx context.Context, id int64, a Actor, m kalah.Move) error {
-	return s.command(ctx, id, a, func(l *loop, seat int) error {
-		if l.g.Over() {
-			return kalah.ErrGameOver
-		}
-		if l.mover() != seat {
-			return fmt.Errorf("%w: %s is to move", ErrNotYourTurn, l.seats[l.mover()].st.Name)
-		}
-		return l.play(seat, m)
-	})
+	return r.Move(ctx, a, m)
 }
 
 // Resign ends game id with a loss for the person's seat, whether or not it
 // is their turn; before both sides have moved it aborts the game instead.
 func (s *Server) Resign(ctx context.Context, id int64, a Actor) error {
-	return s.command(ctx, id, a, func(l *loop, seat int) error {
-		if l.g.Over() {
-			return kalah.ErrGameOver
-		}
-		l.forfeit(seat, player.ErrResigned)
-		return nil
-	})
+	r, err := s.round(id)
+	if err != nil {
+		return err
+	}
+	return r.Resign(ctx, a)
 }
 
 // Abort calls game id off, with no result and no rating, as long as one
 // side has not moved yet; either player may.
 func (s *Server) Abort(ctx context.Context, id int64, a Actor) error {
-	return s.command(ctx, id, a, func(l *loop, seat int) error {
-		if l.g.Over() {
-			return kalah.ErrGameOver
-		}
-		if l.bothMoved() {
-			return fmt.Errorf("%w: both sides have moved; resign instead", ErrTooLate)
-		}
-		l.end(func(g *kalah.Game) error { return g.Abort() }, "Aborted by "+l.seats[seat].st.Name)
-		return nil
-	})
-}
-
-// TakeBack takes back moves. Against the computer, in a casual game, it
-// takes back the person's last move and everything after it, so it is
-// their turn again. Between people, in any game (rated too, as on
-// lichess) unless it was started with takebacks refused, it asks the
-// opponent, and the opponent's own takeback grants what was asked. The
-// moves taken back stay in the record, under its Takebacks tag.
-func (s *Server) TakeBack(ctx context.Context, id int64, a Actor) error {
-	return s.command(ctx, id, a, func(l *loop, seat int) error {
-		if l.g.Over() {
-			return kalah.ErrGameOver
-		}
-		switch opp := l.seats[1-seat]; {
-		case !opp.human && opp.st.Kind != "spec":
-			return fmt.Errorf("takeback: %w: a bot cannot be asked for one", ErrNotCasual)
-		case !opp.human && !l.casual:
-			return fmt.Errorf("takeback: %w (against the computer)", ErrNotCasual)
-		case opp.human && l.tags[tagNoTakebacks] == "yes":
-			return fmt.Errorf("takeback: %w: it was started with takebacks refused", ErrNoTakebacks)
-		}
-		if l.seats[1-seat].human {
-			if l.takebackAsk != 1-seat {
-				if !movedBy(l.g, l.opening, seat) {
-					return kalah.ErrNoUndo
-				}
-				l.takebackAsk = seat
-				l.publishEvent(Event{Kind: "takeback-ask", Seat: seat, Ply: l.g.Len(), Position: l.g.Position().String()})
-				return nil
-			}
-			seat, l.takebackAsk = 1-seat, -1 // granted: the asker's moves go back
-		}
-		return l.takeBack(seat)
-	})
-}
-
-// takeBack takes back seat's last move and all after it.
-func (l *loop) takeBack(seat int) error {
-	if !movedBy(l.g, l.opening, seat) {
-		return kalah.ErrNoUndo
-	}
-	// Undo on a copy first: the game changes only once the store has.
-	c := l.g.Clone()
-	var taken []string
-	poppedMine := false
-	for c.Len() > l.opening {
-		last, _ := c.Last()
-		if poppedMine && c.Seat(c.ToMove()) == seat && c.Seat(last.Side) != seat {
-			break
-		}
-		if c.Seat(last.Side) == seat {
-			poppedMine = true
-		}
-		if c.Undo() != nil {
-			break
-		}
-		taken = append(taken, last.Move.String())
-	}
-	slices.Reverse(taken)
-	ply, what := c.Len(), strings.Join(taken, " ")
-	write := func() error { return l.s.st.TakeBack(context.WithoutCancel(l.ctx), l.r.id, ply, what) }
-	if err := l.retry(write(), write); err != nil {
+	r, err := s.round(id)
+	if err != nil {
 		return err
 	}
-	for l.g.Len() > c.Len() {
-		if err := l.g.Undo(); err != nil {
-			return err
-		}
+	return r.Abort(ctx, a)
+}
+
+// TakeBack takes back moves in game id (round.Round.TakeBack): against
+// the computer at once, in a casual game; between people it asks the
+// opponent, whose own takeback grants it.
+func (s *Server) TakeBack(ctx context.Context, id int64, a Actor) error {
+	r, err := s.round(id)
+	if err != nil {
+		return err
 	}
-	l.millis = slices.Clone(l.millis[:l.g.Len()]) // views share the old one (publish)
-	tb := fmt.Sprintf("%d: %s", ply, what)
-	if l.tags[store.TakebackTag] != "" {
-		tb = l.tags[store.TakebackTag] + "; " + tb
-	}
-	l.tags[store.TakebackTag] = tb
-	// The clocks stand as the moves left say.
-	if l.ref.Budget > 0 {
-		l.ref.Spent = spent(l.g, l.millis, l.ref.Budget, l.ref.Increment)
-		l.clocks = l.ref.Clocks()
-		for i, d := range given(l.tags) {
-			l.clocks.Give(i, d)
-		}
-	}
-	l.nextTurn()
-	// No pause after a takeback, and no draw offered in a position gone.
-	l.askAt = time.Now()
-	l.draw.lapse()
-	l.broadcast(line.State(l.g.Position()))
-	l.publishEvent(Event{Kind: "takeback", Ply: l.g.Len(), Position: l.g.Position().String()})
-	return nil
+	return r.TakeBack(ctx, a)
 }
 
 // DeclineTakeBack refuses the opponent's request to take back a move.
 func (s *Server) DeclineTakeBack(ctx context.Context, id int64, a Actor) error {
-	return s.command(ctx, id, a, func(l *loop, seat int) error {
-		if l.takebackAsk != 1-seat {
-			return fmt.Errorf("%w: no takeback asked of you", ErrNotYourTurn)
-		}
-		l.takebackAsk = -1
-		l.publishEvent(Event{Kind: "takeback-declined", Seat: seat, Ply: l.g.Len(), Position: l.g.Position().String()})
-		return nil
-	})
+	r, err := s.round(id)
+	if err != nil {
+		return err
+	}
+	return r.DeclineTakeBack(ctx, a)
 }
 
 // Claim ends a game between people without a clock in the person's
 // favour when the opponent, to move, has not moved for Config.ClaimAfter.
 func (s *Server) Claim(ctx context.Context, id int64, a Actor) error {
-	return s.command(ctx, id, a, func(l *loop, seat int) error {
-		opp := l.seats[1-seat]
-		switch {
-		case l.g.Over():
-			return kalah.ErrGameOver
-		case !opp.human || l.clocks.Deadline(1-seat) > 0:
-			return fmt.Errorf("%w: a win is claimed only from a person in a game without a clock (a clock ends it by itself)", ErrNotCasual)
-		case l.mover() == seat:
-			return fmt.Errorf("%w: it is your turn", ErrNotYourTurn)
-		case !l.asked || time.Since(l.turnAt) < s.cfg.ClaimAfter:
-			return fmt.Errorf("%w: %s has had %v to move; a win may be claimed after %v", ErrNotYourTurn, opp.st.Name, time.Since(l.turnAt).Round(time.Second), s.cfg.ClaimAfter)
-		}
-		l.forfeit(1-seat, fmt.Errorf("%w: %w", context.DeadlineExceeded, requestReason(fmt.Sprintf("%s did not move for %v; the win was claimed", opp.st.Name, s.cfg.ClaimAfter))))
-		return nil
-	})
+	r, err := s.round(id)
+	if err != nil {
+		return err
+	}
+	return r.Claim(ctx, a)
 }
 
 // GiveTime adds GiveTime to the opponent's clock, in a game with a clock
 // between people.
 func (s *Server) GiveTime(ctx context.Context, id int64, a Actor) error {
-	return s.command(ctx, id, a, func(l *loop, seat int) error {
-		if l.g.Over() {
-			return kalah.ErrGameOver
-		}
-		if !l.clocks.Budgeted() || !l.seats[1-seat].human {
-			return fmt.Errorf("%w: time is given only to a person in a game with a clock", ErrBadRequest)
-		}
-		g := given(l.tags)
-		g[1-seat] += GiveTime
-		val := fmt.Sprintf("%d,%d", g[0].Milliseconds(), g[1].Milliseconds())
-		write := func() error { return l.s.st.SetTag(context.WithoutCancel(l.ctx), l.r.id, tagGiven, val) }
-		if err := l.retry(write(), write); err != nil {
-			return err
-		}
-		l.tags[tagGiven] = val
-		l.clocks.Give(1-seat, GiveTime)
-		l.publishEvent(Event{Kind: "time", Seat: 1 - seat, Ply: l.g.Len(), Position: l.g.Position().String()})
-		return nil
-	})
+	r, err := s.round(id)
+	if err != nil {
+		return err
+	}
+	return r.GiveTime(ctx, a)
 }
 
 // Join takes an open seat of game id for a: a seat open to anyone who has
@@ -608,71 +427,7 @@ func (s *Server) Join(ctx context.Context, id int64, a Actor, invite string) (in
 	if err != nil {
 		return 0, "", err
 	}
-	var at int
-	var token string
-	err = r.send(ctx, func(l *loop) error {
-		at, token, err = l.join(a, invite)
-		return err
-	})
-	return at, token, err
-}
-
-func (l *loop) join(a Actor, invite string) (int, string, error) {
-	for i, st := range l.seats {
-		if !st.human || !st.st.Open {
-			continue
-		}
-		switch {
-		case st.st.InviteHash != "" && hashIs(st.st.InviteHash, invite):
-		case !st.st.ID.IsZero() && st.st.ID.Is(a.ID):
-		default:
-			continue
-		}
-		if other := l.seats[1-i].st.ID; other.Is(a.ID) && st.st.ID.IsZero() {
-			return 0, "", fmt.Errorf("%w: this is your own game: send the link to the person you invite", ErrForbidden)
-		}
-		if st.st.ID.IsZero() && (a.ID.Kind == identity.Person || a.ID.Kind == identity.Guest) {
-			// The one who takes an invitation's seat is counted from now.
-			if err := l.r.ticket.Join(gate.Party{Who: a.ID.Key(), Addr: a.Addr, Person: true, Guest: a.ID.Kind == identity.Guest}); err != nil {
-				return 0, "", gateError(err)
-			}
-		}
-		return l.take(i, a.ID)
-	}
-	return 0, "", fmt.Errorf("game %d: %w for you (an invitation's link gives its seat to the first who opens it)", l.r.id, ErrNoSeat)
-}
-
-// take gives open seat i to who and returns a token that moves it too.
-// A game asked to be rated is rated from now if its players may be.
-func (l *loop) take(i int, who identity.ID) (int, string, error) {
-	st := l.seats[i]
-	token, hash := newToken()
-	seats := [2]store.Seat{l.seats[0].st, l.seats[1].st}
-	seats[i].ID, seats[i].TokenHash, seats[i].Open, seats[i].InviteHash = who, hash, false, ""
-	seats[i].Name = displayName(seats[i])
-	write := func() error { return l.s.st.SetSeats(context.WithoutCancel(l.ctx), l.r.id, seats) }
-	if err := l.retry(write(), write); err != nil {
-		return 0, "", err
-	}
-	st.st = seats[i]
-	st.since = time.Now()
-	l.g.Players[i] = seats[i].Name // the record names who took the seat
-	if ids := [2]identity.ID{seats[0].ID, seats[1].ID}; l.tags[tagRatedAsked] == "yes" && l.s.ratable(l.ctx, ids) {
-		// At most maxRatedPerDay a pair (farming.go).
-		ok, n, release := l.s.reserveRated(l.ctx, ids)
-		defer release()
-		tag, value := tagRated, "yes"
-		if !ok {
-			tag, value = tagRatedLimit, strconv.Itoa(n)
-		}
-		write := func() error { return l.s.st.SetTag(context.WithoutCancel(l.ctx), l.r.id, tag, value) }
-		if err := l.retry(write(), write); err != nil {
-			return 0, "", err
-		}
-		l.tags[tag] = value
-	}
-	l.publishEvent(Event{Kind: "join", Seat: i, Ply: l.g.Len(), Position: l.g.Position().String()})
-	return i, token, nil
+	return r.Join(ctx, a, invite)
 }
 
 // Hint returns the move the server's analyser (Config.Hint) suggests to a
@@ -682,24 +437,7 @@ func (s *Server) Hint(ctx context.Context, id int64, a Actor) (kalah.Move, error
 	if err != nil {
 		return kalah.NoMove, err
 	}
-	var g *kalah.Game
-	err = r.send(ctx, func(l *loop) error {
-		seat, err := l.seatOf(a)
-		switch {
-		case err != nil:
-			return err
-		case !l.casual || l.seats[1-seat].st.Kind != "spec":
-			return fmt.Errorf("hint: %w (against the computer)", ErrNotCasual)
-		case l.g.Over():
-			return kalah.ErrGameOver
-		case l.mover() != seat:
-			return ErrNotYourTurn
-		case s.cfg.Hint == nil:
-			return ErrNoHints
-		}
-		g = l.g.Clone()
-		return nil
-	})
+	g, err := r.Hint(ctx, a)
 	if err != nil {
 		return kalah.NoMove, err
 	}
@@ -714,13 +452,7 @@ func (s *Server) Abandon(ctx context.Context, id int64, reason string) error {
 	if err != nil {
 		return err
 	}
-	return r.send(ctx, func(l *loop) error {
-		if l.g.Over() {
-			return kalah.ErrGameOver
-		}
-		l.end(func(g *kalah.Game) error { return g.Adjudicate(kalah.Draw) }, reason)
-		return nil
-	})
+	return r.Abandon(ctx, reason)
 }
 
 // Rematch starts, for a person of finished game id, the game after it:
@@ -767,18 +499,7 @@ func (s *Server) Rematch(ctx context.Context, id int64, a Actor) (Started, error
 			return Started{}, fmt.Errorf("the rematch, game %d: %w", n, err)
 		}
 		out := Started{ID: n}
-		err = r.send(ctx, func(l *loop) error {
-			if !l.seats[mine].st.Open {
-				return nil
-			}
-			who := l.seats[mine].st.ID
-			if who.IsZero() {
-				who = a.ID // a seat of an older release, kept for its token
-			}
-			_, tok, err := l.take(mine, who)
-			out.Tokens[mine] = tok
-			return err
-		})
+		out.Tokens[mine], err = r.Take(ctx, mine, a)
 		if err != nil {
 			return Started{}, fmt.Errorf("the rematch, game %d: %w", n, err)
 		}

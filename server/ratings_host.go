@@ -116,31 +116,6 @@ func limitNote(n string, viewer identity.ID, seats [2]identity.ID, names [2]stri
 	return ratings.LimitNote(n, viewer, seats, names)
 }
 
-// rate rates l's game, finished and stored, if it counts; a failed write
-// is retried as the round's others are.
-func (s *Server) rate(l *loop) {
-	s.ratings.Rate(l.ctx, ratings.Game{
-		ID:          l.r.id,
-		Tags:        l.tags,
-		Seats:       [2]identity.ID{l.seats[0].st.ID, l.seats[1].st.ID},
-		Rules:       l.g.Rules(),
-		Referee:     l.ref,
-		Finished:    true,
-		Termination: l.g.Termination(),
-		Result:      l.g.Result(),
-		Swapped:     l.g.Swapped(),
-		BothMoved:   l.bothMoved(),
-	}, l.retry)
-}
-
-// unratedWhy says why l's finished game asked to be rated is not, when it
-// ended by a forfeit before both sides had made their moves; "" if it
-// counts (or was never rated).
-func (l *loop) unratedWhy() string {
-	seats := moveSeats(l.g)
-	return ratings.UnratedWhy(l.tags, l.g.Termination(), seats[min(l.opening, len(seats)):])
-}
-
 // seatRatings returns the ratings of a game's seats (nil for seats that
 // hold none, or a game that is not rated).
 func (s *Server) seatRatings(ctx context.Context, v GameView, seats [2]store.Seat) [2]*SeatRating {

@@ -498,15 +498,15 @@ func (s *Server) resumeGame(sg store.Game) error {
 	for i, st := range sg.Seats {
 		switch st.Kind {
 		case "bot":
-			seats[i] = &seat{bot: true, returns: true, st: st}
+			seats[i] = &seat{Bot: true, Returns: true, St: st}
 			if st.ID.IsZero() {
-				seats[i].st.ID = identity.Of(identity.Bot, st.Name)
+				seats[i].St.ID = identity.Of(identity.Bot, st.Name)
 			}
 		case "human":
 			if st.TokenHash == "" && !st.Open && st.ID.IsZero() {
 				lost[i] = true // a person of an older release: no way back in
 			}
-			seats[i] = &seat{human: true, st: st}
+			seats[i] = &seat{Human: true, St: st}
 		case "spec":
 			p, err := player.New(st.Spec, player.Options{Rules: g.Rules(), Seed: uint64(sg.ID)*2 + uint64(i)})
 			if err != nil {
@@ -514,11 +514,11 @@ func (s *Server) resumeGame(sg store.Game) error {
 				lost[i] = true
 				p = absent{err}
 			}
-			seats[i] = &seat{p: s.thinkLimit(p), st: st}
+			seats[i] = &seat{P: s.thinkLimit(p), St: st}
 		default:
 			// A KGP client cannot come back to a game: it loses when its
 			// turn comes, after the resume's grace.
-			seats[i] = &seat{p: absent{fmt.Errorf("%w: %s cannot come back after the server restarted", player.ErrDisconnected, st.Name)}, st: st}
+			seats[i] = &seat{P: absent{fmt.Errorf("%w: %s cannot come back after the server restarted", player.ErrDisconnected, st.Name)}, St: st}
 		}
 	}
 	if lost[0] || lost[1] {
@@ -553,8 +553,8 @@ func (s *Server) resumeGame(sg store.Game) error {
 		opening = n
 	}
 	s.log.Info("resuming game", "game", sg.ID, "moves", g.Len())
-	s.startRound(roundSetup{id: sg.ID, g: g, seats: seats, ref: ref, casual: su.casual, tags: sg.Record.Tags,
-		millis: millis, created: sg.Created, opening: opening, resumed: true})
+	s.startRound(roundSetup{ID: sg.ID, G: g, Seats: seats, Ref: ref, Casual: su.casual, Tags: sg.Record.Tags,
+		Millis: millis, Created: sg.Created, Opening: opening, Resumed: true})
 	return nil
 }
 

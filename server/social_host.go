@@ -60,11 +60,11 @@ func (h socialHost) LiveSeats(id int64) (seats [2]store.Seat, tags map[string]st
 	if rd == nil {
 		return seats, nil, false, false
 	}
-	v := rd.view.Load()
-	if v == nil || v.ended {
+	v := rd.View()
+	if v == nil || v.Ended {
 		return seats, nil, false, false
 	}
-	return v.seats, v.tags, v.over, true
+	return v.Seats, v.Tags, v.Over, true
 }
 
 func (h socialHost) TokenIs(hash, token string) bool { return hashIs(hash, token) }

@@ -100,7 +100,7 @@ func (s *Server) retireBot(id identity.ID) {
 		} else {
 			go func() {
 				select {
-				case <-game.done:
+				case <-game.Done():
 				case <-c.done:
 				}
 				bye()

@@ -1,4 +1,4 @@
-package server
+package round
 
 import (
 	"fmt"
@@ -6,11 +6,11 @@ import (
 	"kalah"
 )
 
-// illegalWhy says why m is not a legal move in g ("illegal move 7: there
+// IllegalWhy says why m is not a legal move in g ("illegal move 7: there
 // is no house 7 (houses 1 to 6); the game is lost"), for a bot that sent
 // it: the game is forfeited for it, and the bot hears which move lost it
 // first.
-func illegalWhy(g *kalah.Game, m kalah.Move) string {
+func IllegalWhy(g *kalah.Game, m kalah.Move) string {
 	pos := g.Position()
 	why := "not a move here"
 	switch {

@@ -1,4 +1,4 @@
-package server
+package round
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"kalah"
 	"kalah/player"
 	"kalah/protocol/line"
+	"kalah/server/core"
 )
 
 // asker asks one player the loop does not hear from by messages (a
@@ -118,40 +119,20 @@ func safeObserve(ctx context.Context, o player.Observer, g *kalah.Game) (err err
 	return o.Observe(ctx, g)
 }
 
-// keepOpen hides a player's Close from the round, which closes the
-// players it owns when a game ends (a KGP client stays its caller's).
-type keepOpen struct{ player.Player }
-
-// Observe passes the game on if the player observes.
-func (k keepOpen) Observe(ctx context.Context, g *kalah.Game) error {
-	if o, ok := k.Player.(player.Observer); ok {
-		return o.Observe(ctx, g)
-	}
-	return nil
-}
-
-// absent is a seat whose player is not there: asked to move, it fails
-// with its error, which forfeits the game.
-type absent struct{ err error }
-
-func (a absent) Move(ctx context.Context, g *kalah.Game, c player.Clock) (kalah.Move, error) {
-	return kalah.NoMove, a.err
-}
-
 // attach gives bot seat i its connection (the bot logged in): it is told
 // the game, the position and, if it is to move, its turn.
-func (l *loop) attach(i int, c *conn) {
+func (l *loop) attach(i int, c Link) {
 	st := l.seats[i]
-	if !st.bot || l.g.Over() || st.conn == c {
+	if !st.Bot || l.g.Over() || l.ended || st.conn == c {
 		return
 	}
 	old := st.conn
 	st.conn = c
-	c.setGame(l.r)
+	c.SetGame(l.r)
 	side := l.g.PlayerSide(i)
-	opp := l.seats[1-i].st.Name
-	c.sendMsg(line.Start{Game: fmt.Sprint(l.r.id), Side: side, Opponent: opp, Rules: l.g.Rules()}.Msg())
-	c.sendMsg(line.State(l.g.Position()))
+	opp := l.seats[1-i].St.Name
+	c.SendMsg(line.Start{Game: fmt.Sprint(l.r.id), Side: side, Opponent: opp, Rules: l.g.Rules()}.Msg())
+	c.SendMsg(line.State(l.g.Position()))
 	if l.asked && l.mover() == i {
 		// Its turn goes on: it is told the time left of it.
 		clock := l.clocks.For(i)
@@ -162,7 +143,7 @@ func (l *loop) attach(i int, c *conn) {
 		if clock.Remaining > 0 {
 			clock.Remaining = max(clock.Remaining-el, time.Millisecond)
 		}
-		c.sendMsg(line.Turn{PerMove: clock.PerMove, Remaining: clock.Remaining, Position: l.g.Position()}.Msg())
+		c.SendMsg(line.Turn{PerMove: clock.PerMove, Remaining: clock.Remaining, Position: l.g.Position()}.Msg())
 	}
 	if old == nil && !st.present {
 		l.presence(i, true)
@@ -170,9 +151,9 @@ func (l *loop) attach(i int, c *conn) {
 }
 
 // detach takes bot seat i's connection away (it closed).
-func (l *loop) detach(i int, c *conn) {
+func (l *loop) detach(i int, c Link) {
 	st := l.seats[i]
-	if st.conn != c {
+	if st.conn != c || l.ended {
 		return
 	}
 	st.conn = nil
@@ -184,7 +165,7 @@ func (l *loop) detach(i int, c *conn) {
 // presence marks seat i's player there or gone and tells the others.
 func (l *loop) presence(i int, back bool) {
 	st := l.seats[i]
-	if st.present == back {
+	if st.present == back || l.ended {
 		return
 	}
 	st.present, st.since = back, time.Now()
@@ -203,11 +184,11 @@ func (l *loop) presence(i int, back bool) {
 	msg := line.Msg{Cmd: kind, Args: []string{l.g.PlayerSide(i).Letter()}}
 	for j, o := range l.seats {
 		if j != i && o.conn != nil {
-			o.conn.sendMsg(msg)
+			o.conn.SendMsg(msg)
 		}
 	}
 	for c := range l.watchers {
-		c.sendMsg(msg)
+		c.SendMsg(msg)
 	}
 	l.publishEvent(Event{Kind: kind, Seat: i, Ply: l.g.Len(), Position: l.g.Position().String()})
 }
@@ -216,7 +197,7 @@ func (l *loop) presence(i int, back bool) {
 // something in the game.
 func (l *loop) acted(i int) {
 	st := l.seats[i]
-	if st.human {
+	if st.Human {
 		st.since = time.Now()
 		if !st.present && st.viewers == 0 && !st.graceTo.IsZero() && l.mover() == i {
 			// Back after a restart: the grace for them is over.
@@ -232,7 +213,7 @@ func (l *loop) subscribe(ch chan Event, seat int) {
 	if seat < 0 {
 		l.spectated()
 	}
-	if seat >= 0 && l.seats[seat].human {
+	if seat >= 0 && l.seats[seat].Human {
 		l.seats[seat].viewers++
 		l.presence(seat, true)
 	}
@@ -271,7 +252,7 @@ func (l *loop) unview(sb *sub) {
 	if sb.seat < 0 {
 		l.spectated()
 	}
-	if sb.seat >= 0 && l.seats[sb.seat].human {
+	if sb.seat >= 0 && l.seats[sb.seat].Human {
 		st := l.seats[sb.seat]
 		if st.viewers--; st.viewers <= 0 {
 			st.viewers = 0
@@ -282,16 +263,16 @@ func (l *loop) unview(sb *sub) {
 
 // watch makes a connection a spectator on our protocol: it is sent the
 // game so far, then every move and the end.
-func (l *loop) watch(c *conn) error {
-	if l.g.Over() {
-		return fmt.Errorf("game %d is over: %w", l.r.id, ErrNotFound)
+func (l *loop) watch(c Link) error {
+	if l.g.Over() || l.ended {
+		return fmt.Errorf("game %d is over: %w", l.r.id, core.ErrNotFound)
 	}
 	l.watchers[c] = struct{}{}
 	l.spectated()
-	c.sendMsg(line.Msg{Cmd: "watching", Args: []string{fmt.Sprint(l.r.id), l.seats[0].st.Name, l.seats[1].st.Name, line.RulesToken(l.g.Rules())}})
+	c.SendMsg(line.Msg{Cmd: "watching", Args: []string{fmt.Sprint(l.r.id), l.seats[0].St.Name, l.seats[1].St.Name, line.RulesToken(l.g.Rules())}})
 	for _, p := range l.g.Moves() {
-		c.sendMsg(line.Moved(p))
+		c.SendMsg(line.Moved(p))
 	}
-	c.sendMsg(line.State(l.g.Position()))
+	c.SendMsg(line.State(l.g.Position()))
 	return nil
 }

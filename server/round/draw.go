@@ -1,13 +1,12 @@
-package server
+package round
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"net/http"
 
 	"kalah"
 	"kalah/protocol/line"
+	"kalah/server/core"
 )
 
 // Draws by agreement: either player of a game between people, or between
@@ -60,14 +59,7 @@ func (d *drawOffer) moved(seat int) {
 
 // canAnswer reports whether st can be offered a draw: a person, or a bot
 // of our protocol.
-func canAnswer(st *seat) bool { return st.human || st.bot }
-
-// Draw does action (DrawOffer, DrawAccept, DrawDecline or DrawCancel) on
-// the draw negotiation of game id for the person a. Offering when the
-// opponent has offered accepts.
-func (s *Server) Draw(ctx context.Context, id int64, a Actor, action string) error {
-	return s.command(ctx, id, a, func(l *loop, seat int) error { return l.drawAction(seat, action) })
-}
+func canAnswer(st *Seat) bool { return st.Human || st.Bot }
 
 // drawAction is Draw in the round's loop, for seat (a person's or a bot's).
 func (l *loop) drawAction(seat int, action string) error {
@@ -83,7 +75,7 @@ func (l *loop) drawAction(seat int, action string) error {
 	case DrawOffer:
 		switch {
 		case !canAnswer(opp):
-			return fmt.Errorf("%w: %s plays on (a draw is offered to a person, or a bot of kalah's line protocol)", ErrNoDraw, opp.st.Name)
+			return fmt.Errorf("%w: %s plays on (a draw is offered to a person, or a bot of kalah's line protocol)", ErrNoDraw, opp.St.Name)
 		case !l.bothMoved():
 			return fmt.Errorf("%w: both sides have not moved yet; abort the game instead", ErrNoDraw)
 		case l.draw.by == 1-seat:
@@ -95,12 +87,12 @@ func (l *loop) drawAction(seat int, action string) error {
 		tell(DrawOffer)
 	case DrawAccept:
 		if l.draw.by != 1-seat {
-			return fmt.Errorf("%w: %s has not offered you a draw", ErrNoOffer, opp.st.Name)
+			return fmt.Errorf("%w: %s has not offered you a draw", ErrNoOffer, opp.St.Name)
 		}
 		return l.agreeDraw()
 	case DrawDecline:
 		if l.draw.by != 1-seat {
-			return fmt.Errorf("%w: %s has not offered you a draw", ErrNoOffer, opp.st.Name)
+			return fmt.Errorf("%w: %s has not offered you a draw", ErrNoOffer, opp.St.Name)
 		}
 		l.draw.lapse()
 		tell(DrawDecline)
@@ -111,7 +103,7 @@ func (l *loop) drawAction(seat int, action string) error {
 		l.draw.lapse()
 		tell(DrawCancel)
 	default:
-		return fmt.Errorf("%w: draw action %q: want offer, accept, decline or cancel", ErrBadRequest, action)
+		return fmt.Errorf("%w: draw action %q: want offer, accept, decline or cancel", core.ErrBadRequest, action)
 	}
 	return nil
 }
@@ -124,24 +116,4 @@ func (l *loop) agreeDraw() error {
 		return errors.New("the draw could not be recorded")
 	}
 	return nil
-}
-
-// botDraw is a draw message from the bot connected by c.
-func (l *loop) botDraw(c *conn, action string) error {
-	for i, st := range l.seats {
-		if st.bot && st.conn == c {
-			return l.drawAction(i, action)
-		}
-	}
-	return ErrForbidden
-}
-
-// apiDraw serves POST /api/games/{id}/draw {"action": "offer"|"accept"|
-// "decline"|"cancel"}, answered with the game's Board.
-func (s *Server) apiDraw(w http.ResponseWriter, r *http.Request) {
-	id, a, req, ok := s.seatRequest(w, r)
-	if !ok {
-		return
-	}
-	s.answerBoard(w, r, id, s.Draw(r.Context(), id, a, req.Action))
 }

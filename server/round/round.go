@@ -1,13 +1,25 @@
-package server
+// Package round is a live game: the one authority over it, as lila's
+// round module is. Everything that can happen to the game (a move from
+// any transport, a resignation, an abort, a takeback asked or answered, a
+// claim, time given, a seat taken, a bot coming or going, a spectator
+// arriving) is a message to the round's loop, which alone changes the
+// game, applies messages in the order they arrive, stores each change
+// before anyone hears of it, and publishes what readers see as an
+// immutable View. No request is refused because another is in flight: it
+// waits its turn in the inbox. What the round needs of the server goes
+// through its Host; a bot's connection is a Link.
+package round
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"maps"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -21,37 +33,55 @@ import (
 	"kalah/server/gate"
 )
 
-// A round is a live game: the one authority over it. Everything that can
-// happen to the game (a move from any transport, a resignation, an abort,
-// a takeback asked or answered, a claim, time given, a seat taken, a bot
-// coming or going, a spectator arriving) is a message to the round's
-// loop, which alone changes the game, applies messages in the order they
-// arrive, stores each change before anyone hears of it, and publishes what
-// readers see as an immutable view. No request is refused because another
-// is in flight: it waits its turn in the inbox. (lila's round actor is
-// the model.)
-type round struct {
-	id  int64
-	srv *Server
+// A Round is a live game. Its state is its loop's alone: a Round is
+// reached only by messages (its commands, commands.go) and read through
+// its View.
+type Round struct {
+	id int64
 	// inbox holds the messages for the loop, in arrival order.
 	inbox chan message
 	// view is what readers see: replaced, never changed, by the loop.
-	view atomic.Pointer[view]
+	view atomic.Pointer[View]
 	// done is closed once the loop has ended: the game is over and stored,
 	// or the server stops and leaves it to the next.
 	done chan struct{}
+	// gate is held (read) by each message on its way into the inbox, and
+	// taken (write) by the loop once it has ended, before it empties the
+	// inbox: a message is in the inbox before the loop looks at it for the
+	// last time, or is refused (closed).
+	gate   sync.RWMutex
+	closed bool
 	// outcome, set before done is closed, is how the game ended (nil if it
 	// did not: the server stopped first).
-	outcome *roundOutcome
+	outcome *Outcome
 	// ticket is the game's place at the gate, given back when it ends.
 	ticket *gate.Ticket
 }
 
-// roundOutcome is a finished game as its loop ended it.
-type roundOutcome struct {
-	record kalah.Record // with each move's time
-	reason string       // why, in words, for a forfeit, an abort or an adjudication
+// Outcome is a finished game as its loop ended it.
+type Outcome struct {
+	Record kalah.Record // with each move's time
+	Reason string       // why, in words, for a forfeit, an abort or an adjudication
 }
+
+// New returns a round not yet started (Start starts it), for game id
+// (0: set by Start from its Setup).
+func New(id int64) *Round {
+	return &Round{id: id, inbox: make(chan message, 64), done: make(chan struct{})}
+}
+
+// ID returns the round's game.
+func (r *Round) ID() int64 { return r.id }
+
+// Done is closed once the round's loop has ended.
+func (r *Round) Done() <-chan struct{} { return r.done }
+
+// Outcome returns how the game ended, once Done is closed (nil if it did
+// not: the server stopped first).
+func (r *Round) Outcome() *Outcome { return r.outcome }
+
+// View returns what readers see of the round now (nil before it starts).
+func (r *Round) View() *View { return r.view.Load() }
 
 // message is one thing to do to a round, run by its loop.
 type message struct {
@@ -59,87 +89,90 @@ type message struct {
 	reply chan error // nil: nobody waits
 }
 
-// ErrGameGone answers a message sent to a round whose loop has ended.
-var errRoundGone = fmt.Errorf("%w: the game is over or the server is stopping", kalah.ErrGameOver)
+// ErrGone answers a message sent to a round whose loop has ended.
+var ErrGone = fmt.Errorf("%w: the game is over or the server is stopping", kalah.ErrGameOver)
+
+// enter puts m in the inbox, unless the loop has ended (false).
+func (r *Round) enter(ctx context.Context, m message) (bool, error) {
+	r.gate.RLock()
+	defer r.gate.RUnlock()
+	if r.closed {
+		return false, nil
+	}
+	select {
+	case r.inbox <- m:
+		return true, nil
+	case <-r.done:
+		return false, nil
+	case <-ctx.Done():
+		return false, ctx.Err()
+	}
+}
 
 // send has the round's loop run do, and returns its answer; it waits
 // while the message is in the inbox, but not beyond ctx.
-func (r *round) send(ctx context.Context, do func(l *loop) error) error {
+func (r *Round) send(ctx context.Context, do func(l *loop) error) error {
 	m := message{do: do, reply: make(chan error, 1)}
-	select {
-	case r.inbox <- m:
-	case <-r.done:
-		return errRoundGone
-	case <-ctx.Done():
-		return ctx.Err()
+	if in, err := r.enter(ctx, m); err != nil {
+		return err
+	} else if !in {
+		return ErrGone
 	}
 	select {
 	case err := <-m.reply:
 		return err
-	case <-r.done:
-		// The loop ended: it answered every message it took, so look once
-		// more.
-		select {
-		case err := <-m.reply:
-			return err
-		default:
-			return errRoundGone
-		}
 	case <-ctx.Done():
 		return ctx.Err()
 	}
 }
 
 // post hands do to the loop without waiting for it; it returns false if
-// the loop has ended.
-func (r *round) post(do func(l *loop) error) bool {
-	select {
-	case r.inbox <- message{do: do}:
-		return true
-	case <-r.done:
-		return false
-	}
+// the loop has ended. A message posted (true) is run: by the loop, or,
+// if the loop ended meanwhile, by the loop's last look at its inbox.
+func (r *Round) post(do func(l *loop) error) bool {
+	in, _ := r.enter(context.Background(), message{do: do})
+	return in
 }
 
-// view is a round as readers see it, at one moment. Nothing in it changes
+// View is a round as readers see it, at one moment. Nothing in it changes
 // once published.
-type view struct {
-	g       *kalah.Game // the game as it stands
-	seats   [2]store.Seat
-	millis  []int64 // each move's thinking time
-	tags    map[string]string
-	created time.Time
-	ref     referee.Referee // the clock's settings
-	casual  bool
-	// left is each seat's budget as of turnAt (for the seat to move) or
-	// now (for the other); running is the seat whose clock runs (-1: none,
+type View struct {
+	G       *kalah.Game // the game as it stands
+	Seats   [2]store.Seat
+	Millis  []int64 // each move's thinking time
+	Tags    map[string]string
+	Created time.Time
+	Ref     referee.Referee // the clock's settings
+	Casual  bool
+	// Left is each seat's budget as of TurnAt (for the seat to move) or
+	// now (for the other); Running is the seat whose clock runs (-1: none,
 	// during a pause, a resume's grace or after the end).
-	left    [2]time.Duration
-	running int
-	turnAt  time.Time
-	away    [2]bool // bots whose connection dropped, people gone
-	// awaySince is when each seat's player was last there or not (the
-	// last change of away).
-	awaySince [2]time.Time
-	// takebackAsk is the seat asking the other person to take back a move
-	// (-1: none); drawOffer the seat offering a draw (-1: none).
-	takebackAsk int
-	drawOffer   int
-	reason      string // why the game ended, in words, once it is over
-	trouble     string // the store fails: the game waits, and says so
-	watchers    int
-	spectators  int  // watchers who play no seat
-	draws       bool // both seats can answer a draw offer
-	over        bool // over and stored
-	ended       bool // the loop has ended (over, or left for the next server)
-	// openingPlies are the moves the game started with: a seat "has moved"
+	Left    [2]time.Duration
+	Running int
+	TurnAt  time.Time
+	Away    [2]bool // bots whose connection dropped, people gone
+	// AwaySince is when each seat's player was last there or not (the
+	// last change of Away).
+	AwaySince [2]time.Time
+	// TakebackAsk is the seat asking the other person to take back a move
+	// (-1: none); DrawOffer the seat offering a draw (-1: none).
+	TakebackAsk int
+	DrawOffer   int
+	Reason      string // why the game ended, in words, once it is over
+	Trouble     string // the store fails: the game waits, and says so
+	Watchers    int
+	Spectators  int  // watchers who play no seat
+	Draws       bool // both seats can answer a draw offer
+	Over        bool // over and stored
+	Ended       bool // the loop has ended (over, or left for the next server)
+	// OpeningPlies are the moves the game started with: a seat "has moved"
 	// only after them.
-	openingPlies int
+	OpeningPlies int
 }
 
-// moveSeats returns the seat (0: the player who started as South) that
+// MoveSeats returns the seat (0: the player who started as South) that
 // made each move of g: a pie rule's swap exchanges the seats after it.
-func moveSeats(g *kalah.Game) []int {
+func MoveSeats(g *kalah.Game) []int {
 	moves := g.Moves()
 	out := make([]int, len(moves))
 	swapped := false
@@ -155,10 +188,10 @@ func moveSeats(g *kalah.Game) []int {
 	return out
 }
 
-// movedBy reports whether seat has made a move of its own in g, after its
+// MovedBy reports whether seat has made a move of its own in g, after its
 // opening's plies.
-func movedBy(g *kalah.Game, opening, seat int) bool {
-	seats := moveSeats(g)
+func MovedBy(g *kalah.Game, opening, seat int) bool {
+	seats := MoveSeats(g)
 	return slices.Contains(seats[min(opening, len(seats)):], seat)
 }
 
@@ -181,26 +214,27 @@ type Event struct {
 	Text string `json:"text,omitempty"`
 }
 
-// seat is one side of a round, as its loop knows it.
-type seat struct {
-	st store.Seat
-	// p, for a player the loop asks (a program, a KGP client, a bot in an
+// Seat is one side of a round, as its loop knows it. Its caller fills
+// St and one of P, Bot or Human; the rest is the loop's.
+type Seat struct {
+	St store.Seat
+	// P, for a player the loop asks (a program, a KGP client, a bot in an
 	// arranged game that could not come), is asked through ask.
-	p   player.Player
+	P   player.Player
 	ask *asker
-	// bot is set for a bot over our line protocol: its moves come as
+	// Bot is set for a bot over our line protocol: its moves come as
 	// messages from its connection, conn while it is connected.
-	bot  bool
-	conn *conn
-	// human is set for a person moving through the API or the page.
-	human bool
+	Bot  bool
+	conn Link
+	// Human is set for a person moving through the API or the page.
+	Human bool
 	// present: the player is there (a bot connected, a person with the
 	// game open or acting lately, a program always); since is when that
 	// last changed.
 	present bool
 	since   time.Time
-	// returns: a bot that went away may come back; a KGP client cannot.
-	returns bool
+	// Returns: a bot that went away may come back; a KGP client cannot.
+	Returns bool
 	// viewers counts a person's open streams of the game.
 	viewers int
 	// graceTo, after a restart, is until when the seat's player may come
@@ -210,13 +244,20 @@ type seat struct {
 	graceTo time.Time
 }
 
+// BotSeat returns a new seat for bot id, which plays over our protocol.
+func BotSeat(id identity.ID) *Seat {
+	return &Seat{Bot: true, Returns: true, St: store.Seat{Name: id.Name, Kind: "bot", ID: id}}
+}
+
 // loop is the state a round's loop owns: nothing else reads or writes it.
 type loop struct {
-	r      *round
-	s      *Server
+	r      *Round
+	host   Host
+	cfg    Config
+	log    *slog.Logger
 	ctx    context.Context
 	g      *kalah.Game
-	seats  [2]*seat
+	seats  [2]*Seat
 	ref    referee.Referee
 	clocks *referee.Clocks
 	millis []int64
@@ -241,10 +282,13 @@ type loop struct {
 	answers     chan answer
 	subs        map[chan Event]*sub
 	outbox      []Event // events for subscribers, told once the view shows them
-	watchers    map[*conn]struct{}
+	watchers    map[Link]struct{}
 	pending     []<-chan error // moves being committed, with AsyncMoves
 	timer       *time.Timer
 	over        bool
+	// ended is set once the loop has ended: what it is posted after that
+	// (commands.go) finds the game gone.
+	ended bool
 	// halted is why the game stopped unfinished (the store closed).
 	halted error
 	// lastAt is when the last move arrived (for the referee's own time).
@@ -268,48 +312,37 @@ type answer struct {
 	report  player.Report
 }
 
-// roundSetup is what a new or resumed round starts from.
-type roundSetup struct {
-	id      int64
-	g       *kalah.Game
-	seats   [2]*seat
-	ref     referee.Referee
-	casual  bool
-	tags    map[string]string
-	millis  []int64
-	created time.Time
-	opening int
-	resumed bool
-	// ticket is the game's admission (admit); nil for a resumed game,
-	// which runRound admits itself.
-	ticket *gate.Ticket
+// Setup is what a new or resumed round starts from.
+type Setup struct {
+	ID      int64
+	G       *kalah.Game
+	Seats   [2]*Seat
+	Ref     referee.Referee
+	Casual  bool
+	Tags    map[string]string
+	Millis  []int64
+	Created time.Time
+	Opening int
+	Resumed bool
+	// Ticket is the game's admission at the gate, given back when the
+	// round ends.
+	Ticket *gate.Ticket
 }
 
-// newRound returns a round not yet started (runRound starts it).
-func (s *Server) newRound() *round {
-	return &round{srv: s, inbox: make(chan message, 64), done: make(chan struct{})}
-}
-
-// startRound registers a new round and starts its loop; it returns nil if
-// the server is stopping (the game stays live in the store for the next).
-func (s *Server) startRound(su roundSetup) *round {
-	r := s.newRound()
-	r.id = su.id
-	return s.runRound(r, su)
-}
-
-// runRound registers r and starts its loop on su.
-func (s *Server) runRound(r *round, su roundSetup) *round {
-	if su.ticket == nil {
-		su.ticket, _ = s.gate.Admit(gate.Request{Path: gate.Resumed, Parties: parties(su.seats, [2]string{})})
+// Start starts r's loop on su, for host; it returns nil if the host is
+// stopping (Host.Register refused it: the game stays live in the store
+// for the next server).
+func Start(host Host, r *Round, su Setup) *Round {
+	if r.id == 0 {
+		r.id = su.ID
 	}
-	r.ticket = su.ticket
-	s.watchTicket(r, r.ticket)
-	ctx, cancel := context.WithCancel(s.ctx)
+	r.ticket = su.Ticket
+	cfg := host.Config()
+	ctx, cancel := context.WithCancel(host.Context())
 	now := time.Now()
-	l := &loop{r: r, s: s, ctx: ctx, g: su.g, seats: su.seats, ref: su.ref, casual: su.casual, tags: su.tags,
-		millis: su.millis, opening: su.opening, takebackAsk: -1, draw: newDrawOffer(), answers: make(chan answer, 8),
-		subs: map[chan Event]*sub{}, watchers: map[*conn]struct{}{}, started: now, created: su.created}
+	l := &loop{r: r, host: host, cfg: cfg, log: host.Log(), ctx: ctx, g: su.G, seats: su.Seats, ref: su.Ref, casual: su.Casual, tags: su.Tags,
+		millis: su.Millis, opening: su.Opening, takebackAsk: -1, draw: newDrawOffer(), answers: make(chan answer, 8),
+		subs: map[chan Event]*sub{}, watchers: map[Link]struct{}{}, started: now, created: su.Created}
 	if l.tags == nil {
 		l.tags = map[string]string{}
 	}
@@ -319,30 +352,30 @@ func (s *Server) runRound(r *round, su roundSetup) *round {
 	// Each seat resumes with exactly the time it had at the last stored
 	// move, and time given since.
 	if l.ref.Budget > 0 && l.g.Len() > 0 {
-		l.ref.Spent = spent(l.g, l.millis, l.ref.Budget, l.ref.Increment)
+		l.ref.Spent = Spent(l.g, l.millis, l.ref.Budget, l.ref.Increment)
 	}
 	l.clocks = l.ref.Clocks()
-	for i, give := range given(l.tags) {
+	for i, give := range Given(l.tags) {
 		l.clocks.Give(i, give)
 	}
 	for _, st := range l.seats {
 		st.since = now
-		if st.p != nil && st.ask == nil {
-			st.ask = newAsker(st.p, l.answers)
+		if st.P != nil && st.ask == nil {
+			st.ask = newAsker(st.P, l.answers)
 		}
-		if st.p != nil && !st.bot {
+		if st.P != nil && !st.Bot {
 			st.present = true
 		}
 	}
 	l.askAt = now
-	if su.resumed {
+	if su.Resumed {
 		// After a restart every seat whose player must come back (a bot, a
 		// person) has the whole of ResumeGrace to do so before its clock
 		// runs, whoever comes back first and whoever is to move: nobody
 		// loses on time for the server's downtime.
 		for _, st := range l.seats {
-			if st.bot || st.human {
-				st.graceTo = now.Add(s.cfg.ResumeGrace)
+			if st.Bot || st.Human {
+				st.graceTo = now.Add(cfg.ResumeGrace)
 			}
 		}
 	}
@@ -351,38 +384,50 @@ func (s *Server) runRound(r *round, su roundSetup) *round {
 	// A view before the round is live: whoever finds it live (a bot told
 	// its game started) finds it to read.
 	l.publish()
-	s.mu.Lock()
-	if s.closed {
-		for _, st := range l.seats {
-			if st.bot && s.seats[st.st.ID.Key()] == r {
-				delete(s.seats, st.st.ID.Key())
-			}
-		}
-		s.mu.Unlock()
+	// The host registers the round as live, and hands it the connections
+	// of its bots logged in, under its own lock: nothing runs the loop yet.
+	if !host.Register(r, l.seats, l.attach) {
 		cancel()
 		l.closePlayers()
-		r.ticket.Release()
-		close(r.done)
+		if r.ticket != nil {
+			r.ticket.Release()
+		}
+		l.drain()
 		return nil
 	}
-	s.live[r.id] = r
-	for i, st := range l.seats {
-		if st.bot {
-			s.seats[st.st.ID.Key()] = r
-			if c := s.sessions[st.st.ID.Key()]; c != nil {
-				l.attach(i, c)
-			}
-		}
-	}
-	s.games.Add(1)
-	s.mu.Unlock()
 	l.publish()
 	go func() {
-		defer s.games.Done()
+		defer host.Exited()
 		defer cancel()
 		l.run()
 	}()
 	return r
+}
+
+// drain ends the round for messages: done is closed, and once no message
+// is on its way into the inbox, the inbox is closed to new ones. What is
+// left in it got in before: a message sent is answered that the game is
+// gone, one posted is run (on a loop that has ended, which each command
+// checks).
+func (l *loop) drain() {
+	r := l.r
+	l.ended = true
+	close(r.done)
+	r.gate.Lock()
+	r.closed = true
+	r.gate.Unlock()
+	for {
+		select {
+		case m := <-r.inbox:
+			if m.reply != nil {
+				m.reply <- ErrGone
+			} else {
+				m.do(l)
+			}
+		default:
+			return
+		}
+	}
 }
 
 // run is the round's loop.
@@ -402,31 +447,19 @@ func (l *loop) run() {
 				}
 			}
 		}
-		l.s.mu.Lock()
-		if l.s.live[r.id] == r {
-			delete(l.s.live, r.id)
-		}
-		l.s.mu.Unlock()
+		l.host.Unregister(r)
 		l.release()
-		r.ticket.Release()
+		if r.ticket != nil {
+			r.ticket.Release()
+		}
 		v := *r.view.Load()
-		v.ended = true
+		v.Ended = true
 		r.view.Store(&v)
 		for ch := range l.subs {
 			close(ch)
 		}
-		// Answer what is left in the inbox: the game is gone.
-		close(r.done)
-		for {
-			select {
-			case m := <-r.inbox:
-				if m.reply != nil {
-					m.reply <- errRoundGone
-				}
-			default:
-				return
-			}
-		}
+		l.subs = map[chan Event]*sub{}
+		l.drain()
 	}()
 	for !l.over && l.halted == nil {
 		if l.prompt() {
@@ -448,13 +481,13 @@ func (l *loop) run() {
 			l.tick()
 			l.publish()
 		case <-l.ctx.Done():
-			l.s.log.Info("game stopped unfinished", "game", r.id, "moves", l.g.Len())
+			l.log.Info("game stopped unfinished", "game", r.id, "moves", l.g.Len())
 			return
 		}
 	}
 	if l.halted != nil {
 		// The store is gone: the game stays live in it for the next server.
-		l.s.log.Error("game stopped", "game", r.id, "err", l.halted)
+		l.log.Error("game stopped", "game", r.id, "err", l.halted)
 		l.broadcast(line.Errorf(line.CodeShutdown, "game %d stopped: %v", r.id, l.halted))
 	}
 }
@@ -486,7 +519,7 @@ func (l *loop) prompt() bool {
 	l.asked = true
 	l.turnAt = now
 	if !l.lastAt.IsZero() {
-		l.s.stats.add(now.Sub(l.lastAt))
+		l.host.CountMove(now.Sub(l.lastAt))
 	}
 	clock := l.clocks.For(seat)
 	switch {
@@ -494,8 +527,8 @@ func (l *loop) prompt() bool {
 		ctx, cancel := context.WithCancel(l.ctx)
 		l.cancel = cancel
 		st.ask.move(ctx, l.g.Clone(), clock, seat, l.gen)
-	case st.bot && st.conn != nil:
-		st.conn.sendMsg(line.Turn{PerMove: clock.PerMove, Remaining: clock.Remaining, Position: l.g.Position()}.Msg())
+	case st.Bot && st.conn != nil:
+		st.conn.SendMsg(line.Turn{PerMove: clock.PerMove, Remaining: clock.Remaining, Position: l.g.Position()}.Msg())
 	}
 	return true
 }
@@ -521,12 +554,12 @@ func (l *loop) arm() {
 		default:
 			if d := l.clocks.Deadline(seat); d > 0 {
 				at(l.turnAt.Add(d))
-			} else if st.bot && !st.present {
-				at(later(l.turnAt, st.since).Add(l.s.cfg.Reconnect))
+			} else if st.Bot && !st.present {
+				at(later(l.turnAt, st.since).Add(l.cfg.Reconnect))
 			}
 		}
 		at(l.firstMoveDue())
-		if ab := l.s.cfg.AbandonAfter; ab > 0 && st.human && !st.present && l.asked && l.clocks.Deadline(seat) == 0 {
+		if ab := l.cfg.AbandonAfter; ab > 0 && st.Human && !st.present && l.asked && l.clocks.Deadline(seat) == 0 {
 			at(later(l.turnAt, st.since).Add(ab))
 		}
 	}
@@ -555,7 +588,7 @@ func later(a, b time.Time) time.Time {
 // not made its first move by then (zero: never): in a game with a person,
 // each side has AbortAfter for its first move, as on lichess.
 func (l *loop) firstMoveDue() time.Time {
-	if !l.people() || l.g.Over() || movedBy(l.g, l.opening, l.mover()) {
+	if !l.people() || l.g.Over() || MovedBy(l.g, l.opening, l.mover()) {
 		return time.Time{}
 	}
 	from := l.started
@@ -565,7 +598,7 @@ func (l *loop) firstMoveDue() time.Time {
 	if g := l.seats[l.mover()].graceTo; g.After(from) {
 		from = g // a resumed game's mover has its grace first
 	}
-	return from.Add(l.s.cfg.AbortAfter)
+	return from.Add(l.cfg.AbortAfter)
 }
 
 // tick handles the timer: whatever is due.
@@ -577,7 +610,7 @@ func (l *loop) tick() {
 	seat := l.mover()
 	st := l.seats[seat]
 	if due := l.firstMoveDue(); !due.IsZero() && !now.Before(due) {
-		l.end(func(g *kalah.Game) error { return g.Abort() }, fmt.Sprintf("Aborted: %s made no first move within %v", st.st.Name, roundish(l.s.cfg.AbortAfter)))
+		l.end(func(g *kalah.Game) error { return g.Abort() }, fmt.Sprintf("Aborted: %s made no first move within %v", st.St.Name, roundish(l.cfg.AbortAfter)))
 		return
 	}
 	if !l.asked {
@@ -585,20 +618,20 @@ func (l *loop) tick() {
 	}
 	if d := l.clocks.Deadline(seat); d > 0 {
 		if now.Sub(l.turnAt) >= d {
-			if st.bot && !st.present {
-				l.forfeit(seat, fmt.Errorf("%w: %s did not come back in time", player.ErrDisconnected, st.st.Name))
+			if st.Bot && !st.present {
+				l.forfeit(seat, fmt.Errorf("%w: %s did not come back in time", player.ErrDisconnected, st.St.Name))
 				return
 			}
 			l.flag(seat, now)
 		}
 		return
 	}
-	if st.bot && !st.present && now.Sub(later(l.turnAt, st.since)) >= l.s.cfg.Reconnect {
-		l.forfeit(seat, fmt.Errorf("%w: %s did not come back within %v", player.ErrDisconnected, st.st.Name, l.s.cfg.Reconnect))
+	if st.Bot && !st.present && now.Sub(later(l.turnAt, st.since)) >= l.cfg.Reconnect {
+		l.forfeit(seat, fmt.Errorf("%w: %s did not come back within %v", player.ErrDisconnected, st.St.Name, l.cfg.Reconnect))
 		return
 	}
-	if ab := l.s.cfg.AbandonAfter; ab > 0 && st.human && !st.present && now.Sub(later(l.turnAt, st.since)) >= ab {
-		l.forfeit(seat, fmt.Errorf("%w: %s left the game (gone for %v)", player.ErrDisconnected, st.st.Name, roundish(ab)))
+	if ab := l.cfg.AbandonAfter; ab > 0 && st.Human && !st.present && now.Sub(later(l.turnAt, st.since)) >= ab {
+		l.forfeit(seat, fmt.Errorf("%w: %s left the game (gone for %v)", player.ErrDisconnected, st.St.Name, roundish(ab)))
 	}
 }
 
@@ -621,7 +654,7 @@ func (l *loop) play(seat int, m kalah.Move) error {
 		return kalah.ErrGameOver
 	}
 	if l.mover() != seat {
-		return ErrNotYourTurn
+		return core.ErrNotYourTurn
 	}
 	now := time.Now()
 	elapsed := time.Duration(0)
@@ -682,14 +715,14 @@ func (l *loop) nextTurn() {
 // with AsyncMoves, before the game's end is stored.
 func (l *loop) storeMove(rm kalah.RecordMove) error {
 	ply := l.g.Len() - 1
-	done := l.s.st.AddMoveAsync(context.WithoutCancel(l.ctx), l.r.id, ply, rm)
-	if l.s.cfg.AsyncMoves {
+	done := l.host.AddMoveAsync(context.WithoutCancel(l.ctx), l.r.id, ply, rm)
+	if l.cfg.AsyncMoves {
 		l.pending = append(l.pending, done)
 		for len(l.pending) > 0 {
 			select {
 			case err := <-l.pending[0]:
 				if err != nil {
-					return l.retry(err, func() error { return l.s.st.AddMove(context.WithoutCancel(l.ctx), l.r.id, ply, rm) })
+					return l.retry(err, func() error { return l.host.AddMove(context.WithoutCancel(l.ctx), l.r.id, ply, rm) })
 				}
 				l.pending = l.pending[1:]
 				continue
@@ -700,7 +733,7 @@ func (l *loop) storeMove(rm kalah.RecordMove) error {
 		return nil
 	}
 	if err := <-done; err != nil {
-		return l.retry(err, func() error { return l.s.st.AddMove(context.WithoutCancel(l.ctx), l.r.id, ply, rm) })
+		return l.retry(err, func() error { return l.host.AddMove(context.WithoutCancel(l.ctx), l.r.id, ply, rm) })
 	}
 	return nil
 }
@@ -721,7 +754,7 @@ func (l *loop) retry(first error, write func() error) error {
 		}
 		if l.trouble == "" {
 			l.trouble = "The server cannot save this game right now; it keeps trying, and the game goes on once it can."
-			l.s.log.Error("cannot store a game; retrying", "game", l.r.id, "err", err)
+			l.log.Error("cannot store a game; retrying", "game", l.r.id, "err", err)
 			l.publishEvent(Event{Kind: "trouble", Position: l.g.Position().String(), Text: l.trouble})
 			l.publish()
 		}
@@ -735,7 +768,7 @@ func (l *loop) retry(first error, write func() error) error {
 	}
 	if l.trouble != "" {
 		l.trouble = ""
-		l.s.log.Info("the store works again", "game", l.r.id)
+		l.log.Info("the store works again", "game", l.r.id)
 		// Nobody was charged the time the store was down.
 		if l.asked && !l.turnAt.IsZero() {
 			l.turnAt = time.Now()
@@ -781,7 +814,7 @@ func (l *loop) answered(a answer) {
 		return
 	}
 	if err := l.play(a.seat, a.m); err != nil && !errors.Is(err, kalah.ErrGameOver) {
-		l.s.log.Warn("a player's move was not played", "game", l.r.id, "err", err)
+		l.log.Warn("a player's move was not played", "game", l.r.id, "err", err)
 	}
 }
 
@@ -799,11 +832,11 @@ func (l *loop) forfeit(seat int, cause error) {
 }
 
 // people reports whether a person plays in the game.
-func (l *loop) people() bool { return l.seats[0].human || l.seats[1].human }
+func (l *loop) people() bool { return l.seats[0].Human || l.seats[1].Human }
 
 // bothMoved reports whether each side has made a move of its own.
 func (l *loop) bothMoved() bool {
-	return movedBy(l.g, l.opening, 0) && movedBy(l.g, l.opening, 1)
+	return MovedBy(l.g, l.opening, 0) && MovedBy(l.g, l.opening, 1)
 }
 
 // end ends the game by how (a forfeit, an abort, an adjudication), with
@@ -814,7 +847,7 @@ func (l *loop) end(how func(g *kalah.Game) error, reason string) {
 	}
 	before := l.g.Position()
 	if err := how(l.g); err != nil {
-		l.s.log.Error("cannot end a game", "game", l.r.id, "err", err)
+		l.log.Error("cannot end a game", "game", l.r.id, "err", err)
 		return
 	}
 	l.nextTurn()
@@ -831,7 +864,7 @@ func (l *loop) end(how func(g *kalah.Game) error, reason string) {
 func (l *loop) finish(why error) {
 	for _, done := range l.pending {
 		if err := <-done; err != nil {
-			l.s.log.Error("a move of a finished game was not stored", "game", l.r.id, "err", err)
+			l.log.Error("a move of a finished game was not stored", "game", l.r.id, "err", err)
 		}
 	}
 	l.pending = nil
@@ -844,28 +877,28 @@ func (l *loop) finish(why error) {
 	stored := rec
 	stored.Tags = nil // the stored tags stay as they are
 	if l.reason != "" {
-		stored.Tags = map[string]string{ReasonTag: l.reason}
-		l.tags[ReasonTag] = l.reason
+		stored.Tags = map[string]string{core.ReasonTag: l.reason}
+		l.tags[core.ReasonTag] = l.reason
 	}
-	if why := l.unratedWhy(); why != "" {
-		// Too early to count, as an abort (farming.go).
+	if why := l.host.UnratedWhy(l.g, l.opening, l.tags); why != "" {
+		// Too early to count, as an abort (the Host's UnratedWhy).
 		if stored.Tags == nil {
 			stored.Tags = map[string]string{}
 		}
-		stored.Tags[tagRated], stored.Tags[tagUnrated] = "no", why
-		l.tags[tagRated], l.tags[tagUnrated] = "no", why
+		stored.Tags[core.TagRated], stored.Tags[core.TagUnrated] = "no", why
+		l.tags[core.TagRated], l.tags[core.TagUnrated] = "no", why
 	}
-	if err := l.retry(l.s.st.FinishGame(context.WithoutCancel(l.ctx), l.r.id, stored), func() error {
-		err := l.s.st.FinishGame(context.WithoutCancel(l.ctx), l.r.id, stored)
+	if err := l.retry(l.host.FinishGame(context.WithoutCancel(l.ctx), l.r.id, stored), func() error {
+		err := l.host.FinishGame(context.WithoutCancel(l.ctx), l.r.id, stored)
 		if errors.Is(err, store.ErrNotFound) {
 			return nil // stored by the try before, which only seemed to fail
 		}
 		return err
 	}); err != nil {
-		l.s.log.Error("game not stored as finished", "game", l.r.id, "err", err)
+		l.log.Error("game not stored as finished", "game", l.r.id, "err", err)
 		return // the server stops: the next one resumes it
 	}
-	l.s.rate(l)
+	l.rate()
 	l.over = true
 	// The bots are free for their next game before they hear this one
 	// ended.
@@ -883,35 +916,34 @@ func (l *loop) finish(why error) {
 	l.publishEvent(Event{Kind: "end", Ply: l.g.Len(), Position: l.g.Position().String(),
 		Result: e.Result, Termination: e.Termination, Score: kalah.Score{South: e.South, North: e.North}})
 	rec.Tags = maps.Clone(l.tags)
-	l.r.outcome = &roundOutcome{record: rec, reason: l.reason}
-	l.s.log.Info("game over", "game", l.r.id, "south", l.seats[0].st.Name, "north", l.seats[1].st.Name,
+	l.r.outcome = &Outcome{Record: rec, Reason: l.reason}
+	l.log.Info("game over", "game", l.r.id, "south", l.seats[0].St.Name, "north", l.seats[1].St.Name,
 		"result", l.g.Result(), "termination", l.g.Termination())
 	l.publish()
 }
 
 // release frees the round's bots for other games.
 func (l *loop) release() {
-	l.s.mu.Lock()
-	for _, st := range l.seats {
-		if st.bot && l.s.seats[st.st.ID.Key()] == l.r {
-			delete(l.s.seats, st.st.ID.Key())
-		}
-	}
-	l.s.freeLocked()
-	l.s.mu.Unlock()
+	l.host.Release(l.r, l.seats)
 	for _, st := range l.seats {
 		if st.conn != nil {
-			st.conn.clearGame(l.r)
+			st.conn.ClearGame(l.r)
 		}
 	}
+}
+
+// rate has the Host rate the finished game, if it counts.
+func (l *loop) rate() {
+	l.host.Rate(l.ctx, Rated{ID: l.r.id, G: l.g, Tags: l.tags, Ref: l.ref, BothMoved: l.bothMoved(),
+		Seats: [2]identity.ID{l.seats[0].St.ID, l.seats[1].St.ID}}, l.retry)
 }
 
 // reasonFor says in words why seat lost by term: who ran out of time,
 // resigned, left or failed, with the cause's own words where a program
 // failed.
 func (l *loop) reasonFor(seat int, term kalah.Termination, cause error) string {
-	name := l.seats[seat].st.Name
-	var said requestReason
+	name := l.seats[seat].St.Name
+	var said RequestReason
 	if errors.As(cause, &said) {
 		return string(said)
 	}
@@ -950,11 +982,11 @@ func moveNumber(g *kalah.Game) int {
 	return max(i, 0)/2 + 1
 }
 
-// requestReason is why a request (a claim, an abort) ended a game,
+// RequestReason is why a request (a claim, an abort) ended a game,
 // already in words.
-type requestReason string
+type RequestReason string
 
-func (r requestReason) Error() string { return string(r) }
+func (r RequestReason) Error() string { return string(r) }
 
 // broadcast sends lines to the seats' bots and the spectators on our
 // protocol.
@@ -962,13 +994,13 @@ func (l *loop) broadcast(msgs ...line.Msg) {
 	for _, st := range l.seats {
 		if st.conn != nil {
 			for _, m := range msgs {
-				st.conn.sendMsg(m)
+				st.conn.SendMsg(m)
 			}
 		}
 	}
 	for c := range l.watchers {
 		for _, m := range msgs {
-			c.sendMsg(m)
+			c.SendMsg(m)
 		}
 	}
 }
@@ -1006,21 +1038,21 @@ func (l *loop) publish() {
 	defer l.deliver()
 	// The game and its times are shared with the loop, never copied a
 	// move: the loop only appends to them (Game.Snapshot).
-	v := &view{g: l.g.Snapshot(), millis: l.millis[:len(l.millis):len(l.millis)], tags: maps.Clone(l.tags), ref: l.ref,
-		casual: l.casual, running: -1, takebackAsk: l.takebackAsk, drawOffer: l.draw.by, reason: l.reason, trouble: l.trouble,
-		watchers: len(l.subs) + len(l.watchers), spectators: l.spectators(), over: l.over, openingPlies: l.opening,
-		draws: canAnswer(l.seats[0]) && canAnswer(l.seats[1])}
+	v := &View{G: l.g.Snapshot(), Millis: l.millis[:len(l.millis):len(l.millis)], Tags: maps.Clone(l.tags), Ref: l.ref,
+		Casual: l.casual, Running: -1, TakebackAsk: l.takebackAsk, DrawOffer: l.draw.by, Reason: l.reason, Trouble: l.trouble,
+		Watchers: len(l.subs) + len(l.watchers), Spectators: l.spectators(), Over: l.over, OpeningPlies: l.opening,
+		Draws: canAnswer(l.seats[0]) && canAnswer(l.seats[1])}
 	if old := l.r.view.Load(); old != nil {
-		v.created = old.created
+		v.Created = old.Created
 	}
 	for i, st := range l.seats {
-		v.seats[i] = st.st
-		v.away[i] = (st.bot || st.human) && !st.present
-		v.awaySince[i] = st.since
-		v.left[i] = l.clocks.Left(i)
+		v.Seats[i] = st.St
+		v.Away[i] = (st.Bot || st.Human) && !st.present
+		v.AwaySince[i] = st.since
+		v.Left[i] = l.clocks.Left(i)
 	}
 	if !l.g.Over() && l.asked && l.trouble == "" {
-		v.running, v.turnAt = l.mover(), l.turnAt
+		v.Running, v.TurnAt = l.mover(), l.turnAt
 	}
 	l.r.view.Store(v)
 }
@@ -1038,11 +1070,11 @@ func (l *loop) closePlayers() {
 	}
 }
 
-// spent returns each seat's budget used by the moves already played
+// Spent returns each seat's budget used by the moves already played
 // (a resumed game), increments deducted, leaving at least a millisecond.
-func spent(g *kalah.Game, millis []int64, budget, increment time.Duration) [2]time.Duration {
+func Spent(g *kalah.Game, millis []int64, budget, increment time.Duration) [2]time.Duration {
 	var used [2]time.Duration
-	for i, seat := range moveSeats(g) {
+	for i, seat := range MoveSeats(g) {
 		if i < len(millis) {
 			used[seat] += time.Duration(millis[i]) * time.Millisecond
 		}
@@ -1054,14 +1086,10 @@ func spent(g *kalah.Game, millis []int64, budget, increment time.Duration) [2]ti
 	return used
 }
 
-// tagGiven keeps the time each seat was given by its opponent: "MS,MS"
-// (South's seat first).
-const tagGiven = core.TagGiven
-
-// given reads tagGiven.
-func given(tags map[string]string) [2]time.Duration {
+// Given reads core.TagGiven.
+func Given(tags map[string]string) [2]time.Duration {
 	var out [2]time.Duration
-	a, b, ok := cutComma(tags[tagGiven])
+	a, b, ok := cutComma(tags[core.TagGiven])
 	if !ok {
 		return out
 	}

@@ -1,0 +1,227 @@
+package server
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"kalah"
+	"kalah/internal/identity"
+	"kalah/internal/store"
+	"kalah/player"
+	"kalah/protocol/line"
+	"kalah/server/gate"
+	"kalah/server/ratings"
+	rnd "kalah/server/round"
+)
+
+// The live games are package round's (server/round): each a Round whose
+// loop owns it. These are the names the rest of the server knows them by.
+type (
+	round      = rnd.Round
+	roundSetup = rnd.Setup
+	seat       = rnd.Seat
+	view       = rnd.View
+	// Event is something that happened in a game, for subscribers.
+	Event = rnd.Event
+)
+
+// The actions of POST /api/games/{id}/draw and of the line protocol's
+// draw message.
+const (
+	DrawOffer   = rnd.DrawOffer
+	DrawAccept  = rnd.DrawAccept
+	DrawDecline = rnd.DrawDecline
+	DrawCancel  = rnd.DrawCancel
+)
+
+// GiveTime is what GiveTime adds to the opponent's clock.
+const GiveTime = rnd.GiveTime
+
+// Errors of draw offers, matched with errors.Is.
+var (
+	ErrNoOffer = rnd.ErrNoOffer
+	ErrNoDraw  = rnd.ErrNoDraw
+)
+
+// newRound returns a round not yet started (runRound starts it).
+func (s *Server) newRound() *round { return rnd.New(0) }
+
+// startRound registers a new round and starts its loop; it returns nil if
+// the server is stopping (the game stays live in the store for the next).
+func (s *Server) startRound(su roundSetup) *round {
+	return s.runRound(rnd.New(su.ID), su)
+}
+
+// runRound registers r and starts its loop on su; a resumed game (no
+// ticket) is admitted here.
+func (s *Server) runRound(r *round, su roundSetup) *round {
+	if su.Ticket == nil {
+		su.Ticket, _ = s.gate.Admit(gate.Request{Path: gate.Resumed, Parties: parties(su.Seats, [2]string{})})
+	}
+	s.watchTicket(r, su.Ticket)
+	return rnd.Start(roundHost{s}, r, su)
+}
+
+// botSeatOf returns a new seat for bot id, which plays over our protocol.
+func botSeatOf(id identity.ID) *seat { return rnd.BotSeat(id) }
+
+// Clocks and moves, as package round counts them (board.go).
+func moveSeats(g *kalah.Game) []int                 { return rnd.MoveSeats(g) }
+func movedBy(g *kalah.Game, opening, seat int) bool { return rnd.MovedBy(g, opening, seat) }
+func given(tags map[string]string) [2]time.Duration { return rnd.Given(tags) }
+
+// Draw does action (DrawOffer, DrawAccept, DrawDecline or DrawCancel) on
+// the draw negotiation of game id for the person a. Offering when the
+// opponent has offered accepts.
+func (s *Server) Draw(ctx context.Context, id int64, a Actor, action string) error {
+	r, err := s.round(id)
+	if err != nil {
+		return err
+	}
+	return r.Draw(ctx, a, action)
+}
+
+// apiDraw serves POST /api/games/{id}/draw {"action": "offer"|"accept"|
+// "decline"|"cancel"}, answered with the game's Board.
+func (s *Server) apiDraw(w http.ResponseWriter, r *http.Request) {
+	id, a, req, ok := s.seatRequest(w, r)
+	if !ok {
+		return
+	}
+	s.answerBoard(w, r, id, s.Draw(r.Context(), id, a, req.Action))
+}
+
+// A bot's connection is a round's Link.
+func (c *conn) SendMsg(m line.Msg) { c.sendMsg(m) }
+func (c *conn) SetGame(r *round)   { c.setGame(r) }
+func (c *conn) ClearGame(r *round) { c.clearGame(r) }
+
+// roundHost is the server as its rounds see it (round.Host).
+type roundHost struct{ s *Server }
+
+func (h roundHost) Context() context.Context { return h.s.ctx }
+func (h roundHost) Log() *slog.Logger        { return h.s.log }
+
+func (h roundHost) Config() rnd.Config {
+	c := h.s.cfg
+	return rnd.Config{AbortAfter: c.AbortAfter, ClaimAfter: c.ClaimAfter, AbandonAfter: c.AbandonAfter, Reconnect: c.Reconnect,
+		ResumeGrace: c.ResumeGrace, AsyncMoves: c.AsyncMoves, Hints: c.Hint != nil}
+}
+
+func (h roundHost) AddMoveAsync(ctx context.Context, id int64, ply int, rm kalah.RecordMove) <-chan error {
+	return h.s.st.AddMoveAsync(ctx, id, ply, rm)
+}
+
+func (h roundHost) AddMove(ctx context.Context, id int64, ply int, rm kalah.RecordMove) error {
+	return h.s.st.AddMove(ctx, id, ply, rm)
+}
+
+func (h roundHost) FinishGame(ctx context.Context, id int64, rec kalah.Record) error {
+	return h.s.st.FinishGame(ctx, id, rec)
+}
+
+func (h roundHost) TakeBack(ctx context.Context, id int64, ply int, what string) error {
+	return h.s.st.TakeBack(ctx, id, ply, what)
+}
+
+func (h roundHost) SetTag(ctx context.Context, id int64, tag, value string) error {
+	return h.s.st.SetTag(ctx, id, tag, value)
+}
+
+func (h roundHost) SetSeats(ctx context.Context, id int64, seats [2]store.Seat) error {
+	return h.s.st.SetSeats(ctx, id, seats)
+}
+
+func (h roundHost) Rate(ctx context.Context, g rnd.Rated, retry func(first error, write func() error) error) {
+	h.s.ratings.Rate(ctx, ratings.Game{ID: g.ID, Tags: g.Tags, Seats: g.Seats, Rules: g.G.Rules(), Referee: g.Ref, Finished: true,
+		Termination: g.G.Termination(), Result: g.G.Result(), Swapped: g.G.Swapped(), BothMoved: g.BothMoved}, retry)
+}
+
+func (h roundHost) UnratedWhy(g *kalah.Game, opening int, tags map[string]string) string {
+	seats := moveSeats(g)
+	return ratings.UnratedWhy(tags, g.Termination(), seats[min(opening, len(seats)):])
+}
+
+func (h roundHost) Ratable(ctx context.Context, ids [2]identity.ID) bool {
+	return h.s.ratable(ctx, ids)
+}
+
+func (h roundHost) ReserveRated(ctx context.Context, ids [2]identity.ID) (bool, int, func()) {
+	return h.s.reserveRated(ctx, ids)
+}
+
+// Register makes r live and keeps its bots for it, under s.mu, unless
+// the server is stopping.
+func (h roundHost) Register(r *round, seats [2]*seat, attach func(int, rnd.Link)) bool {
+	s := h.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		for _, st := range seats {
+			if st.Bot && s.seats[st.St.ID.Key()] == r {
+				delete(s.seats, st.St.ID.Key())
+			}
+		}
+		return false
+	}
+	s.live[r.ID()] = r
+	for i, st := range seats {
+		if st.Bot {
+			s.seats[st.St.ID.Key()] = r
+			if c := s.sessions[st.St.ID.Key()]; c != nil {
+				attach(i, c)
+			}
+		}
+	}
+	s.games.Add(1)
+	return true
+}
+
+func (h roundHost) Unregister(r *round) {
+	s := h.s
+	s.mu.Lock()
+	if s.live[r.ID()] == r {
+		delete(s.live, r.ID())
+	}
+	s.mu.Unlock()
+}
+
+// Release frees r's bots for other games.
+func (h roundHost) Release(r *round, seats [2]*seat) {
+	s := h.s
+	s.mu.Lock()
+	for _, st := range seats {
+		if st.Bot && s.seats[st.St.ID.Key()] == r {
+			delete(s.seats, st.St.ID.Key())
+		}
+	}
+	s.freeLocked()
+	s.mu.Unlock()
+}
+
+func (h roundHost) Exited() { h.s.games.Done() }
+
+func (h roundHost) CountMove(d time.Duration) { h.s.stats.add(d) }
+
+// keepOpen hides a player's Close from the round, which closes the
+// players it owns when a game ends (a KGP client stays its caller's).
+type keepOpen struct{ player.Player }
+
+// Observe passes the game on if the player observes.
+func (k keepOpen) Observe(ctx context.Context, g *kalah.Game) error {
+	if o, ok := k.Player.(player.Observer); ok {
+		return o.Observe(ctx, g)
+	}
+	return nil
+}
+
+// absent is a seat whose player is not there: asked to move, it fails
+// with its error, which forfeits the game.
+type absent struct{ err error }
+
+// Move fails with the seat's error.
+func (a absent) Move(ctx context.Context, g *kalah.Game, c player.Clock) (kalah.Move, error) {
+	return kalah.NoMove, a.err
+}
