@@ -168,9 +168,9 @@ func playTokens(t *testing.T, srv *Server, id int64, tokens [2]string, n int) {
 			}
 			return
 		}
-		if v.game != nil && !v.game.Over() {
-			seat := v.game.Seat(v.ToMove)
-			if tokens[seat] != "" && srv.Move(context.Background(), id, Actor{Token: tokens[seat]}, v.game.Legal()[0]) == nil {
+		if v.LiveGame() != nil && !v.LiveGame().Over() {
+			seat := v.LiveGame().Seat(v.ToMove)
+			if tokens[seat] != "" && srv.Move(context.Background(), id, Actor{Token: tokens[seat]}, v.LiveGame().Legal()[0]) == nil {
 				made[seat]++
 				continue
 			}

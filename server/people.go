@@ -558,23 +558,6 @@ func (s *Server) ImportedGame(ctx context.Context, webID string) (int64, error) 
 	return id, err
 }
 
-// Imported is a game played elsewhere (the web page's own games of older
-// releases) to be kept in the server's store.
-type Imported struct {
-	// Seats are the players; a "human" seat's token, in Tokens, moves it
-	// again here (an empty token: a seat nobody took).
-	Seats  [2]store.Seat
-	Tokens [2]string
-	// Record holds the rules, start, moves (with their times) and, when
-	// the game is over, its result.
-	Record kalah.Record
-	// Settings of a game to go on: its clock and casualness.
-	PerMove, Delay time.Duration
-	Casual         bool
-	// Tags are stored with the game, ImportTag among them.
-	Tags map[string]string
-}
-
 // ImportGame stores a game played elsewhere; one not over goes on here at
 // once, as a game resumed after a restart does.
 func (s *Server) ImportGame(ctx context.Context, im Imported) (int64, error) {

@@ -63,7 +63,7 @@ func waitTurn(t *testing.T, srv *Server, id int64, seat int) GameView {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if v.Plies > 1 && v.game.Seat(v.ToMove) == seat {
+		if v.Plies > 1 && v.LiveGame().Seat(v.ToMove) == seat {
 			return v
 		}
 		if time.Now().After(deadline) {

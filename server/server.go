@@ -28,6 +28,7 @@ import (
 	"kalah/server/lobby"
 	"kalah/server/ratings"
 	"kalah/server/social"
+	"kalah/server/views"
 )
 
 // Config configures a Server. Zero fields take the defaults given.
@@ -347,6 +348,8 @@ type Server struct {
 	accounts *accounts.Service
 	// ratings rates the games between identities (server/ratings).
 	ratings *ratings.Ratings
+	// views build what the API and the page show of games (server/views).
+	views *views.Views
 }
 
 // New starts a server on cfg.Store and resumes the unfinished games in it.
@@ -376,6 +379,7 @@ func New(cfg Config) (*Server, error) {
 		streams:   newStreams(&cfg),
 	}
 	s.ratings = s.newRatings()
+	s.views = views.New(viewsHost{s})
 	s.lobby = s.newLobby()
 	s.social = social.New[GameInfo](cfg.Store, socialHost{s})
 	s.metrics = s.newMetrics()

@@ -1,21 +1,19 @@
-package server
+package views
 
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"strconv"
 	"strings"
 	"time"
 
 	"kalah"
-	"kalah/internal/httpapi"
 	"kalah/internal/identity"
-	"kalah/internal/netx"
 	"kalah/internal/store"
+	"kalah/server/core"
+	"kalah/server/ratings"
+	"kalah/server/round"
 )
 
 // Board is a game as a page draws it (GET /api/games/{id}/board): every
@@ -84,9 +82,9 @@ type Board struct {
 	// Rated games: each seat's rating (after the game, with its change,
 	// once it is over). RatedAsked: rated if the seat still open is taken
 	// by someone who may be rated against the other.
-	Rated      bool           `json:"rated"`
-	RatedAsked bool           `json:"rated_asked,omitempty"`
-	Ratings    [2]*SeatRating `json:"ratings"`
+	Rated      bool                   `json:"rated"`
+	RatedAsked bool                   `json:"rated_asked,omitempty"`
+	Ratings    [2]*ratings.SeatRating `json:"ratings"`
 	// RatedLimit, for a game asked to be rated and played unrated because
 	// its players had played that many rated games with each other today,
 	// is that number; CasualNote says so in words.
@@ -138,26 +136,9 @@ func pitsOf(p kalah.Position) []int {
 	return out
 }
 
-// GameID resolves a game's id as a page may give it: the server's number,
-// or the id a game imported from an older release's page had there.
-func (s *Server) GameID(ctx context.Context, id string) (int64, error) {
-	if n, err := strconv.ParseInt(id, 10, 64); err == nil {
-		return n, nil
-	}
-	if n, err := strconv.ParseInt(strings.TrimPrefix(id, "s"), 10, 64); err == nil && strings.HasPrefix(id, "s") {
-		return n, nil // the page's links of the release before
-	}
-	if id != "" && len(id) <= 40 {
-		if n, err := s.ImportedGame(ctx, id); err == nil {
-			return n, nil
-		}
-	}
-	return 0, fmt.Errorf("game %q: %w", id, ErrNotFound)
-}
-
 // BoardOf returns game id as a page draws it.
-func (s *Server) BoardOf(ctx context.Context, id int64) (Board, error) {
-	v, err := s.Game(ctx, id)
+func (vs *Views) BoardOf(ctx context.Context, id int64) (Board, error) {
+	v, err := vs.Game(ctx, id)
 	if err != nil {
 		return Board{}, err
 	}
@@ -181,7 +162,7 @@ func (s *Server) BoardOf(ctx context.Context, id int64) (Board, error) {
 		Score: [2]int{pos.Store(kalah.South), pos.Store(kalah.North)}, Record: g.String(),
 		Moves: []BoardMove{}, Legal: []string{},
 		Live: v.Status == store.Live, PerMove: int(v.PerMoveMS), Casual: v.Casual, Created: v.Created,
-		Tournament: cmp.Or(v.Record.Tags[TournamentTag], v.Record.Tags[PeopleTournamentTag]), Reason: v.Reason}
+		Tournament: cmp.Or(v.Record.Tags[core.TournamentTag], v.Record.Tags[core.PeopleTournamentTag]), Reason: v.Reason}
 	if g.Over() {
 		b.Termination = g.Termination().String()
 	}
@@ -207,41 +188,41 @@ func (s *Server) BoardOf(ctx context.Context, id int64) (Board, error) {
 			joined++
 		}
 	}
-	if next := v.Record.Tags[RematchTag]; next != "" {
+	if next := v.Record.Tags[core.RematchTag]; next != "" {
 		b.Rematch = next
 	}
 	// An aborted game counts for no one: it is not rated, whatever it was
 	// asked to be.
-	b.Rated = v.Record.Tags[tagRated] == "yes" && g.Termination() != kalah.Aborted
-	b.RatedLimit, _ = strconv.Atoi(v.Record.Tags[tagRatedLimit])
-	b.CasualNote = casualNote(v.Record.Tags, identity.ID{}, v.IDs, [2]string{v.South, v.North})
-	b.Unrated = v.Record.Tags[tagUnrated]
-	b.RatedAsked = v.Record.Tags[tagRatedAsked] == "yes" && !b.Rated && !g.Over() && b.RatedLimit == 0
+	b.Rated = v.Record.Tags[core.TagRated] == "yes" && g.Termination() != kalah.Aborted
+	b.RatedLimit, _ = strconv.Atoi(v.Record.Tags[core.TagRatedLimit])
+	b.CasualNote = ratings.CasualNote(v.Record.Tags, identity.ID{}, v.IDs, [2]string{v.South, v.North})
+	b.Unrated = v.Record.Tags[core.TagUnrated]
+	b.RatedAsked = v.Record.Tags[core.TagRatedAsked] == "yes" && !b.Rated && !g.Over() && b.RatedLimit == 0
 	b.TakebackAsk = v.TakebackAsk
 	b.DrawOffer = v.DrawOffer
 	b.Spectators = v.Spectators
 	played := g.Played()
 	b.Stores = [2]int{played.Store(kalah.South), played.Store(kalah.North)}
 	if v.Human[0] && v.Human[1] {
-		b.Takebacks = v.Record.Tags[tagNoTakebacks] != "yes"
+		b.Takebacks = v.Record.Tags[core.TagNoTakebacks] != "yes"
 	} else {
 		b.Takebacks = v.Casual && (v.Specs[0] != "" || v.Specs[1] != "")
 	}
 	b.Watchers = v.Watchers
 	b.Trouble = v.Trouble
-	b.Ratings = s.seatRatings(ctx, v, [2]store.Seat{{ID: v.IDs[0]}, {ID: v.IDs[1]}})
-	opening, _ := strconv.Atoi(v.Record.Tags[tagOpening])
-	b.Abortable = !g.Over() && (v.Human[0] || v.Human[1]) && !(movedBy(g, opening, 0) && movedBy(g, opening, 1))
-	b.Draws = v.draws && !g.Over() && movedBy(g, opening, 0) && movedBy(g, opening, 1)
+	b.Ratings = vs.h.SeatRatings(ctx, v, [2]store.Seat{{ID: v.IDs[0]}, {ID: v.IDs[1]}})
+	opening, _ := strconv.Atoi(v.Record.Tags[core.TagOpening])
+	b.Abortable = !g.Over() && (v.Human[0] || v.Human[1]) && !(round.MovedBy(g, opening, 0) && round.MovedBy(g, opening, 1))
+	b.Draws = v.draws && !g.Over() && round.MovedBy(g, opening, 0) && round.MovedBy(g, opening, 1)
 	b.Running = -1
 	if v.live && v.running >= 0 && !v.TurnStarted.IsZero() {
 		b.ThinkingMS = max(time.Since(v.TurnStarted).Milliseconds(), 0)
 	}
-	given := given(v.Record.Tags)
+	given := round.Given(v.Record.Tags)
 	if cl, inc := v.ClockMS, v.IncrementMS; cl > 0 {
 		b.ClockMS, b.IncrementMS = cl, inc
 		if v.Human[0] && v.Human[1] && !g.Over() {
-			b.GiveTimeMS = GiveTime.Milliseconds()
+			b.GiveTimeMS = round.GiveTime.Milliseconds()
 		}
 		if v.live {
 			b.RemainingMS = v.RemainingMS
@@ -251,7 +232,7 @@ func (s *Server) BoardOf(ctx context.Context, id int64) (Board, error) {
 			}
 		} else {
 			b.RemainingMS = [2]int64{cl + given[0].Milliseconds(), cl + given[1].Milliseconds()}
-			seats := moveSeats(g)
+			seats := round.MoveSeats(g)
 			for i, m := range v.Record.Moves {
 				b.RemainingMS[seats[i]] += inc - m.Millis
 			}
@@ -283,149 +264,7 @@ func (s *Server) BoardOf(ctx context.Context, id int64) (Board, error) {
 	if v.Status == store.Finished && (!b.Rated || b.Ratings[0] != nil && b.Ratings[0].Change != nil) {
 		over = 2
 	}
-	gifts := int((given[0] + given[1]) / GiveTime)
+	gifts := int((given[0] + given[1]) / round.GiveTime)
 	b.Version = (((takebacks*10_000+g.Len())*3+joined)*3+over)*64 + gifts%64
 	return b, nil
-}
-
-// boardID reads {id} of a board route.
-func (s *Server) boardID(r *http.Request) (int64, error) {
-	return s.GameID(r.Context(), r.PathValue("id"))
-}
-
-func (s *Server) apiBoard(w http.ResponseWriter, r *http.Request) {
-	id, err := s.boardID(r)
-	if err != nil {
-		httpapi.WriteError(w, err)
-		return
-	}
-	b, err := s.BoardOf(r.Context(), id)
-	if err != nil {
-		httpapi.WriteError(w, err)
-		return
-	}
-	httpapi.WriteJSON(w, http.StatusOK, b)
-}
-
-// apiRecord answers a game's record in the text notation, to download.
-func (s *Server) apiRecord(w http.ResponseWriter, r *http.Request) {
-	id, err := s.boardID(r)
-	if err != nil {
-		httpapi.WriteError(w, err)
-		return
-	}
-	v, err := s.Game(r.Context(), id)
-	if err != nil {
-		httpapi.WriteError(w, err)
-		return
-	}
-	// The record with what a reader wants beside the moves: the date, the
-	// players' ratings, the clock and why it ended.
-	rec := v.Record
-	tags := map[string]string{}
-	for k, val := range rec.Tags {
-		tags[k] = val
-	}
-	tags["Date"] = v.Created.UTC().Format("2006-01-02")
-	tags["Site"] = "kalah serve"
-	b, err := s.BoardOf(r.Context(), id)
-	if err != nil {
-		httpapi.WriteError(w, err)
-		return
-	}
-	for i, side := range []string{"South", "North"} {
-		if rt := b.Ratings[i]; rt != nil {
-			tags[side+"Rating"] = strconv.Itoa(rt.Rating)
-		}
-	}
-	if b.ClockMS > 0 {
-		tags["TimeControl"] = fmt.Sprintf("%d+%d", b.ClockMS/1000, b.IncrementMS/1000)
-	}
-	rec.Tags = tags
-	text := b.Record
-	if g, err := rec.Game(); err == nil && v.Status == store.Finished {
-		text = g.String()
-	} else if g, err := store.Replay(rec); err == nil {
-		g.Tags = tags
-		text = g.String()
-	}
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", "kalah-"+b.ID+".txt"))
-	io.WriteString(w, text)
-}
-
-// apiBoardEvents streams a game's Board as Server-Sent Events, one "state"
-// event each time it changes, until the game is over or the client goes.
-func (s *Server) apiBoardEvents(w http.ResponseWriter, r *http.Request) {
-	id, err := s.boardID(r)
-	if err != nil {
-		httpapi.WriteError(w, err)
-		return
-	}
-	// Subscribe before reading, so no change falls between the two.
-	events, stop, serr := s.Subscribe(id, s.actor(w, r, "", false))
-	if serr == nil {
-		defer stop()
-	}
-	b, err := s.BoardOf(r.Context(), id)
-	if err != nil {
-		httpapi.WriteError(w, err)
-		return
-	}
-	// The game's chat, the lines this reader may read (chat.go).
-	chat, stopChat := s.chatFeed(r.Context(), id, s.actor(w, r, "", false))
-	defer stopChat()
-	netx.LongLived(w)
-	rc := http.NewResponseController(w)
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(http.StatusOK)
-	ping := time.NewTicker(15 * time.Second)
-	defer ping.Stop()
-	last, lastAsk, lastAway, lastTrouble, lastDraw, lastSpect := -1, -2, [2]bool{}, "", -2, -1
-	for {
-		away := [2]bool{b.Seats[0].Away, b.Seats[1].Away}
-		if b.Version != last || b.TakebackAsk != lastAsk || away != lastAway || b.Trouble != lastTrouble || b.DrawOffer != lastDraw || b.Spectators != lastSpect {
-			lastAsk, lastAway, lastTrouble, lastDraw, lastSpect = b.TakebackAsk, away, b.Trouble, b.DrawOffer, b.Spectators
-			data, _ := json.Marshal(b)
-			if _, err := fmt.Fprintf(w, "event: state\ndata: %s\n\n", data); err != nil {
-				return
-			}
-			if err := rc.Flush(); err != nil {
-				return
-			}
-			last = b.Version
-		}
-		if serr != nil {
-			// Over: nothing more will happen. Keep the stream open, quietly,
-			// so the page does not reconnect in a loop.
-			events = nil
-		}
-		select {
-		case <-r.Context().Done():
-			return
-		case <-s.ctx.Done():
-			return
-		case <-ping.C:
-			if _, err := io.WriteString(w, ": ping\n\n"); err != nil {
-				return
-			}
-			rc.Flush()
-			continue
-		case c := <-chat:
-			data, _ := json.Marshal(c)
-			if _, err := fmt.Fprintf(w, "event: chat\ndata: %s\n\n", data); err != nil {
-				return
-			}
-			rc.Flush()
-			continue
-		case _, ok := <-events:
-			if !ok {
-				serr = ErrNotFound // the game ended: one last look
-			}
-		}
-		if b, err = s.BoardOf(r.Context(), id); err != nil {
-			return
-		}
-	}
 }

@@ -1,4 +1,4 @@
-package server
+package views
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 
 	"kalah"
 	"kalah/internal/store"
+	"kalah/server/core"
 )
 
 // savedGame is a game of the page's own runtime of older releases, as they
@@ -47,7 +48,7 @@ type savedGame struct {
 // every file is in, dir is renamed dir.imported; a file that cannot be
 // read is reported and stays. It returns how many games it imported; a
 // game imported before (a crash between two files) is not imported again.
-func (s *Server) ImportSavedGames(ctx context.Context, dir string, log *slog.Logger) (int, error) {
+func (vs *Views) ImportSavedGames(ctx context.Context, dir string, log *slog.Logger) (int, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -79,7 +80,7 @@ func (s *Server) ImportSavedGames(ctx context.Context, dir string, log *slog.Log
 	slices.SortFunc(saved, func(a, b savedGame) int { return a.Created.Compare(b.Created) })
 	n := 0
 	for _, sg := range saved {
-		if _, err := s.ImportedGame(ctx, sg.ID); err == nil {
+		if _, err := vs.h.ImportedGame(ctx, sg.ID); err == nil {
 			continue // imported before
 		}
 		if sg.Record.Result == kalah.Ongoing && sg.Req.Tournament != "" {
@@ -87,12 +88,12 @@ func (s *Server) ImportSavedGames(ctx context.Context, dir string, log *slog.Log
 		}
 		im := Imported{Record: sg.Record, Casual: sg.Req.Casual,
 			PerMove: time.Duration(sg.Req.PerMoveMillis) * time.Millisecond, Delay: time.Duration(sg.Req.DelayMillis) * time.Millisecond,
-			Tags: map[string]string{ImportTag: sg.ID}}
+			Tags: map[string]string{core.ImportTag: sg.ID}}
 		if sg.Reason != "" {
-			im.Tags[ReasonTag] = sg.Reason
+			im.Tags[core.ReasonTag] = sg.Reason
 		}
 		if sg.Req.Tournament != "" {
-			im.Tags[TournamentTag] = sg.Req.Tournament
+			im.Tags[core.TournamentTag] = sg.Req.Tournament
 		}
 		for i, seat := range sg.Seats {
 			if seat.Human {
@@ -104,7 +105,7 @@ func (s *Server) ImportSavedGames(ctx context.Context, dir string, log *slog.Log
 			}
 			im.Seats[i] = store.Seat{Name: seat.Name, Kind: "spec", Spec: seat.Spec}
 		}
-		if _, err := s.ImportGame(ctx, im); err != nil {
+		if _, err := vs.h.ImportGame(ctx, im); err != nil {
 			log.Warn("web games: a game could not be imported", "id", sg.ID, "err", err)
 			bad++
 			continue
@@ -118,4 +119,21 @@ func (s *Server) ImportSavedGames(ctx context.Context, dir string, log *slog.Log
 	}
 	log.Info("web games imported into the server's database", "games", n, "left", bad)
 	return n, nil
+}
+
+// Imported is a game played elsewhere (the web page's own games of older
+// releases) to be kept in the server's store.
+type Imported struct {
+	// Seats are the players; a "human" seat's token, in Tokens, moves it
+	// again here (an empty token: a seat nobody took).
+	Seats  [2]store.Seat
+	Tokens [2]string
+	// Record holds the rules, start, moves (with their times) and, when
+	// the game is over, its result.
+	Record kalah.Record
+	// Settings of a game to go on: its clock and casualness.
+	PerMove, Delay time.Duration
+	Casual         bool
+	// Tags are stored with the game, ImportTag among them.
+	Tags map[string]string
 }
