@@ -101,7 +101,7 @@ func (s *Server) retireBot(id identity.ID) {
 			go func() {
 				select {
 				case <-game.Done():
-				case <-c.done:
+				case <-c.Done():
 				}
 				bye()
 			}()

@@ -1,0 +1,13 @@
+package server
+
+import "kalah/server/bots"
+
+// The bots' side of the server is package bots's (server/bots): a bot's
+// connection over the line protocol is a bots.Wire, which the server's
+// conn (conn.go) wraps with what its lines mean.
+
+// wireConfig is the server's settings as a bot's connection needs them.
+func (s *Server) wireConfig() bots.Config {
+	return bots.Config{MaxLine: s.cfg.MaxLine, HandshakeTimeout: s.cfg.HandshakeTimeout,
+		IdleTimeout: s.cfg.IdleTimeout, WriteTimeout: s.cfg.WriteTimeout, Log: s.log}
+}
