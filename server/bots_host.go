@@ -11,3 +11,14 @@ func (s *Server) wireConfig() bots.Config {
 	return bots.Config{MaxLine: s.cfg.MaxLine, HandshakeTimeout: s.cfg.HandshakeTimeout,
 		IdleTimeout: s.cfg.IdleTimeout, WriteTimeout: s.cfg.WriteTimeout, Log: s.log}
 }
+
+// The KGP bridge's bookkeeping: the labels of anonymous clients (kgp.go)
+// and the connections of bots known by a token (tokens.go).
+type (
+	anonLabels = bots.Labels
+	kgpBots    = bots.KGPBots
+)
+
+// tokenReplaced is what a connection of a bot whose token its owner
+// replaced is told before it is closed.
+const tokenReplaced = bots.TokenReplaced
