@@ -22,3 +22,7 @@ type (
 // tokenReplaced is what a connection of a bot whose token its owner
 // replaced is told before it is closed.
 const tokenReplaced = bots.TokenReplaced
+
+// botSessions are the logged-in bots' connections, by identity key, under
+// a lock of their own: it may be taken under s.mu, never the reverse.
+type botSessions = bots.Sessions[*conn]

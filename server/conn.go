@@ -110,8 +110,8 @@ func (c *conn) cleanup() {
 		game.Detach(c)
 	}
 	s.mu.Lock()
-	if !id.IsZero() && s.sessions[id.Key()] == c {
-		delete(s.sessions, id.Key())
+	if !id.IsZero() {
+		s.sessions.Remove(id.Key(), c)
 	}
 	for cid, ch := range s.chals {
 		if ch.from == c || ch.to == c {
@@ -419,8 +419,7 @@ func (c *conn) login(m line.Msg) bool {
 	}
 	id := identity.Of(identity.Bot, canon)
 	s.mu.Lock()
-	old := s.sessions[id.Key()]
-	s.sessions[id.Key()] = c
+	old := s.sessions.Put(id.Key(), c)
 	game := s.seats[id.Key()]
 	s.mu.Unlock()
 	c.mu.Lock()
@@ -457,7 +456,7 @@ func (c *conn) challenge(name string, m line.Msg) {
 		}
 	}
 	s.mu.Lock()
-	to := s.sessions[identity.Of(identity.Bot, m.Args[0]).Key()]
+	to := s.sessions.Get(identity.Of(identity.Bot, m.Args[0]).Key())
 	if to == nil || to == c {
 		s.mu.Unlock()
 		c.sendMsg(line.Errorf(line.CodeNotFound, "%s is not online", m.Args[0]))

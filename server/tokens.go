@@ -34,12 +34,7 @@ func (s *Server) apiRotateBotToken(w http.ResponseWriter, r *http.Request) {
 // no challenge or arranged game finds it meanwhile.
 func (s *Server) retireBot(id identity.ID) {
 	key := id.Key()
-	s.mu.Lock()
-	c := s.sessions[key]
-	if c != nil {
-		delete(s.sessions, key)
-	}
-	s.mu.Unlock()
+	c := s.sessions.Take(key)
 	if c != nil {
 		c.mu.Lock()
 		c.retired = true
