@@ -290,7 +290,7 @@ func (s *Server) takeBots(ctx context.Context, rd *round, seats [2]*seat, wait t
 // waiting for arranged games and neither playing nor queued; s.mu is
 // held.
 func (s *Server) freeBotLocked(key string) bool {
-	c := s.sessions[key]
+	c := s.sessions.Get(key)
 	if c == nil {
 		return false
 	}
@@ -328,7 +328,7 @@ func (s *Server) WaitingBots() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []string
-	for _, c := range s.sessions {
+	for _, c := range s.sessions.All() {
 		c.mu.Lock()
 		if c.waiting {
 			out = append(out, c.name)

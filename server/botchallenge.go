@@ -44,7 +44,7 @@ func (s *Server) OnlineBots() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []string
-	for key, c := range s.sessions {
+	for key, c := range s.sessions.All() {
 		c.mu.Lock()
 		free := c.game == nil && c.queued == nil && !c.waiting
 		name := c.name
@@ -103,7 +103,7 @@ func (s *Server) apiChallengeBot(w http.ResponseWriter, r *http.Request) {
 	pc := &personChallenge{who: who, clock: time.Duration(req.ClockMS) * time.Millisecond, inc: time.Duration(req.IncrementMS) * time.Millisecond,
 		rated: req.Rated, addr: hostOf(r), reply: make(chan personReply, 1)}
 	s.mu.Lock()
-	to := s.sessions[identity.Of(identity.Bot, name).Key()]
+	to := s.sessions.Get(identity.Of(identity.Bot, name).Key())
 	if to == nil {
 		s.mu.Unlock()
 		httpapi.WriteError(w, fmt.Errorf("bot %s is not online: %w", name, ErrNotFound))

@@ -14,17 +14,16 @@ import (
 	"kalah/internal/netx"
 	"kalah/internal/store"
 	"kalah/protocol/line"
+	"kalah/server/bots"
 	"kalah/server/gate"
 )
 
-// conn is one client connection speaking the line protocol.
+// conn is one client connection speaking the line protocol: its
+// transport (the lines queued, the loops that write and read them) is
+// package bots's Wire; what its lines mean is the server's.
 type conn struct {
-	srv  *Server
-	t    line.Transport
-	host string // the client's IP address, for rate limits
-	out  outbox // the lines to send, in order
-	done chan struct{}
-	once sync.Once
+	*bots.Wire
+	srv *Server
 
 	mu   sync.Mutex
 	name string      // the bot's name as registered, once logged in
@@ -47,7 +46,7 @@ func (s *Server) startConn(t line.Transport) {
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		host = h
 	}
-	c := &conn{srv: s, t: t, host: host, out: newOutbox(), done: make(chan struct{}), watching: map[int64]*round{}}
+	c := &conn{Wire: bots.NewWire(t, host, s.wireConfig()), srv: s, watching: map[int64]*round{}}
 	s.mu.Lock()
 	if s.closed || len(s.allConns) >= s.cfg.MaxConns {
 		closed := s.closed
@@ -56,172 +55,34 @@ func (s *Server) startConn(t line.Transport) {
 		if closed {
 			code, text = line.CodeShutdown, "the server is stopping"
 		}
-		t.WriteLine(line.Errorf(code, "%s", text).String(), 100*time.Millisecond)
-		t.Close()
+		bots.Refuse(t, code, text)
 		return
 	}
 	s.allConns[c] = struct{}{}
 	s.conns.Add(2)
 	s.mu.Unlock()
-	go c.writeLoop()
-	go c.readLoop()
-}
-
-// maxBacklog is how many lines a client may fall behind before it is
-// dropped as one that does not read. A player is sent a few lines a ply
-// and answers every turn; a spectator of many games at once is sent most:
-// 256 lines is minutes of the busiest game's events. The queue holds only
-// the lines not yet written, so an idle connection holds none (a channel of
-// 256 held 4 KiB each, every one scanned by the collector).
-const maxBacklog = 256
-
-// outbox is a connection's queue of lines to write: taken by its writer
-// goroutine, filled by everyone else, never longer than maxBacklog.
-type outbox struct {
-	mu    sync.Mutex
-	lines []string
-	wake  chan struct{} // a value when lines may be waiting
-}
-
-func newOutbox() outbox { return outbox{wake: make(chan struct{}, 1)} }
-
-// put queues a line; false if the client is maxBacklog lines behind.
-func (o *outbox) put(line string) bool {
-	o.mu.Lock()
-	if len(o.lines) >= maxBacklog {
-		o.mu.Unlock()
-		return false
-	}
-	o.lines = append(o.lines, line)
-	o.mu.Unlock()
-	select {
-	case o.wake <- struct{}{}:
-	default:
-	}
-	return true
-}
-
-// take moves the lines queued into batch (emptied first) and returns it.
-func (o *outbox) take(batch []string) []string {
-	o.mu.Lock()
-	batch = append(batch[:0], o.lines...)
-	clear(o.lines)
-	if cap(o.lines) > 16 {
-		o.lines = nil // a backlog caught up: its array goes
-	} else {
-		o.lines = o.lines[:0]
-	}
-	o.mu.Unlock()
-	return batch
+	go func() {
+		defer s.conns.Done()
+		c.WriteLoop()
+	}()
+	go func() {
+		defer s.conns.Done()
+		defer c.cleanup()
+		c.ReadLoop(c)
+	}()
 }
 
 // sendMsg queues a line; a client too slow to take its lines is dropped.
-func (c *conn) sendMsg(m line.Msg) {
-	select {
-	case <-c.done:
-		return
-	default:
-	}
-	if !c.out.put(m.String()) {
-		c.srv.log.Warn("dropping a client that does not read", "addr", c.host)
-		c.close()
-	}
-}
+func (c *conn) sendMsg(m line.Msg) { c.Wire.SendMsg(m) }
 
-func (c *conn) close() {
-	// The writer flushes what is queued (a last error) and closes the
-	// transport, which also ends the reader.
-	c.once.Do(func() { close(c.done) })
-}
+// close ends the connection.
+func (c *conn) close() { c.Wire.Close() }
 
-func (c *conn) writeLoop() {
-	defer c.srv.conns.Done()
-	defer c.t.Close()
-	ping := time.NewTicker(c.srv.cfg.IdleTimeout / 4)
-	defer ping.Stop()
-	timeout := c.srv.cfg.WriteTimeout
-	var batch []string
-	for {
-		select {
-		case <-c.out.wake:
-			select {
-			case <-c.done:
-				// Closing: what is left goes out quickly or not at all.
-				timeout = 100 * time.Millisecond
-			default:
-			}
-			// Every line queued goes out in one write.
-			batch = c.out.take(batch)
-			if len(batch) == 0 {
-				continue
-			}
-			err := line.WriteLines(c.t, batch, timeout)
-			clear(batch)
-			if cap(batch) > 16 {
-				batch = nil
-			}
-			if err != nil {
-				c.close()
-				return
-			}
-		case <-ping.C:
-			if err := c.t.WriteLine("ping", timeout); err != nil {
-				c.close()
-				return
-			}
-		case <-c.done:
-			// Flush what is queued (a last error), briefly.
-			for _, s := range c.out.take(nil) {
-				if c.t.WriteLine(s, 100*time.Millisecond) != nil {
-					return
-				}
-			}
-			return
-		}
-	}
-}
+// Active reports whether the connection has logged in or is watching.
+func (c *conn) Active() bool { return c.active() }
 
-func (c *conn) readLoop() {
-	defer c.srv.conns.Done()
-	defer c.cleanup()
-	c.sendMsg(line.Greeting())
-	handshake := time.Now().Add(c.srv.cfg.HandshakeTimeout)
-	for {
-		timeout := c.srv.cfg.IdleTimeout
-		if !c.active() {
-			timeout = time.Until(handshake)
-			if timeout <= 0 {
-				c.sendMsg(line.Errorf(line.CodeTimeout, "log in or watch within %v", c.srv.cfg.HandshakeTimeout))
-				return
-			}
-		}
-		s, err := c.t.ReadLine(timeout)
-		if err != nil {
-			switch {
-			case errors.Is(err, line.ErrTooLong):
-				c.sendMsg(line.Errorf(line.CodeTooLong, "lines are limited to %d bytes", c.srv.cfg.MaxLine))
-			case errors.Is(err, line.ErrTimeout):
-				if !c.active() {
-					c.sendMsg(line.Errorf(line.CodeTimeout, "log in or watch within %v", c.srv.cfg.HandshakeTimeout))
-				} else {
-					c.sendMsg(line.Errorf(line.CodeTimeout, "nothing heard for %v", c.srv.cfg.IdleTimeout))
-				}
-			}
-			return
-		}
-		m, err := line.Parse(s)
-		if err != nil {
-			if s == "" {
-				continue
-			}
-			c.sendMsg(line.Errorf(line.CodeSyntax, "%v", err))
-			continue
-		}
-		if quit := c.handle(m); quit {
-			return
-		}
-	}
-}
+// Handle answers one message; it reports whether to close the connection.
+func (c *conn) Handle(m line.Msg) bool { return c.handle(m) }
 
 // active reports whether the connection has logged in or is watching.
 func (c *conn) active() bool {
@@ -249,8 +110,8 @@ func (c *conn) cleanup() {
 		game.Detach(c)
 	}
 	s.mu.Lock()
-	if !id.IsZero() && s.sessions[id.Key()] == c {
-		delete(s.sessions, id.Key())
+	if !id.IsZero() {
+		s.sessions.Remove(id.Key(), c)
 	}
 	for cid, ch := range s.chals {
 		if ch.from == c || ch.to == c {
@@ -514,9 +375,9 @@ func (c *conn) login(m line.Msg) bool {
 	_, playing := s.seats[key]
 	s.mu.Unlock()
 	now := time.Now()
-	if !s.limiter.AllowAt(netx.AddrKey(c.host), now) && !(playing && s.returning.AllowAt(key, now)) {
+	if !s.limiter.AllowAt(netx.AddrKey(c.Host), now) && !(playing && s.returning.AllowAt(key, now)) {
 		s.refused("login-rate")
-		c.sendMsg(line.Errorf(line.CodeRate, "too many logins from %s; wait a little", c.host))
+		c.sendMsg(line.Errorf(line.CodeRate, "too many logins from %s; wait a little", c.Host))
 		return true
 	}
 	if !line.ValidName(name) || len(token) > 128 {
@@ -558,8 +419,7 @@ func (c *conn) login(m line.Msg) bool {
 	}
 	id := identity.Of(identity.Bot, canon)
 	s.mu.Lock()
-	old := s.sessions[id.Key()]
-	s.sessions[id.Key()] = c
+	old := s.sessions.Put(id.Key(), c)
 	game := s.seats[id.Key()]
 	s.mu.Unlock()
 	c.mu.Lock()
@@ -574,7 +434,7 @@ func (c *conn) login(m line.Msg) bool {
 		ok.Args = append(ok.Args, "new")
 	}
 	c.sendMsg(ok)
-	s.log.Info("login", "name", canon, "addr", c.host, "new", created)
+	s.log.Info("login", "name", canon, "addr", c.Host, "new", created)
 	if game != nil {
 		game.Attach(c, id)
 	}
@@ -596,7 +456,7 @@ func (c *conn) challenge(name string, m line.Msg) {
 		}
 	}
 	s.mu.Lock()
-	to := s.sessions[identity.Of(identity.Bot, m.Args[0]).Key()]
+	to := s.sessions.Get(identity.Of(identity.Bot, m.Args[0]).Key())
 	if to == nil || to == c {
 		s.mu.Unlock()
 		c.sendMsg(line.Errorf(line.CodeNotFound, "%s is not online", m.Args[0]))

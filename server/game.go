@@ -47,7 +47,7 @@ func (e *entrant) fail(err error) {
 func (e *entrant) left() bool {
 	ch := e.gone
 	if ch == nil && e.conn != nil {
-		ch = e.conn.done
+		ch = e.conn.Done()
 	}
 	if ch == nil {
 		return false

@@ -6,14 +6,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"strings"
-	"sync"
 
 	"kalah/internal/identity"
 	"kalah/internal/store"
 	"kalah/player"
 	"kalah/protocol/kgp"
 	"kalah/protocol/line"
+	"kalah/server/bots"
 )
 
 // KGPJoin is the kgp.Server's Join for this server: the client waits in
@@ -27,17 +26,15 @@ func (s *Server) KGPJoin(ctx context.Context, c *kgp.Client) {
 	name, key, bot := c.Identity(), "", c.Identity()
 	seated := c.Seated
 	if name == "" {
-		name = s.anonKGP.take(label(c.Name()))
-		defer s.anonKGP.release(name)
+		name = s.anonKGP.Take(bots.Label(c.Name()))
+		defer s.anonKGP.Release(name)
 		key = "kgp:" + name
 	} else {
 		// Known, so a token its owner replaces closes it (tokens.go).
-		st, forget := s.kgp.add(identity.Of(identity.Bot, bot).Key(), c)
+		st, forget := s.kgp.Add(identity.Of(identity.Bot, bot).Key(), c)
 		defer forget()
 		seated = func(seat int) {
-			st.mu.Lock()
-			st.seated = true
-			st.mu.Unlock()
+			st.Seat()
 			c.Seated(seat)
 		}
 	}
@@ -52,22 +49,6 @@ func (s *Server) KGPJoin(ctx context.Context, c *kgp.Client) {
 		s.log.Info("kgp client refused", "name", name, "err", err)
 		c.Refuse(err.Error())
 	}
-}
-
-// label makes a name a client chose (only a label) safe to show and to
-// send on, as one word: letters, digits, '-', '_' and '.', at most 24,
-// its blanks turned to '-'.
-func label(name string) string {
-	b := []byte(strings.Join(strings.Fields(identity.CleanText(name, 24)), "-"))
-	for i, c := range b {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
-			b[i] = '_'
-		}
-	}
-	if len(b) == 0 {
-		return "anonymous"
-	}
-	return string(b)
 }
 
 // KGPAdmit is the kgp.Server's Admit for this server: a bot logged in by
@@ -87,42 +68,6 @@ func (s *Server) KGPAdmit(ctx context.Context, c *kgp.Client) error {
 		}
 	}
 	return nil
-}
-
-// anonLabels hands out the names anonymous KGP clients are shown under,
-// distinct among the clients connected at once. It is not a registry of
-// names: a label is free again once its client has left.
-type anonLabels struct {
-	mu   sync.Mutex
-	used map[string]bool
-}
-
-// take returns a label for a client that calls itself name: "kgp-NAME"
-// with its blanks turned to '-' (a label is one word, as the line
-// protocol's start message needs), or "kgp-NAME-2", "kgp-NAME-3", ... if
-// another connected client has it.
-func (a *anonLabels) take(name string) string {
-	base := strings.Join(strings.Fields(name), "-")
-	if !strings.HasPrefix(base, "kgp-") {
-		base = "kgp-" + base
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.used == nil {
-		a.used = map[string]bool{}
-	}
-	label := base
-	for i := 2; a.used[label]; i++ {
-		label = fmt.Sprintf("%s-%d", base, i)
-	}
-	a.used[label] = true
-	return label
-}
-
-func (a *anonLabels) release(label string) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	delete(a.used, label)
 }
 
 // TokenLogin logs in a bot that gives a token, as KGP's auth:token does

@@ -170,7 +170,7 @@ func (h roundHost) Register(r *round, seats [2]*seat, attach func(int, rnd.Link)
 	for i, st := range seats {
 		if st.Bot {
 			s.seats[st.St.ID.Key()] = r
-			if c := s.sessions[st.St.ID.Key()]; c != nil {
+			if c := s.sessions.Get(st.St.ID.Key()); c != nil {
 				attach(i, c)
 			}
 		}

@@ -316,7 +316,6 @@ type Server struct {
 	mu        sync.Mutex
 	live      map[int64]*round
 	seats     map[string]*round // the game each bot plays (or is kept for), by identity key
-	sessions  map[string]*conn  // logged-in bots' connections, by identity key
 	allConns  map[*conn]struct{}
 	listeners map[net.Listener]struct{}
 	queue     []*entrant
@@ -343,6 +342,9 @@ type Server struct {
 	social     *social.Social[GameInfo] // games' chats, follows, profiles (social_host.go)
 	// kgp are the KGP connections of bots known by a token (tokens.go).
 	kgp kgpBots
+	// sessions are the logged-in bots' connections, by identity key,
+	// under a lock of their own (server/bots).
+	sessions botSessions
 	// accounts are the accounts, sessions and guests of the HTTP side
 	// (package server/accounts).
 	accounts *accounts.Service
@@ -369,7 +371,7 @@ func New(cfg Config) (*Server, error) {
 	ctx, stop := context.WithCancel(context.Background())
 	s := &Server{
 		cfg: cfg, st: cfg.Store, log: cfg.Log, ctx: ctx, stop: stop,
-		live: map[int64]*round{}, seats: map[string]*round{}, sessions: map[string]*conn{},
+		live: map[int64]*round{}, seats: map[string]*round{},
 		allConns: map[*conn]struct{}{}, listeners: map[net.Listener]struct{}{}, chals: map[string]*challenge{},
 		limiter:   netx.NewLimiter(cfg.LoginRate, cfg.LoginBurst),
 		gate:      newGate(&cfg),

@@ -2,52 +2,11 @@ package server
 
 import (
 	"net/http"
-	"sync"
 
 	"kalah/internal/httpapi"
 	"kalah/internal/identity"
-	"kalah/protocol/kgp"
 	"kalah/protocol/line"
 )
-
-// tokenReplaced is what a connection of a bot whose token its owner
-// replaced is told before it is closed.
-const tokenReplaced = "the bot's token was replaced by its owner: log in with the new one"
-
-// kgpBots are the KGP connections of bots logged in by a token, by the
-// bot's identity key, so a replaced token's connections can be closed.
-type kgpBots struct {
-	mu sync.Mutex
-	by map[string]map[*kgp.Client]*kgpSeat
-}
-
-// kgpSeat says whether a KGP client has been seated in its game.
-type kgpSeat struct {
-	mu     sync.Mutex
-	seated bool
-}
-
-// add notes client c of bot key; the function returned forgets it.
-func (k *kgpBots) add(key string, c *kgp.Client) (*kgpSeat, func()) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if k.by == nil {
-		k.by = map[string]map[*kgp.Client]*kgpSeat{}
-	}
-	if k.by[key] == nil {
-		k.by[key] = map[*kgp.Client]*kgpSeat{}
-	}
-	st := &kgpSeat{}
-	k.by[key][c] = st
-	return st, func() {
-		k.mu.Lock()
-		defer k.mu.Unlock()
-		delete(k.by[key], c)
-		if len(k.by[key]) == 0 {
-			delete(k.by, key)
-		}
-	}
-}
 
 // POST /api/account/bots/{name}/token: a new token for the signed-in
 // person's bot, in this answer only; the old one is refused from now on,
@@ -75,12 +34,7 @@ func (s *Server) apiRotateBotToken(w http.ResponseWriter, r *http.Request) {
 // no challenge or arranged game finds it meanwhile.
 func (s *Server) retireBot(id identity.ID) {
 	key := id.Key()
-	s.mu.Lock()
-	c := s.sessions[key]
-	if c != nil {
-		delete(s.sessions, key)
-	}
-	s.mu.Unlock()
+	c := s.sessions.Take(key)
 	if c != nil {
 		c.mu.Lock()
 		c.retired = true
@@ -101,22 +55,13 @@ func (s *Server) retireBot(id identity.ID) {
 			go func() {
 				select {
 				case <-game.Done():
-				case <-c.done:
+				case <-c.Done():
 				}
 				bye()
 			}()
 		}
 	}
-	s.kgp.mu.Lock()
-	var idle []*kgp.Client
-	for kc, st := range s.kgp.by[key] {
-		st.mu.Lock()
-		if !st.seated {
-			idle = append(idle, kc)
-		}
-		st.mu.Unlock()
-	}
-	s.kgp.mu.Unlock()
+	idle := s.kgp.Idle(key)
 	// A seated KGP client's connection ends with its game, as every KGP
 	// client's does.
 	for _, kc := range idle {
