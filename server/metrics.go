@@ -76,7 +76,7 @@ func (s *Server) newMetrics() *metrics {
 	for _, kind := range streamKinds {
 		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "kalah_streams_open",
 			Help: "Long-lived requests open (event streams, WebSockets), by kind.", ConstLabels: prometheus.Labels{"kind": kind}},
-			func() float64 { return float64(s.streams.count(kind)) }))
+			func() float64 { return float64(s.streams.Count(kind)) }))
 	}
 	return m
 }
