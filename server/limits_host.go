@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"kalah/internal/httpapi"
 	"kalah/internal/identity"
@@ -172,4 +173,60 @@ func (s *Server) checkLimits(spec string) error {
 		s.refused("over-limits")
 	}
 	return err
+}
+
+// The metrics and the referee's move times live in server/limits (Metrics,
+// Stats); these are the server's names for them, reading its state.
+type (
+	metrics = limits.Metrics
+	// Stats counts the moves the referee timed and how long it took each
+	// (limits.Stats).
+	Stats = limits.Stats
+)
+
+func (s *Server) newMetrics() *metrics {
+	return limits.NewMetrics(limits.Sources{
+		Live: func() float64 {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			return float64(len(s.live))
+		},
+		Conns: func() float64 {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			return float64(len(s.allConns))
+		},
+		Commits: func() float64 { return float64(s.st.Commits()) },
+		Writes:  func() float64 { return float64(s.st.Writes()) },
+		WALSize: func() float64 { return float64(s.st.WALSize()) },
+		Streams: s.streams.Count,
+	})
+}
+
+// Metrics returns the server's Prometheus registry, for an operator's
+// /metrics (kalah serve --metrics-addr); the caller may add its own
+// collectors (listeners, the Go runtime) to it.
+func (s *Server) Metrics() *prometheus.Registry { return s.metrics.Reg }
+
+// refused counts a refusal by reason.
+func (s *Server) refused(reason string) {
+	s.metrics.Refused(reason)
+}
+
+// Refused counts a refusal by a limit of the page's own (analysis-rate,
+// analysis-busy) in kalah_refusals_total, beside the server's.
+func (s *Server) Refused(reason string) { s.refused(reason) }
+
+// TLSHandshakeFailed counts a failed TLS handshake on the HTTP listener
+// in kalah_tls_handshake_failures_total (kalah serve's netx.HTTPErrors
+// calls it for each).
+func (s *Server) TLSHandshakeFailed() { s.metrics.TLSHandshakeFailed() }
+
+// Healthy reports whether the server can serve: not stopped, and its store
+// answers a read.
+func (s *Server) Healthy(ctx context.Context) error {
+	if s.ctx.Err() != nil {
+		return ErrClosed
+	}
+	return s.st.Ping(ctx)
 }
