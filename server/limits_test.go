@@ -390,14 +390,14 @@ func TestStreamDropsAClientThatDoesNotRead(t *testing.T) {
 	c.(*net.TCPConn).SetReadBuffer(4096)
 	io.WriteString(c, "GET / HTTP/1.1\r\nHost: kalah\r\n\r\n") // and never read
 	deadline := time.Now().Add(2 * time.Second)
-	for srv.streams.count(StreamBoard) == 0 {
+	for srv.streams.Count(StreamBoard) == 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("the stream never opened")
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
 	deadline = time.Now().Add(5 * time.Second)
-	for srv.streams.count(StreamBoard) != 0 {
+	for srv.streams.Count(StreamBoard) != 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("a client that reads nothing still holds its stream 5 s on, with writes due within 200 ms")
 		}
@@ -430,7 +430,7 @@ func TestLimitStreamsCountsOtherHandlers(t *testing.T) {
 	if s := openStream(t, from("127.0.0.1", nil), hs.URL+"/kgp"); s.code != http.StatusTooManyRequests {
 		t.Fatalf("a third: %d %s", s.code, s.body)
 	}
-	if n := ts.srv.streams.count(StreamKGPWS); n != 2 {
+	if n := ts.srv.streams.Count(StreamKGPWS); n != 2 {
 		t.Fatalf("%d kgp-ws streams counted, want 2", n)
 	}
 }

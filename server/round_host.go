@@ -203,7 +203,7 @@ func (h roundHost) Release(r *round, seats [2]*seat) {
 
 func (h roundHost) Exited() { h.s.games.Done() }
 
-func (h roundHost) CountMove(d time.Duration) { h.s.stats.add(d) }
+func (h roundHost) CountMove(d time.Duration) { h.s.stats.Add(d) }
 
 // keepOpen hides a player's Close from the round, which closes the
 // players it owns when a game ends (a KGP client stays its caller's).

@@ -386,7 +386,7 @@ func New(cfg Config) (*Server, error) {
 	s.social = social.New[GameInfo](cfg.Store, socialHost{s})
 	s.metrics = s.newMetrics()
 	s.accounts = s.newAccounts()
-	s.stats.prom = s.metrics.move
+	s.stats.SetProm(s.metrics.Move)
 	if cfg.Hashers > 0 {
 		cfg.Store.SetHashers(cfg.Hashers)
 	}

@@ -1,4 +1,4 @@
-package server
+package limits
 
 import (
 	"math"
@@ -19,7 +19,7 @@ func TestStatsPercentiles(t *testing.T) {
 		// Log-uniform from 1µs to 10s.
 		d := time.Duration(float64(time.Microsecond) * math.Pow(10, rng.Float64()*7))
 		all = append(all, d)
-		st.add(d)
+		st.Add(d)
 	}
 	slices.Sort(all)
 	for _, q := range []float64{0.01, 0.5, 0.9, 0.99, 0.999, 1} {

@@ -1,7 +1,6 @@
-package server
+package limits
 
 import (
-	"context"
 	"math/bits"
 	"sync/atomic"
 	"time"
@@ -9,16 +8,24 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// metrics are what an operator watches (Prometheus, on kalah serve's
+// Metrics are what an operator watches (Prometheus, on kalah serve's
 // --metrics-addr only): the referee's time a move, games live,
 // connections, store commits and WAL size, and refusals by reason. They
 // live in a registry of the server's own, so servers in one process (tests)
 // do not share counters.
-type metrics struct {
-	reg      *prometheus.Registry
-	move     prometheus.Histogram
+type Metrics struct {
+	Reg      *prometheus.Registry
+	Move     prometheus.Histogram
 	refusals *prometheus.CounterVec
 	tlsFails prometheus.Counter
+}
+
+// Sources are what the metrics read of the server, each when scraped: the
+// games being played, the line protocol's connections, the store's
+// commits, writes and WAL size, and the streams open of a kind.
+type Sources struct {
+	Live, Conns, Commits, Writes, WALSize func() float64
+	Streams                               func(kind string) int
 }
 
 // Refusal reasons counted in kalah_refusals_total.
@@ -26,10 +33,11 @@ var refusalReasons = []string{"streams", "streams-per-address", "streams-per-ide
 	"open-games", "over-limits", "hashing-busy", "analysis-rate", "analysis-busy", "seeks", "chat-rate",
 	"login-account", "signup-rate"}
 
-func (s *Server) newMetrics() *metrics {
-	m := &metrics{
-		reg: prometheus.NewRegistry(),
-		move: prometheus.NewHistogram(prometheus.HistogramOpts{
+// NewMetrics makes the metrics in a registry of their own, reading src.
+func NewMetrics(src Sources) *Metrics {
+	m := &Metrics{
+		Reg: prometheus.NewRegistry(),
+		Move: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name: "kalah_move_seconds",
 			Help: "The referee's own time a move: from a move's arrival to the next player being asked (validating, storing, telling everyone).",
 			// 50µs to about 6.5s, doubling.
@@ -50,64 +58,28 @@ func (s *Server) newMetrics() *metrics {
 	gauge := func(name, help string, f func() float64) prometheus.Collector {
 		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, f)
 	}
-	m.reg.MustRegister(m.move, m.refusals, m.tlsFails,
-		gauge("kalah_games_live", "Games being played.", func() float64 {
-			s.mu.Lock()
-			defer s.mu.Unlock()
-			return float64(len(s.live))
-		}),
-		gauge("kalah_line_connections", "Connections on our line protocol, over TCP and WebSocket.", func() float64 {
-			s.mu.Lock()
-			defer s.mu.Unlock()
-			return float64(len(s.allConns))
-		}),
+	m.Reg.MustRegister(m.Move, m.refusals, m.tlsFails,
+		gauge("kalah_games_live", "Games being played.", src.Live),
+		gauge("kalah_line_connections", "Connections on our line protocol, over TCP and WebSocket.", src.Conns),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "kalah_store_commits_total",
-			Help: "Transactions the store committed (each a batch of writes)."}, func() float64 {
-			return float64(s.st.Commits())
-		}),
+			Help: "Transactions the store committed (each a batch of writes)."}, src.Commits),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "kalah_store_writes_total",
-			Help: "Writes the store committed (moves, games, sessions), in all batches."}, func() float64 {
-			return float64(s.st.Writes())
-		}),
-		gauge("kalah_store_wal_bytes", "Size of the database's write-ahead log file.", func() float64 {
-			return float64(s.st.WALSize())
-		}),
+			Help: "Writes the store committed (moves, games, sessions), in all batches."}, src.Writes),
+		gauge("kalah_store_wal_bytes", "Size of the database's write-ahead log file.", src.WALSize),
 	)
-	for _, kind := range streamKinds {
-		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "kalah_streams_open",
+	for _, kind := range Kinds {
+		m.Reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "kalah_streams_open",
 			Help: "Long-lived requests open (event streams, WebSockets), by kind.", ConstLabels: prometheus.Labels{"kind": kind}},
-			func() float64 { return float64(s.streams.count(kind)) }))
+			func() float64 { return float64(src.Streams(kind)) }))
 	}
 	return m
 }
 
-// Metrics returns the server's Prometheus registry, for an operator's
-// /metrics (kalah serve --metrics-addr); the caller may add its own
-// collectors (listeners, the Go runtime) to it.
-func (s *Server) Metrics() *prometheus.Registry { return s.metrics.reg }
+// Refused counts a refusal by reason.
+func (m *Metrics) Refused(reason string) { m.refusals.WithLabelValues(reason).Inc() }
 
-// refused counts a refusal by reason.
-func (s *Server) refused(reason string) {
-	s.metrics.refusals.WithLabelValues(reason).Inc()
-}
-
-// Refused counts a refusal by a limit of the page's own (analysis-rate,
-// analysis-busy) in kalah_refusals_total, beside the server's.
-func (s *Server) Refused(reason string) { s.refused(reason) }
-
-// TLSHandshakeFailed counts a failed TLS handshake on the HTTP listener
-// in kalah_tls_handshake_failures_total (kalah serve's netx.HTTPErrors
-// calls it for each).
-func (s *Server) TLSHandshakeFailed() { s.metrics.tlsFails.Inc() }
-
-// Healthy reports whether the server can serve: not stopped, and its store
-// answers a read.
-func (s *Server) Healthy(ctx context.Context) error {
-	if s.ctx.Err() != nil {
-		return ErrClosed
-	}
-	return s.st.Ping(ctx)
-}
+// TLSHandshakeFailed counts a failed TLS handshake.
+func (m *Metrics) TLSHandshakeFailed() { m.tlsFails.Inc() }
 
 // Stats counts the moves the referee timed and how long it took each,
 // without a lock: a move adds to one atomic counter of a log-linear
@@ -147,7 +119,11 @@ func bucketTime(i int) time.Duration {
 	return time.Duration((uint64(1)<<statSub + uint64(i&(1<<statSub-1))) << e)
 }
 
-func (st *Stats) add(d time.Duration) {
+// SetProm makes every move added also observed by h.
+func (st *Stats) SetProm(h prometheus.Observer) { st.prom = h }
+
+// Add counts a move that took the referee d.
+func (st *Stats) Add(d time.Duration) {
 	st.buckets[bucketOf(d)].Add(1)
 	st.moves.Add(1)
 	if st.prom != nil {
