@@ -483,14 +483,15 @@ func loadAdminToken(dir string) (string, error) {
 	return t, nil
 }
 
-// serveGCPercent is kalah serve's default collector target. A server's live
-// heap is its connections and games, which change slowly: at the default
-// 100 the collector ran every few seconds at 4,000 games, and its mark
-// phase (CPU and assists taken from the goroutines confirming moves) was
-// most of the 99th percentile of a move's confirmation (docs/PERFORMANCE.md:
-// S3). At 400 the heap grows to five times what is live between collections
-// (a few hundred MB at 9,000 games) and they come a quarter as often.
-const serveGCPercent = 400
+// serveGCPercent is kalah serve's default collector target: Go's own. A
+// server's live heap is its connections and games, which change slowly, so
+// a higher target (fewer collections, a heap that many percent over what
+// is live) is an operator's trade of memory for a shorter tail: in the
+// server's in-process benchmark at 4,000 games 400 cut the p99 of a
+// move's confirmation from 7-12 ms to 3.5 ms, but with the load generator
+// on the same 2 cores (docs/PERFORMANCE.md, S4) the tail is the saturated
+// machine's and 400 only doubled the memory.
+const serveGCPercent = 100
 
 // tuneGC sets the collector's target and the soft memory limit, unless the
 // environment's GOGC or GOMEMLIMIT says otherwise (the runtime has read those
