@@ -33,8 +33,6 @@ const (
 	streamOther  = limits.StreamOther
 )
 
-var streamKinds = limits.Kinds
-
 // ErrTooManyStreams refuses a long-lived request over a limit.
 var ErrTooManyStreams = limits.ErrTooManyStreams
 
@@ -42,7 +40,6 @@ type (
 	streams        = limits.Streams
 	deadlineWriter = limits.DeadlineWriter
 	releasing      = limits.Releasing
-	thinkLimited   = limits.ThinkLimited
 	everyMinute    = limits.EveryMinute
 )
 

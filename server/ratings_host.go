@@ -31,9 +31,6 @@ const (
 	// minMovesRated is how many moves each side makes before a forfeit
 	// counts on the ladders (ratings.MinMoves).
 	minMovesRated = ratings.MinMoves
-	// maxRatedPerDay is how many rated games a pair plays in 24 hours
-	// (ratings.MaxPerDay).
-	maxRatedPerDay = ratings.MaxPerDay
 )
 
 // SeatRating is a seat's rating as a board shows it (ratings.SeatRating).

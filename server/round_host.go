@@ -22,7 +22,6 @@ type (
 	round      = rnd.Round
 	roundSetup = rnd.Setup
 	seat       = rnd.Seat
-	view       = rnd.View
 	// Event is something that happened in a game, for subscribers.
 	Event = rnd.Event
 )
@@ -66,11 +65,6 @@ func (s *Server) runRound(r *round, su roundSetup) *round {
 
 // botSeatOf returns a new seat for bot id, which plays over our protocol.
 func botSeatOf(id identity.ID) *seat { return rnd.BotSeat(id) }
-
-// Clocks and moves, as package round counts them (board.go).
-func moveSeats(g *kalah.Game) []int                 { return rnd.MoveSeats(g) }
-func movedBy(g *kalah.Game, opening, seat int) bool { return rnd.MovedBy(g, opening, seat) }
-func given(tags map[string]string) [2]time.Duration { return rnd.Given(tags) }
 
 // Draw does action (DrawOffer, DrawAccept, DrawDecline or DrawCancel) on
 // the draw negotiation of game id for the person a. Offering when the
@@ -140,7 +134,7 @@ func (h roundHost) Rate(ctx context.Context, g rnd.Rated, retry func(first error
 }
 
 func (h roundHost) UnratedWhy(g *kalah.Game, opening int, tags map[string]string) string {
-	seats := moveSeats(g)
+	seats := rnd.MoveSeats(g)
 	return ratings.UnratedWhy(tags, g.Termination(), seats[min(opening, len(seats)):])
 }
 

@@ -32,9 +32,6 @@ type ChatView = social.ChatView
 // person follows, and the live games they play.
 type Following = social.Following[GameInfo]
 
-// noPlayer is a player nobody is: ErrNotFound (404) in words of its own.
-type noPlayer = social.NoPlayer
-
 // ArchiveGame is a finished game in a player's archive, seen from their
 // side: the game, and what it was for the player.
 type ArchiveGame struct {

@@ -23,7 +23,7 @@ const maxCached = 512
 // free; database/sql then takes it, prepared on that connection, into each
 // transaction (Tx.Stmt).
 type stmtCache struct {
-	mu   sync.Mutex
+	mu   sync.RWMutex
 	db   *sql.DB
 	m    map[string]*sql.Stmt
 	lazy bool                // the writer's: prepared after the commit
@@ -41,21 +41,33 @@ func (c *stmtCache) get(ctx context.Context, q string) *sql.Stmt {
 	if c == nil {
 		return nil // a transaction of its own (a migration): nothing kept
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if st, ok := c.m[q]; ok {
+	c.mu.RLock()
+	st, ok := c.m[q]
+	c.mu.RUnlock()
+	if ok {
 		return st
 	}
-	if len(c.m)+len(c.want) >= maxCached {
-		return nil
-	}
-	if c.lazy {
+	c.mu.Lock()
+	st, ok = c.m[q]
+	full := len(c.m)+len(c.want) >= maxCached
+	if !ok && !full && c.lazy {
 		c.want[q] = struct{}{}
-		return nil
 	}
+	c.mu.Unlock()
+	if ok || full || c.lazy {
+		return st // nil unless another call kept it meanwhile
+	}
+	// Prepared without the lock: a prepare may wait for a connection of
+	// the pool, and the statements already kept must not wait with it.
 	st, err := c.db.PrepareContext(ctx, q)
 	if err != nil {
 		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if had, ok := c.m[q]; ok {
+		st.Close() // another reader prepared it meanwhile
+		return had
 	}
 	c.m[q] = st
 	return st
