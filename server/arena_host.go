@@ -123,17 +123,9 @@ func (h arenaHost) Live(id int64) arena.LiveGame {
 }
 
 // liveRound returns live game id's round, nil if it is not live here.
-func (s *Server) liveRound(id int64) *round {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.live[id]
-}
+func (s *Server) liveRound(id int64) *round { return s.live.Get(id) }
 
-func (h arenaHost) BotFree(key string) bool {
-	h.s.mu.Lock()
-	defer h.s.mu.Unlock()
-	return h.s.freeBotLocked(key)
-}
+func (h arenaHost) BotFree(key string) bool { return h.s.freeBot(key) }
 
 func (h arenaHost) WaitingBots() []string { return h.s.WaitingBots() }
 
@@ -168,16 +160,7 @@ func (h arenaHost) StartGame(ctx context.Context, spec arena.GameSpec) (arena.Li
 	if err != nil {
 		return nil, missing, err
 	}
-	release := func() {
-		s.mu.Lock()
-		for _, st := range seats {
-			if st.Bot && s.seats[st.St.ID.Key()] == rd {
-				delete(s.seats, st.St.ID.Key())
-			}
-		}
-		s.freeLocked()
-		s.mu.Unlock()
-	}
+	release := func() { s.live.Release(rd, seats) }
 	for i, st := range seats {
 		missing[i] = st.Bot && !taken[i]
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"slices"
 	"strings"
 	"time"
 
@@ -12,7 +11,6 @@ import (
 	"kalah/internal/identity"
 	"kalah/internal/store"
 	"kalah/player"
-	"kalah/protocol/line"
 	"kalah/referee"
 	"kalah/server/core"
 	"kalah/server/gate"
@@ -110,16 +108,7 @@ func (s *Server) PlayArranged(ctx context.Context, a Arranged) (ArrangedResult, 
 			seats[i] = &seat{P: absent{fmt.Errorf("%w: bot %s was not free for its game within %v (it must be logged in and have sent wait)", player.ErrDisconnected, st.St.Name, wait)}, St: st.St}
 		}
 	}
-	release := func() {
-		s.mu.Lock()
-		for _, st := range seats {
-			if s.seats[st.St.ID.Key()] == rd {
-				delete(s.seats, st.St.ID.Key())
-			}
-		}
-		s.freeLocked()
-		s.mu.Unlock()
-	}
+	release := func() { s.live.Release(rd, seats) }
 	tags := maps.Clone(a.Tags)
 	if tags == nil {
 		tags = map[string]string{}
@@ -235,45 +224,32 @@ func (s *Server) serverPlayer(spec string, r kalah.Rules, seed uint64) (player.P
 }
 
 // takeBots waits until every bot seat's bot is free, or until wait has
-// passed, and then reserves for rd those that are free, all under one
-// lock so nothing else takes them in between. It reports which seats it
+// passed, and then reserves for rd those that are free, in the live
+// games' registry, which takes them all at once so nothing else takes
+// them in between (round.Registry.Reserve). It reports which seats it
 // took, and ErrBusy when the server plays as many games as it may.
 func (s *Server) takeBots(ctx context.Context, rd *round, seats [2]*seat, wait time.Duration) ([2]bool, error) {
-	var taken [2]bool
 	deadline := time.NewTimer(wait)
 	defer deadline.Stop()
 	late := false
 	for {
-		s.mu.Lock()
-		if s.closed {
-			s.mu.Unlock()
+		// Asked before the bots are looked at, so that a bot freed after
+		// the look wakes this loop.
+		freed := s.live.Freed()
+		if s.cfg.MaxGames > 0 && s.gate.Live() >= s.cfg.MaxGames {
+			return [2]bool{}, gateError(fmt.Errorf("%w: %d games are being played", gate.ErrFull, s.cfg.MaxGames))
+		}
+		var free [2]bool
+		for i, st := range seats {
+			free[i] = st.Bot && s.freeConn(st.St.ID.Key())
+		}
+		taken, ok := s.live.Reserve(rd, seats, free, !late)
+		if !ok {
 			return taken, ErrClosed
 		}
-		if s.cfg.MaxGames > 0 && s.gate.Live() >= s.cfg.MaxGames {
-			s.mu.Unlock()
-			return taken, gateError(fmt.Errorf("%w: %d games are being played", gate.ErrFull, s.cfg.MaxGames))
-		}
-		free, want := 0, 0
-		for _, st := range seats {
-			if st.Bot {
-				want++
-				if s.freeBotLocked(st.St.ID.Key()) {
-					free++
-				}
-			}
-		}
-		if free == want || late {
-			for i, st := range seats {
-				if st.Bot && s.freeBotLocked(st.St.ID.Key()) {
-					s.seats[st.St.ID.Key()] = rd
-					taken[i] = true
-				}
-			}
-			s.mu.Unlock()
+		if taken[0] || taken[1] || late || (!seats[0].Bot && !seats[1].Bot) {
 			return taken, nil
 		}
-		freed := s.freedLocked()
-		s.mu.Unlock()
 		select {
 		case <-freed:
 		case <-deadline.C:
@@ -284,75 +260,4 @@ func (s *Server) takeBots(ctx context.Context, rd *round, seats [2]*seat, wait t
 			return taken, ErrClosed
 		}
 	}
-}
-
-// freeBotLocked reports whether the bot of identity key is logged in,
-// waiting for arranged games and neither playing nor queued; s.mu is
-// held.
-func (s *Server) freeBotLocked(key string) bool {
-	c := s.sessions.Get(key)
-	if c == nil {
-		return false
-	}
-	if _, busy := s.seats[key]; busy {
-		return false
-	}
-	if slices.ContainsFunc(s.queue, func(e *entrant) bool { return e.key == key }) {
-		return false
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.waiting && c.game == nil && c.queued == nil
-}
-
-// freedLocked returns a channel closed the next time a bot may have
-// become free; s.mu is held.
-func (s *Server) freedLocked() <-chan struct{} {
-	if s.freed == nil {
-		s.freed = make(chan struct{})
-	}
-	return s.freed
-}
-
-// freeLocked wakes those waiting for a free bot; s.mu is held.
-func (s *Server) freeLocked() {
-	if s.freed != nil {
-		close(s.freed)
-		s.freed = nil
-	}
-}
-
-// WaitingBots returns the names of the bots logged in that take arranged
-// games (they sent wait), whether or not they are playing now, sorted.
-func (s *Server) WaitingBots() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []string
-	for _, c := range s.sessions.All() {
-		c.mu.Lock()
-		if c.waiting {
-			out = append(out, c.name)
-		}
-		c.mu.Unlock()
-	}
-	slices.Sort(out)
-	return out
-}
-
-// waitForGames answers wait: the bot takes arranged games until leave.
-func (c *conn) waitForGames() {
-	c.mu.Lock()
-	queued := c.queued != nil
-	if !queued {
-		c.waiting = true
-	}
-	c.mu.Unlock()
-	if queued {
-		c.sendMsg(line.Errorf(line.CodeBusy, "in the queue; send leave first"))
-		return
-	}
-	c.sendMsg(line.Msg{Cmd: "ok", Args: []string{"wait"}})
-	c.srv.mu.Lock()
-	c.srv.freeLocked()
-	c.srv.mu.Unlock()
 }

@@ -41,15 +41,13 @@ var challengeTimeout = 30 * time.Second
 // playing nor queued nor waiting for tournament games: the ones a person
 // may challenge.
 func (s *Server) OnlineBots() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	var out []string
 	for key, c := range s.sessions.All() {
 		c.mu.Lock()
 		free := c.game == nil && c.queued == nil && !c.waiting
 		name := c.name
 		c.mu.Unlock()
-		if _, playing := s.seats[key]; free && !playing {
+		if free && s.live.Seated(key) == nil {
 			out = append(out, name)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -371,9 +372,7 @@ func (c *conn) login(m line.Msg) bool {
 	// address can all come back before their clocks run out. Guessing its
 	// token that way is still slow (one try a second).
 	key := identity.Of(identity.Bot, name).Key()
-	s.mu.Lock()
-	_, playing := s.seats[key]
-	s.mu.Unlock()
+	playing := s.live.Seated(key) != nil
 	now := time.Now()
 	if !s.limiter.AllowAt(netx.AddrKey(c.Host), now) && !(playing && s.returning.AllowAt(key, now)) {
 		s.refused("login-rate")
@@ -418,10 +417,11 @@ func (c *conn) login(m line.Msg) bool {
 		return true
 	}
 	id := identity.Of(identity.Bot, canon)
-	s.mu.Lock()
+	// The session is kept before the registry is asked, and a game
+	// registers before it asks for its bots' sessions (roundHost.Register):
+	// a game starting meanwhile is attached by one of the two, or both.
 	old := s.sessions.Put(id.Key(), c)
-	game := s.seats[id.Key()]
-	s.mu.Unlock()
+	game := s.live.Seated(id.Key())
 	c.mu.Lock()
 	c.name, c.id = canon, id
 	c.mu.Unlock()
@@ -505,11 +505,7 @@ func (c *conn) answerChallenge(name string, m line.Msg) {
 	c.mu.Lock()
 	myID := c.id
 	c.mu.Unlock()
-	s.mu.Lock()
-	_, b1 := s.seats[fromID.Key()]
-	_, b2 := s.seats[myID.Key()]
-	s.mu.Unlock()
-	if b1 || b2 {
+	if s.live.Seated(fromID.Key()) != nil || s.live.Seated(myID.Key()) != nil {
 		c.sendMsg(line.Errorf(line.CodeBusy, "one of you is already playing"))
 		return
 	}
@@ -528,9 +524,7 @@ func (c *conn) answerChallenge(name string, m line.Msg) {
 // so far and then every move and the end.
 func (c *conn) watch(id int64) {
 	s := c.srv
-	s.mu.Lock()
-	r := s.live[id]
-	s.mu.Unlock()
+	r := s.live.Get(id)
 	if r == nil {
 		c.sendMsg(line.Errorf(line.CodeNotFound, "no live game %d", id))
 		return
@@ -551,4 +545,57 @@ func (c *conn) watch(id int64) {
 		c.mu.Unlock()
 		c.sendMsg(line.Errorf(line.CodeNotFound, "game %d: %v", id, err))
 	}
+}
+
+// freeBot reports whether the bot of identity key is logged in, waiting
+// for arranged games and neither playing nor queued.
+func (s *Server) freeBot(key string) bool {
+	return s.freeConn(key) && s.live.Seated(key) == nil
+}
+
+// freeConn reports whether the bot of identity key is logged in and its
+// connection waits for arranged games, neither in a game nor queued: a
+// connection's commands run one at a time, and one that waits cannot
+// queue before it sends leave.
+func (s *Server) freeConn(key string) bool {
+	c := s.sessions.Get(key)
+	if c == nil {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.waiting && c.game == nil && c.queued == nil
+}
+
+// WaitingBots returns the names of the bots logged in that take arranged
+// games (they sent wait), whether or not they are playing now, sorted.
+func (s *Server) WaitingBots() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for _, c := range s.sessions.All() {
+		c.mu.Lock()
+		if c.waiting {
+			out = append(out, c.name)
+		}
+		c.mu.Unlock()
+	}
+	slices.Sort(out)
+	return out
+}
+
+// waitForGames answers wait: the bot takes arranged games until leave.
+func (c *conn) waitForGames() {
+	c.mu.Lock()
+	queued := c.queued != nil
+	if !queued {
+		c.waiting = true
+	}
+	c.mu.Unlock()
+	if queued {
+		c.sendMsg(line.Errorf(line.CodeBusy, "in the queue; send leave first"))
+		return
+	}
+	c.sendMsg(line.Msg{Cmd: "ok", Args: []string{"wait"}})
+	c.srv.live.Wake()
 }

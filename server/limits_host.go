@@ -183,11 +183,7 @@ type (
 
 func (s *Server) newMetrics() *metrics {
 	return limits.NewMetrics(limits.Sources{
-		Live: func() float64 {
-			s.mu.Lock()
-			defer s.mu.Unlock()
-			return float64(len(s.live))
-		},
+		Live: func() float64 { return float64(s.live.Len()) },
 		Conns: func() float64 {
 			s.mu.Lock()
 			defer s.mu.Unlock()

@@ -330,9 +330,7 @@ func (s *Server) setupOf(tags map[string]string) setup {
 // round returns live game id's round; for a game that is over, the error
 // says so (kalah.ErrGameOver).
 func (s *Server) round(id int64) (*round, error) {
-	s.mu.Lock()
-	r := s.live[id]
-	s.mu.Unlock()
+	r := s.live.Get(id)
 	if r == nil {
 		ctx, cancel := context.WithTimeout(s.ctx, 5*time.Second)
 		defer cancel()

@@ -146,54 +146,29 @@ func (h roundHost) ReserveRated(ctx context.Context, ids [2]identity.ID) (bool, 
 	return h.s.reserveRated(ctx, ids)
 }
 
-// Register makes r live and keeps its bots for it, under s.mu, unless
-// the server is stopping.
+// Register makes r live and keeps its bots for it, unless the server is
+// stopping, then hands it the connections of its bots logged in. A bot
+// logging in meanwhile finds it seated after its session is kept (login),
+// so one of the two attaches it, or both: attaching is idempotent.
 func (h roundHost) Register(r *round, seats [2]*seat, attach func(int, rnd.Link)) bool {
 	s := h.s
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		for _, st := range seats {
-			if st.Bot && s.seats[st.St.ID.Key()] == r {
-				delete(s.seats, st.St.ID.Key())
-			}
-		}
+	if !s.live.Add(r, seats, func() { s.games.Add(1) }) {
 		return false
 	}
-	s.live[r.ID()] = r
 	for i, st := range seats {
 		if st.Bot {
-			s.seats[st.St.ID.Key()] = r
 			if c := s.sessions.Get(st.St.ID.Key()); c != nil {
 				attach(i, c)
 			}
 		}
 	}
-	s.games.Add(1)
 	return true
 }
 
-func (h roundHost) Unregister(r *round) {
-	s := h.s
-	s.mu.Lock()
-	if s.live[r.ID()] == r {
-		delete(s.live, r.ID())
-	}
-	s.mu.Unlock()
-}
+func (h roundHost) Unregister(r *round) { h.s.live.Remove(r) }
 
 // Release frees r's bots for other games.
-func (h roundHost) Release(r *round, seats [2]*seat) {
-	s := h.s
-	s.mu.Lock()
-	for _, st := range seats {
-		if st.Bot && s.seats[st.St.ID.Key()] == r {
-			delete(s.seats, st.St.ID.Key())
-		}
-	}
-	s.freeLocked()
-	s.mu.Unlock()
-}
+func (h roundHost) Release(r *round, seats [2]*seat) { h.s.live.Release(r, seats) }
 
 func (h roundHost) Exited() { h.s.games.Done() }
 

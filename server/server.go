@@ -27,6 +27,7 @@ import (
 	"kalah/server/gate"
 	"kalah/server/lobby"
 	"kalah/server/ratings"
+	rnd "kalah/server/round"
 	"kalah/server/social"
 	"kalah/server/views"
 )
@@ -313,18 +314,17 @@ type Server struct {
 	games sync.WaitGroup // running games
 	conns sync.WaitGroup // connection goroutines
 
+	// live are the live games and the bots seated in them, under a lock
+	// of their own (round.Registry).
+	live *rnd.Registry
+
 	mu        sync.Mutex
-	live      map[int64]*round
-	seats     map[string]*round // the game each bot plays (or is kept for), by identity key
 	allConns  map[*conn]struct{}
 	listeners map[net.Listener]struct{}
 	queue     []*entrant
 	chals     map[string]*challenge
 	nextChal  int
 	closed    bool
-	// freed is closed (and replaced) when a bot may have become free
-	// for an arranged game (see arranged.go).
-	freed chan struct{}
 
 	busyLogins everyMinute     // logins refused as busy, logged once a minute (conn.go)
 	gate       *gate.Gate      // admits every game (admit.go)
@@ -371,7 +371,7 @@ func New(cfg Config) (*Server, error) {
 	ctx, stop := context.WithCancel(context.Background())
 	s := &Server{
 		cfg: cfg, st: cfg.Store, log: cfg.Log, ctx: ctx, stop: stop,
-		live: map[int64]*round{}, seats: map[string]*round{},
+		live: rnd.NewRegistry(),
 		allConns: map[*conn]struct{}{}, listeners: map[net.Listener]struct{}{}, chals: map[string]*challenge{},
 		limiter:   netx.NewLimiter(cfg.LoginRate, cfg.LoginBurst),
 		gate:      newGate(&cfg),
@@ -456,6 +456,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	s.queue = nil
 	s.mu.Unlock()
+	s.live.Close()
 	s.stop()
 	for _, c := range conns {
 		c.sendMsg(line.Errorf(line.CodeShutdown, "the server is stopping"))

@@ -51,9 +51,7 @@ func (h socialHost) SessionUser(r *http.Request) string { return h.s.sessionUser
 func (h socialHost) GameID(r *http.Request) (int64, error) { return h.s.pathID(r) }
 
 func (h socialHost) LiveSeats(id int64) (seats [2]store.Seat, tags map[string]string, over, ok bool) {
-	h.s.mu.Lock()
-	rd := h.s.live[id]
-	h.s.mu.Unlock()
+	rd := h.s.live.Get(id)
 	if rd == nil {
 		return seats, nil, false, false
 	}

@@ -40,21 +40,9 @@ type (
 // viewsHost is what the views ask of the server.
 type viewsHost struct{ s *Server }
 
-func (h viewsHost) Rounds() []*round {
-	h.s.mu.Lock()
-	defer h.s.mu.Unlock()
-	rounds := make([]*round, 0, len(h.s.live))
-	for _, r := range h.s.live {
-		rounds = append(rounds, r)
-	}
-	return rounds
-}
+func (h viewsHost) Rounds() []*round { return h.s.live.All() }
 
-func (h viewsHost) Round(id int64) *round {
-	h.s.mu.Lock()
-	defer h.s.mu.Unlock()
-	return h.s.live[id]
-}
+func (h viewsHost) Round(id int64) *round { return h.s.live.Get(id) }
 
 func (h viewsHost) Stored(ctx context.Context, id int64) (store.Game, error) {
 	return h.s.st.Game(ctx, id)
