@@ -371,7 +371,7 @@ func New(cfg Config) (*Server, error) {
 	ctx, stop := context.WithCancel(context.Background())
 	s := &Server{
 		cfg: cfg, st: cfg.Store, log: cfg.Log, ctx: ctx, stop: stop,
-		live: rnd.NewRegistry(),
+		live:     rnd.NewRegistry(),
 		allConns: map[*conn]struct{}{}, listeners: map[net.Listener]struct{}{}, chals: map[string]*challenge{},
 		limiter:   netx.NewLimiter(cfg.LoginRate, cfg.LoginBurst),
 		gate:      newGate(&cfg),
