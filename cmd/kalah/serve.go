@@ -118,6 +118,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	analyses := fs.Int("analyses", 0, "analyses run at once for everyone (default: half the cores, at least 1)")
 	maxAnalysis := fs.Duration("max-analysis", 10*time.Second, "longest an analysis request may ask for")
 	gcPercent := fs.Int("gc-percent", serveGCPercent, "the collector's target (GOGC): the heap may grow this many percent over what is live before a collection; fewer collections make a shorter tail of move confirmations ($GOGC, if set, wins; -1: off)")
+	commitDelay := fs.Duration("commit-delay", serveCommitDelay, "the least time between two commits of the store while writes keep coming: a move that comes sooner waits, gathered into one commit with those of the moment (fewer pages of the log written a move); a move after a quiet moment waits for nothing (0: commit each at once)")
 	memLimit := fs.Int("memory-limit-mb", 0, "a soft limit of the process's memory (GOMEMLIMIT), near which the collector runs more often whatever --gc-percent says (0: none; $GOMEMLIMIT, if set, wins)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -222,6 +223,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer st.Close()
+	st.SetCommitDelay(*commitDelay)
 	cfg := server.Config{
 		Store: st, Rules: r, PerMove: *perMove, Budget: *budget, Increment: *increment, Delay: *delay,
 		NoClock: *perMove == 0 && *budget == 0, Grace: *grace, Reconnect: *reconnect, ResumeGrace: *resumeGrace, MaxOpenGames: *maxOpen,
@@ -492,6 +494,10 @@ func loadAdminToken(dir string) (string, error) {
 // on the same 2 cores (docs/PERFORMANCE.md, S4) the tail is the saturated
 // machine's and 400 only doubled the memory.
 const serveGCPercent = 100
+
+// serveCommitDelay is kalah serve's --commit-delay: set from the load
+// generator's runs in docs/PERFORMANCE.md, S4.
+const serveCommitDelay = 0
 
 // tuneGC sets the collector's target and the soft memory limit, unless the
 // environment's GOGC or GOMEMLIMIT says otherwise (the runtime has read those

@@ -111,7 +111,10 @@ type Store struct {
 	// connection and on the readers' pool (stmts.go).
 	wstmts, reads *stmtCache
 	pageSize      int64 // the database's page size, to size the WAL
-	path          string
+	// commitDelay is the least time between the starts of two commits
+	// while writes keep coming (SetCommitDelay).
+	commitDelay time.Duration
+	path        string
 	// commits and committed count committed transactions and the writes
 	// in them (Commits, Writes).
 	commits, committed atomic.Uint64
@@ -155,13 +158,76 @@ func (s *Store) checkpointer() {
 				continue
 			}
 			if logPages*s.pageSize > walLimit {
-				s.wdb.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
+				s.truncateWAL()
 			}
 		case <-s.done:
 			return
 		}
 	}
 }
+
+// truncateTries and truncateRetry bound how long truncateWAL tries, and
+// how long it lets the writer have its connection between two tries.
+const (
+	truncateTries = 40
+	truncateRetry = 250 * time.Microsecond
+)
+
+// truncateWAL empties the write-ahead log, which the passive checkpoints
+// cannot rewind while writes keep coming (each finds new frames behind
+// it). A truncating checkpoint must wait for the readers still reading
+// the log; SQLite's busy handler would sleep meanwhile (1, 2, 5, 10, 15,
+// 20 ms...) on the writer's one connection, stalling every commit for
+// 13 to 52 ms at 4,000 games (docs/PERFORMANCE.md, S4). So it tries
+// without waiting, gives the connection back to the writer between tries,
+// and tries again a quarter of a millisecond later, for at most about
+// 10 ms; it reports whether the log was emptied.
+func (s *Store) truncateWAL() bool {
+	for i := range truncateTries {
+		if i > 0 {
+			time.Sleep(truncateRetry)
+		}
+		done, err := s.tryTruncate()
+		if err != nil {
+			return false
+		}
+		if done {
+			return true
+		}
+	}
+	return false
+}
+
+// tryTruncate tries a truncating checkpoint once, without waiting for
+// readers; it reports whether it finished.
+func (s *Store) tryTruncate() (bool, error) {
+	ctx := context.Background()
+	c, err := s.wdb.Conn(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer c.Close()
+	if _, err := c.ExecContext(ctx, "PRAGMA busy_timeout=0"); err != nil {
+		return false, err
+	}
+	defer c.ExecContext(ctx, "PRAGMA busy_timeout=5000")
+	var busy, logPages, done int64
+	err = c.QueryRowContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)").Scan(&busy, &logPages, &done)
+	var se *sqlite.Error
+	if errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_BUSY {
+		return false, nil
+	}
+	return err == nil && busy == 0, err
+}
+
+// SetCommitDelay sets the least time between the starts of two commits
+// while writes keep coming (0, the default: none): a write that comes
+// sooner than that after the last commit began waits, gathering those
+// that come meanwhile into one commit, as PostgreSQL's commit_delay does.
+// Fewer, larger commits write fewer pages of the log for the same moves
+// (the pages of the tables' trees that every commit shares); a write that
+// comes alone waits for nothing. Call it before the store is used.
+func (s *Store) SetCommitDelay(d time.Duration) { s.commitDelay = max(d, 0) }
 
 type writeReq struct {
 	fn    func(tx *Tx) error // a write of its own, or
@@ -237,7 +303,10 @@ func Open(path string) (*Store, error) {
 				return nil, fmt.Errorf("store: %w", err)
 			}
 		}
-		dsn = "file:" + path + "?_pragma=page_size(1024)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=busy_timeout(5000)"
+		// SQLite's default 4 KiB pages: the driver runs the _pragma list
+		// in lexicographic order, journal_mode before page_size, so a
+		// page_size here never applied (the WAL fixes the page size).
+		dsn = "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=busy_timeout(5000)"
 	}
 	wdb, err := sql.Open("sqlite", dsn)
 	if err != nil {
@@ -318,6 +387,8 @@ func (s *Store) Close() error {
 // writer commits queued writes in batches.
 func (s *Store) writer() {
 	defer close(s.closed)
+	var last time.Time // when the last commit began
+	var gather *time.Timer
 	for {
 		var batch []writeReq
 		select {
@@ -334,6 +405,26 @@ func (s *Store) writer() {
 				}
 			}
 		}
+		if wait := s.commitDelay - time.Since(last); wait > 0 && !last.IsZero() {
+			// Writes keep coming: those of the next moment join this one.
+			if gather == nil {
+				gather = time.NewTimer(wait)
+			} else {
+				gather.Reset(wait)
+			}
+		gathering:
+			for len(batch) < 512 {
+				select {
+				case r := <-s.writes:
+					batch = append(batch, r)
+				case <-gather.C:
+					break gathering
+				case <-s.done:
+					break gathering
+				}
+			}
+			gather.Stop()
+		}
 	more:
 		for len(batch) < 512 {
 			select {
@@ -343,6 +434,7 @@ func (s *Store) writer() {
 				break more
 			}
 		}
+		last = time.Now()
 		s.commit(batch)
 	}
 }
