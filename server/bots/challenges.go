@@ -1,4 +1,4 @@
-package server
+package bots
 
 import (
 	"fmt"
@@ -6,32 +6,126 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"kalah"
 	"kalah/internal/httpapi"
 	"kalah/internal/identity"
-	"kalah/internal/store"
 	"kalah/protocol/line"
-	"kalah/referee"
-	"kalah/server/gate"
+	"kalah/server/core"
 )
+
+// challenge is an invitation from one bot to another.
+type challenge struct {
+	id       string
+	from, to *Conn
+	rules    kalah.Rules
+	at       time.Time // when it was made
+	// person, for a challenge from a person on the page (from is nil),
+	// hears the bot's answer.
+	person *personChallenge
+}
+
+// challenges are the open challenges, by id; their lock guards nothing
+// else, and nothing is called while it is held.
+type challenges struct {
+	mu   sync.Mutex
+	by   map[string]*challenge
+	next int
+}
+
+// countLocked counts the open challenges from a bot's connection or from
+// a person's account (ch.mu held). A bot's challenge left unanswered
+// longer than a person's may wait (challengeTimeout) lapses here, so a bot
+// whose challenges were ignored can challenge again.
+func (ch *challenges) countLocked(from *Conn, person string) int {
+	n := 0
+	for id, c := range ch.by {
+		switch {
+		case from != nil && c.from == from:
+			if time.Since(c.at) > challengeTimeout {
+				delete(ch.by, id)
+				continue
+			}
+			n++
+		case person != "" && c.person != nil && c.person.Who.Is(identity.Of(identity.Person, person)):
+			n++
+		}
+	}
+	return n
+}
+
+// openChallenge gives c an id and keeps it, unless its bot (c.from) or
+// person already has the most open challenges allowed: then it says why
+// not, and the refusal is counted.
+func (b *Bots) openChallenge(c *challenge, person string) string {
+	ch := &b.chals
+	ch.mu.Lock()
+	if ch.countLocked(c.from, person) >= b.cfg.MaxChallenges {
+		ch.mu.Unlock()
+		b.host.Refused("challenges")
+		return strconv.Itoa(b.cfg.MaxChallenges) + " open challenges already, the most this server allows at once; wait for an answer or withdraw one"
+	}
+	ch.next++
+	c.id = strconv.Itoa(ch.next)
+	ch.by[c.id] = c
+	ch.mu.Unlock()
+	return ""
+}
+
+// take removes challenge id to bot connection to and returns it, or nil
+// if there is none such.
+func (ch *challenges) take(id string, to *Conn) *challenge {
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	c := ch.by[id]
+	if c == nil || c.to != to {
+		return nil
+	}
+	delete(ch.by, id)
+	return c
+}
+
+// withdraw removes challenge id.
+func (ch *challenges) withdraw(id string) {
+	ch.mu.Lock()
+	delete(ch.by, id)
+	ch.mu.Unlock()
+}
+
+// forget removes the challenges from or to connection c, which ended.
+func (ch *challenges) forget(c *Conn) {
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	for id, x := range ch.by {
+		if x.from == c || x.to == c {
+			delete(ch.by, id)
+		}
+	}
+}
 
 // A signed-in person may challenge a bot that is online and free: the bot
 // is asked as by another bot (challenged ID FROM RULES) and plays only if
 // it accepts. The person plays South, as a challenger does.
 
+// PersonChallenge is a person's challenge to a bot, as the game it
+// starts needs it.
+type PersonChallenge struct {
+	Who        identity.ID // the person
+	Clock, Inc time.Duration
+	Rated      bool
+	Addr       string // the address the person asked from (for the gate)
+}
+
 type personChallenge struct {
-	who        identity.ID // the person
-	clock, inc time.Duration
-	rated      bool
-	addr       string // the address the person asked from (for the gate)
-	reply      chan personReply
+	PersonChallenge
+	reply chan personReply
 }
 
 type personReply struct {
-	st  Started
-	err error
+	answer any
+	err    error
 }
 
 // challengeTimeout is how long a bot has to answer a person's challenge.
@@ -40,14 +134,14 @@ var challengeTimeout = 30 * time.Second
 // OnlineBots returns the bots logged in on our protocol that are neither
 // playing nor queued nor waiting for tournament games: the ones a person
 // may challenge.
-func (s *Server) OnlineBots() []string {
+func (b *Bots) OnlineBots() []string {
 	var out []string
-	for key, c := range s.sessions.All() {
+	for key, c := range b.sessions.All() {
 		c.mu.Lock()
 		free := c.game == nil && c.queued == nil && !c.waiting
 		name := c.name
 		c.mu.Unlock()
-		if free && s.live.Seated(key) == nil {
+		if free && b.host.Seated(key) == nil {
 			out = append(out, name)
 		}
 	}
@@ -55,19 +149,20 @@ func (s *Server) OnlineBots() []string {
 	return out
 }
 
-func (s *Server) apiOnlineBots(w http.ResponseWriter, r *http.Request) {
-	bots := s.OnlineBots()
+// APIOnlineBots serves GET /api/bots/online: OnlineBots.
+func (b *Bots) APIOnlineBots(w http.ResponseWriter, r *http.Request) {
+	bots := b.OnlineBots()
 	if bots == nil {
 		bots = []string{}
 	}
 	httpapi.WriteJSON(w, http.StatusOK, bots)
 }
 
-// apiChallengeBot asks a bot to play the signed-in person; it answers the
+// APIChallengeBot asks a bot to play the signed-in person; it answers the
 // game (the person's seat's token) once the bot accepts, 409 if it
 // declines, 504 if it does not answer in time.
-func (s *Server) apiChallengeBot(w http.ResponseWriter, r *http.Request) {
-	user, ok := s.signedIn(w, r, "challenge a bot")
+func (b *Bots) APIChallengeBot(w http.ResponseWriter, r *http.Request) {
+	user, ok := b.host.SignedIn(w, r, "challenge a bot")
 	if !ok {
 		return
 	}
@@ -83,55 +178,45 @@ func (s *Server) apiChallengeBot(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if req.Rules.Houses == 0 && req.Rules.Seeds == 0 {
-		req.Rules = s.cfg.Rules
+		req.Rules = b.cfg.Rules
 	}
 	if err := req.Rules.Validate(); err != nil {
-		httpapi.WriteError(w, fmt.Errorf("%w: %w", ErrBadRequest, err))
+		httpapi.WriteError(w, fmt.Errorf("%w: %w", core.ErrBadRequest, err))
 		return
 	}
 	if req.ClockMS < 0 || req.ClockMS > 3*3600_000 || req.IncrementMS < 0 || req.IncrementMS > 60_000 || (req.IncrementMS > 0 && req.ClockMS == 0) {
-		httpapi.WriteError(w, fmt.Errorf("%w: a clock of %d ms with %d ms a move", ErrBadRequest, req.ClockMS, req.IncrementMS))
+		httpapi.WriteError(w, fmt.Errorf("%w: a clock of %d ms with %d ms a move", core.ErrBadRequest, req.ClockMS, req.IncrementMS))
 		return
 	}
 	name := r.PathValue("name")
-	if !slices.ContainsFunc(s.OnlineBots(), func(b string) bool { return strings.EqualFold(b, name) }) {
-		httpapi.WriteError(w, fmt.Errorf("bot %s is not online and free: %w", name, ErrNotFound))
+	if !slices.ContainsFunc(b.OnlineBots(), func(b string) bool { return strings.EqualFold(b, name) }) {
+		httpapi.WriteError(w, fmt.Errorf("bot %s is not online and free: %w", name, core.ErrNotFound))
 		return
 	}
-	pc := &personChallenge{who: who, clock: time.Duration(req.ClockMS) * time.Millisecond, inc: time.Duration(req.IncrementMS) * time.Millisecond,
-		rated: req.Rated, addr: hostOf(r), reply: make(chan personReply, 1)}
-	s.mu.Lock()
-	to := s.sessions.Get(identity.Of(identity.Bot, name).Key())
+	pc := &personChallenge{PersonChallenge: PersonChallenge{Who: who, Clock: time.Duration(req.ClockMS) * time.Millisecond,
+		Inc: time.Duration(req.IncrementMS) * time.Millisecond, Rated: req.Rated, Addr: core.HostOf(r)}, reply: make(chan personReply, 1)}
+	to := b.sessions.Get(identity.Of(identity.Bot, name).Key())
 	if to == nil {
-		s.mu.Unlock()
-		httpapi.WriteError(w, fmt.Errorf("bot %s is not online: %w", name, ErrNotFound))
+		httpapi.WriteError(w, fmt.Errorf("bot %s is not online: %w", name, core.ErrNotFound))
 		return
 	}
-	if why := s.challengeRefusalLocked(nil, user); why != "" {
-		s.mu.Unlock()
-		httpapi.WriteError(w, fmt.Errorf("%w: %s", ErrTooMany, why))
+	ch := &challenge{to: to, rules: req.Rules, person: pc, at: time.Now()}
+	if why := b.openChallenge(ch, user); why != "" {
+		httpapi.WriteError(w, fmt.Errorf("%w: %s", core.ErrTooMany, why))
 		return
 	}
-	s.nextChal++
-	ch := &challenge{id: strconv.Itoa(s.nextChal), to: to, rules: req.Rules, person: pc, at: time.Now()}
-	s.chals[ch.id] = ch
-	s.mu.Unlock()
-	to.sendMsg(line.Msg{Cmd: "challenged", Args: []string{ch.id, user, line.RulesToken(req.Rules)}})
-	withdraw := func() {
-		s.mu.Lock()
-		delete(s.chals, ch.id)
-		s.mu.Unlock()
-	}
+	to.SendMsg(line.Msg{Cmd: "challenged", Args: []string{ch.id, user, line.RulesToken(req.Rules)}})
+	withdraw := func() { b.chals.withdraw(ch.id) }
 	select {
 	case rep := <-pc.reply:
 		if rep.err != nil {
 			httpapi.WriteError(w, rep.err)
 			return
 		}
-		httpapi.WriteJSON(w, http.StatusCreated, rep.st)
+		httpapi.WriteJSON(w, http.StatusCreated, rep.answer)
 	case <-time.After(challengeTimeout):
 		withdraw()
-		httpapi.WriteError(w, fmt.Errorf("%w: %s did not answer the challenge in %v", ErrNoAnswer, name, challengeTimeout))
+		httpapi.WriteError(w, fmt.Errorf("%w: %s did not answer the challenge in %v", core.ErrNoAnswer, name, challengeTimeout))
 	case <-r.Context().Done():
 		withdraw()
 	}
@@ -139,56 +224,22 @@ func (s *Server) apiChallengeBot(w http.ResponseWriter, r *http.Request) {
 
 // answerPerson plays a person's challenge the bot accepted (or tells the
 // person it declined).
-func (s *Server) answerPerson(c *conn, name string, ch *challenge, accept bool) {
+func (b *Bots) answerPerson(c *Conn, name string, ch *challenge, accept bool) {
 	pc := ch.person
 	if !accept {
-		c.sendMsg(line.Msg{Cmd: "ok", Args: []string{"decline", ch.id}})
-		pc.reply <- personReply{err: fmt.Errorf("%w: %s declined the challenge", ErrNoSeat, name)}
+		c.SendMsg(line.Msg{Cmd: "ok", Args: []string{"decline", ch.id}})
+		pc.reply <- personReply{err: fmt.Errorf("%w: %s declined the challenge", core.ErrNoSeat, name)}
 		return
 	}
 	if c.busy() {
-		c.sendMsg(line.Errorf(line.CodeBusy, "already playing or queued"))
-		pc.reply <- personReply{err: fmt.Errorf("%w: %s is busy", ErrBusy, name)}
+		c.SendMsg(line.Errorf(line.CodeBusy, "already playing or queued"))
+		pc.reply <- personReply{err: fmt.Errorf("%w: %s is busy", core.ErrBusy, name)}
 		return
 	}
-	c.sendMsg(line.Msg{Cmd: "ok", Args: []string{"accept", ch.id}})
-	token, hash := newToken()
+	c.SendMsg(line.Msg{Cmd: "ok", Args: []string{"accept", ch.id}})
 	c.mu.Lock()
 	botID := c.id
 	c.mu.Unlock()
-	seats := [2]*seat{
-		{Human: true, St: store.Seat{Name: pc.who.Display(), Kind: "human", TokenHash: hash, ID: pc.who}},
-		botSeatOf(botID),
-	}
-	g, err := kalah.NewGame(ch.rules)
-	if err != nil {
-		pc.reply <- personReply{err: err}
-		return
-	}
-	// Not rated is casual (no takebacks, for a bot cannot grant one; no
-	// hints, which are against the computer only).
-	su := setup{rated: pc.rated, casual: !pc.rated, tags: map[string]string{}, path: gate.Challenge, addrs: [2]string{pc.addr}}
-	if su.casual {
-		su.tags[tagCasual] = "yes"
-	}
-	if pc.clock > 0 {
-		su.ref = &referee.Referee{Budget: pc.clock, Increment: pc.inc, Grace: 250 * time.Millisecond}
-		su.tags[tagPerMove] = "0"
-		su.tags[tagDelay] = "0"
-		su.tags[tagClock] = strconv.FormatInt(pc.clock.Milliseconds(), 10)
-		su.tags[tagInc] = strconv.FormatInt(pc.inc.Milliseconds(), 10)
-	}
-	limited := -1
-	su.limited = &limited
-	rd, err := s.begin(s.ctx, g, seats, su)
-	if err != nil {
-		pc.reply <- personReply{err: err}
-		return
-	}
-	out := Started{ID: rd.ID(), limited: limited}
-	if limited >= 0 {
-		out.Note = limitNote(strconv.Itoa(limited), pc.who, [2]identity.ID{seats[0].St.ID, seats[1].St.ID}, [2]string{seats[0].St.Name, seats[1].St.Name})
-	}
-	out.Tokens[0] = token
-	pc.reply <- personReply{st: out}
+	answer, err := b.host.PersonGame(pc.PersonChallenge, ch.rules, botID)
+	pc.reply <- personReply{answer: answer, err: err}
 }
