@@ -50,10 +50,6 @@ const DefaultHouseBot = bots.DefaultHouseBot
 // tagHouse marks a game between a waiting bot and a house player.
 const tagHouse = core.TagHouse
 
-// tokenReplaced is what a connection of a bot whose token its owner
-// replaced is told before it is closed.
-const tokenReplaced = bots.TokenReplaced
-
 // Serve accepts bot connections speaking the line protocol on l until
 // Shutdown; it returns nil after Shutdown.
 func (s *Server) Serve(l net.Listener) error { return s.bots.Serve(l) }

@@ -18,8 +18,8 @@ import (
 
 // The limits that need none of the server's state live in server/limits;
 // this file is what of them needs the server (who makes a request, the
-// refusals counted in its metrics) and the
-// names the rest of package server, web and cmd/kalah know them by.
+// refusals counted in its metrics) and the names the rest of package
+// server, web and cmd/kalah know them by.
 
 // Kinds of long-lived request, as counted in the metrics (limits.Stream*).
 const (
@@ -37,7 +37,6 @@ type (
 	streams        = limits.Streams
 	deadlineWriter = limits.DeadlineWriter
 	releasing      = limits.Releasing
-	everyMinute    = limits.EveryMinute
 )
 
 func newStreams(cfg *Config) *streams {
