@@ -33,7 +33,7 @@ func (s *Server) newAccounts() *accounts.Service {
 		Store:       s.st,
 		Log:         s.log,
 		HashWait:    s.cfg.HashWait,
-		Logins:      s.limiter,
+		Logins:      s.bots.Logins(),
 		SignupRate:  s.cfg.SignupRate,
 		SignupBurst: s.cfg.SignupBurst,
 		Refused:     s.refused,

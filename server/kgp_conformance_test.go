@@ -78,9 +78,7 @@ func (e *kgpEnv) waitQueue(n int) {
 	e.t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		e.ts.srv.mu.Lock()
-		got := len(e.ts.srv.queue)
-		e.ts.srv.mu.Unlock()
+		got := len(e.ts.srv.bots.Queued())
 		if got == n {
 			return
 		}
@@ -584,9 +582,7 @@ func TestKGP043Auth(t *testing.T) {
 		e.waitQueue(1)
 		deadline := time.Now().Add(5 * time.Second)
 		for {
-			e.ts.srv.mu.Lock()
-			seat := e.ts.srv.queue[0].seat
-			e.ts.srv.mu.Unlock()
+			seat := e.ts.srv.bots.Queued()[0].Seat()
 			if seat.St.Name == "liner-"+strings.ReplaceAll(how, "-", "") {
 				break
 			}

@@ -26,9 +26,7 @@ func TestKGPTokenNames(t *testing.T) {
 		c := e.dial("tcp")
 		c.hello("set info:name "+name, `set auth:token "`+token+`"`)
 		e.waitQueue(1)
-		e.ts.srv.mu.Lock()
-		seated := e.ts.srv.queue[0].seat.St.Name
-		e.ts.srv.mu.Unlock()
+		seated := e.ts.srv.bots.Queued()[0].Seat().St.Name
 		if seated != made {
 			t.Errorf("info:name %s with a token: queued as %q, want %q", name, seated, made)
 		}

@@ -5,14 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
-	"time"
 
 	"github.com/coder/websocket"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"kalah/internal/httpapi"
-	"kalah/internal/identity"
 	"kalah/internal/netx"
 	"kalah/player"
 	"kalah/protocol/line"
@@ -21,8 +18,8 @@ import (
 
 // The limits that need none of the server's state live in server/limits;
 // this file is what of them needs the server (who makes a request, the
-// refusals counted in its metrics, the challenges under s.mu) and the
-// names the rest of package server, web and cmd/kalah know them by.
+// refusals counted in its metrics) and the names the rest of package
+// server, web and cmd/kalah know them by.
 
 // Kinds of long-lived request, as counted in the metrics (limits.Stream*).
 const (
@@ -40,7 +37,6 @@ type (
 	streams        = limits.Streams
 	deadlineWriter = limits.DeadlineWriter
 	releasing      = limits.Releasing
-	everyMinute    = limits.EveryMinute
 )
 
 func newStreams(cfg *Config) *streams {
@@ -121,37 +117,6 @@ func (s *Server) serveWSLimited(w http.ResponseWriter, r *http.Request) {
 	s.startConn(&releasing{Transport: line.NewWebSocket(c, s.cfg.MaxLine, r.RemoteAddr), Release: release})
 }
 
-// challengesLocked counts the open challenges from a bot's connection or
-// from a person's account (s.mu held). A bot's challenge left unanswered
-// longer than a person's may wait (challengeTimeout) lapses here, so a bot
-// whose challenges were ignored can challenge again.
-func (s *Server) challengesLocked(from *conn, person string) int {
-	n := 0
-	for id, ch := range s.chals {
-		switch {
-		case from != nil && ch.from == from:
-			if time.Since(ch.at) > challengeTimeout {
-				delete(s.chals, id)
-				continue
-			}
-			n++
-		case person != "" && ch.person != nil && ch.person.who.Is(identity.Of(identity.Person, person)):
-			n++
-		}
-	}
-	return n
-}
-
-// challengeRefusal says why a new challenge is refused, or "" if it is
-// not (s.mu held).
-func (s *Server) challengeRefusalLocked(from *conn, person string) string {
-	if s.challengesLocked(from, person) < s.cfg.MaxChallenges {
-		return ""
-	}
-	s.refused("challenges")
-	return strconv.Itoa(s.cfg.MaxChallenges) + " open challenges already, the most this server allows at once; wait for an answer or withdraw one"
-}
-
 // thinkLimit wraps p in the server's thinking limit, if there is one.
 func (s *Server) thinkLimit(p player.Player) player.Player {
 	return limits.ThinkLimit(p, s.limits().Time)
@@ -183,12 +148,8 @@ type (
 
 func (s *Server) newMetrics() *metrics {
 	return limits.NewMetrics(limits.Sources{
-		Live: func() float64 { return float64(s.live.Len()) },
-		Conns: func() float64 {
-			s.mu.Lock()
-			defer s.mu.Unlock()
-			return float64(len(s.allConns))
-		},
+		Live:    func() float64 { return float64(s.live.Len()) },
+		Conns:   func() float64 { return float64(s.bots.Conns()) },
 		Commits: func() float64 { return float64(s.st.Commits()) },
 		Writes:  func() float64 { return float64(s.st.Writes()) },
 		WALSize: func() float64 { return float64(s.st.WALSize()) },

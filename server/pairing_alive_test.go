@@ -7,6 +7,7 @@ import (
 
 	"kalah/internal/store"
 	"kalah/protocol/kgp"
+	"kalah/server/bots"
 )
 
 // TestClosedConnectionNeverPaired: a KGP bot whose socket has just closed
@@ -22,9 +23,7 @@ func TestClosedConnectionNeverPaired(t *testing.T) {
 			a := e.dial("tcp")
 			a.hello("set info:name leaver")
 			e.waitQueue(1)
-			e.ts.srv.mu.Lock()
-			gone := e.ts.srv.queue[0].gone
-			e.ts.srv.mu.Unlock()
+			gone := e.ts.srv.bots.Queued()[0].Gone()
 			// a's socket closes as the next bot comes: the server has seen
 			// it close, but a is still in the queue (waiting) or already
 			// paired (paired).
@@ -37,26 +36,21 @@ func TestClosedConnectionNeverPaired(t *testing.T) {
 				}
 			}
 			if when == "waiting" {
-				hook := func(string) { leave() }
-				testHookEnqueue.Store(&hook)
+				bots.SetTestHooks(func(string) { leave() }, nil)
 			} else {
-				hook := func(waited, came *entrant) {
-					if waited.gone == gone {
+				bots.SetTestHooks(nil, func(waited, came *bots.Entry) {
+					if waited.Gone() == gone {
 						leave()
 					}
-				}
-				testHookPaired.Store(&hook)
+				})
 			}
 			b := dial(t, e.ts.addr)
 			b.login("stayer", "stayer-token-123")
 			b.send("queue")
 			b.expect("ok")
-			testHookEnqueue.Store(nil)
-			testHookPaired.Store(nil)
+			bots.SetTestHooks(nil, nil)
 			e.waitQueue(1)
-			e.ts.srv.mu.Lock()
-			waiting := e.ts.srv.queue[0].seat.St.Name
-			e.ts.srv.mu.Unlock()
+			waiting := e.ts.srv.bots.Queued()[0].Seat().St.Name
 			if waiting != "stayer" {
 				t.Errorf("waiting in the queue: %q, want stayer", waiting)
 			}

@@ -10,7 +10,6 @@ import (
 	"kalah/internal/identity"
 	"kalah/internal/store"
 	"kalah/player"
-	"kalah/protocol/line"
 	"kalah/server/gate"
 	"kalah/server/ratings"
 	rnd "kalah/server/round"
@@ -87,11 +86,6 @@ func (s *Server) apiDraw(w http.ResponseWriter, r *http.Request) {
 	s.answerBoard(w, r, id, s.Draw(r.Context(), id, a, req.Action))
 }
 
-// A bot's connection is a round's Link.
-func (c *conn) SendMsg(m line.Msg) { c.sendMsg(m) }
-func (c *conn) SetGame(r *round)   { c.setGame(r) }
-func (c *conn) ClearGame(r *round) { c.clearGame(r) }
-
 // roundHost is the server as its rounds see it (round.Host).
 type roundHost struct{ s *Server }
 
@@ -157,7 +151,7 @@ func (h roundHost) Register(r *round, seats [2]*seat, attach func(int, rnd.Link)
 	}
 	for i, st := range seats {
 		if st.Bot {
-			if c := s.sessions.Get(st.St.ID.Key()); c != nil {
+			if c := s.bots.Link(st.St.ID.Key()); c != nil {
 				attach(i, c)
 			}
 		}
@@ -173,18 +167,6 @@ func (h roundHost) Release(r *round, seats [2]*seat) { h.s.live.Release(r, seats
 func (h roundHost) Exited() { h.s.games.Done() }
 
 func (h roundHost) CountMove(d time.Duration) { h.s.stats.Add(d) }
-
-// keepOpen hides a player's Close from the round, which closes the
-// players it owns when a game ends (a KGP client stays its caller's).
-type keepOpen struct{ player.Player }
-
-// Observe passes the game on if the player observes.
-func (k keepOpen) Observe(ctx context.Context, g *kalah.Game) error {
-	if o, ok := k.Player.(player.Observer); ok {
-		return o.Observe(ctx, g)
-	}
-	return nil
-}
 
 // absent is a seat whose player is not there: asked to move, it fails
 // with its error, which forfeits the game.

@@ -6,12 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"kalah"
@@ -23,6 +21,7 @@ import (
 	"kalah/protocol/line"
 	"kalah/referee"
 	"kalah/server/accounts"
+	"kalah/server/bots"
 	"kalah/server/core"
 	"kalah/server/gate"
 	"kalah/server/lobby"
@@ -312,39 +311,23 @@ type Server struct {
 	ctx   context.Context
 	stop  context.CancelFunc
 	games sync.WaitGroup // running games
-	conns sync.WaitGroup // connection goroutines
 
 	// live are the live games and the bots seated in them, under a lock
 	// of their own (round.Registry).
 	live *rnd.Registry
 
-	mu        sync.Mutex
-	allConns  map[*conn]struct{}
-	listeners map[net.Listener]struct{}
-	queue     []*entrant
-	chals     map[string]*challenge
-	nextChal  int
-	closed    bool
+	// bots are the bots' side: their connections, sessions, queue and
+	// challenges, each under a lock of its own (server/bots).
+	bots *bots.Bots
 
-	busyLogins everyMinute     // logins refused as busy, logged once a minute (conn.go)
-	gate       *gate.Gate      // admits every game (admit.go)
-	errs       *httpapi.Errors // the statuses of the API\'s errors (httperr.go)
-	limiter    *netx.Limiter   // logins by address
-	returning  *netx.Limiter   // logins of bots with a game in progress, by name
-	stats      *Stats
-	streams    *streams // long-lived requests open
-	metrics    *metrics
-	rematchMu  sync.Mutex // one rematch at a time
-	lobby      *lobby.Lobby
-	anonKGP    anonLabels // names of anonymous KGP clients (kgp.go)
-	// houseGames counts the house games started (housebot.go).
-	houseGames atomic.Uint64
-	social     *social.Social[GameInfo] // games' chats, follows, profiles (social_host.go)
-	// kgp are the KGP connections of bots known by a token (tokens.go).
-	kgp kgpBots
-	// sessions are the logged-in bots' connections, by identity key,
-	// under a lock of their own (server/bots).
-	sessions botSessions
+	gate      *gate.Gate      // admits every game (admit.go)
+	errs      *httpapi.Errors // the statuses of the API\'s errors (httperr.go)
+	stats     *Stats
+	streams   *streams // long-lived requests open
+	metrics   *metrics
+	rematchMu sync.Mutex // one rematch at a time
+	lobby     *lobby.Lobby
+	social    *social.Social[GameInfo] // games' chats, follows, profiles (social_host.go)
 	// accounts are the accounts, sessions and guests of the HTTP side
 	// (package server/accounts).
 	accounts *accounts.Service
@@ -371,15 +354,13 @@ func New(cfg Config) (*Server, error) {
 	ctx, stop := context.WithCancel(context.Background())
 	s := &Server{
 		cfg: cfg, st: cfg.Store, log: cfg.Log, ctx: ctx, stop: stop,
-		live:     rnd.NewRegistry(),
-		allConns: map[*conn]struct{}{}, listeners: map[net.Listener]struct{}{}, chals: map[string]*challenge{},
-		limiter:   netx.NewLimiter(cfg.LoginRate, cfg.LoginBurst),
-		gate:      newGate(&cfg),
-		errs:      Errors(),
-		returning: netx.NewLimiter(1, 3),
-		stats:     &Stats{},
-		streams:   newStreams(&cfg),
+		live:    rnd.NewRegistry(),
+		gate:    newGate(&cfg),
+		errs:    Errors(),
+		stats:   &Stats{},
+		streams: newStreams(&cfg),
 	}
+	s.bots = s.newBots(netx.NewLimiter(cfg.LoginRate, cfg.LoginBurst))
 	s.ratings = s.newRatings()
 	s.views = views.New(viewsHost{s})
 	s.lobby = s.newLobby()
@@ -405,67 +386,18 @@ func (s *Server) referee() referee.Referee {
 	return referee.Referee{PerMove: s.cfg.PerMove, Budget: s.cfg.Budget, Increment: s.cfg.Increment, Delay: s.cfg.Delay, Grace: s.cfg.Grace}
 }
 
-// Serve accepts bot connections speaking the line protocol on l until
-// Shutdown; it returns nil after Shutdown.
-func (s *Server) Serve(l net.Listener) error {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return ErrClosed
-	}
-	s.listeners[l] = struct{}{}
-	s.mu.Unlock()
-	var delay time.Duration
-	for {
-		c, err := l.Accept()
-		if err != nil {
-			s.mu.Lock()
-			closed := s.closed
-			s.mu.Unlock()
-			if closed {
-				return nil
-			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				delay = min(max(2*delay, 5*time.Millisecond), time.Second)
-				time.Sleep(delay)
-				continue
-			}
-			return err
-		}
-		delay = 0
-		s.startConn(line.NewTCP(c, s.cfg.MaxLine))
-	}
-}
-
 // Shutdown stops accepting connections, stops every game (leaving it
 // unfinished in the store, to be resumed by the next server), closes every
 // connection and waits for the server's goroutines, or for ctx.
 func (s *Server) Shutdown(ctx context.Context) error {
-	s.mu.Lock()
-	s.closed = true
-	for l := range s.listeners {
-		l.Close()
-	}
-	conns := make([]*conn, 0, len(s.allConns))
-	for c := range s.allConns {
-		conns = append(conns, c)
-	}
-	for _, e := range s.queue {
-		e.fail(ErrClosed)
-	}
-	s.queue = nil
-	s.mu.Unlock()
+	s.bots.Close()
 	s.live.Close()
 	s.stop()
-	for _, c := range conns {
-		c.sendMsg(line.Errorf(line.CodeShutdown, "the server is stopping"))
-		c.close()
-	}
+	s.bots.Drop()
 	done := make(chan struct{})
 	go func() {
 		s.games.Wait()
-		s.conns.Wait()
+		s.bots.Wait()
 		close(done)
 	}()
 	select {

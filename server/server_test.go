@@ -22,6 +22,7 @@ import (
 	"kalah/player"
 	"kalah/protocol/line"
 	"kalah/remote"
+	"kalah/server/bots"
 )
 
 func TestMain(m *testing.M) {
@@ -551,8 +552,8 @@ func TestQueueOkMeansQueued(t *testing.T) {
 			time.Sleep(100 * time.Millisecond)
 		}
 	}
-	testHookEnqueue.Store(&pause)
-	defer testHookEnqueue.Store(nil)
+	bots.SetTestHooks(pause, nil)
+	defer bots.SetTestHooks(nil, nil)
 	ts := newTestServer(t, "", Config{NoClock: true})
 	a, _ := queuePair(t, ts.addr, "ann", "ben")
 	st, err := line.ParseStart(a.expect("start"))

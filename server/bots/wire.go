@@ -9,8 +9,8 @@ import (
 	"kalah/protocol/line"
 )
 
-// Config is what a connection needs to know of the server's settings.
-type Config struct {
+// WireConfig is what a connection needs to know of the server's settings.
+type WireConfig struct {
 	// MaxLine limits a line's length, for the error a longer one gets.
 	MaxLine int
 	// HandshakeTimeout is how long a new connection has to log in or
@@ -36,7 +36,7 @@ type Handler interface {
 // transport: the lines queued to send and the loops that write and read
 // them.
 type Wire struct {
-	cfg Config
+	cfg WireConfig
 	t   line.Transport
 	// Host is the client's IP address, for rate limits.
 	Host string
@@ -47,7 +47,7 @@ type Wire struct {
 
 // NewWire returns the connection over t of a client at host; WriteLoop
 // and ReadLoop serve it.
-func NewWire(t line.Transport, host string, cfg Config) *Wire {
+func NewWire(t line.Transport, host string, cfg WireConfig) *Wire {
 	return &Wire{cfg: cfg, t: t, Host: host, out: newOutbox(), done: make(chan struct{})}
 }
 

@@ -1,4 +1,4 @@
-package server
+package bots
 
 import (
 	"time"
@@ -8,8 +8,7 @@ import (
 	"kalah/internal/store"
 	"kalah/player"
 	"kalah/protocol/line"
-	"kalah/server/core"
-	"kalah/server/gate"
+	"kalah/server/round"
 )
 
 // House games: a bot that waits alone in the queue (our line protocol's
@@ -19,9 +18,6 @@ import (
 // without a second one started. Such a game is unrated and marked: the
 // tag House is "yes", and the house seat is called "house:LEVEL".
 
-// tagHouse marks a game between a waiting bot and a house player.
-const tagHouse = core.TagHouse
-
 // DefaultHouseBot is the level a house player plays at when
 // Config.HouseBot is empty: Pekař's tree search three plies deep, quick on
 // any machine and no pushover.
@@ -30,55 +26,55 @@ const DefaultHouseBot = "medium"
 // houseWait arranges a house game for e if it still waits alone once
 // Config.HouseBotAfter has passed. The queue calls it for every entry
 // that found no one to play.
-func (s *Server) houseWait(e *entrant) {
-	if s.cfg.HouseBotAfter <= 0 || !(e.conn != nil || e.seat.St.Kind == "kgp") {
+func (b *Bots) houseWait(e *Entry) {
+	if b.cfg.HouseBotAfter <= 0 || !(e.conn != nil || e.seat.St.Kind == "kgp") {
 		return
 	}
-	time.AfterFunc(s.cfg.HouseBotAfter, func() { s.houseGame(e) })
+	time.AfterFunc(b.cfg.HouseBotAfter, func() { b.houseGame(e) })
 }
 
 // houseBot returns the spec of the house player.
-func (s *Server) houseBot() string {
-	if s.cfg.HouseBot != "" {
-		return s.cfg.HouseBot
+func (b *Bots) houseBot() string {
+	if b.cfg.HouseBot != "" {
+		return b.cfg.HouseBot
 	}
 	return DefaultHouseBot
 }
 
 // houseGame starts e's house game if e still waits in the queue.
-func (s *Server) houseGame(e *entrant) {
-	if s.ctx.Err() != nil || !s.dequeue(e) {
+func (b *Bots) houseGame(e *Entry) {
+	if b.host.Context().Err() != nil || !b.queue.remove(e) {
 		return // paired meanwhile, gone, or the server stops
 	}
 	if e.left() {
-		e.fail(errLeft) // its connection closed: no game
+		e.Fail(errLeft) // its connection closed: no game
 		return
 	}
-	r := s.cfg.Rules
+	r := b.cfg.Rules
 	if e.rules != nil {
 		r = *e.rules
 	}
-	level := s.houseBot()
-	n := s.houseGames.Add(1)
+	level := b.houseBot()
+	n := b.houseGames.Add(1)
 	p, err := player.New(level, player.Options{Rules: r, Seed: n})
 	if err == nil {
 		name := "house:" + level
-		house := &entrant{seat: &seat{P: s.thinkLimit(p), St: store.Seat{Name: name, Kind: "spec", Spec: level, ID: identity.Of(identity.Program, level)}},
+		house := &Entry{seat: &round.Seat{P: b.host.ThinkLimit(p), St: store.Seat{Name: name, Kind: "spec", Spec: level, ID: identity.Of(identity.Program, level)}},
 			key: name, result: make(chan error, 1)}
 		// The sides alternate from one house game to the next.
-		es := [2]*entrant{e, house}
+		es := [2]*Entry{e, house}
 		if n%2 == 0 {
-			es = [2]*entrant{house, e}
+			es = [2]*Entry{house, e}
 		}
 		var g *kalah.Game
 		if g, err = kalah.NewGame(r); err == nil {
-			s.log.Info("house game", "bot", e.seat.St.Name, "house", level, "waited", s.cfg.HouseBotAfter)
-			err = s.startEntrants(g, es, setup{tags: map[string]string{tagHouse: "yes"}, path: gate.House})
+			b.cfg.Log.Info("house game", "bot", e.seat.St.Name, "house", level, "waited", b.cfg.HouseBotAfter)
+			err = b.host.StartHouse(g, es)
 		} else {
-			e.fail(err)
+			e.Fail(err)
 		}
 	} else {
-		e.fail(err)
+		e.Fail(err)
 	}
 	if err != nil && e.conn != nil {
 		// A line-protocol bot hears of it as of any failed pairing.
@@ -87,6 +83,6 @@ func (s *Server) houseGame(e *entrant) {
 			e.conn.queued = nil
 		}
 		e.conn.mu.Unlock()
-		e.conn.sendMsg(line.Errorf(codeFor(err), "no house game: %v", err))
+		e.conn.SendMsg(line.Errorf(codeFor(err), "no house game: %v", err))
 	}
 }

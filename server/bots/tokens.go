@@ -1,4 +1,4 @@
-package server
+package bots
 
 import (
 	"net/http"
@@ -8,33 +8,33 @@ import (
 	"kalah/protocol/line"
 )
 
-// POST /api/account/bots/{name}/token: a new token for the signed-in
+// RotateToken serves POST /api/account/bots/{name}/token: a new token for the signed-in
 // person's bot, in this answer only; the old one is refused from now on,
 // on every protocol, and the bot's connections close after the game each
 // plays (at once if none).
-func (s *Server) apiRotateBotToken(w http.ResponseWriter, r *http.Request) {
-	user, ok := s.signedIn(w, r, "give a bot a new token")
+func (b *Bots) RotateToken(w http.ResponseWriter, r *http.Request) {
+	user, ok := b.host.SignedIn(w, r, "give a bot a new token")
 	if !ok {
 		return
 	}
-	canon, token, err := s.st.RotateBotToken(r.Context(), user, r.PathValue("name"))
+	canon, token, err := b.cfg.Store.RotateBotToken(r.Context(), user, r.PathValue("name"))
 	if err != nil {
-		s.accountErr(w, err)
+		b.host.AccountErr(w, err)
 		return
 	}
-	s.retireBot(identity.Of(identity.Bot, canon))
-	s.log.Info("bot token replaced", "owner", user, "bot", canon)
+	b.retire(identity.Of(identity.Bot, canon))
+	b.cfg.Log.Info("bot token replaced", "owner", user, "bot", canon)
 	httpapi.WriteJSON(w, http.StatusOK, map[string]string{"name": canon, "token": token,
 		"note": "keep the token: it is shown only now; the old one no longer logs the bot in, and its connections close after their game"})
 }
 
-// retireBot closes the connections of bot id, logged in with a token that
+// retire closes the connections of bot id, logged in with a token that
 // is no longer its own: one that plays a game closes after it, any other
 // at once. The line protocol's (TCP or WebSocket) leaves the sessions, so
 // no challenge or arranged game finds it meanwhile.
-func (s *Server) retireBot(id identity.ID) {
+func (b *Bots) retire(id identity.ID) {
 	key := id.Key()
-	c := s.sessions.Take(key)
+	c := b.sessions.Take(key)
 	if c != nil {
 		c.mu.Lock()
 		c.retired = true
@@ -43,11 +43,11 @@ func (s *Server) retireBot(id identity.ID) {
 		c.queued = nil
 		c.mu.Unlock()
 		if queued != nil {
-			s.dequeue(queued)
+			b.queue.remove(queued)
 		}
 		bye := func() {
-			c.sendMsg(line.Errorf(line.CodeAuth, "%s", tokenReplaced))
-			c.close()
+			c.SendMsg(line.Errorf(line.CodeAuth, "%s", TokenReplaced))
+			c.Close()
 		}
 		if game == nil {
 			bye()
@@ -61,18 +61,18 @@ func (s *Server) retireBot(id identity.ID) {
 			}()
 		}
 	}
-	idle := s.kgp.Idle(key)
+	idle := b.kgp.Idle(key)
 	// A seated KGP client's connection ends with its game, as every KGP
 	// client's does.
 	for _, kc := range idle {
-		kc.Refuse(tokenReplaced)
+		kc.Refuse(TokenReplaced)
 		kc.Close()
 	}
 }
 
 // retiredConn reports whether c's bot's token was replaced: it may finish
 // its game, and do nothing else.
-func (c *conn) retiredConn() bool {
+func (c *Conn) retiredConn() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.retired && c.game == nil

@@ -1,4 +1,4 @@
-package server
+package bots
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"kalah/player"
 	"kalah/protocol/kgp"
 	"kalah/protocol/line"
-	"kalah/server/bots"
+	"kalah/server/core"
 )
 
 // KGPJoin is the kgp.Server's Join for this server: the client waits in
@@ -22,31 +22,31 @@ import (
 // clients connected at once ("kgp-NAME-2"), so that two copies of one
 // program can be told apart. A client that cannot be seated is told why
 // (error, then goodbye).
-func (s *Server) KGPJoin(ctx context.Context, c *kgp.Client) {
+func (b *Bots) KGPJoin(ctx context.Context, c *kgp.Client) {
 	name, key, bot := c.Identity(), "", c.Identity()
 	seated := c.Seated
 	if name == "" {
-		name = s.anonKGP.Take(bots.Label(c.Name()))
-		defer s.anonKGP.Release(name)
+		name = b.anonKGP.Take(Label(c.Name()))
+		defer b.anonKGP.Release(name)
 		key = "kgp:" + name
 	} else {
 		// Known, so a token its owner replaces closes it (tokens.go).
-		st, forget := s.kgp.Add(identity.Of(identity.Bot, bot).Key(), c)
+		st, forget := b.kgp.Add(identity.Of(identity.Bot, bot).Key(), c)
 		defer forget()
 		seated = func(seat int) {
 			st.Seat()
 			c.Seated(seat)
 		}
 	}
-	err := s.Play(ctx, Entrant{Name: name, Kind: "kgp", Player: c, Done: c.Done(), Key: key, Seated: seated, Bot: bot})
+	err := b.Play(ctx, Entrant{Name: name, Kind: "kgp", Player: c, Done: c.Done(), Key: key, Seated: seated, Bot: bot})
 	switch {
 	case err == nil:
 	case errors.Is(err, player.ErrDisconnected), errors.Is(err, context.Canceled):
-		s.log.Info("kgp client left", "name", name, "err", err)
-	case errors.Is(err, ErrClosed):
+		b.cfg.Log.Info("kgp client left", "name", name, "err", err)
+	case errors.Is(err, core.ErrClosed):
 		c.Refuse("the server is stopping")
 	default:
-		s.log.Info("kgp client refused", "name", name, "err", err)
+		b.cfg.Log.Info("kgp client refused", "name", name, "err", err)
 		c.Refuse(err.Error())
 	}
 }
@@ -55,16 +55,16 @@ func (s *Server) KGPJoin(ctx context.Context, c *kgp.Client) {
 // its token may wait for one game at a time, so a second connection of the
 // same bot (two copies started) is refused, with the reason, before it is
 // told ok.
-func (s *Server) KGPAdmit(ctx context.Context, c *kgp.Client) error {
+func (b *Bots) KGPAdmit(ctx context.Context, c *kgp.Client) error {
 	id := c.Identity()
 	if id == "" {
 		return nil
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, q := range s.queue {
+	b.queue.mu.Lock()
+	defer b.queue.mu.Unlock()
+	for _, q := range b.queue.entries {
 		if q.key == identity.Of(identity.Bot, id).Key() {
-			return fmt.Errorf("%s is already waiting for a game on another connection: %w", id, ErrBusy)
+			return fmt.Errorf("%s is already waiting for a game on another connection: %w", id, core.ErrBusy)
 		}
 	}
 	return nil
@@ -78,28 +78,28 @@ func (s *Server) KGPAdmit(ctx context.Context, c *kgp.Client) error {
 // token is refused. With forget, the server forgets the token instead
 // (it finds no bot any more) and the client plays anonymously: the
 // identity returned is "".
-func (s *Server) TokenLogin(ctx context.Context, name, token string, forget bool) (string, error) {
+func (b *Bots) TokenLogin(ctx context.Context, name, token string, forget bool) (string, error) {
 	if forget {
-		if err := s.st.ForgetToken(ctx, token); err != nil {
+		if err := b.cfg.Store.ForgetToken(ctx, token); err != nil {
 			return "", fmt.Errorf("cannot forget the token now: %w", err)
 		}
-		s.log.Info("bot token forgotten", "label", name)
+		b.cfg.Log.Info("bot token forgotten", "label", name)
 		return "", nil
 	}
-	bot, err := s.st.BotByToken(ctx, token)
+	bot, err := b.cfg.Store.BotByToken(ctx, token)
 	switch {
 	case err == nil:
 		return bot, nil
 	case !errors.Is(err, store.ErrNoBot):
 		return "", fmt.Errorf("cannot check the token now, try again later")
 	}
-	login := s.st.BotLogin
+	login := b.cfg.Store.BotLogin
 	if !line.ValidName(name) {
 		// The name made from the token (docs/protocols/kgp.md): its
 		// reserved prefix is the server's to give.
 		sum := sha256.Sum256([]byte(token))
 		name = "kgp-" + hex.EncodeToString(sum[:4])
-		login = s.st.BotLoginMade
+		login = b.cfg.Store.BotLoginMade
 	}
 	canon, created, err := login(ctx, name, token)
 	switch {
@@ -113,11 +113,11 @@ func (s *Server) TokenLogin(ctx context.Context, name, token string, forget bool
 	case errors.Is(err, store.ErrNameTaken), errors.Is(err, store.ErrBadAccount):
 		return "", fmt.Errorf("%v: set info:name to a name of your own", err)
 	case err != nil:
-		s.log.Error("bot login by token failed", "name", name, "err", err)
+		b.cfg.Log.Error("bot login by token failed", "name", name, "err", err)
 		return "", fmt.Errorf("cannot log in now, try again later")
 	}
 	if created {
-		s.log.Info("bot registered by token", "name", canon)
+		b.cfg.Log.Info("bot registered by token", "name", canon)
 	}
 	return canon, nil
 }
