@@ -132,10 +132,3 @@ func (s *Server) seatRatings(ctx context.Context, v GameView, seats [2]store.Sea
 func (s *Server) ratingIn(ctx context.Context, who identity.ID, pool string) *SeatRating {
 	return s.ratings.In(ctx, who, pool)
 }
-
-// The ratings' routes (api.go).
-
-func (s *Server) apiRatings(w http.ResponseWriter, r *http.Request)       { s.ratings.Leaderboard(w, r) }
-func (s *Server) apiPlayer(w http.ResponseWriter, r *http.Request)        { s.ratings.Profile(w, r) }
-func (s *Server) apiPlayerRecords(w http.ResponseWriter, r *http.Request) { s.ratings.Records(w, r) }
-func (s *Server) apiAdminPairs(w http.ResponseWriter, r *http.Request)    { s.ratings.Pairs(w, r) }

@@ -85,22 +85,6 @@ func (h socialHost) PlayedBy(players []identity.ID) []GameInfo {
 	return out
 }
 
-// The routes and calls of the rest of the server, by their old names.
-
-func (s *Server) apiChat(w http.ResponseWriter, r *http.Request)    { s.social.Chat(w, r) }
-func (s *Server) apiChatSay(w http.ResponseWriter, r *http.Request) { s.social.Say(w, r) }
-func (s *Server) apiFollow(follow bool) http.HandlerFunc            { return s.social.Follow(follow) }
-func (s *Server) apiFollowing(w http.ResponseWriter, r *http.Request) {
-	s.social.Following(w, r)
-}
-func (s *Server) apiPools(w http.ResponseWriter, r *http.Request) { s.social.Pools(w, r) }
-
-// chatFeed returns the chat lines of game id that a may read, as they are
-// written, and a function to stop.
-func (s *Server) chatFeed(ctx context.Context, id int64, a Actor) (<-chan store.ChatLine, func()) {
-	return s.social.Feed(ctx, id, a)
-}
-
 // archive returns games as who's archive.
 func (s *Server) archive(ctx context.Context, games []GameInfo, who identity.ID) []ArchiveGame {
 	in := make([]social.Game, len(games))

@@ -334,3 +334,16 @@ func (s *Service) NewBot(w http.ResponseWriter, r *http.Request) {
 	httpapi.WriteJSON(w, http.StatusCreated, map[string]string{"name": req.Name, "token": token,
 		"note": "keep the token: it is shown only now; it logs the bot in with login NAME TOKEN, set auth:token, or Authorization: Bearer"})
 }
+
+// Routes registers the accounts' routes on mux (a bot's new token is the
+// server's: it closes the bot's connections).
+func (s *Service) Routes(mux *http.ServeMux) {
+	mux.HandleFunc("POST /api/account/signup", s.Signup)
+	mux.HandleFunc("POST /api/account/login", s.Login)
+	mux.HandleFunc("POST /api/account/logout", s.Logout)
+	mux.HandleFunc("GET /api/account", s.Account)
+	mux.HandleFunc("POST /api/account/bots", s.NewBot)
+	mux.HandleFunc("POST /api/account/password", s.Password)
+	mux.HandleFunc("POST /api/account/logout/everywhere", s.LogoutEverywhere)
+	mux.HandleFunc("DELETE /api/account", s.DeleteAccount)
+}

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/http"
 	"slices"
 	"time"
 
@@ -43,6 +44,16 @@ type Host interface {
 	// release's page id webID; ImportGame imports one.
 	ImportedGame(ctx context.Context, webID string) (int64, error)
 	ImportGame(ctx context.Context, im Imported) (int64, error)
+	// Context ends when the server stops, and with it every stream.
+	Context() context.Context
+	// Identity returns the identity of the player named name
+	// (store.ErrNotFound if there is none).
+	Identity(ctx context.Context, name string) (identity.ID, error)
+	// Actor returns who makes r, making no guest.
+	Actor(w http.ResponseWriter, r *http.Request) core.Actor
+	// ChatFeed returns the chat lines of game id that a may read, as they
+	// are written, and a function to stop.
+	ChatFeed(ctx context.Context, id int64, a core.Actor) (<-chan store.ChatLine, func())
 }
 
 // Views builds the views of games; it keeps no state.

@@ -3,6 +3,7 @@ package views
 import (
 	"context"
 	"errors"
+	"net/http"
 	"testing"
 	"time"
 
@@ -45,6 +46,15 @@ func (h stored) ImportedGame(ctx context.Context, webID string) (int64, error) {
 }
 func (h stored) ImportGame(ctx context.Context, im Imported) (int64, error) {
 	return 0, errors.New("no imports here")
+}
+
+func (h stored) Context() context.Context { return context.Background() }
+func (h stored) Identity(ctx context.Context, name string) (identity.ID, error) {
+	return identity.ID{}, store.ErrNotFound
+}
+func (h stored) Actor(w http.ResponseWriter, r *http.Request) core.Actor { return core.Actor{} }
+func (h stored) ChatFeed(ctx context.Context, id int64, a core.Actor) (<-chan store.ChatLine, func()) {
+	return nil, func() {}
 }
 
 func TestViewOfAStoredGame(t *testing.T) {
