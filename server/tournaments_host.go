@@ -2,16 +2,12 @@ package server
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"net/http"
-	"slices"
-	"strings"
 	"time"
 
 	"kalah"
 	"kalah/internal/identity"
-	"kalah/player"
 	"kalah/server/tournaments"
 	"kalah/tournament"
 )
@@ -103,45 +99,10 @@ func (s *Server) StartTournaments(ctx context.Context, o TournamentOptions) (*To
 // stopping.
 func (t *Tournaments) goRun(f func()) bool { return t.Go(f) }
 
-// startable refuses a player spec the server would not start for a
-// tournament: an unknown player, a program (unless the admin asks and the
-// server allows programs), or one over the server's limits.
-func (s *Server) startable(spec string, admin bool) error {
-	info, _, err := player.Lookup(spec)
-	if err != nil {
-		return fmt.Errorf("%w: %w", ErrBadRequest, err)
-	}
-	if info.Raw && !(admin && s.cfg.AllowExec) {
-		return fmt.Errorf("%w: player %s runs a program on the server: not in tournaments started over HTTP", ErrBadRequest, info.Name)
-	}
-	if err := player.CheckLimits(spec, s.limits()); err != nil {
-		return fmt.Errorf("%w: %w", ErrBadRequest, err)
-	}
-	return nil
-}
-
 // mayEnter reports whether org may enter bot name in a tournament or an
-// arranged game: the admin may enter any bot, a signed-in person their
-// own, and a bot logged in that waits for arranged games (it sent wait)
-// has accepted to be entered by anyone. Nobody else may name a bot, which
-// would make it lose every game it is not there for.
+// arranged game (tournaments.MayEnter).
 func (s *Server) mayEnter(ctx context.Context, org Organizer, name string) error {
-	if org.Admin {
-		return nil
-	}
-	if org.Account != "" {
-		owned, err := s.st.BotsOf(ctx, org.Account)
-		if err != nil {
-			return err
-		}
-		if slices.ContainsFunc(owned, func(b string) bool { return strings.EqualFold(b, name) }) {
-			return nil
-		}
-	}
-	if slices.ContainsFunc(s.WaitingBots(), func(b string) bool { return strings.EqualFold(b, name) }) {
-		return nil
-	}
-	return fmt.Errorf("%w: bot %s is not yours and does not take tournament games now: its owner may enter it, or the bot accepts them itself by logging in and sending wait (kalah bot --wait)", ErrForbidden, name)
+	return tournaments.MayEnter(ctx, s.st, s.WaitingBots, org, name)
 }
 
 // tourHost is the server as the tournaments' Host, and its people's
@@ -154,7 +115,9 @@ func (h tourHost) Executor(wait time.Duration, log *slog.Logger, onStart func(jo
 		Unlimited: &tournament.Clock{PerMove: c.PerMove, Budget: c.Budget, Increment: c.Increment}, OnStart: onStart}
 }
 
-func (h tourHost) Startable(spec string, admin bool) error { return h.t.srv.startable(spec, admin) }
+func (h tourHost) Startable(spec string, admin bool) error {
+	return tournaments.Startable(spec, admin, h.t.srv.cfg.AllowExec, h.t.srv.limits())
+}
 
 func (h tourHost) MayEnter(ctx context.Context, org Organizer, name string) error {
 	return h.t.srv.mayEnter(ctx, org, name)
