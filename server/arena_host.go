@@ -69,9 +69,6 @@ func newPeopleTours(t *Tournaments, pause time.Duration) *peopleTours {
 		Wait: s.cfg.ArrangedWait, Pause: pause, Context: t.ctx, Go: t.goRun, NoTournament: ErrNoTournament})}
 }
 
-// resume starts the director of every unfinished people's tournament.
-func (p *peopleTours) resume(ctx context.Context) error { return p.Resume(ctx) }
-
 // start runs people's tournament n's director, unless it runs already or
 // the server's tournaments are stopping.
 func (p *peopleTours) start(n int64) bool { return p.Start(n) }
@@ -80,28 +77,6 @@ func (p *peopleTours) start(n int64) bool { return p.Start(n) }
 // tournament id.
 func (p *peopleTours) Join(ctx context.Context, id string, a Actor, org Organizer, bot string) (identity.ID, error) {
 	return p.Tours.Join(ctx, id, a, arena.Organizer(org), bot)
-}
-
-// Withdraw takes who (the requester, or the bot named) out of people's
-// tournament id's pairings.
-func (p *peopleTours) Withdraw(ctx context.Context, id string, a Actor, org Organizer, bot string) (identity.ID, error) {
-	return p.Tours.Withdraw(ctx, id, a, arena.Organizer(org), bot)
-}
-
-// List returns the people's tournaments, newest first, as the list of
-// tournaments shows them.
-func (p *peopleTours) List(ctx context.Context) ([]TournamentState, error) {
-	ts, err := p.Tours.List(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]TournamentState, 0, len(ts))
-	for _, t := range ts {
-		starts := t.Starts
-		out = append(out, TournamentState{ID: t.ID, Name: t.Name, Format: t.Format, Rules: t.Rules, Players: t.Players,
-			Running: t.Running, Created: t.Created, People: true, Status: t.Status, Starts: &starts})
-	}
-	return out, nil
 }
 
 // arenaHost is the server as the people's tournaments' Host: it starts

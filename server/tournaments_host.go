@@ -8,6 +8,7 @@ import (
 
 	"kalah"
 	"kalah/internal/identity"
+	"kalah/server/arena"
 	"kalah/server/tournaments"
 	"kalah/tournament"
 )
@@ -148,30 +149,24 @@ func (h tourHost) Actor(w http.ResponseWriter, r *http.Request) Actor {
 	return h.t.srv.actor(w, r, "", false)
 }
 
+// people are the people's tournaments as the server's own see them
+// (arena.People), once StartTournaments has made them.
+func (h tourHost) people() arena.People { return arena.People{T: h.t.people.Tours} }
+
 func (h tourHost) IsID(id string) bool { return isPeopleID(id) }
 
 func (h tourHost) Create(ctx context.Context, creator identity.ID, req tournaments.NewPeople) (string, error) {
-	return h.t.people.Create(ctx, creator, NewPeopleTournament{Name: req.Name, Format: req.Format, Rules: req.Rules,
-		ClockMS: req.ClockMS, IncrementMS: req.IncrementMS, Minutes: req.Minutes, Rounds: req.Rounds, StartsInS: req.StartsInS, Rated: req.Rated})
+	return h.people().Create(ctx, creator, req)
 }
 
 func (h tourHost) State(ctx context.Context, id string, viewer identity.ID) (any, error) {
-	st, err := h.t.people.State(ctx, id, viewer)
-	if err != nil {
-		return nil, err
-	}
-	return st, nil
+	return h.people().State(ctx, id, viewer)
 }
 
 func (h tourHost) Enter(ctx context.Context, id string, a Actor, org Organizer, bot string, withdraw bool) error {
-	do := h.t.people.Join
-	if withdraw {
-		do = h.t.people.Withdraw
-	}
-	_, err := do(ctx, id, a, org, bot)
-	return err
+	return h.people().Enter(ctx, id, a, org, bot, withdraw)
 }
 
-func (h tourHost) List(ctx context.Context) ([]TournamentState, error) { return h.t.people.List(ctx) }
+func (h tourHost) List(ctx context.Context) ([]TournamentState, error) { return h.people().List(ctx) }
 
-func (h tourHost) Resume(ctx context.Context) error { return h.t.people.resume(ctx) }
+func (h tourHost) Resume(ctx context.Context) error { return h.people().Resume(ctx) }
