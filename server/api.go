@@ -11,6 +11,7 @@ import (
 	"kalah/internal/httpapi"
 	"kalah/internal/netx"
 	"kalah/server/core"
+	"kalah/server/views"
 )
 
 // Handler returns the server's HTTP routes: the bot protocol over
@@ -46,22 +47,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /api/account/bots/{name}/token", s.apiRotateBotToken)
 	// Limits keyed by address count the real client behind a trusted
 	// proxy; every answer carries the security headers.
-	return s.cfg.TrustedProxies.RealClients(netx.Secured(httpapi.Requests(writesChecked(mux), s.log, s.errs)))
-}
-
-// writesChecked refuses a request that changes something unless its body
-// is JSON and it comes from no page of another site (netx.CheckWrite).
-func writesChecked(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.Method {
-		case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
-			if err := netx.CheckWrite(r); err != nil {
-				httpapi.WriteError(w, err)
-				return
-			}
-		}
-		h.ServeHTTP(w, r)
-	})
+	return s.cfg.TrustedProxies.RealClients(netx.Secured(httpapi.Requests(netx.WritesChecked(mux), s.log, s.errs)))
 }
 
 // pathID reads a route's {id}: a game's number, or an id GameID knows.
@@ -118,16 +104,7 @@ func (s *Server) apiMove(w http.ResponseWriter, r *http.Request) {
 
 // answerBoard answers a seat's request with the game's Board, or err.
 func (s *Server) answerBoard(w http.ResponseWriter, r *http.Request, id int64, err error) {
-	if err != nil {
-		httpapi.WriteError(w, err)
-		return
-	}
-	b, err := s.BoardOf(r.Context(), id)
-	if err != nil {
-		httpapi.WriteError(w, err)
-		return
-	}
-	httpapi.WriteJSON(w, http.StatusOK, b)
+	s.views.AnswerBoard(w, r, id, err)
 }
 
 // hostOf is the address a request's client is counted under by the
@@ -135,45 +112,16 @@ func (s *Server) answerBoard(w http.ResponseWriter, r *http.Request, id int64, e
 // (netx.Key).
 func hostOf(r *http.Request) string { return core.HostOf(r) }
 
-// seatBody is the body of a seat's request: the seat's token, for API
-// clients without a session (a page's session is enough), and a move.
-type seatBody struct {
-	Token  string `json:"token,omitempty"`
-	Move   string `json:"move,omitempty"`
-	Invite string `json:"invite,omitempty"`
-	// Action is a draw offer's (POST /api/games/{id}/draw).
-	Action string `json:"action,omitempty"`
-}
-
 // seatRequest reads the route's game, who asks, and the body of a seat's
-// request (which may be empty).
-func (s *Server) seatRequest(w http.ResponseWriter, r *http.Request) (int64, Actor, seatBody, bool) {
-	var req seatBody
-	id, err := s.pathID(r)
-	if err == nil && r.ContentLength != 0 {
-		err = httpapi.ReadJSON(w, r, &req)
-	}
-	var a Actor
-	if err == nil {
-		a, err = s.actorErr(w, r, req.Token, false)
-	}
-	if err != nil {
-		httpapi.WriteError(w, err)
-		return 0, Actor{}, req, false
-	}
-	return id, a, req, true
+// request (views.SeatRequest).
+func (s *Server) seatRequest(w http.ResponseWriter, r *http.Request) (int64, Actor, views.SeatBody, bool) {
+	return s.views.SeatRequest(w, r)
 }
 
-// seatAction serves a request a player makes on their game (resign,
-// abort, takeback, ...), answered with the game's Board.
+// seatAction serves a request a player makes on their game, answered with
+// the game's Board (views.SeatAction).
 func (s *Server) seatAction(do func(ctx context.Context, id int64, a Actor) error) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		id, a, _, ok := s.seatRequest(w, r)
-		if !ok {
-			return
-		}
-		s.answerBoard(w, r, id, do(r.Context(), id, a))
-	}
+	return s.views.SeatAction(do)
 }
 
 func (s *Server) apiJoin(w http.ResponseWriter, r *http.Request) {
@@ -213,14 +161,9 @@ func (s *Server) apiHint(w http.ResponseWriter, r *http.Request) {
 	httpapi.WriteJSON(w, http.StatusOK, map[string]string{"move": m.String()})
 }
 
-// Requester names who makes r, for the limits on unfinished games:
-// "user:NAME" for a signed-in person, else "addr:HOST" for a guest.
-func (s *Server) Requester(r *http.Request) string {
-	if u := s.sessionUser(r); u != "" {
-		return "user:" + strings.ToLower(u)
-	}
-	return "addr:" + hostOf(r)
-}
+// Requester names who makes r, for the limits on unfinished games
+// (accounts.Service.Requester).
+func (s *Server) Requester(r *http.Request) string { return s.accounts.Requester(r) }
 
 func (s *Server) apiRematch(w http.ResponseWriter, r *http.Request) {
 	id, a, _, ok := s.seatRequest(w, r)

@@ -75,6 +75,10 @@ func (h viewsHost) Actor(w http.ResponseWriter, r *http.Request) Actor {
 	return h.s.actor(w, r, "", false)
 }
 
+func (h viewsHost) ActorErr(w http.ResponseWriter, r *http.Request, token string) (Actor, error) {
+	return h.s.actorErr(w, r, token, false)
+}
+
 func (h viewsHost) ChatFeed(ctx context.Context, id int64, a Actor) (<-chan store.ChatLine, func()) {
 	return h.s.social.Feed(ctx, id, a)
 }

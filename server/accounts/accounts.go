@@ -105,6 +105,15 @@ func (s *Service) SessionUser(r *http.Request) string {
 	return u
 }
 
+// Requester names who makes r, for the limits on unfinished games:
+// "user:NAME" for a signed-in person, else "addr:HOST" for a guest.
+func (s *Service) Requester(r *http.Request) string {
+	if u := s.SessionUser(r); u != "" {
+		return "user:" + strings.ToLower(u)
+	}
+	return "addr:" + core.HostOf(r)
+}
+
 // Session returns the signed-in person of a request: "" and no error for
 // a request with no live session; an error if the store cannot tell.
 func (s *Service) Session(r *http.Request) (string, error) {

@@ -51,6 +51,9 @@ type Host interface {
 	Identity(ctx context.Context, name string) (identity.ID, error)
 	// Actor returns who makes r, making no guest.
 	Actor(w http.ResponseWriter, r *http.Request) core.Actor
+	// ActorErr returns who makes r, a bot or a seat by token if given,
+	// making no guest; an error if the store cannot tell a session.
+	ActorErr(w http.ResponseWriter, r *http.Request, token string) (core.Actor, error)
 	// ChatFeed returns the chat lines of game id that a may read, as they
 	// are written, and a function to stop.
 	ChatFeed(ctx context.Context, id int64, a core.Actor) (<-chan store.ChatLine, func())

@@ -53,6 +53,9 @@ func (h stored) Identity(ctx context.Context, name string) (identity.ID, error) 
 	return identity.ID{}, store.ErrNotFound
 }
 func (h stored) Actor(w http.ResponseWriter, r *http.Request) core.Actor { return core.Actor{} }
+func (h stored) ActorErr(w http.ResponseWriter, r *http.Request, token string) (core.Actor, error) {
+	return core.Actor{}, nil
+}
 func (h stored) ChatFeed(ctx context.Context, id int64, a core.Actor) (<-chan store.ChatLine, func()) {
 	return nil, func() {}
 }
