@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"strconv"
 	"time"
 
 	"kalah"
@@ -66,7 +65,7 @@ type peopleTours struct {
 func newPeopleTours(t *Tournaments, pause time.Duration) *peopleTours {
 	s := t.srv
 	return &peopleTours{st: s.st, Tours: arena.NewTours(arena.Config{Host: arenaHost{s}, Store: s.st, Log: t.log, Rules: s.cfg.Rules,
-		Wait: s.cfg.ArrangedWait, Pause: pause, Context: t.ctx, Go: t.goRun, NoTournament: ErrNoTournament})}
+		Wait: s.cfg.ArrangedWait, Pause: pause, Context: t.ctx, Go: t.Go, NoTournament: ErrNoTournament})}
 }
 
 // start runs people's tournament n's director, unless it runs already or
@@ -145,15 +144,9 @@ func (h arenaHost) StartGame(ctx context.Context, spec arena.GameSpec) (arena.Li
 	}
 	ref := referee.Referee{Budget: spec.Clock, Increment: spec.Increment, Grace: 250 * time.Millisecond}
 	tags := spec.Tags
-	if spec.Rated && s.ratable(ctx, ids) {
-		// At most maxRatedPerDay a pair, tournaments included (farming.go).
-		ok, n, done := s.reserveRated(ctx, ids)
-		defer done()
-		if ok {
-			tags[tagRated] = "yes"
-		} else {
-			tags[tagRatedLimit] = strconv.Itoa(n)
-		}
+	if spec.Rated {
+		// At most maxRatedPerDay a pair, tournaments included (ratings.Tag).
+		defer s.ratings.Tag(ctx, ids, tags)()
 	}
 	ticket, err := s.admit(gate.Tournament, g.Rules(), seats, [2]string{})
 	if err != nil {

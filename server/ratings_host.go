@@ -120,10 +120,7 @@ func (s *Server) seatRatings(ctx context.Context, v GameView, seats [2]store.Sea
 		Finished: v.Status == store.Finished, Termination: v.Record.Termination}
 	if !g.Finished && g.Tags[tagRated] == "yes" {
 		// A live rated game's ladder is named by its clocks.
-		g.Referee = s.referee()
-		if su := s.setupOf(v.Record.Tags); su.ref != nil {
-			g.Referee = *su.ref
-		}
+		_, g.Referee = s.settings(v.Record.Tags)
 	}
 	return s.ratings.SeatRatings(ctx, g)
 }

@@ -65,12 +65,8 @@ func (h socialHost) LiveSeats(id int64) (seats [2]store.Seat, tags map[string]st
 func (h socialHost) TokenIs(hash, token string) bool { return hashIs(hash, token) }
 
 func (h socialHost) Setup(tags map[string]string) (referee.Referee, bool) {
-	su := h.s.setupOf(tags)
-	ref := h.s.referee()
-	if su.ref != nil {
-		ref = *su.ref
-	}
-	return ref, su.casual
+	casual, ref := h.s.settings(tags)
+	return ref, casual
 }
 
 func (h socialHost) Refused(reason string) { h.s.refused(reason) }

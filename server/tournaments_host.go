@@ -95,11 +95,6 @@ func (s *Server) StartTournaments(ctx context.Context, o TournamentOptions) (*To
 	return t, nil
 }
 
-// goRun runs f in the background as one of the tournaments' goroutines,
-// which Wait waits for; it returns false, and runs nothing, once they are
-// stopping.
-func (t *Tournaments) goRun(f func()) bool { return t.Go(f) }
-
 // mayEnter reports whether org may enter bot name in a tournament or an
 // arranged game (tournaments.MayEnter).
 func (s *Server) mayEnter(ctx context.Context, org Organizer, name string) error {

@@ -45,8 +45,14 @@ func (h viewsHost) Games(ctx context.Context, f store.Filter) ([]store.Game, err
 }
 
 func (h viewsHost) Settings(tags map[string]string) (bool, referee.Referee) {
-	su := h.s.setupOf(tags)
-	ref := h.s.referee()
+	return h.s.settings(tags)
+}
+
+// settings returns a game's casualness and referee, from its tags (the
+// server's referee where the tags name none).
+func (s *Server) settings(tags map[string]string) (bool, referee.Referee) {
+	su := s.setupOf(tags)
+	ref := s.referee()
 	if su.ref != nil {
 		ref = *su.ref
 	}
