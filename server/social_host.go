@@ -10,6 +10,7 @@ import (
 	"kalah/referee"
 	"kalah/server/core"
 	"kalah/server/social"
+	"kalah/server/views"
 )
 
 // The games' chats, the follows and the profiles are package
@@ -33,11 +34,8 @@ type ChatView = social.ChatView
 type Following = social.Following[GameInfo]
 
 // ArchiveGame is a finished game in a player's archive, seen from their
-// side: the game, and what it was for the player.
-type ArchiveGame struct {
-	GameInfo
-	social.ArchiveRow
-}
+// side (views.ArchiveGame).
+type ArchiveGame = views.ArchiveGame
 
 // socialHost is what package social asks of the server.
 type socialHost struct{ s *Server }
@@ -81,22 +79,7 @@ func (h socialHost) PlayedBy(players []identity.ID) []GameInfo {
 	return out
 }
 
-// archive returns games as who's archive.
+// archive returns games as who's archive (views.Archive).
 func (s *Server) archive(ctx context.Context, games []GameInfo, who identity.ID) []ArchiveGame {
-	in := make([]social.Game, len(games))
-	for i, g := range games {
-		in[i] = social.Game{ID: g.ID, South: g.South, North: g.North, SouthID: g.SouthID, NorthID: g.NorthID,
-			Rules: g.Rules, Result: g.Result, Termination: g.Termination, Tags: g.Tags}
-	}
-	out := make([]ArchiveGame, len(games))
-	for i, row := range s.social.Archive(ctx, in, who) {
-		out[i] = ArchiveGame{GameInfo: games[i], ArchiveRow: row}
-	}
-	return out
-}
-
-// profileExtras fills what a profile says of its reader's relation to the
-// player: whether they follow them, and how many do.
-func (s *Server) profileExtras(r *http.Request, p *Profile) {
-	p.Followers, p.Following = s.social.Relation(r, p.ID)
+	return s.views.Archive(ctx, games, who)
 }

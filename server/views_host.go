@@ -8,6 +8,7 @@ import (
 	"kalah/internal/identity"
 	"kalah/internal/store"
 	"kalah/referee"
+	"kalah/server/social"
 	"kalah/server/views"
 )
 
@@ -83,6 +84,14 @@ func (h viewsHost) Actor(w http.ResponseWriter, r *http.Request) Actor {
 
 func (h viewsHost) ActorErr(w http.ResponseWriter, r *http.Request, token string) (Actor, error) {
 	return h.s.actorErr(w, r, token, false)
+}
+
+func (h viewsHost) Archive(ctx context.Context, games []social.Game, who identity.ID) []social.ArchiveRow {
+	return h.s.social.Archive(ctx, games, who)
+}
+
+func (h viewsHost) Relation(r *http.Request, player identity.ID) (int, bool) {
+	return h.s.social.Relation(r, player)
 }
 
 func (h viewsHost) ChatFeed(ctx context.Context, id int64, a Actor) (<-chan store.ChatLine, func()) {

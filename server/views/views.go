@@ -21,6 +21,7 @@ import (
 	"kalah/server/core"
 	"kalah/server/ratings"
 	"kalah/server/round"
+	"kalah/server/social"
 )
 
 // Host is what the views need of the server.
@@ -54,6 +55,11 @@ type Host interface {
 	// ActorErr returns who makes r, a bot or a seat by token if given,
 	// making no guest; an error if the store cannot tell a session.
 	ActorErr(w http.ResponseWriter, r *http.Request, token string) (core.Actor, error)
+	// Archive returns games as who's archive, a row for each in order;
+	// Relation how many follow player, and whether r's reader does
+	// (package social).
+	Archive(ctx context.Context, games []social.Game, who identity.ID) []social.ArchiveRow
+	Relation(r *http.Request, player identity.ID) (followers int, following bool)
 	// ChatFeed returns the chat lines of game id that a may read, as they
 	// are written, and a function to stop.
 	ChatFeed(ctx context.Context, id int64, a core.Actor) (<-chan store.ChatLine, func())

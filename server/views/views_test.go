@@ -13,6 +13,7 @@ import (
 	"kalah/server/core"
 	"kalah/server/ratings"
 	"kalah/server/round"
+	"kalah/server/social"
 )
 
 // stored is a Host with no live games and the stored games it holds.
@@ -59,6 +60,11 @@ func (h stored) ActorErr(w http.ResponseWriter, r *http.Request, token string) (
 func (h stored) ChatFeed(ctx context.Context, id int64, a core.Actor) (<-chan store.ChatLine, func()) {
 	return nil, func() {}
 }
+
+func (h stored) Archive(ctx context.Context, games []social.Game, who identity.ID) []social.ArchiveRow {
+	return make([]social.ArchiveRow, len(games))
+}
+func (h stored) Relation(r *http.Request, player identity.ID) (int, bool) { return 0, false }
 
 func TestViewOfAStoredGame(t *testing.T) {
 	alice := identity.Of(identity.Person, "alice")
