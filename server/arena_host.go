@@ -50,13 +50,11 @@ type (
 	PeopleTournamentState = arena.State
 )
 
-// isPeopleID reports whether id names a people's tournament ("p7").
-func isPeopleID(id string) bool { return arena.IsID(id) }
-
 func peopleIDString(n int64) string { return arena.IDString(n) }
 
 // peopleTours runs a server's people's tournaments (package arena) for
-// its Tournaments, under their context and among their goroutines.
+// its Tournaments, under their context and among their goroutines (which
+// are there once StartTournaments has made them).
 type peopleTours struct {
 	*arena.Tours
 	st *store.Store
@@ -65,7 +63,7 @@ type peopleTours struct {
 func newPeopleTours(t *Tournaments, pause time.Duration) *peopleTours {
 	s := t.srv
 	return &peopleTours{st: s.st, Tours: arena.NewTours(arena.Config{Host: arenaHost{s}, Store: s.st, Log: t.log, Rules: s.cfg.Rules,
-		Wait: s.cfg.ArrangedWait, Pause: pause, Context: t.ctx, Go: t.Go, NoTournament: ErrNoTournament})}
+		Wait: s.cfg.ArrangedWait, Pause: pause, Context: t.ctx, Go: func(f func()) bool { return t.Go(f) }, NoTournament: ErrNoTournament})}
 }
 
 // start runs people's tournament n's director, unless it runs already or

@@ -1,9 +1,7 @@
 package server
 
 import (
-	"context"
 	"net/http"
-	"slices"
 
 	"kalah/internal/identity"
 	"kalah/internal/store"
@@ -69,17 +67,4 @@ func (h socialHost) Setup(tags map[string]string) (referee.Referee, bool) {
 
 func (h socialHost) Refused(reason string) { h.s.refused(reason) }
 
-func (h socialHost) PlayedBy(players []identity.ID) []GameInfo {
-	var out []GameInfo
-	for _, g := range h.s.LiveGames() {
-		if slices.ContainsFunc(players, func(id identity.ID) bool { return id.Is(g.SouthID) || id.Is(g.NorthID) }) {
-			out = append(out, g)
-		}
-	}
-	return out
-}
-
-// archive returns games as who's archive (views.Archive).
-func (s *Server) archive(ctx context.Context, games []GameInfo, who identity.ID) []ArchiveGame {
-	return s.views.Archive(ctx, games, who)
-}
+func (h socialHost) PlayedBy(players []identity.ID) []GameInfo { return h.s.views.PlayedBy(players) }

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"kalah"
-	"kalah/internal/identity"
 	"kalah/server/arena"
 	"kalah/server/tournaments"
 	"kalah/tournament"
@@ -75,13 +74,6 @@ const defaultRoundPause = 10 * time.Second
 // until ctx ends; Wait waits for them to stop.
 func (s *Server) StartTournaments(ctx context.Context, o TournamentOptions) (*Tournaments, error) {
 	t := &Tournaments{srv: s, ctx: ctx, log: s.log}
-	h := tourHost{t}
-	mod, err := tournaments.New(ctx, tournaments.Config{Host: h, People: h, Store: s.st, Errors: s.errs, Log: s.log,
-		AdminToken: s.cfg.AdminToken, DataDir: o.DataDir, Wait: o.Wait, Max: o.Max})
-	if err != nil {
-		return nil, err
-	}
-	t.Tournaments = mod
 	switch {
 	case o.RoundPause == 0:
 		o.RoundPause = defaultRoundPause
@@ -89,6 +81,12 @@ func (s *Server) StartTournaments(ctx context.Context, o TournamentOptions) (*To
 		o.RoundPause = 0
 	}
 	t.people = newPeopleTours(t, o.RoundPause)
+	mod, err := tournaments.New(ctx, tournaments.Config{Host: tourHost{t}, People: arena.People{T: t.people.Tours}, Store: s.st,
+		Errors: s.errs, Log: s.log, AdminToken: s.cfg.AdminToken, DataDir: o.DataDir, Wait: o.Wait, Max: o.Max})
+	if err != nil {
+		return nil, err
+	}
+	t.Tournaments = mod
 	if err := mod.Start(ctx); err != nil {
 		return nil, err
 	}
@@ -101,8 +99,7 @@ func (s *Server) mayEnter(ctx context.Context, org Organizer, name string) error
 	return tournaments.MayEnter(ctx, s.st, s.WaitingBots, org, name)
 }
 
-// tourHost is the server as the tournaments' Host, and its people's
-// tournaments as their People.
+// tourHost is the server as the tournaments' Host.
 type tourHost struct{ t *Tournaments }
 
 func (h tourHost) Executor(wait time.Duration, log *slog.Logger, onStart func(job tournament.Job, game int64)) tournament.Executor {
@@ -143,25 +140,3 @@ func (h tourHost) SessionUser(r *http.Request) string { return h.t.srv.sessionUs
 func (h tourHost) Actor(w http.ResponseWriter, r *http.Request) Actor {
 	return h.t.srv.actor(w, r, "", false)
 }
-
-// people are the people's tournaments as the server's own see them
-// (arena.People), once StartTournaments has made them.
-func (h tourHost) people() arena.People { return arena.People{T: h.t.people.Tours} }
-
-func (h tourHost) IsID(id string) bool { return isPeopleID(id) }
-
-func (h tourHost) Create(ctx context.Context, creator identity.ID, req tournaments.NewPeople) (string, error) {
-	return h.people().Create(ctx, creator, req)
-}
-
-func (h tourHost) State(ctx context.Context, id string, viewer identity.ID) (any, error) {
-	return h.people().State(ctx, id, viewer)
-}
-
-func (h tourHost) Enter(ctx context.Context, id string, a Actor, org Organizer, bot string, withdraw bool) error {
-	return h.people().Enter(ctx, id, a, org, bot, withdraw)
-}
-
-func (h tourHost) List(ctx context.Context) ([]TournamentState, error) { return h.people().List(ctx) }
-
-func (h tourHost) Resume(ctx context.Context) error { return h.people().Resume(ctx) }

@@ -167,6 +167,17 @@ func (vs *Views) LiveGames() []GameInfo {
 	return out
 }
 
+// PlayedBy returns the live games any of players plays, oldest first.
+func (vs *Views) PlayedBy(players []identity.ID) []GameInfo {
+	var out []GameInfo
+	for _, g := range vs.LiveGames() {
+		if slices.ContainsFunc(players, func(id identity.ID) bool { return id.Is(g.SouthID) || id.Is(g.NorthID) }) {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
 func viewInfo(v *round.View, id int64) GameInfo {
 	g := v.G
 	s, n := g.Score()
