@@ -1,8 +1,9 @@
 // Package views is what the API and the page show of games: the JSON
 // views of a game (GameInfo, GameView, Board) and their building, from a
-// live round's view or from the store. It keeps no state of its own: what
-// it needs of the server (the live rounds, the store, the seats' ratings,
-// a game's settings) it asks its Host.
+// live round's view or from the store, the routes that answer and stream
+// them (http.go), and a player's page (profile.go). It keeps no state of
+// its own: what it needs of the server (the live rounds, the store, the
+// seats' ratings, a game's settings, who asks) it asks its Host.
 package views
 
 import (
