@@ -61,18 +61,3 @@ func (s *Server) actorErr(w http.ResponseWriter, r *http.Request, token string, 
 
 // accountErr answers an account's failure.
 func (s *Server) accountErr(w http.ResponseWriter, err error) { s.accounts.AccountErr(w, err) }
-
-func (s *Server) apiSignup(w http.ResponseWriter, r *http.Request)  { s.accounts.Signup(w, r) }
-func (s *Server) apiLogin(w http.ResponseWriter, r *http.Request)   { s.accounts.Login(w, r) }
-func (s *Server) apiLogout(w http.ResponseWriter, r *http.Request)  { s.accounts.Logout(w, r) }
-func (s *Server) apiAccount(w http.ResponseWriter, r *http.Request) { s.accounts.Account(w, r) }
-func (s *Server) apiNewBot(w http.ResponseWriter, r *http.Request)  { s.accounts.NewBot(w, r) }
-func (s *Server) apiPassword(w http.ResponseWriter, r *http.Request) {
-	s.accounts.Password(w, r)
-}
-func (s *Server) apiLogoutEverywhere(w http.ResponseWriter, r *http.Request) {
-	s.accounts.LogoutEverywhere(w, r)
-}
-func (s *Server) apiDeleteAccount(w http.ResponseWriter, r *http.Request) {
-	s.accounts.DeleteAccount(w, r)
-}

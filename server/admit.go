@@ -7,7 +7,6 @@ import (
 
 	"kalah"
 	"kalah/internal/identity"
-	"kalah/player"
 	"kalah/server/gate"
 )
 
@@ -44,22 +43,10 @@ func parties(seats [2]*seat, addrs [2]string) []gate.Party {
 	return out
 }
 
-// gameWork estimates the computer time a game under r between specs (""
-// for a seat that is no program of the server's) may cost: each program's
-// most time a move, over its half of a game's plies.
+// gameWork estimates the computer time a game under r between specs may
+// cost under the server's limits (gate.Work).
 func (s *Server) gameWork(r kalah.Rules, specs ...string) time.Duration {
-	var per time.Duration
-	for _, sp := range specs {
-		if sp == "" {
-			continue
-		}
-		w, err := player.Work(sp, r, s.limits())
-		if err != nil {
-			w = s.limits().Time
-		}
-		per += w
-	}
-	return per * time.Duration(player.GamePlies(r)) / 2
+	return gate.Work(r, s.limits(), specs...)
 }
 
 // seatWork is gameWork of seats' programs.

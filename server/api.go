@@ -2,45 +2,17 @@ package server
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
 	"kalah"
 	"kalah/internal/httpapi"
-	"kalah/internal/identity"
 	"kalah/internal/netx"
-	"kalah/internal/store"
 	"kalah/server/core"
+	"kalah/server/views"
 )
-
-// Subscribe returns the events of live game id as they happen, and a
-// function to stop. The channel is closed when the game ends (after its
-// "end" event), when the server stops, or when the subscriber falls more
-// than 64 events behind. who, if it plays a seat of the game, is there
-// while it follows (a person with the game open is not "gone").
-func (s *Server) Subscribe(id int64, who Actor) (<-chan Event, func(), error) {
-	rd, err := s.round(id)
-	if err != nil {
-		return nil, nil, fmt.Errorf("live game %d: %w", id, ErrNotFound)
-	}
-	ch := make(chan Event, 64)
-	ctx, cancel := context.WithTimeout(s.ctx, 10*time.Second)
-	defer cancel()
-	if err := rd.Subscribe(ctx, ch, who); err != nil {
-		return nil, nil, fmt.Errorf("live game %d: %w", id, ErrNotFound)
-	}
-	stop := func() {
-		if !rd.Unsubscribe(ch) {
-			// The loop ended and closed every channel.
-		}
-	}
-	return ch, stop, nil
-}
 
 // Handler returns the server's HTTP routes: the bot protocol over
 // WebSocket at /ws/bot, and JSON under /api/ (docs/API.md).
@@ -50,9 +22,12 @@ func (s *Server) Handler() http.Handler {
 		httpapi.WriteError(w, fmt.Errorf("%w: no route %s %s", ErrNotFound, r.Method, r.URL.Path))
 	})
 	mux.HandleFunc("GET /ws/bot", s.serveWSLimited)
-	mux.HandleFunc("GET /api/games", s.apiGames)
-	mux.HandleFunc("GET /api/games/{id}", s.apiGame)
-	mux.HandleFunc("GET /api/games/{id}/events", s.streamed(StreamEvents, s.apiEvents))
+	// The modules' own routes.
+	s.views.Routes(mux, s.streamed)
+	s.lobby.Routes(mux, s.streamed)
+	s.social.Routes(mux)
+	s.ratings.Routes(mux)
+	s.accounts.Routes(mux)
 	mux.HandleFunc("POST /api/games", s.apiStart)
 	mux.HandleFunc("POST /api/games/{id}/move", s.apiMove)
 	mux.HandleFunc("POST /api/games/{id}/join", s.apiJoin)
@@ -65,156 +40,18 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /api/games/{id}/moretime", s.seatAction(s.GiveTime))
 	mux.HandleFunc("POST /api/games/{id}/hint", s.apiHint)
 	mux.HandleFunc("POST /api/games/{id}/rematch", s.apiRematch)
-	mux.HandleFunc("GET /api/games/{id}/board", s.apiBoard)
-	mux.HandleFunc("GET /api/games/{id}/record", s.apiRecord)
-	mux.HandleFunc("GET /api/games/{id}/board/events", s.streamed(StreamBoard, s.apiBoardEvents))
-	mux.HandleFunc("GET /api/games/{id}/chat", s.apiChat)
-	mux.HandleFunc("POST /api/games/{id}/chat", s.apiChatSay)
 	mux.HandleFunc("POST /api/arranged", s.apiArranged)
 	mux.HandleFunc("GET /api/bots", s.apiBots)
 	mux.HandleFunc("GET /api/bots/online", s.apiOnlineBots)
 	mux.HandleFunc("POST /api/bots/{name}/challenge", s.apiChallengeBot)
-	mux.HandleFunc("GET /api/ratings", s.apiRatings)
-	mux.HandleFunc("GET /api/seeks", s.apiSeeks)
-	mux.HandleFunc("POST /api/seeks", s.apiSeek)
-	mux.HandleFunc("GET /api/seeks/{id}", s.apiSeekState)
-	mux.HandleFunc("POST /api/seeks/{id}/accept", s.apiSeekAccept)
-	mux.HandleFunc("POST /api/seeks/{id}/cancel", s.apiSeekCancel)
-	mux.HandleFunc("GET /api/seeks/{id}/events", s.streamed(StreamSeek, s.apiSeekEvents))
-	mux.HandleFunc("GET /api/players/{name}", s.apiPlayer)
-	mux.HandleFunc("GET /api/players/{name}/records", s.apiPlayerRecords)
-	mux.HandleFunc("POST /api/players/{name}/follow", s.apiFollow(true))
-	mux.HandleFunc("POST /api/players/{name}/unfollow", s.apiFollow(false))
-	mux.HandleFunc("GET /api/account/following", s.apiFollowing)
-	mux.HandleFunc("GET /api/ratings/pools", s.apiPools)
-	mux.HandleFunc("GET /api/admin/pairs", s.apiAdminPairs)
-	mux.HandleFunc("POST /api/account/signup", s.apiSignup)
-	mux.HandleFunc("POST /api/account/login", s.apiLogin)
-	mux.HandleFunc("POST /api/account/logout", s.apiLogout)
-	mux.HandleFunc("GET /api/account", s.apiAccount)
-	mux.HandleFunc("POST /api/account/bots", s.apiNewBot)
 	mux.HandleFunc("POST /api/account/bots/{name}/token", s.apiRotateBotToken)
-	mux.HandleFunc("POST /api/account/password", s.apiPassword)
-	mux.HandleFunc("POST /api/account/logout/everywhere", s.apiLogoutEverywhere)
-	mux.HandleFunc("DELETE /api/account", s.apiDeleteAccount)
 	// Limits keyed by address count the real client behind a trusted
 	// proxy; every answer carries the security headers.
-	return s.cfg.TrustedProxies.RealClients(netx.Secured(httpapi.Requests(writesChecked(mux), s.log, s.errs)))
-}
-
-// writesChecked refuses a request that changes something unless its body
-// is JSON and it comes from no page of another site (netx.CheckWrite).
-func writesChecked(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.Method {
-		case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
-			if err := netx.CheckWrite(r); err != nil {
-				httpapi.WriteError(w, err)
-				return
-			}
-		}
-		h.ServeHTTP(w, r)
-	})
-}
-
-func (s *Server) apiGames(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	status := q.Get("status")
-	if status != "" && status != "live" && status != "finished" {
-		httpapi.WriteError(w, fmt.Errorf("%w: status %q: want live or finished (or none: both)", ErrBadRequest, status))
-		return
-	}
-	var who identity.ID
-	if name := q.Get("player"); name != "" {
-		var err error
-		if who, err = s.st.Identity(r.Context(), name); errors.Is(err, store.ErrNotFound) {
-			httpapi.WriteJSON(w, http.StatusOK, []GameInfo{}) // nobody of that name: no games
-			return
-		} else if err != nil {
-			httpapi.WriteError(w, err)
-			return
-		}
-	}
-	// Every game, the people's on the page, the bots' and the KGP
-	// clients', in one list: the live ones first, then the finished ones,
-	// newest first (paged with limit and before).
-	games := []GameInfo{}
-	if status != "finished" {
-		for _, g := range s.LiveGames() {
-			if who.IsZero() || who.Is(g.SouthID) || who.Is(g.NorthID) {
-				games = append(games, g)
-			}
-		}
-		if status == "live" {
-			httpapi.WriteJSON(w, http.StatusOK, games)
-			return
-		}
-	}
-	limit, _ := strconv.Atoi(q.Get("limit"))
-	before, _ := strconv.ParseInt(q.Get("before"), 10, 64)
-	done, err := s.FinishedGames(r.Context(), min(max(limit, 0), 1000), before, who)
-	if err != nil {
-		httpapi.WriteError(w, err)
-		return
-	}
-	httpapi.WriteJSON(w, http.StatusOK, append(games, done...))
+	return s.cfg.TrustedProxies.RealClients(netx.Secured(httpapi.Requests(netx.WritesChecked(mux), s.log, s.errs)))
 }
 
 // pathID reads a route's {id}: a game's number, or an id GameID knows.
-func (s *Server) pathID(r *http.Request) (int64, error) {
-	return s.GameID(r.Context(), r.PathValue("id"))
-}
-
-func (s *Server) apiGame(w http.ResponseWriter, r *http.Request) {
-	id, err := s.pathID(r)
-	if err == nil {
-		var v GameView
-		if v, err = s.Game(r.Context(), id); err == nil {
-			httpapi.WriteJSON(w, http.StatusOK, v)
-			return
-		}
-	}
-	httpapi.WriteError(w, err)
-}
-
-func (s *Server) apiEvents(w http.ResponseWriter, r *http.Request) {
-	id, err := s.pathID(r)
-	if err != nil {
-		httpapi.WriteError(w, err)
-		return
-	}
-	ch, cancel, err := s.Subscribe(id, s.actor(w, r, "", false))
-	if err != nil {
-		httpapi.WriteError(w, err)
-		return
-	}
-	defer cancel()
-	netx.LongLived(w)
-	fl, _ := w.(http.Flusher)
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
-	if fl != nil {
-		fl.Flush()
-	}
-	for {
-		select {
-		case e, ok := <-ch:
-			if !ok {
-				return
-			}
-			b, _ := json.Marshal(e)
-			fmt.Fprintf(w, "event: %s\ndata: %s\n\n", e.Kind, b)
-			if fl != nil {
-				fl.Flush()
-			}
-		case <-r.Context().Done():
-			return
-		case <-s.ctx.Done():
-			return
-		}
-	}
-}
+func (s *Server) pathID(r *http.Request) (int64, error) { return s.views.PathID(r) }
 
 func (s *Server) apiStart(w http.ResponseWriter, r *http.Request) {
 	var req GameRequest
@@ -267,16 +104,7 @@ func (s *Server) apiMove(w http.ResponseWriter, r *http.Request) {
 
 // answerBoard answers a seat's request with the game's Board, or err.
 func (s *Server) answerBoard(w http.ResponseWriter, r *http.Request, id int64, err error) {
-	if err != nil {
-		httpapi.WriteError(w, err)
-		return
-	}
-	b, err := s.BoardOf(r.Context(), id)
-	if err != nil {
-		httpapi.WriteError(w, err)
-		return
-	}
-	httpapi.WriteJSON(w, http.StatusOK, b)
+	s.views.AnswerBoard(w, r, id, err)
 }
 
 // hostOf is the address a request's client is counted under by the
@@ -284,45 +112,16 @@ func (s *Server) answerBoard(w http.ResponseWriter, r *http.Request, id int64, e
 // (netx.Key).
 func hostOf(r *http.Request) string { return core.HostOf(r) }
 
-// seatBody is the body of a seat's request: the seat's token, for API
-// clients without a session (a page's session is enough), and a move.
-type seatBody struct {
-	Token  string `json:"token,omitempty"`
-	Move   string `json:"move,omitempty"`
-	Invite string `json:"invite,omitempty"`
-	// Action is a draw offer's (POST /api/games/{id}/draw).
-	Action string `json:"action,omitempty"`
-}
-
 // seatRequest reads the route's game, who asks, and the body of a seat's
-// request (which may be empty).
-func (s *Server) seatRequest(w http.ResponseWriter, r *http.Request) (int64, Actor, seatBody, bool) {
-	var req seatBody
-	id, err := s.pathID(r)
-	if err == nil && r.ContentLength != 0 {
-		err = httpapi.ReadJSON(w, r, &req)
-	}
-	var a Actor
-	if err == nil {
-		a, err = s.actorErr(w, r, req.Token, false)
-	}
-	if err != nil {
-		httpapi.WriteError(w, err)
-		return 0, Actor{}, req, false
-	}
-	return id, a, req, true
+// request (views.SeatRequest).
+func (s *Server) seatRequest(w http.ResponseWriter, r *http.Request) (int64, Actor, views.SeatBody, bool) {
+	return s.views.SeatRequest(w, r)
 }
 
-// seatAction serves a request a player makes on their game (resign,
-// abort, takeback, ...), answered with the game's Board.
+// seatAction serves a request a player makes on their game, answered with
+// the game's Board (views.SeatAction).
 func (s *Server) seatAction(do func(ctx context.Context, id int64, a Actor) error) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		id, a, _, ok := s.seatRequest(w, r)
-		if !ok {
-			return
-		}
-		s.answerBoard(w, r, id, do(r.Context(), id, a))
-	}
+	return s.views.SeatAction(do)
 }
 
 func (s *Server) apiJoin(w http.ResponseWriter, r *http.Request) {
@@ -362,14 +161,9 @@ func (s *Server) apiHint(w http.ResponseWriter, r *http.Request) {
 	httpapi.WriteJSON(w, http.StatusOK, map[string]string{"move": m.String()})
 }
 
-// Requester names who makes r, for the limits on unfinished games:
-// "user:NAME" for a signed-in person, else "addr:HOST" for a guest.
-func (s *Server) Requester(r *http.Request) string {
-	if u := s.sessionUser(r); u != "" {
-		return "user:" + strings.ToLower(u)
-	}
-	return "addr:" + hostOf(r)
-}
+// Requester names who makes r, for the limits on unfinished games
+// (accounts.Service.Requester).
+func (s *Server) Requester(r *http.Request) string { return s.accounts.Requester(r) }
 
 func (s *Server) apiRematch(w http.ResponseWriter, r *http.Request) {
 	id, a, _, ok := s.seatRequest(w, r)

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"strconv"
 	"time"
 
 	"kalah"
@@ -51,13 +50,11 @@ type (
 	PeopleTournamentState = arena.State
 )
 
-// isPeopleID reports whether id names a people's tournament ("p7").
-func isPeopleID(id string) bool { return arena.IsID(id) }
-
 func peopleIDString(n int64) string { return arena.IDString(n) }
 
 // peopleTours runs a server's people's tournaments (package arena) for
-// its Tournaments, under their context and among their goroutines.
+// its Tournaments, under their context and among their goroutines (which
+// are there once StartTournaments has made them).
 type peopleTours struct {
 	*arena.Tours
 	st *store.Store
@@ -66,11 +63,8 @@ type peopleTours struct {
 func newPeopleTours(t *Tournaments, pause time.Duration) *peopleTours {
 	s := t.srv
 	return &peopleTours{st: s.st, Tours: arena.NewTours(arena.Config{Host: arenaHost{s}, Store: s.st, Log: t.log, Rules: s.cfg.Rules,
-		Wait: s.cfg.ArrangedWait, Pause: pause, Context: t.ctx, Go: t.goRun, NoTournament: ErrNoTournament})}
+		Wait: s.cfg.ArrangedWait, Pause: pause, Context: t.ctx, Go: func(f func()) bool { return t.Go(f) }, NoTournament: ErrNoTournament})}
 }
-
-// resume starts the director of every unfinished people's tournament.
-func (p *peopleTours) resume(ctx context.Context) error { return p.Resume(ctx) }
 
 // start runs people's tournament n's director, unless it runs already or
 // the server's tournaments are stopping.
@@ -80,28 +74,6 @@ func (p *peopleTours) start(n int64) bool { return p.Start(n) }
 // tournament id.
 func (p *peopleTours) Join(ctx context.Context, id string, a Actor, org Organizer, bot string) (identity.ID, error) {
 	return p.Tours.Join(ctx, id, a, arena.Organizer(org), bot)
-}
-
-// Withdraw takes who (the requester, or the bot named) out of people's
-// tournament id's pairings.
-func (p *peopleTours) Withdraw(ctx context.Context, id string, a Actor, org Organizer, bot string) (identity.ID, error) {
-	return p.Tours.Withdraw(ctx, id, a, arena.Organizer(org), bot)
-}
-
-// List returns the people's tournaments, newest first, as the list of
-// tournaments shows them.
-func (p *peopleTours) List(ctx context.Context) ([]TournamentState, error) {
-	ts, err := p.Tours.List(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]TournamentState, 0, len(ts))
-	for _, t := range ts {
-		starts := t.Starts
-		out = append(out, TournamentState{ID: t.ID, Name: t.Name, Format: t.Format, Rules: t.Rules, Players: t.Players,
-			Running: t.Running, Created: t.Created, People: true, Status: t.Status, Starts: &starts})
-	}
-	return out, nil
 }
 
 // arenaHost is the server as the people's tournaments' Host: it starts
@@ -170,15 +142,9 @@ func (h arenaHost) StartGame(ctx context.Context, spec arena.GameSpec) (arena.Li
 	}
 	ref := referee.Referee{Budget: spec.Clock, Increment: spec.Increment, Grace: 250 * time.Millisecond}
 	tags := spec.Tags
-	if spec.Rated && s.ratable(ctx, ids) {
-		// At most maxRatedPerDay a pair, tournaments included (farming.go).
-		ok, n, done := s.reserveRated(ctx, ids)
-		defer done()
-		if ok {
-			tags[tagRated] = "yes"
-		} else {
-			tags[tagRatedLimit] = strconv.Itoa(n)
-		}
+	if spec.Rated {
+		// At most maxRatedPerDay a pair, tournaments included (ratings.Tag).
+		defer s.ratings.Tag(ctx, ids, tags)()
 	}
 	ticket, err := s.admit(gate.Tournament, g.Rules(), seats, [2]string{})
 	if err != nil {

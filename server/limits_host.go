@@ -3,23 +3,19 @@ package server
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 
-	"github.com/coder/websocket"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"kalah/internal/httpapi"
-	"kalah/internal/netx"
 	"kalah/player"
-	"kalah/protocol/line"
 	"kalah/server/limits"
 )
 
 // The limits that need none of the server's state live in server/limits;
 // this file is what of them needs the server (who makes a request, the
-// refusals counted in its metrics) and the names the rest of package
-// server, web and cmd/kalah know them by.
+// refusals counted in its metrics, the challenges under s.mu) and the
+// names the rest of package server, web and cmd/kalah know them by.
 
 // Kinds of long-lived request, as counted in the metrics (limits.Stream*).
 const (
@@ -27,16 +23,13 @@ const (
 	StreamBoard  = limits.StreamBoard
 	StreamWSBot  = limits.StreamWSBot
 	StreamKGPWS  = limits.StreamKGPWS
-	streamOther  = limits.StreamOther
 )
 
 // ErrTooManyStreams refuses a long-lived request over a limit.
 var ErrTooManyStreams = limits.ErrTooManyStreams
 
 type (
-	streams        = limits.Streams
-	deadlineWriter = limits.DeadlineWriter
-	releasing      = limits.Releasing
+	streams = limits.Streams
 )
 
 func newStreams(cfg *Config) *streams {
@@ -50,22 +43,11 @@ func (s *Server) identity(r *http.Request) string {
 	return s.actor(nil, r, "", false).ID.Key()
 }
 
-// openStream counts a long-lived request of kind, or answers 429 and
-// reports false when it is over a limit.
-func (s *Server) openStream(w http.ResponseWriter, r *http.Request, kind string) (func(), bool) {
-	release, reason := s.streams.Open(kind, hostOf(r), s.identity(r))
-	if release == nil {
-		s.refused(reason)
-		w.Header().Set("Retry-After", "10")
-		what := map[string]string{
-			"streams":              "the server has as many open streams as it allows",
-			"streams-per-address":  fmt.Sprintf("your address has %d open streams, the most this server allows; close some (other tabs or bots)", s.cfg.MaxStreamsPerAddr),
-			"streams-per-identity": fmt.Sprintf("your account has %d open streams, the most this server allows; close some (other tabs or bots)", s.cfg.MaxStreamsPerIdentity),
-		}[reason]
-		httpapi.WriteError(w, fmt.Errorf("%w: %s", ErrTooManyStreams, what))
-		return nil, false
-	}
-	return release, true
+// streamer serves the long-lived requests under the server's limits
+// (limits.Streamer): who asks is the server's, and its refusals counted.
+func (s *Server) streamer() limits.Streamer {
+	return limits.Streamer{Streams: s.streams, Identity: s.identity, Refused: s.refused,
+		Lifetime: s.cfg.StreamLifetime, WriteTimeout: s.cfg.WriteTimeout}
 }
 
 // LimitStreams serves h, a handler that holds its request open (an event
@@ -73,48 +55,18 @@ func (s *Server) openStream(w http.ResponseWriter, r *http.Request, kind string)
 // long-lived requests: per client address, per identity, in all. kalah
 // serve puts KGP's WebSocket behind it.
 func (s *Server) LimitStreams(kind string, h http.Handler) http.Handler {
-	return s.cfg.TrustedProxies.RealClients(httpapi.Requests(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		release, ok := s.openStream(w, r, kind)
-		if !ok {
-			return
-		}
-		defer release()
-		h.ServeHTTP(w, r)
-	}), s.log, s.errs))
+	return s.cfg.TrustedProxies.RealClients(httpapi.Requests(s.streamer().Limit(kind, h), s.log, s.errs))
 }
 
-// streamed serves an event stream under the limits on long-lived requests,
-// for at most Config.StreamLifetime (a browser's EventSource reconnects by
-// itself), and drops a client that does not take a write within
-// Config.WriteTimeout, which the stream's lifted deadlines would otherwise
-// let hold it for ever.
+// streamed serves an event stream under the limits (limits.Streamer).
 func (s *Server) streamed(kind string, h http.HandlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		release, ok := s.openStream(w, r, kind)
-		if !ok {
-			return
-		}
-		defer release()
-		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.StreamLifetime)
-		defer cancel()
-		h(&deadlineWriter{ResponseWriter: w, RC: http.NewResponseController(w), Timeout: s.cfg.WriteTimeout, Fail: cancel}, r.WithContext(ctx))
-	}
+	return s.streamer().Streamed(kind, h)
 }
 
 // serveWSLimited accepts a bot on our protocol over WebSocket, counted
 // under the limits on long-lived requests until its connection closes.
 func (s *Server) serveWSLimited(w http.ResponseWriter, r *http.Request) {
-	release, ok := s.openStream(w, r, StreamWSBot)
-	if !ok {
-		return
-	}
-	netx.LongLived(w)
-	c, err := websocket.Accept(w, r, nil) // a foreign Origin is refused; none is fine
-	if err != nil {
-		release()
-		return
-	}
-	s.startConn(&releasing{Transport: line.NewWebSocket(c, s.cfg.MaxLine, r.RemoteAddr), Release: release})
+	s.streamer().ServeWS(w, r, s.cfg.MaxLine, s.startConn)
 }
 
 // thinkLimit wraps p in the server's thinking limit, if there is one.

@@ -74,12 +74,3 @@ func (h lobbyHost) Start(ctx context.Context, p lobby.Pairing) (lobby.Started, e
 }
 
 func (h lobbyHost) Refused(reason string) { h.s.refused(reason) }
-
-// The seeks' routes (api.go).
-
-func (s *Server) apiSeek(w http.ResponseWriter, r *http.Request)       { s.lobby.Create(w, r) }
-func (s *Server) apiSeeks(w http.ResponseWriter, r *http.Request)      { s.lobby.List(w, r) }
-func (s *Server) apiSeekState(w http.ResponseWriter, r *http.Request)  { s.lobby.State(w, r) }
-func (s *Server) apiSeekAccept(w http.ResponseWriter, r *http.Request) { s.lobby.Accept(w, r) }
-func (s *Server) apiSeekCancel(w http.ResponseWriter, r *http.Request) { s.lobby.Cancel(w, r) }
-func (s *Server) apiSeekEvents(w http.ResponseWriter, r *http.Request) { s.lobby.Events(w, r) }

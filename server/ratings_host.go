@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"net/http"
-	"strconv"
 
 	"kalah"
 	"kalah/internal/identity"
@@ -11,6 +10,7 @@ import (
 	"kalah/referee"
 	"kalah/server/core"
 	"kalah/server/ratings"
+	"kalah/server/views"
 )
 
 // The ratings between identities and the limits on farming them live in
@@ -40,21 +40,8 @@ type SeatRating = ratings.SeatRating
 // their rated series (ratings.LopsidedPair).
 type LopsidedPair = ratings.LopsidedPair
 
-// Profile is a player's page: ratings on each ladder, the history, the
-// latest games.
-type Profile struct {
-	Name    string               `json:"name"`
-	ID      identity.ID          `json:"id"`
-	Ratings []store.Rated        `json:"ratings"`
-	History []store.HistoryPoint `json:"history"`
-	// Games are the latest finished games, each from the player's side
-	// (profile.go).
-	Games []ArchiveGame `json:"games"`
-	// Followers count who follows the player; Following says whether the
-	// reader does.
-	Followers int  `json:"followers"`
-	Following bool `json:"following"`
-}
+// Profile is a player's page (views.Profile).
+type Profile = views.Profile
 
 // ratingsHost is the server as the ratings see it. The ratings never call
 // it with their lock held, and hold no lock of the server's.
@@ -70,21 +57,9 @@ func (h ratingsHost) Admitted(w http.ResponseWriter, r *http.Request, what strin
 }
 
 // Profile adds to p the player's latest finished games, each from their
-// side, and what profile.go shows of them.
+// side, and their followers (views.Profile).
 func (h ratingsHost) Profile(ctx context.Context, r *http.Request, p ratings.Player) (any, error) {
-	s := h.s
-	out := Profile{Name: p.Name, ID: p.ID, Ratings: p.Ratings, History: p.History, Games: []ArchiveGame{}}
-	limit, _ := strconv.Atoi(r.URL.Query().Get("limit"))
-	before, _ := strconv.ParseInt(r.URL.Query().Get("before"), 10, 64)
-	gs, err := s.FinishedGames(ctx, min(max(limit, 20), 100), before, p.ID)
-	if err != nil {
-		return nil, err
-	}
-	if gs != nil {
-		out.Games = s.archive(ctx, gs, p.ID)
-	}
-	s.profileExtras(r, &out)
-	return out, nil
+	return h.s.views.Profile(ctx, r, p)
 }
 
 // poolOf names the ladder of a game (ratings.Pool).
@@ -120,10 +95,7 @@ func (s *Server) seatRatings(ctx context.Context, v GameView, seats [2]store.Sea
 		Finished: v.Status == store.Finished, Termination: v.Record.Termination}
 	if !g.Finished && g.Tags[tagRated] == "yes" {
 		// A live rated game's ladder is named by its clocks.
-		g.Referee = s.referee()
-		if su := s.setupOf(v.Record.Tags); su.ref != nil {
-			g.Referee = *su.ref
-		}
+		_, g.Referee = s.settings(v.Record.Tags)
 	}
 	return s.ratings.SeatRatings(ctx, g)
 }
@@ -132,10 +104,3 @@ func (s *Server) seatRatings(ctx context.Context, v GameView, seats [2]store.Sea
 func (s *Server) ratingIn(ctx context.Context, who identity.ID, pool string) *SeatRating {
 	return s.ratings.In(ctx, who, pool)
 }
-
-// The ratings' routes (api.go).
-
-func (s *Server) apiRatings(w http.ResponseWriter, r *http.Request)       { s.ratings.Leaderboard(w, r) }
-func (s *Server) apiPlayer(w http.ResponseWriter, r *http.Request)        { s.ratings.Profile(w, r) }
-func (s *Server) apiPlayerRecords(w http.ResponseWriter, r *http.Request) { s.ratings.Records(w, r) }
-func (s *Server) apiAdminPairs(w http.ResponseWriter, r *http.Request)    { s.ratings.Pairs(w, r) }

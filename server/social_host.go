@@ -1,15 +1,14 @@
 package server
 
 import (
-	"context"
 	"net/http"
-	"slices"
 
 	"kalah/internal/identity"
 	"kalah/internal/store"
 	"kalah/referee"
 	"kalah/server/core"
 	"kalah/server/social"
+	"kalah/server/views"
 )
 
 // The games' chats, the follows and the profiles are package
@@ -33,11 +32,8 @@ type ChatView = social.ChatView
 type Following = social.Following[GameInfo]
 
 // ArchiveGame is a finished game in a player's archive, seen from their
-// side: the game, and what it was for the player.
-type ArchiveGame struct {
-	GameInfo
-	social.ArchiveRow
-}
+// side (views.ArchiveGame).
+type ArchiveGame = views.ArchiveGame
 
 // socialHost is what package social asks of the server.
 type socialHost struct{ s *Server }
@@ -65,58 +61,10 @@ func (h socialHost) LiveSeats(id int64) (seats [2]store.Seat, tags map[string]st
 func (h socialHost) TokenIs(hash, token string) bool { return hashIs(hash, token) }
 
 func (h socialHost) Setup(tags map[string]string) (referee.Referee, bool) {
-	su := h.s.setupOf(tags)
-	ref := h.s.referee()
-	if su.ref != nil {
-		ref = *su.ref
-	}
-	return ref, su.casual
+	casual, ref := h.s.settings(tags)
+	return ref, casual
 }
 
 func (h socialHost) Refused(reason string) { h.s.refused(reason) }
 
-func (h socialHost) PlayedBy(players []identity.ID) []GameInfo {
-	var out []GameInfo
-	for _, g := range h.s.LiveGames() {
-		if slices.ContainsFunc(players, func(id identity.ID) bool { return id.Is(g.SouthID) || id.Is(g.NorthID) }) {
-			out = append(out, g)
-		}
-	}
-	return out
-}
-
-// The routes and calls of the rest of the server, by their old names.
-
-func (s *Server) apiChat(w http.ResponseWriter, r *http.Request)    { s.social.Chat(w, r) }
-func (s *Server) apiChatSay(w http.ResponseWriter, r *http.Request) { s.social.Say(w, r) }
-func (s *Server) apiFollow(follow bool) http.HandlerFunc            { return s.social.Follow(follow) }
-func (s *Server) apiFollowing(w http.ResponseWriter, r *http.Request) {
-	s.social.Following(w, r)
-}
-func (s *Server) apiPools(w http.ResponseWriter, r *http.Request) { s.social.Pools(w, r) }
-
-// chatFeed returns the chat lines of game id that a may read, as they are
-// written, and a function to stop.
-func (s *Server) chatFeed(ctx context.Context, id int64, a Actor) (<-chan store.ChatLine, func()) {
-	return s.social.Feed(ctx, id, a)
-}
-
-// archive returns games as who's archive.
-func (s *Server) archive(ctx context.Context, games []GameInfo, who identity.ID) []ArchiveGame {
-	in := make([]social.Game, len(games))
-	for i, g := range games {
-		in[i] = social.Game{ID: g.ID, South: g.South, North: g.North, SouthID: g.SouthID, NorthID: g.NorthID,
-			Rules: g.Rules, Result: g.Result, Termination: g.Termination, Tags: g.Tags}
-	}
-	out := make([]ArchiveGame, len(games))
-	for i, row := range s.social.Archive(ctx, in, who) {
-		out[i] = ArchiveGame{GameInfo: games[i], ArchiveRow: row}
-	}
-	return out
-}
-
-// profileExtras fills what a profile says of its reader's relation to the
-// player: whether they follow them, and how many do.
-func (s *Server) profileExtras(r *http.Request, p *Profile) {
-	p.Followers, p.Following = s.social.Relation(r, p.ID)
-}
+func (h socialHost) PlayedBy(players []identity.ID) []GameInfo { return h.s.views.PlayedBy(players) }

@@ -2,16 +2,12 @@ package server
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"net/http"
-	"slices"
-	"strings"
 	"time"
 
 	"kalah"
-	"kalah/internal/identity"
-	"kalah/player"
+	"kalah/server/arena"
 	"kalah/server/tournaments"
 	"kalah/tournament"
 )
@@ -78,13 +74,6 @@ const defaultRoundPause = 10 * time.Second
 // until ctx ends; Wait waits for them to stop.
 func (s *Server) StartTournaments(ctx context.Context, o TournamentOptions) (*Tournaments, error) {
 	t := &Tournaments{srv: s, ctx: ctx, log: s.log}
-	h := tourHost{t}
-	mod, err := tournaments.New(ctx, tournaments.Config{Host: h, People: h, Store: s.st, Errors: s.errs, Log: s.log,
-		AdminToken: s.cfg.AdminToken, DataDir: o.DataDir, Wait: o.Wait, Max: o.Max})
-	if err != nil {
-		return nil, err
-	}
-	t.Tournaments = mod
 	switch {
 	case o.RoundPause == 0:
 		o.RoundPause = defaultRoundPause
@@ -92,60 +81,25 @@ func (s *Server) StartTournaments(ctx context.Context, o TournamentOptions) (*To
 		o.RoundPause = 0
 	}
 	t.people = newPeopleTours(t, o.RoundPause)
+	mod, err := tournaments.New(ctx, tournaments.Config{Host: tourHost{t}, People: arena.People{T: t.people.Tours}, Store: s.st,
+		Errors: s.errs, Log: s.log, AdminToken: s.cfg.AdminToken, DataDir: o.DataDir, Wait: o.Wait, Max: o.Max})
+	if err != nil {
+		return nil, err
+	}
+	t.Tournaments = mod
 	if err := mod.Start(ctx); err != nil {
 		return nil, err
 	}
 	return t, nil
 }
 
-// goRun runs f in the background as one of the tournaments' goroutines,
-// which Wait waits for; it returns false, and runs nothing, once they are
-// stopping.
-func (t *Tournaments) goRun(f func()) bool { return t.Go(f) }
-
-// startable refuses a player spec the server would not start for a
-// tournament: an unknown player, a program (unless the admin asks and the
-// server allows programs), or one over the server's limits.
-func (s *Server) startable(spec string, admin bool) error {
-	info, _, err := player.Lookup(spec)
-	if err != nil {
-		return fmt.Errorf("%w: %w", ErrBadRequest, err)
-	}
-	if info.Raw && !(admin && s.cfg.AllowExec) {
-		return fmt.Errorf("%w: player %s runs a program on the server: not in tournaments started over HTTP", ErrBadRequest, info.Name)
-	}
-	if err := player.CheckLimits(spec, s.limits()); err != nil {
-		return fmt.Errorf("%w: %w", ErrBadRequest, err)
-	}
-	return nil
-}
-
 // mayEnter reports whether org may enter bot name in a tournament or an
-// arranged game: the admin may enter any bot, a signed-in person their
-// own, and a bot logged in that waits for arranged games (it sent wait)
-// has accepted to be entered by anyone. Nobody else may name a bot, which
-// would make it lose every game it is not there for.
+// arranged game (tournaments.MayEnter).
 func (s *Server) mayEnter(ctx context.Context, org Organizer, name string) error {
-	if org.Admin {
-		return nil
-	}
-	if org.Account != "" {
-		owned, err := s.st.BotsOf(ctx, org.Account)
-		if err != nil {
-			return err
-		}
-		if slices.ContainsFunc(owned, func(b string) bool { return strings.EqualFold(b, name) }) {
-			return nil
-		}
-	}
-	if slices.ContainsFunc(s.WaitingBots(), func(b string) bool { return strings.EqualFold(b, name) }) {
-		return nil
-	}
-	return fmt.Errorf("%w: bot %s is not yours and does not take tournament games now: its owner may enter it, or the bot accepts them itself by logging in and sending wait (kalah bot --wait)", ErrForbidden, name)
+	return tournaments.MayEnter(ctx, s.st, s.WaitingBots, org, name)
 }
 
-// tourHost is the server as the tournaments' Host, and its people's
-// tournaments as their People.
+// tourHost is the server as the tournaments' Host.
 type tourHost struct{ t *Tournaments }
 
 func (h tourHost) Executor(wait time.Duration, log *slog.Logger, onStart func(job tournament.Job, game int64)) tournament.Executor {
@@ -154,7 +108,9 @@ func (h tourHost) Executor(wait time.Duration, log *slog.Logger, onStart func(jo
 		Unlimited: &tournament.Clock{PerMove: c.PerMove, Budget: c.Budget, Increment: c.Increment}, OnStart: onStart}
 }
 
-func (h tourHost) Startable(spec string, admin bool) error { return h.t.srv.startable(spec, admin) }
+func (h tourHost) Startable(spec string, admin bool) error {
+	return tournaments.Startable(spec, admin, h.t.srv.cfg.AllowExec, h.t.srv.limits())
+}
 
 func (h tourHost) MayEnter(ctx context.Context, org Organizer, name string) error {
 	return h.t.srv.mayEnter(ctx, org, name)
@@ -184,31 +140,3 @@ func (h tourHost) SessionUser(r *http.Request) string { return h.t.srv.sessionUs
 func (h tourHost) Actor(w http.ResponseWriter, r *http.Request) Actor {
 	return h.t.srv.actor(w, r, "", false)
 }
-
-func (h tourHost) IsID(id string) bool { return isPeopleID(id) }
-
-func (h tourHost) Create(ctx context.Context, creator identity.ID, req tournaments.NewPeople) (string, error) {
-	return h.t.people.Create(ctx, creator, NewPeopleTournament{Name: req.Name, Format: req.Format, Rules: req.Rules,
-		ClockMS: req.ClockMS, IncrementMS: req.IncrementMS, Minutes: req.Minutes, Rounds: req.Rounds, StartsInS: req.StartsInS, Rated: req.Rated})
-}
-
-func (h tourHost) State(ctx context.Context, id string, viewer identity.ID) (any, error) {
-	st, err := h.t.people.State(ctx, id, viewer)
-	if err != nil {
-		return nil, err
-	}
-	return st, nil
-}
-
-func (h tourHost) Enter(ctx context.Context, id string, a Actor, org Organizer, bot string, withdraw bool) error {
-	do := h.t.people.Join
-	if withdraw {
-		do = h.t.people.Withdraw
-	}
-	_, err := do(ctx, id, a, org, bot)
-	return err
-}
-
-func (h tourHost) List(ctx context.Context) ([]TournamentState, error) { return h.t.people.List(ctx) }
-
-func (h tourHost) Resume(ctx context.Context) error { return h.t.people.resume(ctx) }

@@ -229,6 +229,22 @@ func CheckWrite(r *http.Request) error {
 	return nil
 }
 
+// WritesChecked serves h, refusing a request that changes something
+// unless its body is JSON and it comes from no page of another site
+// (CheckWrite).
+func WritesChecked(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.Method {
+		case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
+			if err := CheckWrite(r); err != nil {
+				httpapi.WriteError(w, err)
+				return
+			}
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
 // sameHost reports whether origin (scheme://host[:port]) names host.
 func sameHost(origin, host string) bool {
 	u, err := url.Parse(origin)

@@ -105,6 +105,15 @@ func (s *Service) SessionUser(r *http.Request) string {
 	return u
 }
 
+// Requester names who makes r, for the limits on unfinished games:
+// "user:NAME" for a signed-in person, else "addr:HOST" for a guest.
+func (s *Service) Requester(r *http.Request) string {
+	if u := s.SessionUser(r); u != "" {
+		return "user:" + strings.ToLower(u)
+	}
+	return "addr:" + core.HostOf(r)
+}
+
 // Session returns the signed-in person of a request: "" and no error for
 // a request with no live session; an error if the store cannot tell.
 func (s *Service) Session(r *http.Request) (string, error) {
@@ -333,4 +342,17 @@ func (s *Service) NewBot(w http.ResponseWriter, r *http.Request) {
 	s.log.Info("bot created", "owner", user, "bot", req.Name)
 	httpapi.WriteJSON(w, http.StatusCreated, map[string]string{"name": req.Name, "token": token,
 		"note": "keep the token: it is shown only now; it logs the bot in with login NAME TOKEN, set auth:token, or Authorization: Bearer"})
+}
+
+// Routes registers the accounts' routes on mux (a bot's new token is the
+// server's: it closes the bot's connections).
+func (s *Service) Routes(mux *http.ServeMux) {
+	mux.HandleFunc("POST /api/account/signup", s.Signup)
+	mux.HandleFunc("POST /api/account/login", s.Login)
+	mux.HandleFunc("POST /api/account/logout", s.Logout)
+	mux.HandleFunc("GET /api/account", s.Account)
+	mux.HandleFunc("POST /api/account/bots", s.NewBot)
+	mux.HandleFunc("POST /api/account/password", s.Password)
+	mux.HandleFunc("POST /api/account/logout/everywhere", s.LogoutEverywhere)
+	mux.HandleFunc("DELETE /api/account", s.DeleteAccount)
 }

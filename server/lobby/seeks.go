@@ -34,6 +34,7 @@ import (
 	"kalah/internal/netx"
 	"kalah/server/core"
 	"kalah/server/gate"
+	"kalah/server/limits"
 )
 
 // Seek is one person's open offer of a game.
@@ -568,4 +569,15 @@ func (l *Lobby) Events(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+}
+
+// Routes registers the seeks' routes on mux; streamed serves the seeker's
+// event stream as a long-lived request under the server's limits.
+func (l *Lobby) Routes(mux *http.ServeMux, streamed func(kind string, h http.HandlerFunc) http.HandlerFunc) {
+	mux.HandleFunc("GET /api/seeks", l.List)
+	mux.HandleFunc("POST /api/seeks", l.Create)
+	mux.HandleFunc("GET /api/seeks/{id}", l.State)
+	mux.HandleFunc("POST /api/seeks/{id}/accept", l.Accept)
+	mux.HandleFunc("POST /api/seeks/{id}/cancel", l.Cancel)
+	mux.HandleFunc("GET /api/seeks/{id}/events", streamed(limits.StreamSeek, l.Events))
 }

@@ -174,3 +174,21 @@ type LopsidedPair struct {
 	// ShareA is A's share of the points (a win 1, a draw 1/2).
 	ShareA float64 `json:"share_a"`
 }
+
+// Tag marks tags as those of a rated game between ids if they may be rated
+// against each other (Ratable) and the daily limit lets them (Reserve),
+// or, over the limit, with how many rated games they played in the day
+// (core.TagRatedLimit); release gives the reservation back once the game
+// is created.
+func (m *Ratings) Tag(ctx context.Context, ids [2]identity.ID, tags map[string]string) (release func()) {
+	if !m.Ratable(ctx, ids) {
+		return func() {}
+	}
+	ok, n, release := m.Reserve(ctx, ids)
+	if ok {
+		tags[core.TagRated] = "yes"
+	} else {
+		tags[core.TagRatedLimit] = strconv.Itoa(n)
+	}
+	return release
+}

@@ -317,3 +317,12 @@ func (m *Ratings) Records(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 }
+
+// Routes registers the ratings' routes on mux: the leaderboards, a
+// player's page and records, the admin's lopsided pairs.
+func (m *Ratings) Routes(mux *http.ServeMux) {
+	mux.HandleFunc("GET /api/ratings", m.Leaderboard)
+	mux.HandleFunc("GET /api/players/{name}", m.Profile)
+	mux.HandleFunc("GET /api/players/{name}/records", m.Records)
+	mux.HandleFunc("GET /api/admin/pairs", m.Pairs)
+}

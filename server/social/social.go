@@ -68,3 +68,14 @@ func New[G any](st *store.Store, host Host[G]) *Social[G] {
 		byAddr: netx.NewLimiter(chatAddrRate, chatAddrBurst),
 	}
 }
+
+// Routes registers social's routes on mux: a game's chat, follows, the
+// rating ladders.
+func (m *Social[G]) Routes(mux *http.ServeMux) {
+	mux.HandleFunc("GET /api/games/{id}/chat", m.Chat)
+	mux.HandleFunc("POST /api/games/{id}/chat", m.Say)
+	mux.HandleFunc("POST /api/players/{name}/follow", m.Follow(true))
+	mux.HandleFunc("POST /api/players/{name}/unfollow", m.Follow(false))
+	mux.HandleFunc("GET /api/account/following", m.Following)
+	mux.HandleFunc("GET /api/ratings/pools", m.Pools)
+}

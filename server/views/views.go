@@ -1,8 +1,9 @@
 // Package views is what the API and the page show of games: the JSON
 // views of a game (GameInfo, GameView, Board) and their building, from a
-// live round's view or from the store. It keeps no state of its own: what
-// it needs of the server (the live rounds, the store, the seats' ratings,
-// a game's settings) it asks its Host.
+// live round's view or from the store, the routes that answer and stream
+// them (http.go), and a player's page (profile.go). It keeps no state of
+// its own: what it needs of the server (the live rounds, the store, the
+// seats' ratings, a game's settings, who asks) it asks its Host.
 package views
 
 import (
@@ -10,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/http"
 	"slices"
 	"time"
 
@@ -20,6 +22,7 @@ import (
 	"kalah/server/core"
 	"kalah/server/ratings"
 	"kalah/server/round"
+	"kalah/server/social"
 )
 
 // Host is what the views need of the server.
@@ -43,6 +46,24 @@ type Host interface {
 	// release's page id webID; ImportGame imports one.
 	ImportedGame(ctx context.Context, webID string) (int64, error)
 	ImportGame(ctx context.Context, im Imported) (int64, error)
+	// Context ends when the server stops, and with it every stream.
+	Context() context.Context
+	// Identity returns the identity of the player named name
+	// (store.ErrNotFound if there is none).
+	Identity(ctx context.Context, name string) (identity.ID, error)
+	// Actor returns who makes r, making no guest.
+	Actor(w http.ResponseWriter, r *http.Request) core.Actor
+	// ActorErr returns who makes r, a bot or a seat by token if given,
+	// making no guest; an error if the store cannot tell a session.
+	ActorErr(w http.ResponseWriter, r *http.Request, token string) (core.Actor, error)
+	// Archive returns games as who's archive, a row for each in order;
+	// Relation how many follow player, and whether r's reader does
+	// (package social).
+	Archive(ctx context.Context, games []social.Game, who identity.ID) []social.ArchiveRow
+	Relation(r *http.Request, player identity.ID) (followers int, following bool)
+	// ChatFeed returns the chat lines of game id that a may read, as they
+	// are written, and a function to stop.
+	ChatFeed(ctx context.Context, id int64, a core.Actor) (<-chan store.ChatLine, func())
 }
 
 // Views builds the views of games; it keeps no state.
@@ -144,6 +165,17 @@ func (vs *Views) LiveGames() []GameInfo {
 		}
 	}
 	slices.SortFunc(out, func(a, b GameInfo) int { return int(a.ID - b.ID) })
+	return out
+}
+
+// PlayedBy returns the live games any of players plays, oldest first.
+func (vs *Views) PlayedBy(players []identity.ID) []GameInfo {
+	var out []GameInfo
+	for _, g := range vs.LiveGames() {
+		if slices.ContainsFunc(players, func(id identity.ID) bool { return id.Is(g.SouthID) || id.Is(g.NorthID) }) {
+			out = append(out, g)
+		}
+	}
 	return out
 }
 

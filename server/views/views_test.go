@@ -3,6 +3,7 @@ package views
 import (
 	"context"
 	"errors"
+	"net/http"
 	"testing"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"kalah/server/core"
 	"kalah/server/ratings"
 	"kalah/server/round"
+	"kalah/server/social"
 )
 
 // stored is a Host with no live games and the stored games it holds.
@@ -46,6 +48,23 @@ func (h stored) ImportedGame(ctx context.Context, webID string) (int64, error) {
 func (h stored) ImportGame(ctx context.Context, im Imported) (int64, error) {
 	return 0, errors.New("no imports here")
 }
+
+func (h stored) Context() context.Context { return context.Background() }
+func (h stored) Identity(ctx context.Context, name string) (identity.ID, error) {
+	return identity.ID{}, store.ErrNotFound
+}
+func (h stored) Actor(w http.ResponseWriter, r *http.Request) core.Actor { return core.Actor{} }
+func (h stored) ActorErr(w http.ResponseWriter, r *http.Request, token string) (core.Actor, error) {
+	return core.Actor{}, nil
+}
+func (h stored) ChatFeed(ctx context.Context, id int64, a core.Actor) (<-chan store.ChatLine, func()) {
+	return nil, func() {}
+}
+
+func (h stored) Archive(ctx context.Context, games []social.Game, who identity.ID) []social.ArchiveRow {
+	return make([]social.ArchiveRow, len(games))
+}
+func (h stored) Relation(r *http.Request, player identity.ID) (int, bool) { return 0, false }
 
 func TestViewOfAStoredGame(t *testing.T) {
 	alice := identity.Of(identity.Person, "alice")
