@@ -171,6 +171,7 @@ func (r *Round) GiveTime(ctx context.Context, a core.Actor) error {
 			return err
 		}
 		l.tags[core.TagGiven] = val
+		l.tagsChanged = true
 		l.clocks.Give(1-seat, GiveTime)
 		l.publishEvent(Event{Kind: "time", Seat: 1 - seat, Ply: l.g.Len(), Position: l.g.Position().String()})
 		return nil
@@ -409,6 +410,7 @@ func (l *loop) takeBack(seat int) error {
 		tb = l.tags[store.TakebackTag] + "; " + tb
 	}
 	l.tags[store.TakebackTag] = tb
+	l.tagsChanged = true
 	// The clocks stand as the moves left say.
 	if l.ref.Budget > 0 {
 		l.ref.Spent = Spent(l.g, l.millis, l.ref.Budget, l.ref.Increment)
@@ -482,6 +484,7 @@ func (l *loop) take(i int, who identity.ID) (int, string, error) {
 			return 0, "", err
 		}
 		l.tags[tag] = value
+		l.tagsChanged = true
 	}
 	l.publishEvent(Event{Kind: "join", Seat: i, Ply: l.g.Len(), Position: l.g.Position().String()})
 	return i, token, nil

@@ -139,8 +139,8 @@ func (r *Round) post(do func(l *loop) error) bool {
 type View struct {
 	G       *kalah.Game // the game as it stands
 	Seats   [2]store.Seat
-	Millis  []int64 // each move's thinking time
-	Tags    map[string]string
+	Millis  []int64           // each move's thinking time
+	Tags    map[string]string // shared by the views until the tags change: read only
 	Created time.Time
 	Ref     referee.Referee // the clock's settings
 	Casual  bool
@@ -262,7 +262,11 @@ type loop struct {
 	clocks *referee.Clocks
 	millis []int64
 	tags   map[string]string
-	casual bool
+	// viewTags is the copy of tags the views share, read only; made anew
+	// when tags changed since (tagsChanged), not a publish.
+	viewTags    map[string]string
+	tagsChanged bool
+	casual      bool
 	// The turn: the mover's clock runs from turnAt; before askAt (a delay
 	// between moves, a resume's grace) it does not run yet. asked is set
 	// once the mover was asked (a bot sent go, a program's ask started).
@@ -470,15 +474,18 @@ func (l *loop) run() {
 		select {
 		case m := <-r.inbox:
 			err := m.do(l)
+			l.next()
 			l.publish()
 			if m.reply != nil {
 				m.reply <- err
 			}
 		case a := <-l.answers:
 			l.answered(a)
+			l.next()
 			l.publish()
 		case <-l.timer.C:
 			l.tick()
+			l.next()
 			l.publish()
 		case <-l.ctx.Done():
 			l.log.Info("game stopped unfinished", "game", r.id, "moves", l.g.Len())
@@ -489,6 +496,15 @@ func (l *loop) run() {
 		// The store is gone: the game stays live in it for the next server.
 		l.log.Error("game stopped", "game", r.id, "err", l.halted)
 		l.broadcast(line.Errorf(line.CodeShutdown, "game %d stopped: %v", r.id, l.halted))
+	}
+}
+
+// next starts the next turn, if its time has come, before the change that
+// let it start is published: a move and the turn after it make one view,
+// not two (each view a new allocation, on every move of every game).
+func (l *loop) next() {
+	if !l.over && l.halted == nil {
+		l.prompt()
 	}
 }
 
@@ -879,6 +895,7 @@ func (l *loop) finish(why error) {
 	if l.reason != "" {
 		stored.Tags = map[string]string{core.ReasonTag: l.reason}
 		l.tags[core.ReasonTag] = l.reason
+		l.tagsChanged = true
 	}
 	if why := l.host.UnratedWhy(l.g, l.opening, l.tags); why != "" {
 		// Too early to count, as an abort (the Host's UnratedWhy).
@@ -887,6 +904,7 @@ func (l *loop) finish(why error) {
 		}
 		stored.Tags[core.TagRated], stored.Tags[core.TagUnrated] = "no", why
 		l.tags[core.TagRated], l.tags[core.TagUnrated] = "no", why
+		l.tagsChanged = true
 	}
 	if err := l.retry(l.host.FinishGame(context.WithoutCancel(l.ctx), l.r.id, stored), func() error {
 		err := l.host.FinishGame(context.WithoutCancel(l.ctx), l.r.id, stored)
@@ -1037,8 +1055,12 @@ func (l *loop) deliver() {
 func (l *loop) publish() {
 	defer l.deliver()
 	// The game and its times are shared with the loop, never copied a
-	// move: the loop only appends to them (Game.Snapshot).
-	v := &View{G: l.g.Snapshot(), Millis: l.millis[:len(l.millis):len(l.millis)], Tags: maps.Clone(l.tags), Ref: l.ref,
+	// move: the loop only appends to them (Game.Snapshot); its tags are
+	// copied only when they changed.
+	if l.viewTags == nil || l.tagsChanged {
+		l.viewTags, l.tagsChanged = maps.Clone(l.tags), false
+	}
+	v := &View{G: l.g.Snapshot(), Millis: l.millis[:len(l.millis):len(l.millis)], Tags: l.viewTags, Ref: l.ref,
 		Casual: l.casual, Running: -1, TakebackAsk: l.takebackAsk, DrawOffer: l.draw.by, Reason: l.reason, Trouble: l.trouble,
 		Watchers: len(l.subs) + len(l.watchers), Spectators: l.spectators(), Over: l.over, OpeningPlies: l.opening,
 		Draws: canAnswer(l.seats[0]) && canAnswer(l.seats[1])}
