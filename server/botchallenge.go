@@ -185,7 +185,7 @@ func (s *Server) answerPerson(c *conn, name string, ch *challenge, accept bool) 
 		pc.reply <- personReply{err: err}
 		return
 	}
-	out := Started{ID: rd.ID(), limited: limited}
+	out := Started{ID: rd.ID(), Limited: limited}
 	if limited >= 0 {
 		out.Note = limitNote(strconv.Itoa(limited), pc.who, [2]identity.ID{seats[0].St.ID, seats[1].St.ID}, [2]string{seats[0].St.Name, seats[1].St.Name})
 	}
