@@ -358,7 +358,8 @@ func (m *Service) DeclineTakeBack(ctx context.Context, id int64, a core.Actor) e
 }
 
 // Claim ends a game between people without a clock in the person's
-// favour when the opponent, to move, has not moved for Config.ClaimAfter.
+// favour when the opponent, to move, has not moved for the server's
+// ClaimAfter.
 func (m *Service) Claim(ctx context.Context, id int64, a core.Actor) error {
 	r, err := m.Round(id)
 	if err != nil {
