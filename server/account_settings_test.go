@@ -115,7 +115,7 @@ func TestDeleteAccount(t *testing.T) {
 	}
 	// A rated game between ann and bob, a line of chat, bob resigns.
 	a, b := identity.Of(identity.Person, "ann"), identity.Of(identity.Person, "bob")
-	g, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "human", ClockMS: 60_000, Rated: true, seated: [2]identity.ID{a, b}})
+	g, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "human", ClockMS: 60_000, Rated: true, Seated: [2]identity.ID{a, b}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -75,8 +75,8 @@ func (s *Server) apiStart(w http.ResponseWriter, r *http.Request) {
 	if (people == 0 || people == 2 && !req.Invite) && s.sessionUser(r) == "" && !s.admitted(w, r, "a game between two computers, or for one person on both sides (or an account: sign in)") {
 		return
 	}
-	req.by = s.actor(w, r, "", true).ID
-	req.addrs = [2]string{hostOf(r), hostOf(r)}
+	req.By = s.actor(w, r, "", true).ID
+	req.Addrs = [2]string{hostOf(r), hostOf(r)}
 	st, err := s.StartGame(r.Context(), req)
 	if err != nil {
 		httpapi.WriteError(w, err)

@@ -172,7 +172,7 @@ func (h botsHost) PersonGame(pc bots.PersonChallenge, rules kalah.Rules, botID i
 	if err != nil {
 		return nil, err
 	}
-	out := Started{ID: rd.ID(), limited: limited}
+	out := Started{ID: rd.ID(), Limited: limited}
 	if limited >= 0 {
 		out.Note = limitNote(strconv.Itoa(limited), pc.Who, [2]identity.ID{seats[0].St.ID, seats[1].St.ID}, [2]string{seats[0].St.Name, seats[1].St.Name})
 	}

@@ -65,7 +65,7 @@ func turn(t *testing.T, srv *Server, id int64, seat int, token string) {
 func TestDrawOverHTTP(t *testing.T) {
 	ts := newTestServer(t, "", Config{})
 	ctx := context.Background()
-	rated := GameRequest{South: "human", North: "human", Rated: true, seated: annBob}
+	rated := GameRequest{South: "human", North: "human", Rated: true, Seated: annBob}
 	// A first game that Ann wins, so that the ratings differ and a draw
 	// moves them.
 	first, err := ts.srv.StartGame(ctx, rated)
@@ -160,7 +160,7 @@ func TestDrawOverHTTP(t *testing.T) {
 	}
 
 	// Against the computer there is no one to ask.
-	cg, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "first", by: identity.Of(identity.Person, "carol")})
+	cg, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "first", By: identity.Of(identity.Person, "carol")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +233,7 @@ func TestDrawOverLineProtocol(t *testing.T) {
 func TestTakebacksRatedOrRefused(t *testing.T) {
 	ts := newTestServer(t, "", Config{})
 	ctx := context.Background()
-	st, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "human", Rated: true, seated: annBob})
+	st, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "human", Rated: true, Seated: annBob})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +246,7 @@ func TestTakebacksRatedOrRefused(t *testing.T) {
 		t.Fatalf("granted: %d, %d moves, rated %v", code, len(b.Moves), b.Rated)
 	}
 
-	off, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "human", Rated: true, Takebacks: new(bool), seated: annBob})
+	off, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "human", Rated: true, Takebacks: new(bool), Seated: annBob})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +276,7 @@ func TestTakebacksRatedOrRefused(t *testing.T) {
 func TestAbortedUnrated(t *testing.T) {
 	ts := newTestServer(t, "", Config{})
 	ctx := context.Background()
-	st, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "human", Rated: true, seated: annBob})
+	st, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "human", Rated: true, Seated: annBob})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -255,7 +255,7 @@ func TestCommandsInOrder(t *testing.T) {
 	ctx := context.Background()
 	outcomes := map[string]int{}
 	for run := range 200 {
-		st, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "first", Casual: true, by: ann})
+		st, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "first", Casual: true, By: ann})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -340,7 +340,7 @@ func TestEventsAfterTheView(t *testing.T) {
 	ts := newTestServer(t, "", Config{})
 	ctx := context.Background()
 	for range 50 {
-		st, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "human", Casual: true, seated: annBob})
+		st, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "human", Casual: true, Seated: annBob})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -56,7 +56,7 @@ func (h lobbyHost) Rating(ctx context.Context, who identity.ID, rules kalah.Rule
 // unrated.
 func (h lobbyHost) Start(ctx context.Context, p lobby.Pairing) (lobby.Started, error) {
 	req := GameRequest{Rules: p.Rules, South: "human", North: "human", ClockMS: p.ClockMS, IncrementMS: p.IncrementMS,
-		Rated: p.Rated, Casual: !p.Rated, seated: p.Seats, by: p.Seats[0], path: p.Path, addrs: p.Addrs}
+		Rated: p.Rated, Casual: !p.Rated, Seated: p.Seats, By: p.Seats[0], Path: p.Path, Addrs: p.Addrs}
 	if p.NoTakebacks {
 		req.Takebacks = new(bool)
 	}
@@ -65,9 +65,9 @@ func (h lobbyHost) Start(ctx context.Context, p lobby.Pairing) (lobby.Started, e
 		return lobby.Started{}, err
 	}
 	out := lobby.Started{ID: st.ID, Tokens: st.Tokens}
-	if st.limited >= 0 {
+	if st.Limited >= 0 {
 		for i, id := range p.Seats {
-			out.Notes[i] = limitNote(strconv.Itoa(st.limited), id, p.Seats, p.Names)
+			out.Notes[i] = limitNote(strconv.Itoa(st.Limited), id, p.Seats, p.Names)
 		}
 	}
 	return out, nil

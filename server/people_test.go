@@ -82,7 +82,7 @@ func TestCasualTakeBackAndHint(t *testing.T) {
 	hint := func(ctx context.Context, g *kalah.Game) (kalah.Move, error) { return g.Legal()[0], nil }
 	ts := newTestServer(t, "", Config{Hint: hint})
 	ctx := context.Background()
-	st, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "first", Casual: true, by: ann})
+	st, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "first", Casual: true, By: ann})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +257,7 @@ func TestResignOutOfTurn(t *testing.T) {
 func TestRematch(t *testing.T) {
 	ts := newTestServer(t, "", Config{})
 	ctx := context.Background()
-	st, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "first", Casual: true, DelayMS: 5, by: ann})
+	st, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "first", Casual: true, DelayMS: 5, By: ann})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,7 +288,7 @@ func TestRematch(t *testing.T) {
 	}
 
 	// Two people: the first to ask starts it, the second takes the seat.
-	two, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "human", seated: annBob})
+	two, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "human", Seated: annBob})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,7 +339,7 @@ func TestFischerClock(t *testing.T) {
 	if _, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "first", IncrementMS: 1000}); !errors.Is(err, ErrBadRequest) {
 		t.Fatalf("an increment without a clock: %v", err)
 	}
-	st, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "first", ClockMS: 1500, IncrementMS: 200, by: capAnn})
+	st, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "first", ClockMS: 1500, IncrementMS: 200, By: capAnn})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -451,11 +451,11 @@ func get(t *testing.T, ts *testServer, path string, out any) {
 func TestAbortAndClaim(t *testing.T) {
 	ts := newTestServer(t, "", Config{AbortAfter: 200 * time.Millisecond, ClaimAfter: 300 * time.Millisecond})
 	ctx := context.Background()
-	idle, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "greedy", by: capAnn})
+	idle, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "greedy", By: capAnn})
 	if err != nil {
 		t.Fatal(err)
 	}
-	two, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "human", seated: capAnnBob})
+	two, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "human", Seated: capAnnBob})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -491,7 +491,7 @@ func TestAbortAndClaim(t *testing.T) {
 func TestTakebackBetweenPeople(t *testing.T) {
 	ts := newTestServer(t, "", Config{Hint: func(ctx context.Context, g *kalah.Game) (kalah.Move, error) { return 1, nil }})
 	ctx := context.Background()
-	st, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "human", Casual: true, seated: capAnnBob})
+	st, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "human", Casual: true, Seated: capAnnBob})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -547,7 +547,7 @@ var (
 func TestInviteJoinNamesTheSeat(t *testing.T) {
 	ts := newTestServer(t, "", Config{})
 	ctx := context.Background()
-	st, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "human", Invite: true, by: ann})
+	st, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "human", Invite: true, By: ann})
 	if err != nil {
 		t.Fatal(err)
 	}

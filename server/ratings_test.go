@@ -39,7 +39,7 @@ func TestAbortIsNotRated(t *testing.T) {
 		}
 	}
 	start := func() Started {
-		st, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "human", ClockMS: 60_000, Rated: true, seated: [2]identity.ID{a, b}})
+		st, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "human", ClockMS: 60_000, Rated: true, Seated: [2]identity.ID{a, b}})
 		if err != nil {
 			t.Fatal(err)
 		}

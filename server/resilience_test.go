@@ -19,7 +19,7 @@ import (
 func TestStoreFullIsToldAndRetried(t *testing.T) {
 	ts := newTestServer(t, "", Config{})
 	ctx := context.Background()
-	st, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "first", ClockMS: 60_000, by: ann})
+	st, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "first", ClockMS: 60_000, By: ann})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func TestAbandonedGameEnds(t *testing.T) {
 func TestPersonResumesWithStoredClock(t *testing.T) {
 	ts := newTestServer(t, "", Config{ResumeGrace: time.Minute})
 	ctx := context.Background()
-	st, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "first", ClockMS: 60_000, by: ann})
+	st, err := ts.srv.StartGame(ctx, GameRequest{South: "human", North: "first", ClockMS: 60_000, By: ann})
 	if err != nil {
 		t.Fatal(err)
 	}

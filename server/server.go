@@ -7,14 +7,12 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"kalah"
 	"kalah/internal/httpapi"
-	"kalah/internal/identity"
 	"kalah/internal/netx"
 	"kalah/internal/store"
 	"kalah/player"
@@ -27,6 +25,7 @@ import (
 	"kalah/server/lobby"
 	"kalah/server/ratings"
 	rnd "kalah/server/round"
+	gamesetup "kalah/server/setup"
 	"kalah/server/social"
 	"kalah/server/views"
 )
@@ -320,14 +319,13 @@ type Server struct {
 	// challenges, each under a lock of its own (server/bots).
 	bots *bots.Bots
 
-	gate      *gate.Gate      // admits every game (admit.go)
-	errs      *httpapi.Errors // the statuses of the API\'s errors (httperr.go)
-	stats     *Stats
-	streams   *streams // long-lived requests open
-	metrics   *metrics
-	rematchMu sync.Mutex // one rematch at a time
-	lobby     *lobby.Lobby
-	social    *social.Social[GameInfo] // games' chats, follows, profiles (social_host.go)
+	gate    *gate.Gate      // admits every game (admit.go)
+	errs    *httpapi.Errors // the statuses of the API\'s errors (httperr.go)
+	stats   *Stats
+	streams *streams // long-lived requests open
+	metrics *metrics
+	lobby   *lobby.Lobby
+	social  *social.Social[GameInfo] // games' chats, follows, profiles (social_host.go)
 	// accounts are the accounts, sessions and guests of the HTTP side
 	// (package server/accounts).
 	accounts *accounts.Service
@@ -335,6 +333,8 @@ type Server struct {
 	ratings *ratings.Ratings
 	// views build what the API and the page show of games (server/views).
 	views *views.Views
+	// gameSetup sets up, starts and resumes games (server/setup).
+	gameSetup *gamesetup.Service
 }
 
 // New starts a server on cfg.Store and resumes the unfinished games in it.
@@ -367,11 +367,12 @@ func New(cfg Config) (*Server, error) {
 	s.social = social.New[GameInfo](cfg.Store, socialHost{s})
 	s.metrics = s.newMetrics()
 	s.accounts = s.newAccounts()
+	s.gameSetup = s.newGameSetup()
 	s.stats.SetProm(s.metrics.Move)
 	if cfg.Hashers > 0 {
 		cfg.Store.SetHashers(cfg.Hashers)
 	}
-	if err := s.resume(); err != nil {
+	if err := s.gameSetup.Resume(); err != nil {
 		stop()
 		return nil, err
 	}
@@ -406,104 +407,6 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-}
-
-// resume restarts the unfinished games in the store.
-func (s *Server) resume() error {
-	games, err := s.st.Unfinished(s.ctx)
-	if err != nil {
-		return fmt.Errorf("server: %w", err)
-	}
-	for _, sg := range games {
-		if err := s.resumeGame(sg); err != nil {
-			s.log.Error("cannot resume game", "game", sg.ID, "err", err)
-		}
-	}
-	return nil
-}
-
-func (s *Server) resumeGame(sg store.Game) error {
-	// A tournament's game left unfinished is played again by its
-	// tournament, which counts only the games it sees end.
-	if sg.Record.Tags[arrangedTag] != "" || sg.Record.Tags[TournamentTag] != "" {
-		return s.abandonArranged(sg)
-	}
-	g, err := store.Replay(sg.Record)
-	if err != nil {
-		return s.adjudicateBroken(sg, err)
-	}
-	var seats [2]*seat
-	var lost [2]bool
-	for i, st := range sg.Seats {
-		switch st.Kind {
-		case "bot":
-			seats[i] = &seat{Bot: true, Returns: true, St: st}
-			if st.ID.IsZero() {
-				seats[i].St.ID = identity.Of(identity.Bot, st.Name)
-			}
-		case "human":
-			if st.TokenHash == "" && !st.Open && st.ID.IsZero() {
-				lost[i] = true // a person of an older release: no way back in
-			}
-			seats[i] = &seat{Human: true, St: st}
-		case "spec":
-			p, err := player.New(st.Spec, player.Options{Rules: g.Rules(), Seed: uint64(sg.ID)*2 + uint64(i)})
-			if err != nil {
-				s.log.Warn("cannot rebuild player", "game", sg.ID, "spec", st.Spec, "err", err)
-				lost[i] = true
-				p = absent{err}
-			}
-			seats[i] = &seat{P: s.thinkLimit(p), St: st}
-		default:
-			// A KGP client cannot come back to a game: it loses when its
-			// turn comes, after the resume's grace.
-			seats[i] = &seat{P: absent{fmt.Errorf("%w: %s cannot come back after the server restarted", player.ErrDisconnected, st.Name)}, St: st}
-		}
-	}
-	if lost[0] || lost[1] {
-		closeSeats(seats)
-		switch {
-		case lost[0] && lost[1]:
-			err = g.Adjudicate(kalah.Draw)
-		case lost[0]:
-			err = g.Forfeit(g.PlayerSide(0), kalah.Disconnect)
-		default:
-			err = g.Forfeit(g.PlayerSide(1), kalah.Disconnect)
-		}
-		if err == nil {
-			err = s.st.FinishGame(s.ctx, sg.ID, g.Record())
-		}
-		s.log.Info("adjudicated unfinished game", "game", sg.ID, "result", g.Result(), "termination", g.Termination())
-		return err
-	}
-	millis := make([]int64, g.Len())
-	for i, m := range sg.Record.Moves {
-		if i < len(millis) {
-			millis[i] = m.Millis
-		}
-	}
-	su := s.setupOf(sg.Record.Tags)
-	ref := s.referee()
-	if su.ref != nil {
-		ref = *su.ref
-	}
-	opening := 0
-	if n, err := strconv.Atoi(sg.Record.Tags[tagOpening]); err == nil {
-		opening = n
-	}
-	s.log.Info("resuming game", "game", sg.ID, "moves", g.Len())
-	s.startRound(roundSetup{ID: sg.ID, G: g, Seats: seats, Ref: ref, Casual: su.casual, Tags: sg.Record.Tags,
-		Millis: millis, Created: sg.Created, Opening: opening, Resumed: true})
-	return nil
-}
-
-// adjudicateBroken ends a stored game whose moves cannot be replayed.
-func (s *Server) adjudicateBroken(sg store.Game, cause error) error {
-	rec := sg.Record
-	rec.Result = kalah.Draw
-	rec.Termination = kalah.Adjudicated
-	s.log.Error("adjudicating a game that does not replay", "game", sg.ID, "err", cause)
-	return s.st.FinishGame(s.ctx, sg.ID, rec)
 }
 
 // limits are the bounds on engine settings from the network.

@@ -1,4 +1,4 @@
-package server
+package setup
 
 import (
 	"context"
@@ -15,34 +15,9 @@ import (
 	"kalah/referee"
 	"kalah/server/core"
 	"kalah/server/gate"
-	rnd "kalah/server/round"
-)
-
-// Errors of people's games, matched with errors.Is.
-var (
-	ErrNotCasual   = core.ErrNotCasual
-	ErrNoTakebacks = core.ErrNoTakebacks
-	ErrNoSeat      = core.ErrNoSeat
-	ErrTooMany     = core.ErrTooMany
-	ErrNoHints     = core.ErrNoHints
-	ErrTooLate     = core.ErrTooLate
-)
-
-// Tags under which a game keeps its settings (core's).
-const (
-	tagPerMove     = core.TagPerMove
-	tagDelay       = core.TagDelay
-	tagCasual      = core.TagCasual
-	tagClock       = core.TagClock
-	tagInc         = core.TagInc
-	tagOpening     = core.TagOpening
-	tagRatedAsked  = core.TagRatedAsked
-	tagNoTakebacks = core.TagNoTakebacks
-	ImportTag      = core.ImportTag
-	TournamentTag  = core.TournamentTag
-	ReasonTag      = core.ReasonTag
-	RematchTag     = core.RematchTag
-	RematchOfTag   = core.RematchOfTag
+	"kalah/server/ratings"
+	"kalah/server/round"
+	"kalah/server/views"
 )
 
 // Bounds of a game's clock asked for over the network.
@@ -97,19 +72,20 @@ type GameRequest struct {
 	// their own bot, not two bots of one owner) and the game is not
 	// casual.
 	Rated bool `json:"rated,omitempty"`
-	// by is who asks: the person seated in the game's first human seat
-	// (and the second too, unless Invite).
-	by identity.ID
-	// seated, if set, gives the human seats by seat (a seek's two people,
-	// a rematch's); a zero ID leaves that seat to by.
-	seated [2]identity.ID
-	// reserve, if set, leaves human seat reserve-1 open for the identity
+	// By is who asks: the person seated in the game's first human seat
+	// (and the second too, unless Invite). The server sets it, and the
+	// fields below, from the request's session; JSON never does.
+	By identity.ID `json:"-"`
+	// Seated, if set, gives the human seats by seat (a seek's two people,
+	// a rematch's); a zero ID leaves that seat to By.
+	Seated [2]identity.ID `json:"-"`
+	// Reserve, if set, leaves human seat Reserve-1 open for the identity
 	// seated there (a rematch's other player).
-	reserve int
-	// path is how the game was asked for, and addrs the address of each
+	Reserve int `json:"-"`
+	// Path is how the game was asked for, and Addrs the address of each
 	// person seated, where known (for the gate).
-	path  gate.Path
-	addrs [2]string
+	Path  gate.Path `json:"-"`
+	Addrs [2]string `json:"-"`
 }
 
 // Started is a game StartGame began.
@@ -126,152 +102,141 @@ type Started struct {
 	// players have played their rated games with each other today, says so
 	// ("casual: you have played 5 rated games with bob today").
 	Note string `json:"note,omitempty"`
-	// limited is that count (-1: not limited), for callers that tell
+	// Limited is that count (-1: not limited), for callers that tell
 	// someone else.
-	limited int
+	Limited int `json:"-"`
 }
 
-// Actor is who makes a request on a game (core.Actor).
-type Actor = core.Actor
-
-// newToken returns a fresh secret (128 bits) and its stored hash.
-func newToken() (token, hash string) { return rnd.NewToken() }
-
-func tokenHash(token string) string { return rnd.TokenHash(token) }
-
-// hashIs reports whether secret hashes to hash, in constant time.
-func hashIs(hash, secret string) bool { return rnd.HashIs(hash, secret) }
-
 // StartGame starts a game between server-side players and people.
-func (s *Server) StartGame(ctx context.Context, req GameRequest) (Started, error) {
+func (m *Service) StartGame(ctx context.Context, req GameRequest) (Started, error) {
 	r := req.Rules
 	if r.Houses == 0 && r.Seeds == 0 {
-		r = s.cfg.Rules // none given
+		r = m.cfg.Rules // none given
 	}
 	if err := r.Validate(); err != nil {
-		return Started{}, fmt.Errorf("%w: %w", ErrBadRequest, err)
+		return Started{}, fmt.Errorf("%w: %w", core.ErrBadRequest, err)
 	}
 	if req.Names != [2]string{} {
-		return Started{}, fmt.Errorf("%w: names are not taken any more: a seat shows its player (your account when signed in, else a guest name)", ErrBadRequest)
+		return Started{}, fmt.Errorf("%w: names are not taken any more: a seat shows its player (your account when signed in, else a guest name)", core.ErrBadRequest)
 	}
 	g, err := kalah.NewGame(r)
 	if req.Start != "" {
 		p, perr := kalah.ParsePosition(req.Start)
 		if perr != nil {
-			return Started{}, fmt.Errorf("%w: start: %w", ErrBadRequest, perr)
+			return Started{}, fmt.Errorf("%w: start: %w", core.ErrBadRequest, perr)
 		}
 		g, err = kalah.NewGameFrom(r, p)
 	}
 	if err != nil {
-		return Started{}, fmt.Errorf("%w: %w", ErrBadRequest, err)
+		return Started{}, fmt.Errorf("%w: %w", core.ErrBadRequest, err)
 	}
 	for i, m := range req.Opening {
 		if _, err := g.Play(m); err != nil {
-			return Started{}, fmt.Errorf("%w: opening move %d: %w", ErrBadRequest, i+1, err)
+			return Started{}, fmt.Errorf("%w: opening move %d: %w", core.ErrBadRequest, i+1, err)
 		}
 	}
 	if g.Over() {
-		return Started{}, fmt.Errorf("%w: the game is over before it starts", ErrBadRequest)
+		return Started{}, fmt.Errorf("%w: the game is over before it starts", core.ErrBadRequest)
 	}
 	if len(req.Tags) > 8 {
-		return Started{}, fmt.Errorf("%w: tags too long or too many", ErrBadRequest)
+		return Started{}, fmt.Errorf("%w: tags too long or too many", core.ErrBadRequest)
 	}
 	for k, v := range req.Tags {
 		if len(k) > 40 || len(v) > 200 {
-			return Started{}, fmt.Errorf("%w: tags too long or too many", ErrBadRequest)
+			return Started{}, fmt.Errorf("%w: tags too long or too many", core.ErrBadRequest)
 		}
 	}
 	perMove := time.Duration(req.PerMoveMS) * time.Millisecond
 	delay := time.Duration(req.DelayMS) * time.Millisecond
 	if perMove < 0 || perMove > maxPerMove || delay < 0 || delay > maxDelay {
-		return Started{}, fmt.Errorf("%w: per move %v (at most %v), delay %v (at most %v)", ErrBadRequest, perMove, maxPerMove, delay, maxDelay)
+		return Started{}, fmt.Errorf("%w: per move %v (at most %v), delay %v (at most %v)", core.ErrBadRequest, perMove, maxPerMove, delay, maxDelay)
 	}
 	clock := time.Duration(req.ClockMS) * time.Millisecond
 	inc := time.Duration(req.IncrementMS) * time.Millisecond
 	if clock < 0 || clock > 3*time.Hour || inc < 0 || inc > time.Minute || (inc > 0 && clock == 0) {
-		return Started{}, fmt.Errorf("%w: a clock of %v with %v a move: want at most 3 hours and a minute a move", ErrBadRequest, clock, inc)
+		return Started{}, fmt.Errorf("%w: a clock of %v with %v a move: want at most 3 hours and a minute a move", core.ErrBadRequest, clock, inc)
 	}
-	var seats [2]*seat
+	var seats [2]*round.Seat
 	var out Started
 	humans := 0
 	for i, spec := range []string{req.South, req.North} {
 		spec = strings.TrimSpace(spec)
 		if strings.EqualFold(spec, "human") || spec == "" {
 			humans++
-			st := &seat{Human: true, St: store.Seat{Kind: "human"}}
-			who := req.seated[i]
+			st := &round.Seat{Human: true, St: store.Seat{Kind: "human"}}
+			who := req.Seated[i]
 			if who.IsZero() {
-				who = req.by
+				who = req.By
 			}
 			switch {
-			case req.reserve == i+1:
+			case req.Reserve == i+1:
 				st.St.Open, st.St.ID = true, who // kept for them
-			case humans == 2 && req.Invite && req.reserve == 0:
+			case humans == 2 && req.Invite && req.Reserve == 0:
 				st.St.Open = true
-				out.Invite, st.St.InviteHash = newToken()
+				out.Invite, st.St.InviteHash = round.NewToken()
 			default:
-				out.Tokens[i], st.St.TokenHash = newToken()
+				out.Tokens[i], st.St.TokenHash = round.NewToken()
 				st.St.ID = who
 			}
-			st.St.Name = displayName(st.St)
+			st.St.Name = round.DisplayName(st.St)
 			seats[i] = st
 			continue
 		}
-		p, err := s.serverPlayer(spec, r, seedFor(req.Seeds[i], i))
+		p, err := m.host.ServerPlayer(spec, r, seedFor(req.Seeds[i], i))
 		if err != nil {
-			if !errors.Is(err, ErrForbidden) {
-				err = fmt.Errorf("%w: %w", ErrBadRequest, err)
+			if !errors.Is(err, core.ErrForbidden) {
+				err = fmt.Errorf("%w: %w", core.ErrBadRequest, err)
 			}
-			closeSeats(seats)
+			CloseSeats(seats)
 			return Started{}, err
 		}
-		seats[i] = &seat{P: p, St: programSeat(spec)}
+		seats[i] = &round.Seat{P: p, St: ProgramSeat(spec)}
 	}
-	su := setup{start: req.Start, casual: req.Casual && humans > 0, tags: map[string]string{}, rated: req.Rated && !req.Casual,
-		path: req.path, addrs: req.addrs}
-	if su.path == "" {
+	su := Setup{Start: req.Start, Casual: req.Casual && humans > 0, Tags: map[string]string{}, Rated: req.Rated && !req.Casual,
+		Path: req.Path, Addrs: req.Addrs}
+	if su.Path == "" {
 		switch {
 		case humans == 1:
-			su.path = gate.Computer
+			su.Path = gate.Computer
 		case req.Invite:
-			su.path = gate.Invite
+			su.Path = gate.Invite
 		default:
-			su.path = gate.People
+			su.Path = gate.People
 		}
 	}
 	for k, v := range req.Tags {
-		su.tags[k] = v
+		su.Tags[k] = v
 	}
-	if su.casual {
-		su.tags[tagCasual] = "yes"
+	if su.Casual {
+		su.Tags[core.TagCasual] = "yes"
 	}
 	if req.Takebacks != nil && !*req.Takebacks {
-		su.tags[tagNoTakebacks] = "yes"
+		su.Tags[core.TagNoTakebacks] = "yes"
 	}
 	if req.Event != "" {
-		su.tags["Event"] = req.Event
+		su.Tags["Event"] = req.Event
 	}
 	if perMove > 0 || delay > 0 || humans > 0 || clock > 0 {
-		su.ref = &referee.Referee{PerMove: perMove, Delay: delay, Grace: 250 * time.Millisecond, Budget: clock, Increment: inc}
+		su.Ref = &referee.Referee{PerMove: perMove, Delay: delay, Grace: 250 * time.Millisecond, Budget: clock, Increment: inc}
 		if perMove == 0 && humans == 0 && clock == 0 {
-			su.ref.PerMove = s.cfg.PerMove
+			su.Ref.PerMove = m.cfg.PerMove
 		}
-		su.tags[tagPerMove] = strconv.FormatInt(su.ref.PerMove.Milliseconds(), 10)
-		su.tags[tagDelay] = strconv.FormatInt(delay.Milliseconds(), 10)
+		su.Tags[core.TagPerMove] = strconv.FormatInt(su.Ref.PerMove.Milliseconds(), 10)
+		su.Tags[core.TagDelay] = strconv.FormatInt(delay.Milliseconds(), 10)
 		if clock > 0 {
-			su.tags[tagClock] = strconv.FormatInt(clock.Milliseconds(), 10)
-			su.tags[tagInc] = strconv.FormatInt(inc.Milliseconds(), 10)
+			su.Tags[core.TagClock] = strconv.FormatInt(clock.Milliseconds(), 10)
+			su.Tags[core.TagInc] = strconv.FormatInt(inc.Milliseconds(), 10)
 		}
 	}
 	limited := -1
-	su.limited = &limited
-	rd, err := s.begin(ctx, g, seats, su)
+	su.Limited = &limited
+	rd, err := m.Begin(ctx, g, seats, su)
 	if err != nil {
 		return Started{}, err
 	}
-	out.ID, out.limited = rd.ID(), limited
+	out.ID, out.Limited = rd.ID(), limited
 	if limited >= 0 {
-		out.Note = limitNote(strconv.Itoa(limited), req.by, [2]identity.ID{seats[0].St.ID, seats[1].St.ID}, [2]string{seats[0].St.Name, seats[1].St.Name})
+		out.Note = ratings.LimitNote(strconv.Itoa(limited), req.By, [2]identity.ID{seats[0].St.ID, seats[1].St.ID}, [2]string{seats[0].St.Name, seats[1].St.Name})
 	}
 	return out, nil
 }
@@ -285,11 +250,7 @@ func seedFor(seed uint64, seat int) uint64 {
 	return seed
 }
 
-// displayName is the name a person's seat shows: its identity's, or
-// "Anonymous" for a seat taken without one; "" while open for anyone.
-func displayName(st store.Seat) string { return rnd.DisplayName(st) }
-
-// programSeat is the stored seat of a server-side player given by spec:
+// ProgramSeat is the stored seat of a server-side player given by spec:
 // a difficulty level is named by the level ("medium") whether it was asked
 // for by its name or by its engine's settings ("pekar-tree:3"), so the same
 // level reads the same from every entry point, and its Spec is the
@@ -298,7 +259,7 @@ func displayName(st store.Seat) string { return rnd.DisplayName(st) }
 // name ("random", "pekar") is that player, named so, even where a level
 // plays it (a tournament of "random" shows "random" in its games); any
 // other spec is its own name.
-func programSeat(spec string) store.Seat {
+func ProgramSeat(spec string) store.Seat {
 	name := spec
 	bare := false
 	for _, k := range player.List() {
@@ -313,53 +274,53 @@ func programSeat(spec string) store.Seat {
 	return store.Seat{Name: name, Kind: "spec", Spec: spec, ID: identity.Of(identity.Program, name)}
 }
 
-// setupOf rebuilds a stored game's clock and casualness from its tags.
-func (s *Server) setupOf(tags map[string]string) setup {
-	su := setup{casual: tags[tagCasual] == "yes"}
-	if pm, ok := tags[tagPerMove]; ok {
+// SetupOf rebuilds a stored game's clock and casualness from its tags.
+func SetupOf(tags map[string]string) Setup {
+	su := Setup{Casual: tags[core.TagCasual] == "yes"}
+	if pm, ok := tags[core.TagPerMove]; ok {
 		ms, _ := strconv.ParseInt(pm, 10, 64)
-		dl, _ := strconv.ParseInt(tags[tagDelay], 10, 64)
-		cl, _ := strconv.ParseInt(tags[tagClock], 10, 64)
-		inc, _ := strconv.ParseInt(tags[tagInc], 10, 64)
-		su.ref = &referee.Referee{PerMove: time.Duration(ms) * time.Millisecond, Delay: time.Duration(dl) * time.Millisecond, Grace: 250 * time.Millisecond,
+		dl, _ := strconv.ParseInt(tags[core.TagDelay], 10, 64)
+		cl, _ := strconv.ParseInt(tags[core.TagClock], 10, 64)
+		inc, _ := strconv.ParseInt(tags[core.TagInc], 10, 64)
+		su.Ref = &referee.Referee{PerMove: time.Duration(ms) * time.Millisecond, Delay: time.Duration(dl) * time.Millisecond, Grace: 250 * time.Millisecond,
 			Budget: time.Duration(cl) * time.Millisecond, Increment: time.Duration(inc) * time.Millisecond}
 	}
 	return su
 }
 
-// round returns live game id's round; for a game that is over, the error
+// Round returns live game id's round; for a game that is over, the error
 // says so (kalah.ErrGameOver).
-func (s *Server) round(id int64) (*round, error) {
-	r := s.live.Get(id)
+func (m *Service) Round(id int64) (*round.Round, error) {
+	r := m.cfg.Live.Get(id)
 	if r == nil {
-		ctx, cancel := context.WithTimeout(s.ctx, 5*time.Second)
+		ctx, cancel := context.WithTimeout(m.ctx, 5*time.Second)
 		defer cancel()
-		sg, err := s.st.Game(ctx, id)
+		sg, err := m.st.Game(ctx, id)
 		switch {
 		case err == nil && sg.Status == store.Finished:
 			return nil, fmt.Errorf("game %d: %w", id, kalah.ErrGameOver)
 		case err != nil && !errors.Is(err, store.ErrNotFound):
 			return nil, err
 		}
-		return nil, fmt.Errorf("live game %d: %w", id, ErrNotFound)
+		return nil, fmt.Errorf("live game %d: %w", id, core.ErrNotFound)
 	}
 	return r, nil
 }
 
 // Move plays a person's move in game id. An illegal move is refused, not
 // forfeited.
-func (s *Server) Move(ctx context.Context, id int64, a Actor, m kalah.Move) error {
-	r, err := s.round(id)
+func (m *Service) Move(ctx context.Context, id int64, a core.Actor, mv kalah.Move) error {
+	r, err := m.Round(id)
 	if err != nil {
 		return err
 	}
-	return r.Move(ctx, a, m)
+	return r.Move(ctx, a, mv)
 }
 
 // Resign ends game id with a loss for the person's seat, whether or not it
 // is their turn; before both sides have moved it aborts the game instead.
-func (s *Server) Resign(ctx context.Context, id int64, a Actor) error {
-	r, err := s.round(id)
+func (m *Service) Resign(ctx context.Context, id int64, a core.Actor) error {
+	r, err := m.Round(id)
 	if err != nil {
 		return err
 	}
@@ -368,8 +329,8 @@ func (s *Server) Resign(ctx context.Context, id int64, a Actor) error {
 
 // Abort calls game id off, with no result and no rating, as long as one
 // side has not moved yet; either player may.
-func (s *Server) Abort(ctx context.Context, id int64, a Actor) error {
-	r, err := s.round(id)
+func (m *Service) Abort(ctx context.Context, id int64, a core.Actor) error {
+	r, err := m.Round(id)
 	if err != nil {
 		return err
 	}
@@ -379,8 +340,8 @@ func (s *Server) Abort(ctx context.Context, id int64, a Actor) error {
 // TakeBack takes back moves in game id (round.Round.TakeBack): against
 // the computer at once, in a casual game; between people it asks the
 // opponent, whose own takeback grants it.
-func (s *Server) TakeBack(ctx context.Context, id int64, a Actor) error {
-	r, err := s.round(id)
+func (m *Service) TakeBack(ctx context.Context, id int64, a core.Actor) error {
+	r, err := m.Round(id)
 	if err != nil {
 		return err
 	}
@@ -388,8 +349,8 @@ func (s *Server) TakeBack(ctx context.Context, id int64, a Actor) error {
 }
 
 // DeclineTakeBack refuses the opponent's request to take back a move.
-func (s *Server) DeclineTakeBack(ctx context.Context, id int64, a Actor) error {
-	r, err := s.round(id)
+func (m *Service) DeclineTakeBack(ctx context.Context, id int64, a core.Actor) error {
+	r, err := m.Round(id)
 	if err != nil {
 		return err
 	}
@@ -397,9 +358,10 @@ func (s *Server) DeclineTakeBack(ctx context.Context, id int64, a Actor) error {
 }
 
 // Claim ends a game between people without a clock in the person's
-// favour when the opponent, to move, has not moved for Config.ClaimAfter.
-func (s *Server) Claim(ctx context.Context, id int64, a Actor) error {
-	r, err := s.round(id)
+// favour when the opponent, to move, has not moved for the server's
+// ClaimAfter.
+func (m *Service) Claim(ctx context.Context, id int64, a core.Actor) error {
+	r, err := m.Round(id)
 	if err != nil {
 		return err
 	}
@@ -408,8 +370,8 @@ func (s *Server) Claim(ctx context.Context, id int64, a Actor) error {
 
 // GiveTime adds GiveTime to the opponent's clock, in a game with a clock
 // between people.
-func (s *Server) GiveTime(ctx context.Context, id int64, a Actor) error {
-	r, err := s.round(id)
+func (m *Service) GiveTime(ctx context.Context, id int64, a core.Actor) error {
+	r, err := m.Round(id)
 	if err != nil {
 		return err
 	}
@@ -420,8 +382,8 @@ func (s *Server) GiveTime(ctx context.Context, id int64, a Actor) error {
 // the invitation's secret (the first who joins owns it), or a seat kept
 // for a's identity (a rematch's). It returns the seat and a token that
 // moves it.
-func (s *Server) Join(ctx context.Context, id int64, a Actor, invite string) (int, string, error) {
-	r, err := s.round(id)
+func (m *Service) Join(ctx context.Context, id int64, a core.Actor, invite string) (int, string, error) {
+	r, err := m.Round(id)
 	if err != nil {
 		return 0, "", err
 	}
@@ -430,8 +392,8 @@ func (s *Server) Join(ctx context.Context, id int64, a Actor, invite string) (in
 
 // Hint returns the move the server's analyser (Config.Hint) suggests to a
 // person in a casual game against the computer, on their turn.
-func (s *Server) Hint(ctx context.Context, id int64, a Actor) (kalah.Move, error) {
-	r, err := s.round(id)
+func (m *Service) Hint(ctx context.Context, id int64, a core.Actor) (kalah.Move, error) {
+	r, err := m.Round(id)
 	if err != nil {
 		return kalah.NoMove, err
 	}
@@ -439,14 +401,14 @@ func (s *Server) Hint(ctx context.Context, id int64, a Actor) (kalah.Move, error
 	if err != nil {
 		return kalah.NoMove, err
 	}
-	return s.cfg.Hint(ctx, g)
+	return m.cfg.Hint(ctx, g)
 }
 
 // Abandon ends live game id as an adjudicated draw that counts for no one,
 // with reason given; a tournament that stops abandons the game it was
 // following, which it will play again.
-func (s *Server) Abandon(ctx context.Context, id int64, reason string) error {
-	r, err := s.round(id)
+func (m *Service) Abandon(ctx context.Context, id int64, reason string) error {
+	r, err := m.Round(id)
 	if err != nil {
 		return err
 	}
@@ -460,39 +422,39 @@ func (s *Server) Abandon(ctx context.Context, id int64, reason string) error {
 // other's is kept open for them (they take it by asking for the rematch
 // too, or by opening it signed in). The finished game's RematchTag names
 // the new one, so the other's page finds it.
-func (s *Server) Rematch(ctx context.Context, id int64, a Actor) (Started, error) {
-	s.rematchMu.Lock()
-	defer s.rematchMu.Unlock()
-	sg, err := s.st.Game(ctx, id)
+func (m *Service) Rematch(ctx context.Context, id int64, a core.Actor) (Started, error) {
+	m.rematchMu.Lock()
+	defer m.rematchMu.Unlock()
+	sg, err := m.st.Game(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
-		return Started{}, fmt.Errorf("game %d: %w", id, ErrNotFound)
+		return Started{}, fmt.Errorf("game %d: %w", id, core.ErrNotFound)
 	}
 	if err != nil {
 		return Started{}, err
 	}
 	if sg.Status != store.Finished {
-		return Started{}, fmt.Errorf("%w: game %d is not over", ErrNotYourTurn, id)
+		return Started{}, fmt.Errorf("%w: game %d is not over", core.ErrNotYourTurn, id)
 	}
 	seat := -1
 	for i, st := range sg.Seats {
-		if st.Kind == "human" && (hashIs(st.TokenHash, a.Token) || seat < 0 && a.ID.Is(st.ID)) {
+		if st.Kind == "human" && (round.HashIs(st.TokenHash, a.Token) || seat < 0 && a.ID.Is(st.ID)) {
 			seat = i
 		}
 	}
 	if seat < 0 {
-		return Started{}, fmt.Errorf("%w: you played no seat in game %d", ErrForbidden, id)
+		return Started{}, fmt.Errorf("%w: you played no seat in game %d", core.ErrForbidden, id)
 	}
 	mine := 1 - seat // sides exchanged
-	if next := sg.Record.Tags[RematchTag]; next != "" {
+	if next := sg.Record.Tags[core.RematchTag]; next != "" {
 		n, _ := strconv.ParseInt(next, 10, 64)
-		ng, err := s.st.Game(ctx, n)
+		ng, err := m.st.Game(ctx, n)
 		if err != nil {
 			return Started{}, fmt.Errorf("the rematch, game %d: %w", n, err)
 		}
 		if !ng.Seats[mine].Open {
 			return Started{ID: n}, nil // taken already, by them
 		}
-		r, err := s.round(n)
+		r, err := m.Round(n)
 		if err != nil {
 			return Started{}, fmt.Errorf("the rematch, game %d: %w", n, err)
 		}
@@ -503,16 +465,16 @@ func (s *Server) Rematch(ctx context.Context, id int64, a Actor) (Started, error
 		}
 		return out, nil
 	}
-	req := GameRequest{Rules: sg.Record.Rules, Start: sg.Record.Start, Tags: map[string]string{RematchOfTag: strconv.FormatInt(id, 10)}}
-	su := s.setupOf(sg.Record.Tags)
-	req.Casual = su.casual
-	req.Rated = sg.Record.Tags[tagRated] == "yes" || sg.Record.Tags[tagRatedAsked] == "yes"
-	if sg.Record.Tags[tagNoTakebacks] == "yes" {
+	req := GameRequest{Rules: sg.Record.Rules, Start: sg.Record.Start, Tags: map[string]string{core.RematchOfTag: strconv.FormatInt(id, 10)}}
+	su := SetupOf(sg.Record.Tags)
+	req.Casual = su.Casual
+	req.Rated = sg.Record.Tags[core.TagRated] == "yes" || sg.Record.Tags[core.TagRatedAsked] == "yes"
+	if sg.Record.Tags[core.TagNoTakebacks] == "yes" {
 		req.Takebacks = new(bool)
 	}
-	if su.ref != nil {
-		req.PerMoveMS, req.DelayMS = su.ref.PerMove.Milliseconds(), su.ref.Delay.Milliseconds()
-		req.ClockMS, req.IncrementMS = su.ref.Budget.Milliseconds(), su.ref.Increment.Milliseconds()
+	if su.Ref != nil {
+		req.PerMoveMS, req.DelayMS = su.Ref.PerMove.Milliseconds(), su.Ref.Delay.Milliseconds()
+		req.ClockMS, req.IncrementMS = su.Ref.Budget.Milliseconds(), su.Ref.Increment.Milliseconds()
 	}
 	specs := [2]*string{&req.South, &req.North}
 	for i, st := range sg.Seats {
@@ -520,48 +482,48 @@ func (s *Server) Rematch(ctx context.Context, id int64, a Actor) (Started, error
 		switch st.Kind {
 		case "human":
 			*specs[to] = "human"
-			req.seated[to] = st.ID
+			req.Seated[to] = st.ID
 			if i != seat {
-				req.reserve = to + 1
+				req.Reserve = to + 1
 			}
 		case "spec":
 			*specs[to] = st.Spec
 		default:
-			return Started{}, fmt.Errorf("%w: a rematch is for games on this server's page and API; bots ask for theirs by playing again", ErrBadRequest)
+			return Started{}, fmt.Errorf("%w: a rematch is for games on this server's page and API; bots ask for theirs by playing again", core.ErrBadRequest)
 		}
 	}
-	req.by = sg.Seats[seat].ID
-	if req.by.IsZero() {
-		req.by = a.ID
+	req.By = sg.Seats[seat].ID
+	if req.By.IsZero() {
+		req.By = a.ID
 	}
-	req.seated[mine] = req.by
-	req.path = gate.Rematch
-	req.addrs[mine] = a.Addr
-	out, err := s.StartGame(ctx, req)
+	req.Seated[mine] = req.By
+	req.Path = gate.Rematch
+	req.Addrs[mine] = a.Addr
+	out, err := m.StartGame(ctx, req)
 	if err != nil {
 		return Started{}, err
 	}
-	if err := s.st.SetTag(ctx, id, RematchTag, strconv.FormatInt(out.ID, 10)); err != nil {
+	if err := m.st.SetTag(ctx, id, core.RematchTag, strconv.FormatInt(out.ID, 10)); err != nil {
 		return Started{}, err
 	}
 	return out, nil
 }
 
 // ImportedGame returns the id of the game imported under webID (ImportTag).
-func (s *Server) ImportedGame(ctx context.Context, webID string) (int64, error) {
-	id, err := s.st.GameByTag(ctx, ImportTag, webID)
+func (m *Service) ImportedGame(ctx context.Context, webID string) (int64, error) {
+	id, err := m.st.GameByTag(ctx, core.ImportTag, webID)
 	if errors.Is(err, store.ErrNotFound) {
-		return 0, fmt.Errorf("game %q: %w", webID, ErrNotFound)
+		return 0, fmt.Errorf("game %q: %w", webID, core.ErrNotFound)
 	}
 	return id, err
 }
 
 // ImportGame stores a game played elsewhere; one not over goes on here at
 // once, as a game resumed after a restart does.
-func (s *Server) ImportGame(ctx context.Context, im Imported) (int64, error) {
+func (m *Service) ImportGame(ctx context.Context, im views.Imported) (int64, error) {
 	g, err := store.Replay(im.Record)
 	if err != nil {
-		return 0, fmt.Errorf("%w: %w", ErrBadRequest, err)
+		return 0, fmt.Errorf("%w: %w", core.ErrBadRequest, err)
 	}
 	over := im.Record.Result != kalah.Ongoing
 	seats := im.Seats
@@ -569,9 +531,9 @@ func (s *Server) ImportGame(ctx context.Context, im Imported) (int64, error) {
 		if seats[i].Kind == "human" {
 			seats[i].TokenHash, seats[i].Open = "", im.Tokens[i] == ""
 			if im.Tokens[i] != "" {
-				seats[i].TokenHash = tokenHash(im.Tokens[i])
+				seats[i].TokenHash = round.TokenHash(im.Tokens[i])
 			}
-			seats[i].Name = displayName(seats[i])
+			seats[i].Name = round.DisplayName(seats[i])
 		}
 	}
 	tags := map[string]string{}
@@ -579,27 +541,27 @@ func (s *Server) ImportGame(ctx context.Context, im Imported) (int64, error) {
 		tags[k] = v
 	}
 	if !over {
-		tags[tagPerMove] = strconv.FormatInt(im.PerMove.Milliseconds(), 10)
-		tags[tagDelay] = strconv.FormatInt(im.Delay.Milliseconds(), 10)
+		tags[core.TagPerMove] = strconv.FormatInt(im.PerMove.Milliseconds(), 10)
+		tags[core.TagDelay] = strconv.FormatInt(im.Delay.Milliseconds(), 10)
 		if im.Casual {
-			tags[tagCasual] = "yes"
+			tags[core.TagCasual] = "yes"
 		}
 	}
-	id, err := s.st.CreateGame(ctx, store.NewGame{Rules: g.Rules(), Seats: seats, Start: im.Record.Start, Tags: tags})
+	id, err := m.st.CreateGame(ctx, store.NewGame{Rules: g.Rules(), Seats: seats, Start: im.Record.Start, Tags: tags})
 	if err != nil {
 		return 0, err
 	}
-	for i, m := range im.Record.Moves {
-		if err := s.st.AddMove(ctx, id, i, m); err != nil {
+	for i, rm := range im.Record.Moves {
+		if err := m.st.AddMove(ctx, id, i, rm); err != nil {
 			return 0, err
 		}
 	}
 	if over {
-		return id, s.st.FinishGame(ctx, id, im.Record)
+		return id, m.st.FinishGame(ctx, id, im.Record)
 	}
-	sg, err := s.st.Game(ctx, id)
+	sg, err := m.st.Game(ctx, id)
 	if err != nil {
 		return 0, err
 	}
-	return id, s.resumeGame(sg)
+	return id, m.resumeGame(sg)
 }
