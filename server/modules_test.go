@@ -2,6 +2,7 @@ package server
 
 import (
 	"bufio"
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"os"
@@ -88,4 +89,39 @@ func countPackage(t *testing.T, dir string) (int, map[string]bool) {
 		}
 	}
 	return n, imports
+}
+
+// TestServerHoldsNoLock: package server only assembles the modules; a
+// lock in it would guard the state of more than one of them (the one mu
+// that once guarded the live games, the queue, the challenges and the
+// connections together). Every lock belongs to the module whose state it
+// guards.
+func TestServerHoldsNoLock(t *testing.T) {
+	files, _ := filepath.Glob("*.go")
+	fset := token.NewFileSet()
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		file, err := parser.ParseFile(fset, f, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(file, func(n ast.Node) bool {
+			st, ok := n.(*ast.StructType)
+			if !ok {
+				return true
+			}
+			for _, fl := range st.Fields.List {
+				sel, ok := fl.Type.(*ast.SelectorExpr)
+				if !ok {
+					continue
+				}
+				if x, ok := sel.X.(*ast.Ident); ok && x.Name == "sync" && (sel.Sel.Name == "Mutex" || sel.Sel.Name == "RWMutex") {
+					t.Errorf("%s: a struct of package server holds a %s: give the state it guards to its module", fset.Position(fl.Pos()), sel.Sel.Name)
+				}
+			}
+			return true
+		})
+	}
 }
