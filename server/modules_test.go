@@ -12,10 +12,10 @@ import (
 	"testing"
 )
 
-// serverLinesCeiling is what package server itself may hold while its
-// last parts (the bots' transports, the views) become modules of their
-// own: it may only fall, to maxModuleLines in the end.
-const serverLinesCeiling = 6000
+// serverLinesCeiling is what package server itself may hold: it only
+// assembles the modules (their hosts, the routes, New and Shutdown), under
+// the bound of every module.
+const serverLinesCeiling = maxModuleLines
 
 // maxModuleLines bounds each module of the server, in non-test lines.
 const maxModuleLines = 3000

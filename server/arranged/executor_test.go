@@ -1,4 +1,4 @@
-package server
+package arranged
 
 import (
 	"context"
@@ -13,6 +13,8 @@ import (
 
 	"kalah"
 	"kalah/match"
+	"kalah/server/client"
+	"kalah/server/core"
 	"kalah/tournament"
 )
 
@@ -184,7 +186,7 @@ func TestTournamentExecutorRetries(t *testing.T) {
 		// A full server is asked again until it has room.
 		f := &fakeArranged{t: t, playing: map[string]bool{}, fail: func(n int) error {
 			if n <= 3 {
-				return fmt.Errorf("%w: full", ErrBusy)
+				return fmt.Errorf("%w: full", core.ErrBusy)
 			}
 			return nil
 		}}
@@ -195,21 +197,21 @@ func TestTournamentExecutorRetries(t *testing.T) {
 			t.Fatalf("%+v %v after %v, started %d", r, err, time.Since(start), started)
 		}
 		// A server that cannot be reached is tried for a while, then not.
-		f = &fakeArranged{t: t, fail: func(int) error { return fmt.Errorf("%w: refused", ErrUnavailable) }}
+		f = &fakeArranged{t: t, fail: func(int) error { return fmt.Errorf("%w: refused", client.ErrUnavailable) }}
 		start = time.Now()
 		_, err = (&TournamentExecutor{Server: f, Unavailable: time.Minute}).Play(t.Context(), tjobs("bot:alice", "greedy")[0])
-		if !errors.Is(err, ErrUnavailable) || time.Since(start) < time.Minute || time.Since(start) > 2*time.Minute {
+		if !errors.Is(err, client.ErrUnavailable) || time.Since(start) < time.Minute || time.Since(start) > 2*time.Minute {
 			t.Fatalf("%v after %v", err, time.Since(start))
 		}
 		// Anything else is returned at once.
-		f = &fakeArranged{t: t, fail: func(int) error { return fmt.Errorf("%w: exec", ErrForbidden) }}
-		if _, err := (&TournamentExecutor{Server: f}).Play(t.Context(), tjobs("bot:alice", "exec:x")[0]); !errors.Is(err, ErrForbidden) || f.calls != 1 {
+		f = &fakeArranged{t: t, fail: func(int) error { return fmt.Errorf("%w: exec", core.ErrForbidden) }}
+		if _, err := (&TournamentExecutor{Server: f}).Play(t.Context(), tjobs("bot:alice", "exec:x")[0]); !errors.Is(err, core.ErrForbidden) || f.calls != 1 {
 			t.Fatalf("%v after %d calls", err, f.calls)
 		}
 		// Ending ctx ends the wait for room.
 		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 		defer cancel()
-		f = &fakeArranged{t: t, fail: func(int) error { return ErrBusy }}
+		f = &fakeArranged{t: t, fail: func(int) error { return core.ErrBusy }}
 		if _, err := (&TournamentExecutor{Server: f}).Play(ctx, tjobs("bot:alice", "greedy")[0]); !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatal(err)
 		}
@@ -220,7 +222,7 @@ func TestTournamentExecutorStopsAtAnError(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := &fakeArranged{t: t, pause: time.Second, playing: map[string]bool{}, fail: func(n int) error {
 			if n == 2 {
-				return ErrForbidden
+				return core.ErrForbidden
 			}
 			return nil
 		}}
@@ -232,7 +234,7 @@ func TestTournamentExecutorStopsAtAnError(t *testing.T) {
 			}
 			return nil
 		})
-		if !errors.Is(err, ErrForbidden) || strings.Contains(err.Error(), "canceled") {
+		if !errors.Is(err, core.ErrForbidden) || strings.Contains(err.Error(), "canceled") {
 			t.Fatalf("err %v", err)
 		}
 		if slices.Contains(got, 2) {

@@ -1,4 +1,4 @@
-package server
+package arranged
 
 import (
 	"context"
@@ -10,7 +10,18 @@ import (
 	"time"
 
 	"kalah/match"
+	"kalah/server/client"
+	"kalah/server/core"
 	"kalah/tournament"
+)
+
+// The games and results of arranged games, and the bots' specs, are
+// package client's, which speaks them over HTTP too.
+type (
+	// Arranged describes one arranged game (client.Arranged).
+	Arranged = client.Arranged
+	// ArrangedResult is an arranged game finished (client.ArrangedResult).
+	ArrangedResult = client.ArrangedResult
 )
 
 // ArrangedPlayer plays arranged games: the Server in this process, or a
@@ -38,7 +49,7 @@ type TournamentExecutor struct {
 	// played on Server too.
 	Rest tournament.Executor
 	// Parallel bounds the games played on Server at once; zero: only the
-	// bots bound them (and the server, which answers ErrBusy when full).
+	// bots bound them (and the server, which answers core.ErrBusy when full).
 	Parallel int
 	// Wait bounds how long a game waits for a bot that is not free; zero
 	// means the server's Config.ArrangedWait.
@@ -68,7 +79,7 @@ type TournamentExecutor struct {
 func TournamentBots(job tournament.Job) [2]string {
 	var out [2]string
 	for i, spec := range []string{job.South, job.North} {
-		if name, ok, err := BotName(spec); ok && err == nil {
+		if name, ok, err := client.BotName(spec); ok && err == nil {
 			out[i] = name
 		}
 	}
@@ -79,7 +90,7 @@ func TournamentBots(job tournament.Job) [2]string {
 // played on a server.
 func HasBot(job tournament.Job) bool {
 	for _, spec := range []string{job.South, job.North} {
-		if _, ok, _ := BotName(spec); ok {
+		if _, ok, _ := client.BotName(spec); ok {
 			return true
 		}
 	}
@@ -191,8 +202,8 @@ func (x *TournamentExecutor) playAll(ctx context.Context, jobs []tournament.Job,
 }
 
 // Play plays one job's game on the server and returns its result. It
-// waits while the server is full (ErrBusy) and, for up to Unavailable,
-// while a remote server cannot be reached (ErrUnavailable); any other
+// waits while the server is full (core.ErrBusy) and, for up to Unavailable,
+// while a remote server cannot be reached (client.ErrUnavailable); any other
 // failure (a malformed job, the store failing, the server stopping) is
 // returned and the game, not played, is played again when the tournament
 // goes on.
@@ -243,9 +254,9 @@ func (x *TournamentExecutor) Play(ctx context.Context, job tournament.Job) (tour
 		switch {
 		case ctx.Err() != nil:
 			return tournament.Result{}, ctx.Err()
-		case errors.Is(err, ErrBusy):
+		case errors.Is(err, core.ErrBusy):
 			down, pause = time.Time{}, retry
-		case errors.Is(err, ErrUnavailable):
+		case errors.Is(err, client.ErrUnavailable):
 			if down.IsZero() {
 				down = time.Now()
 				if x.Log != nil {
