@@ -16,6 +16,7 @@ import (
 	"kalah"
 	"kalah/internal/store"
 	"kalah/player"
+	"kalah/server/arranged"
 )
 
 // postArranged sends a body to POST /api/arranged.
@@ -120,8 +121,8 @@ func TestArrangedHTTPGame(t *testing.T) {
 
 	// While a game is played, newlines keep the connection busy; the
 	// answer still reads as JSON.
-	defer func(d time.Duration) { arrangedKeepAlive = d }(arrangedKeepAlive)
-	arrangedKeepAlive = time.Millisecond
+	defer func(d time.Duration) { arranged.KeepAlive = d }(arranged.KeepAlive)
+	arranged.KeepAlive = time.Millisecond
 	resp, body = postArranged(t, ts, "application/json", `{"rules":{"houses":4,"seeds":3},"south":"greedy","north":"first","delay_ms":5}`)
 	reply = ArrangedReply{}
 	if err := json.Unmarshal([]byte(body), &reply); err != nil || resp.StatusCode != 200 || !strings.HasPrefix(body, "\n") || reply.Record.Termination != kalah.Normal {

@@ -19,6 +19,7 @@ import (
 	"kalah/protocol/line"
 	"kalah/referee"
 	"kalah/server/accounts"
+	"kalah/server/arranged"
 	"kalah/server/bots"
 	"kalah/server/core"
 	"kalah/server/gate"
@@ -335,6 +336,9 @@ type Server struct {
 	views *views.Views
 	// gameSetup sets up, starts and resumes games (server/setup).
 	gameSetup *gamesetup.Service
+	// arrangedGames plays the games the server arranges for tournaments
+	// (server/arranged).
+	arrangedGames *arranged.Service
 }
 
 // New starts a server on cfg.Store and resumes the unfinished games in it.
@@ -368,6 +372,7 @@ func New(cfg Config) (*Server, error) {
 	s.metrics = s.newMetrics()
 	s.accounts = s.newAccounts()
 	s.gameSetup = s.newGameSetup()
+	s.arrangedGames = arranged.New(arrangedHost{s})
 	s.stats.SetProm(s.metrics.Move)
 	if cfg.Hashers > 0 {
 		cfg.Store.SetHashers(cfg.Hashers)

@@ -276,3 +276,14 @@ func (l *loop) watch(c Link) error {
 	c.SendMsg(line.State(l.g.Position()))
 	return nil
 }
+
+// Absent returns the player of a seat whose player is not there: asked to
+// move, it fails with err, which forfeits the game.
+func Absent(err error) player.Player { return absent{err} }
+
+type absent struct{ err error }
+
+// Move fails with the seat's error.
+func (a absent) Move(ctx context.Context, g *kalah.Game, c player.Clock) (kalah.Move, error) {
+	return kalah.NoMove, a.err
+}

@@ -1,4 +1,4 @@
-package server
+package arranged
 
 import (
 	"encoding/json"
@@ -11,12 +11,20 @@ import (
 
 	"kalah/internal/httpapi"
 	"kalah/internal/netx"
+	"kalah/server/client"
+	"kalah/server/core"
 )
 
-// arrangedKeepAlive is how often POST /api/arranged sends a newline while
-// its game is played, so proxies and NATs do not drop a quiet connection
-// (a variable for tests).
-var arrangedKeepAlive = 20 * time.Second
+// KeepAlive is how often POST /api/arranged sends a newline while its
+// game is played, so proxies and NATs do not drop a quiet connection (a
+// variable for tests).
+var KeepAlive = 20 * time.Second
+
+// Routes registers the arranged games' routes on mux.
+func (s *Service) Routes(mux *http.ServeMux) {
+	mux.HandleFunc("POST /api/arranged", s.apiArranged)
+	mux.HandleFunc("GET /api/bots", s.apiBots)
+}
 
 // apiArranged plays one game with the server's bots and answers once it
 // is over. The status line and the GameHeader go out as soon as the game
@@ -24,27 +32,26 @@ var arrangedKeepAlive = 20 * time.Second
 // ArrangedReply; errors found before the start have their own status
 // (400, 403, 503 with Retry-After when the server is full). A client that
 // goes away leaves the game playing on.
-func (s *Server) apiArranged(w http.ResponseWriter, r *http.Request) {
-	if !s.admitted(w, r, "POST /api/arranged") {
+func (s *Service) apiArranged(w http.ResponseWriter, r *http.Request) {
+	if !s.h.Admitted(w, r, "POST /api/arranged") {
 		return
 	}
-	var req ArrangedRequest
+	var req client.ArrangedRequest
 	if err := httpapi.ReadJSON(w, r, &req); err != nil {
 		httpapi.WriteError(w, err)
 		return
 	}
-	a, err := s.arranged(req)
+	a, err := req.Arranged()
 	if err != nil {
 		httpapi.WriteError(w, err)
 		return
 	}
-	if s.cfg.AdminToken == "" {
+	if s.h.Open() {
 		// No admin token: whoever asks may arrange games, but a bot is
 		// entered only by its owner or its own acceptance.
-		org := Organizer{Account: s.sessionUser(r)}
 		for _, spec := range []string{a.South, a.North} {
-			if name, ok, _ := BotName(spec); ok {
-				if err := s.mayEnter(r.Context(), org, name); err != nil {
+			if name, ok, _ := client.BotName(spec); ok {
+				if err := s.h.MayEnter(r, name); err != nil {
 					httpapi.WriteError(w, err)
 					return
 				}
@@ -60,7 +67,7 @@ func (s *Server) apiArranged(w http.ResponseWriter, r *http.Request) {
 		defer mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Cache-Control", "no-store")
-		w.Header().Set(GameHeader, strconv.FormatInt(id, 10))
+		w.Header().Set(client.GameHeader, strconv.FormatInt(id, 10))
 		w.WriteHeader(http.StatusOK)
 		if fl != nil {
 			fl.Flush()
@@ -71,7 +78,7 @@ func (s *Server) apiArranged(w http.ResponseWriter, r *http.Request) {
 	alive := make(chan struct{})
 	go func() {
 		defer close(alive)
-		t := time.NewTicker(arrangedKeepAlive)
+		t := time.NewTicker(KeepAlive)
 		defer t.Stop()
 		for {
 			select {
@@ -89,35 +96,35 @@ func (s *Server) apiArranged(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}()
-	res, err := s.PlayArranged(r.Context(), a)
+	res, err := s.Play(r.Context(), a)
 	close(stop)
 	<-alive
 	if !started {
 		switch {
-		case errors.Is(err, ErrBusy):
+		case errors.Is(err, core.ErrBusy):
 			w.Header().Set("Retry-After", "1")
 			httpapi.WriteError(w, err)
 		case err != nil:
 			httpapi.WriteError(w, err)
 		default:
-			httpapi.WriteJSON(w, http.StatusOK, ArrangedReply{ID: res.ID, Record: res.Record, Reason: res.Reason})
+			httpapi.WriteJSON(w, http.StatusOK, client.ArrangedReply{ID: res.ID, Record: res.Record, Reason: res.Reason})
 		}
 		return
 	}
-	reply := ArrangedReply{ID: res.ID, Record: res.Record, Reason: res.Reason}
+	reply := client.ArrangedReply{ID: res.ID, Record: res.Record, Reason: res.Reason}
 	switch {
 	case r.Context().Err() != nil:
 		// The client left (no one reads this) or the server is stopping.
-		reply = ArrangedReply{ID: res.ID, Error: "the server stops following the game: " + ErrClosed.Error()}
+		reply = client.ArrangedReply{ID: res.ID, Error: "the server stops following the game: " + core.ErrClosed.Error()}
 	case err != nil:
-		reply = ArrangedReply{ID: res.ID, Error: err.Error()}
+		reply = client.ArrangedReply{ID: res.ID, Error: err.Error()}
 	}
 	json.NewEncoder(w).Encode(reply)
 }
 
 // apiBots lists the bots that take arranged games: a JSON array of names.
-func (s *Server) apiBots(w http.ResponseWriter, r *http.Request) {
-	bots := s.WaitingBots()
+func (s *Service) apiBots(w http.ResponseWriter, r *http.Request) {
+	bots := s.h.WaitingBots()
 	if bots == nil {
 		bots = []string{}
 	}
