@@ -9,7 +9,6 @@ import (
 	"kalah"
 	"kalah/internal/identity"
 	"kalah/internal/store"
-	"kalah/player"
 	"kalah/server/gate"
 	"kalah/server/ratings"
 	rnd "kalah/server/round"
@@ -167,12 +166,3 @@ func (h roundHost) Release(r *round, seats [2]*seat) { h.s.live.Release(r, seats
 func (h roundHost) Exited() { h.s.games.Done() }
 
 func (h roundHost) CountMove(d time.Duration) { h.s.stats.Add(d) }
-
-// absent is a seat whose player is not there: asked to move, it fails
-// with its error, which forfeits the game.
-type absent struct{ err error }
-
-// Move fails with the seat's error.
-func (a absent) Move(ctx context.Context, g *kalah.Game, c player.Clock) (kalah.Move, error) {
-	return kalah.NoMove, a.err
-}

@@ -7,6 +7,8 @@ package core
 
 import (
 	"errors"
+	"fmt"
+	"kalah"
 	"net/http"
 
 	"kalah/internal/httpapi"
@@ -113,3 +115,21 @@ const (
 	RematchTag   = "Rematch"
 	RematchOfTag = "RematchOf"
 )
+
+// CheckSettings checks the settings of a game a person asks for (a seek,
+// a challenge to a bot): rules, where none (zero houses and seeds) means
+// def, and a clock of clockMS with incrementMS a move, at most 3 hours and
+// a minute a move (no increment without a clock). The errors are
+// ErrBadRequest's.
+func CheckSettings(r *kalah.Rules, def kalah.Rules, clockMS, incrementMS int64) error {
+	if r.Houses == 0 && r.Seeds == 0 {
+		*r = def
+	}
+	if err := r.Validate(); err != nil {
+		return fmt.Errorf("%w: %w", ErrBadRequest, err)
+	}
+	if clockMS < 0 || clockMS > 3*3600_000 || incrementMS < 0 || incrementMS > 60_000 || (incrementMS > 0 && clockMS == 0) {
+		return fmt.Errorf("%w: a clock of %d ms with %d ms a move", ErrBadRequest, clockMS, incrementMS)
+	}
+	return nil
+}

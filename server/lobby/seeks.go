@@ -215,15 +215,8 @@ func (l *Lobby) Create(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteError(w, err)
 		return
 	}
-	if req.Rules.Houses == 0 && req.Rules.Seeds == 0 {
-		req.Rules = l.cfg.Rules
-	}
-	if err := req.Rules.Validate(); err != nil {
-		httpapi.WriteError(w, fmt.Errorf("%w: %w", core.ErrBadRequest, err))
-		return
-	}
-	if req.ClockMS < 0 || req.ClockMS > 3*3600_000 || req.IncrementMS < 0 || req.IncrementMS > 60_000 || (req.IncrementMS > 0 && req.ClockMS == 0) {
-		httpapi.WriteError(w, fmt.Errorf("%w: a clock of %d ms with %d ms a move", core.ErrBadRequest, req.ClockMS, req.IncrementMS))
+	if err := core.CheckSettings(&req.Rules, l.cfg.Rules, req.ClockMS, req.IncrementMS); err != nil {
+		httpapi.WriteError(w, err)
 		return
 	}
 	if req.Range < 0 || req.Range > MaxRange {

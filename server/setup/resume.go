@@ -1,7 +1,6 @@
 package setup
 
 import (
-	"context"
 	"fmt"
 	"strconv"
 
@@ -56,13 +55,13 @@ func (m *Service) resumeGame(sg store.Game) error {
 			if err != nil {
 				m.log.Warn("cannot rebuild player", "game", sg.ID, "spec", st.Spec, "err", err)
 				lost[i] = true
-				p = absent{err}
+				p = round.Absent(err)
 			}
 			seats[i] = &round.Seat{P: m.host.ThinkLimit(p), St: st}
 		default:
 			// A KGP client cannot come back to a game: it loses when its
 			// turn comes, after the resume's grace.
-			seats[i] = &round.Seat{P: absent{fmt.Errorf("%w: %s cannot come back after the server restarted", player.ErrDisconnected, st.Name)}, St: st}
+			seats[i] = &round.Seat{P: round.Absent(fmt.Errorf("%w: %s cannot come back after the server restarted", player.ErrDisconnected, st.Name)), St: st}
 		}
 	}
 	if lost[0] || lost[1] {
@@ -109,13 +108,4 @@ func (m *Service) AdjudicateBroken(sg store.Game, cause error) error {
 	rec.Termination = kalah.Adjudicated
 	m.log.Error("adjudicating a game that does not replay", "game", sg.ID, "err", cause)
 	return m.st.FinishGame(m.ctx, sg.ID, rec)
-}
-
-// absent is a seat whose player is not there: asked to move, it fails
-// with its error, which forfeits the game.
-type absent struct{ err error }
-
-// Move fails with the seat's error.
-func (a absent) Move(ctx context.Context, g *kalah.Game, c player.Clock) (kalah.Move, error) {
-	return kalah.NoMove, a.err
 }

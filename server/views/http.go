@@ -178,16 +178,7 @@ func (vs *Views) apiEvents(w http.ResponseWriter, r *http.Request) {
 
 func (vs *Views) apiBoard(w http.ResponseWriter, r *http.Request) {
 	id, err := vs.PathID(r)
-	if err != nil {
-		httpapi.WriteError(w, err)
-		return
-	}
-	b, err := vs.BoardOf(r.Context(), id)
-	if err != nil {
-		httpapi.WriteError(w, err)
-		return
-	}
-	httpapi.WriteJSON(w, http.StatusOK, b)
+	vs.AnswerBoard(w, r, id, err)
 }
 
 // apiRecord answers a game's record in the text notation, to download.
