@@ -145,7 +145,7 @@ type Config struct {
 	AbandonAfter time.Duration
 	// HouseBotAfter, if positive, gives a bot that has waited alone in the
 	// queue this long (a line-protocol or KGP client) an unrated game
-	// against HouseBot, tagged House (housebot.go); zero: never.
+	// against HouseBot, tagged House (server/bots/house.go); zero: never.
 	HouseBotAfter time.Duration
 	// HouseBot is the level or player spec of those games (default
 	// DefaultHouseBot).
