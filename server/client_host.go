@@ -57,9 +57,3 @@ var ErrServerOnly = matchclient.ErrServerOnly
 func BotName(spec string) (name string, ok bool, err error) {
 	return matchclient.BotName(spec)
 }
-
-// arranged converts the request of POST /api/arranged to an Arranged
-// (ArrangedRequest.Arranged); it keeps no state of the server's.
-func (s *Server) arranged(req ArrangedRequest) (Arranged, error) {
-	return req.Arranged()
-}

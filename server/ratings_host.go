@@ -24,10 +24,6 @@ const (
 	// tagUnrated says why a game asked to be rated was not: it ended too
 	// early to count.
 	tagUnrated = core.TagUnrated
-	// tagRatedLimit, on a game asked to be rated and played unrated for
-	// the daily limit, holds how many rated games its players had played
-	// with each other in the day before it.
-	tagRatedLimit = core.TagRatedLimit
 	// minMovesRated is how many moves each side makes before a forfeit
 	// counts on the ladders (ratings.MinMoves).
 	minMovesRated = ratings.MinMoves

@@ -222,13 +222,6 @@ func (s *Server) setupOf(tags map[string]string) setup {
 	return setup{ref: su.Ref, casual: su.Casual}
 }
 
-// closeSeats closes the players of seats whose game does not start.
-func closeSeats(seats [2]*seat) { gamesetup.CloseSeats(seats) }
-
-// programSeat is the stored seat of a server-side player given by spec
-// (setup.ProgramSeat).
-func programSeat(spec string) store.Seat { return gamesetup.ProgramSeat(spec) }
-
 // adjudicateBroken ends a stored game whose moves cannot be replayed.
 func (s *Server) adjudicateBroken(sg store.Game, cause error) error {
 	return s.gameSetup.AdjudicateBroken(sg, cause)
