@@ -48,7 +48,7 @@ func TestWriteAllOrNothing(t *testing.T) {
 			return err
 		})
 	}()
-	for len(s.writes) < 2 {
+	for s.QueuedWrites() < 2 {
 		time.Sleep(time.Millisecond)
 	}
 	close(release)

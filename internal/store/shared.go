@@ -30,10 +30,10 @@ func (s *Store) Write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 // connection.)
 func (s *Store) ReadDB() *sql.DB { return s.db }
 
-// QueuedWrites returns how many writes wait for the writer to take them:
-// the depth of its queue, for metrics and for tests that show a write
-// queued behind another.
-func (s *Store) QueuedWrites() int { return len(s.writes) }
+// QueuedWrites returns how many writes wait to be taken for a commit: the
+// depth of the queue, for metrics and for tests that show a write queued
+// behind another.
+func (s *Store) QueuedWrites() int { return s.q.len() }
 
 // LimitSize bounds the database file to about bytes (SQLite's
 // max_page_count; zero lifts the bound): past it every write fails as on a

@@ -96,12 +96,20 @@ type Game struct {
 
 // Store is an open game database. Its methods are safe for concurrent use.
 type Store struct {
-	db     *sql.DB // readers
-	wdb    *sql.DB // the single writer connection
-	writes chan writeReq
-	done   chan struct{}
-	closed chan struct{}
-	once   sync.Once
+	db  *sql.DB // readers
+	wdb *sql.DB // the single writer connection
+	// q holds the writes not yet taken for a commit, in order; slots
+	// bounds it (a writer queues only with a slot free).
+	q     writeQueue
+	slots chan struct{}
+	// committing is held by whoever commits: a caller that found nobody
+	// committing (commitInline), or the writer goroutine, kicked by
+	// those that did not commit theirs.
+	committing sync.Mutex
+	kick       chan struct{}
+	done       chan struct{}
+	closed     chan struct{}
+	once       sync.Once
 	// checkpoints is closed when the checkpointer has stopped.
 	checkpoints chan struct{}
 	// insertMove inserts one move, prepared once on the writer's
@@ -337,7 +345,7 @@ func Open(path string) (*Store, error) {
 		}
 		db.SetMaxOpenConns(4)
 	}
-	s := &Store{db: db, wdb: wdb, writes: make(chan writeReq, 1024), done: make(chan struct{}), closed: make(chan struct{}),
+	s := &Store{db: db, wdb: wdb, slots: make(chan struct{}, maxQueued), kick: make(chan struct{}, 1), done: make(chan struct{}), closed: make(chan struct{}),
 		path: path, hashers: make(chan struct{}, DefaultHashers), wstmts: newStmtCache(wdb, true), reads: newStmtCache(db, db == wdb)}
 	if db != wdb {
 		// Checkpoint the WAL in the background, so no commit waits for one
@@ -384,58 +392,135 @@ func (s *Store) Close() error {
 	return errors.Join(s.db.Close(), s.wdb.Close())
 }
 
-// writer commits queued writes in batches.
+// maxQueued bounds the writes waiting for a commit: past it a writer
+// waits for room (or its context); maxBatch bounds a commit's writes.
+const (
+	maxQueued = 1024
+	maxBatch  = 512
+)
+
+// writeQueue is the writes waiting for a commit, in the order queued.
+type writeQueue struct {
+	mu   sync.Mutex
+	reqs []writeReq
+}
+
+func (q *writeQueue) push(r writeReq) {
+	q.mu.Lock()
+	q.reqs = append(q.reqs, r)
+	q.mu.Unlock()
+}
+
+// take returns up to maxBatch writes from the front, appended to batch.
+func (q *writeQueue) take(batch []writeReq) []writeReq {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	n := min(len(q.reqs), maxBatch)
+	batch = append(batch, q.reqs[:n]...)
+	clear(q.reqs[:n])
+	q.reqs = q.reqs[n:]
+	if len(q.reqs) == 0 {
+		q.reqs = q.reqs[:0:0]
+	}
+	return batch
+}
+
+func (q *writeQueue) len() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.reqs)
+}
+
+// wake asks the writer goroutine to commit what is queued.
+func (s *Store) wake() {
+	select {
+	case s.kick <- struct{}{}:
+	default:
+	}
+}
+
+// writer commits queued writes in batches, when kicked: the writes of
+// those that did not commit them themselves (commitInline).
 func (s *Store) writer() {
 	defer close(s.closed)
 	var last time.Time // when the last commit began
 	var gather *time.Timer
 	for {
-		var batch []writeReq
 		select {
-		case r := <-s.writes:
-			batch = append(batch, r)
+		case <-s.kick:
 		case <-s.done:
 			// Finish what is queued, then stop.
+			s.committing.Lock()
 			for {
-				select {
-				case r := <-s.writes:
-					s.commit([]writeReq{r})
-				default:
-					return
+				batch := s.q.take(nil)
+				if len(batch) == 0 {
+					break
 				}
+				s.commit(batch)
 			}
+			s.committing.Unlock()
+			return
 		}
-		if wait := s.commitDelay - time.Since(last); wait > 0 && !last.IsZero() {
-			// Writes keep coming: those of the next moment join this one.
-			if gather == nil {
-				gather = time.NewTimer(wait)
-			} else {
-				gather.Reset(wait)
-			}
-		gathering:
-			for len(batch) < 512 {
-				select {
-				case r := <-s.writes:
-					batch = append(batch, r)
-				case <-gather.C:
-					break gathering
-				case <-s.done:
-					break gathering
+		s.committing.Lock()
+		for {
+			if wait := s.commitDelay - time.Since(last); wait > 0 && !last.IsZero() {
+				// Writes keep coming: those of the next moment join this
+				// one, up to a full batch.
+				if gather == nil {
+					gather = time.NewTimer(wait)
+				} else {
+					gather.Reset(wait)
 				}
+			gathering:
+				for s.q.len() < maxBatch {
+					select {
+					case <-gather.C:
+						break gathering
+					case <-s.kick: // one more: count again
+					case <-s.done:
+						break gathering
+					}
+				}
+				gather.Stop()
 			}
-			gather.Stop()
-		}
-	more:
-		for len(batch) < 512 {
-			select {
-			case r := <-s.writes:
-				batch = append(batch, r)
-			default:
-				break more
+			batch := s.q.take(nil)
+			if len(batch) == 0 {
+				break
 			}
+			last = time.Now()
+			s.commit(batch)
 		}
-		last = time.Now()
+		s.committing.Unlock()
+	}
+}
+
+// inlineBatches bounds the commits a caller makes for others after its
+// own, before it leaves the rest to the writer goroutine.
+const inlineBatches = 2
+
+// commitInline commits what is queued, the caller's write among it, from
+// the caller's goroutine, unless someone is committing already (who then
+// commits it, or leaves it to the writer goroutine). Under load most
+// moves are committed by the round that made them, so that neither a
+// wake of the writer nor one of the round lies between a move and its
+// confirmation. With a commit delay the writer gathers every write.
+func (s *Store) commitInline() {
+	if s.commitDelay > 0 || !s.committing.TryLock() {
+		s.wake()
+		return
+	}
+	for range inlineBatches {
+		batch := s.q.take(nil)
+		if len(batch) == 0 {
+			break
+		}
 		s.commit(batch)
+	}
+	s.committing.Unlock()
+	// A write queued while this caller held the lock, and not taken, is
+	// the writer's.
+	if s.q.len() > 0 {
+		s.wake()
 	}
 }
 
@@ -448,14 +533,14 @@ func (s *Store) writer() {
 func (s *Store) commit(batch []writeReq) {
 	if f := s.failing.Load(); f != nil {
 		for _, r := range batch {
-			r.reply <- *f
+			s.answer(r, *f)
 		}
 		return
 	}
 	stx, err := s.wdb.Begin()
 	if err != nil {
 		for _, r := range batch {
-			r.reply <- unavailable(err)
+			s.answer(r, unavailable(err))
 		}
 		return
 	}
@@ -519,8 +604,14 @@ func (s *Store) commit(batch []writeReq) {
 		if errs[i] != nil && r.move != nil {
 			errs[i] = fmt.Errorf("store: game %d move %d: %w", r.move.game, r.move.ply+1, errs[i])
 		}
-		r.reply <- errs[i]
+		s.answer(r, errs[i])
 	}
+}
+
+// answer tells a write's writer how it went, and frees its slot.
+func (s *Store) answer(r writeReq, err error) {
+	<-s.slots
+	r.reply <- err
 }
 
 // unavailable marks err as ErrUnavailable when SQLite says the database
@@ -566,17 +657,19 @@ func (s *Store) write(ctx context.Context, fn func(tx *Tx) error) error {
 	return s.queue(ctx, writeReq{fn: fn, reply: make(chan error, 1)})
 }
 
-// queue sends a write to the writer and waits until it is committed.
+// queue queues a write, commits it (commitInline) and waits until it is
+// committed.
 func (s *Store) queue(ctx context.Context, r writeReq) error {
 	if err := s.enqueue(ctx, r); err != nil {
 		return err
 	}
+	s.commitInline()
 	// Once queued, the write happens; wait for it even if ctx ends, so a
 	// caller never believes a committed move was lost.
 	return <-r.reply
 }
 
-// enqueue hands a write to the writer.
+// enqueue queues a write for a commit, once there is room.
 func (s *Store) enqueue(ctx context.Context, r writeReq) error {
 	select {
 	case <-s.done:
@@ -584,12 +677,13 @@ func (s *Store) enqueue(ctx context.Context, r writeReq) error {
 	default:
 	}
 	select {
-	case s.writes <- r:
+	case s.slots <- struct{}{}:
 	case <-s.done:
 		return ErrClosed
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+	s.q.push(r)
 	return nil
 }
 
@@ -626,9 +720,22 @@ func (s *Store) CreateGame(ctx context.Context, ng NewGame) (int64, error) {
 }
 
 // AddMove stores move ply (0 for the first) of game id and returns once it
-// is committed.
+// is committed: most often by the caller itself (commitInline).
 func (s *Store) AddMove(ctx context.Context, id int64, ply int, m kalah.RecordMove) error {
-	return <-s.AddMoveAsync(ctx, id, ply, m)
+	r := moveReq(id, ply, m)
+	if err := s.enqueue(ctx, r); err != nil {
+		return fmt.Errorf("store: game %d move %d: %w", id, ply+1, err)
+	}
+	s.commitInline()
+	return <-r.reply
+}
+
+func moveReq(id int64, ply int, m kalah.RecordMove) writeReq {
+	swap := 0
+	if m.Swap {
+		swap = 1
+	}
+	return writeReq{move: &moveRow{game: id, ply: ply, side: m.Side.Letter(), house: m.House, swap: swap, ms: m.Millis}, reply: make(chan error, 1)}
 }
 
 // AddMoveAsync queues move ply of game id and returns a channel that
@@ -636,14 +743,12 @@ func (s *Store) AddMove(ctx context.Context, id int64, ply int, m kalah.RecordMo
 // the order they are queued, so a later FinishGame of the same game
 // commits after the move.
 func (s *Store) AddMoveAsync(ctx context.Context, id int64, ply int, m kalah.RecordMove) <-chan error {
-	swap := 0
-	if m.Swap {
-		swap = 1
-	}
-	r := writeReq{move: &moveRow{game: id, ply: ply, side: m.Side.Letter(), house: m.House, swap: swap, ms: m.Millis}, reply: make(chan error, 1)}
+	r := moveReq(id, ply, m)
 	if err := s.enqueue(ctx, r); err != nil {
 		r.reply <- fmt.Errorf("store: game %d move %d: %w", id, ply+1, err)
+		return r.reply
 	}
+	s.wake()
 	return r.reply
 }
 

@@ -146,3 +146,55 @@ func TestConcurrentWritesPersist(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestConcurrentMovesCommitInOrder: moves of many games written at once
+// (committed by their callers, or by the writer for those that find a
+// commit in progress) are all stored, each game's finish after its moves.
+func TestConcurrentMovesCommitInOrder(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "k.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	const games, plies = 32, 40
+	ids := make([]int64, games)
+	for i := range ids {
+		if ids[i], err = s.CreateGame(ctx, NewGame{Rules: kalah.Standard(), Seats: [2]Seat{{Name: "a", Kind: "bot"}, {Name: "b", Kind: "bot"}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var wg sync.WaitGroup
+	for _, id := range ids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ply := range plies {
+				if err := s.AddMove(ctx, id, ply, kalah.RecordMove{Side: kalah.South, House: 1}); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+			done := s.AddMoveAsync(ctx, id, plies, kalah.RecordMove{Side: kalah.South, House: 2})
+			if err := s.FinishGame(ctx, id, kalah.Record{Result: kalah.Draw, Termination: kalah.Normal}); err != nil {
+				t.Error(err)
+			}
+			if err := <-done; err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, id := range ids {
+		g, err := s.Game(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g.Status != Finished || len(g.Record.Moves) != plies+1 {
+			t.Fatalf("game %d: %s with %d moves, want finished with %d", id, g.Status, len(g.Record.Moves), plies+1)
+		}
+	}
+	if s.QueuedWrites() != 0 {
+		t.Errorf("%d writes still queued", s.QueuedWrites())
+	}
+}

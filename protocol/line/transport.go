@@ -1,7 +1,7 @@
 package line
 
 import (
-	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/coder/websocket"
@@ -51,20 +52,49 @@ func WriteLines(t Transport, lines []string, timeout time.Duration) error {
 // ErrTimeout is returned by a Transport whose read or write timed out.
 var ErrTimeout = errors.New("timed out")
 
+// TryWriter is a Transport that can write without waiting: a server
+// writes a player's lines from the goroutine that made them, and only a
+// client that falls behind gets a goroutine of its own to wait on.
+type TryWriter interface {
+	// TryWrite writes as much of b as the connection takes at once, maybe
+	// none of it, and says how much.
+	TryWrite(b []byte) (int, error)
+	// WriteBytes writes b whole, lines already ended, waiting at most
+	// timeout.
+	WriteBytes(b []byte, timeout time.Duration) error
+	// Hurry bounds a WriteBytes in progress to d from now.
+	Hurry(d time.Duration)
+}
+
+// AppendLines appends each line and its ending to b.
+func AppendLines(b []byte, lines []string) []byte {
+	for _, s := range lines {
+		b = append(b, s...)
+		b = append(b, '\n')
+	}
+	return b
+}
+
 type tcpTransport struct {
-	c  net.Conn
-	r  *Reader
-	w  *bufio.Writer
-	wm sync.Mutex
-	// perLine flushes after every line: over a WebSocket each line is a
-	// message of its own.
+	c net.Conn
+	r *Reader
+	// raw writes without waiting (TryWrite); nil where c has no
+	// descriptor of its own (a WebSocket).
+	raw syscall.RawConn
+	wm  sync.Mutex
+	// perLine writes every line by itself: over a WebSocket each line is
+	// a message of its own.
 	perLine bool
 }
 
 // NewTCP returns a Transport over a stream connection, reading lines of at
 // most max bytes (MaxLine if max <= 0).
 func NewTCP(c net.Conn, max int) Transport {
-	return &tcpTransport{c: c, r: NewReader(c, max), w: bufio.NewWriterSize(c, 1024)}
+	t := &tcpTransport{c: c, r: NewReader(c, max)}
+	if sc, ok := c.(syscall.Conn); ok {
+		t.raw, _ = sc.SyscallConn()
+	}
+	return t
 }
 
 func (t *tcpTransport) ReadLine(timeout time.Duration) (string, error) {
@@ -84,7 +114,20 @@ func (t *tcpTransport) WriteLine(s string, timeout time.Duration) error {
 	return t.WriteLines([]string{s}, timeout)
 }
 
+// lineBufs holds the buffers lines are gathered in for one write.
+var lineBufs = sync.Pool{New: func() any { return new([]byte) }}
+
 func (t *tcpTransport) WriteLines(lines []string, timeout time.Duration) error {
+	b := lineBufs.Get().(*[]byte)
+	*b = AppendLines((*b)[:0], lines)
+	err := t.WriteBytes(*b, timeout)
+	if cap(*b) <= 4<<10 {
+		lineBufs.Put(b)
+	}
+	return err
+}
+
+func (t *tcpTransport) WriteBytes(b []byte, timeout time.Duration) error {
 	t.wm.Lock()
 	defer t.wm.Unlock()
 	var dl time.Time
@@ -93,19 +136,57 @@ func (t *tcpTransport) WriteLines(lines []string, timeout time.Duration) error {
 	}
 	t.c.SetWriteDeadline(dl)
 	var err error
-	for i, s := range lines {
-		t.w.WriteString(s)
-		t.w.WriteByte('\n')
-		if t.perLine || i == len(lines)-1 {
-			if err = t.w.Flush(); err != nil {
-				break
+	if t.perLine {
+		for len(b) > 0 && err == nil {
+			n := bytes.IndexByte(b, '\n') + 1
+			if n == 0 {
+				n = len(b)
 			}
+			_, err = t.c.Write(b[:n])
+			b = b[n:]
 		}
+	} else {
+		_, err = t.c.Write(b)
+	}
+	if t.raw != nil && !dl.IsZero() {
+		// A deadline left behind would fail the next TryWrite once it
+		// passed.
+		t.c.SetWriteDeadline(time.Time{})
 	}
 	if ne, ok := err.(net.Error); ok && ne.Timeout() {
 		return fmt.Errorf("%w: %w", ErrTimeout, err)
 	}
 	return err
+}
+
+// Hurry bounds the write in progress, if any, to d from now.
+func (t *tcpTransport) Hurry(d time.Duration) {
+	t.c.SetWriteDeadline(time.Now().Add(d))
+}
+
+// TryWrite writes what the socket's buffer takes now: one system call,
+// never a wait. Over a WebSocket it writes nothing.
+func (t *tcpTransport) TryWrite(b []byte) (int, error) {
+	if t.raw == nil || t.perLine || !t.wm.TryLock() {
+		return 0, nil
+	}
+	defer t.wm.Unlock()
+	var n int
+	var werr error
+	err := t.raw.Write(func(fd uintptr) bool {
+		n, werr = syscall.Write(int(fd), b)
+		if n < 0 {
+			n = 0
+		}
+		if werr == syscall.EAGAIN || werr == syscall.EINTR {
+			werr = nil
+		}
+		return true // never wait for the socket: the caller queues the rest
+	})
+	if err == nil {
+		err = werr
+	}
+	return n, err
 }
 
 func (t *tcpTransport) Close() error       { return t.c.Close() }

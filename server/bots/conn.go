@@ -62,12 +62,9 @@ func (b *Bots) StartConn(t line.Transport) {
 		return
 	}
 	h.conns[c] = struct{}{}
-	h.wg.Add(2)
+	h.wg.Add(2) // the reader, and the writing side until the transport is closed
 	h.mu.Unlock()
-	go func() {
-		defer h.wg.Done()
-		c.WriteLoop()
-	}()
+	c.Start(h.wg.Done)
 	go func() {
 		defer h.wg.Done()
 		defer c.cleanup()

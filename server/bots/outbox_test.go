@@ -9,7 +9,7 @@ import (
 // more (the client is then dropped as one that does not read), keeps them in
 // order, and holds nothing once its writer has taken them.
 func TestOutboxIsBounded(t *testing.T) {
-	o := newOutbox()
+	var o outbox
 	for i := range maxBacklog {
 		if !o.put(fmt.Sprint(i)) {
 			t.Fatalf("line %d refused, want %d taken", i, maxBacklog)

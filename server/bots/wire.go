@@ -1,6 +1,7 @@
 package bots
 
 import (
+	"bytes"
 	"errors"
 	"log/slog"
 	"sync"
@@ -33,8 +34,11 @@ type Handler interface {
 }
 
 // Wire is one client connection speaking the line protocol, as a
-// transport: the lines queued to send and the loops that write and read
-// them.
+// transport: the lines queued to send, written from the goroutine that
+// sent them as far as the socket takes them at once, and the loop that
+// reads. Only a client that falls behind has a goroutine to wait on its
+// socket (drain): 8,000 bots' connections held 8,000 writer goroutines,
+// each a stack for the collector to scan and a wake-up a line.
 type Wire struct {
 	cfg WireConfig
 	t   line.Transport
@@ -43,12 +47,15 @@ type Wire struct {
 	out  outbox // the lines to send, in order
 	done chan struct{}
 	once sync.Once
+	ping *time.Timer
+	// finished is called once the transport is closed.
+	finished func()
 }
 
-// NewWire returns the connection over t of a client at host; WriteLoop
-// and ReadLoop serve it.
+// NewWire returns the connection over t of a client at host; Start and
+// ReadLoop serve it.
 func NewWire(t line.Transport, host string, cfg WireConfig) *Wire {
-	return &Wire{cfg: cfg, t: t, Host: host, out: newOutbox(), done: make(chan struct{})}
+	return &Wire{cfg: cfg, t: t, Host: host, done: make(chan struct{})}
 }
 
 // Refuse tells a client the server cannot take it why, briefly, and
@@ -58,8 +65,37 @@ func Refuse(t line.Transport, code, text string) {
 	t.Close()
 }
 
-// SendMsg queues a line; a client too slow to take its lines is dropped.
+// Start begins the writing side: the client is pinged every
+// IdleTimeout/4, and finished is called once the transport is closed
+// (after Close, and the last lines written).
+func (w *Wire) Start(finished func()) {
+	w.finished = finished
+	if every := w.cfg.IdleTimeout / 4; every > 0 {
+		w.ping = time.AfterFunc(time.Hour, func() { w.pinged(every) })
+		w.ping.Reset(every)
+	}
+}
+
+func (w *Wire) pinged(every time.Duration) {
+	select {
+	case <-w.done:
+		return
+	default:
+	}
+	w.SendMsg(line.Msg{Cmd: "ping"})
+	w.ping.Reset(every)
+}
+
+// SendMsg sends a line: queued, then written at once as far as the
+// socket takes it. A client too slow to take its lines is dropped.
 func (w *Wire) SendMsg(m line.Msg) {
+	w.Queue(m)
+	w.Flush()
+}
+
+// Queue queues a line to go out with the next Flush, so that lines made
+// together go out in one write.
+func (w *Wire) Queue(m line.Msg) {
 	select {
 	case <-w.done:
 		return
@@ -71,62 +107,139 @@ func (w *Wire) SendMsg(m line.Msg) {
 	}
 }
 
-// Close ends the connection: the writer flushes what is queued (a last
-// error) and closes the transport, which also ends the reader.
-func (w *Wire) Close() {
-	w.once.Do(func() { close(w.done) })
+// Flush writes the lines queued, unless someone is writing already (who
+// then writes them too): from the caller's goroutine, as far as the
+// socket takes them without waiting; what it does not take is left to a
+// goroutine that waits for it (drain).
+func (w *Wire) Flush() {
+	if batch, ok := w.out.pen(); ok {
+		w.write(batch)
+	}
 }
 
-// Done is closed when the connection is closing.
-func (w *Wire) Done() <-chan struct{} { return w.done }
+// lineBufs holds the buffers a batch of lines is gathered in.
+var lineBufs = sync.Pool{New: func() any { return new([]byte) }}
 
-// WriteLoop writes the lines queued, and pings, until the connection
-// closes; it closes the transport when it returns.
-func (w *Wire) WriteLoop() {
-	defer w.t.Close()
-	ping := time.NewTicker(w.cfg.IdleTimeout / 4)
-	defer ping.Stop()
-	timeout := w.cfg.WriteTimeout
-	var batch []string
+// write writes batch, holding the pen, without waiting on the socket.
+func (w *Wire) write(batch []string) {
+	tw, ok := w.t.(line.TryWriter)
+	if !ok {
+		go w.drain(nil, batch)
+		return
+	}
+	bp := lineBufs.Get().(*[]byte)
+	defer func() {
+		if cap(*bp) <= 4<<10 {
+			lineBufs.Put(bp)
+		}
+	}()
 	for {
+		*bp = line.AppendLines((*bp)[:0], batch)
+		n, err := tw.TryWrite(*bp)
+		if err != nil {
+			w.Close()
+			w.shut()
+			return
+		}
+		if n < len(*bp) {
+			go w.drain(bytes.Clone((*bp)[n:]), nil)
+			return
+		}
+		var closing bool
+		if batch, closing = w.out.next(batch); len(batch) == 0 {
+			if closing {
+				w.shut()
+			}
+			return
+		} else if closing {
+			go w.drain(nil, batch)
+			return
+		}
+	}
+}
+
+// drain writes what the socket did not take at once, and the lines that
+// come meanwhile, waiting at most WriteTimeout on each write (a client
+// that takes nothing for that long is dropped), then puts the pen down.
+func (w *Wire) drain(rest []byte, batch []string) {
+	for {
+		timeout := w.cfg.WriteTimeout
 		select {
-		case <-w.out.wake:
-			select {
-			case <-w.done:
-				// Closing: what is left goes out quickly or not at all.
-				timeout = 100 * time.Millisecond
-			default:
-			}
-			// Every line queued goes out in one write.
-			batch = w.out.take(batch)
-			if len(batch) == 0 {
-				continue
-			}
-			err := line.WriteLines(w.t, batch, timeout)
-			clear(batch)
-			if cap(batch) > 16 {
-				batch = nil
-			}
-			if err != nil {
-				w.Close()
-				return
-			}
-		case <-ping.C:
-			if err := w.t.WriteLine("ping", timeout); err != nil {
-				w.Close()
-				return
-			}
 		case <-w.done:
-			// Flush what is queued (a last error), briefly.
-			for _, s := range w.out.take(nil) {
-				if w.t.WriteLine(s, 100*time.Millisecond) != nil {
-					return
-				}
+			// Closing: what is left goes out quickly or not at all.
+			timeout = closingTimeout
+		default:
+		}
+		var err error
+		if len(rest) > 0 {
+			err = w.t.(line.TryWriter).WriteBytes(rest, timeout)
+			rest = nil
+		}
+		if err == nil && len(batch) > 0 {
+			err = line.WriteLines(w.t, batch, timeout)
+		}
+		if err != nil {
+			w.Close()
+			w.shut()
+			return
+		}
+		var closing bool
+		if batch, closing = w.out.next(batch); len(batch) == 0 {
+			if closing {
+				w.shut()
 			}
 			return
 		}
 	}
 }
+
+// closingTimeout bounds the last writes to a connection that is closing.
+const closingTimeout = 100 * time.Millisecond
+
+// shut closes the transport, which also ends the reader; the pen's
+// holder does, once.
+func (w *Wire) shut() {
+	w.t.Close()
+	if w.finished != nil {
+		w.finished()
+	}
+}
+
+// Close ends the connection: what is queued (a last error) is written,
+// briefly, and the transport closed, which also ends the reader.
+func (w *Wire) Close() {
+	w.once.Do(func() {
+		close(w.done)
+		if w.ping != nil {
+			w.ping.Stop()
+		}
+		o := &w.out
+		o.mu.Lock()
+		o.closing = true
+		idle := !o.writing
+		var batch []string
+		if idle {
+			o.writing = true
+			batch = o.takeLocked(nil)
+		}
+		o.mu.Unlock()
+		switch {
+		case !idle:
+			// The pen's holder closes it: a goroutine waiting on a
+			// client that does not read waits no more than briefly.
+			if tw, ok := w.t.(line.TryWriter); ok {
+				tw.Hurry(closingTimeout)
+			}
+		case len(batch) == 0:
+			w.shut()
+		default:
+			go w.drain(nil, batch)
+		}
+	})
+}
+
+// Done is closed when the connection is closing.
+func (w *Wire) Done() <-chan struct{} { return w.done }
 
 // ReadLoop greets the client and hands h every message it reads until h
 // says to close, the client times out or the transport fails; the caller

@@ -97,6 +97,11 @@ type Config struct {
 type Link interface {
 	// SendMsg sends the bot a line, without waiting.
 	SendMsg(m line.Msg)
+	// Queue queues a line to go with the next Flush (or SendMsg), so
+	// that the lines of one change go out in one write; Flush sends
+	// them, without waiting.
+	Queue(m line.Msg)
+	Flush()
 	// SetGame notes the round the bot now plays in; ClearGame forgets r,
 	// which has ended.
 	SetGame(r *Round)

@@ -397,6 +397,7 @@ func Start(host Host, r *Round, su Setup) *Round {
 			r.ticket.Release()
 		}
 		l.drain()
+		l.flush()
 		return nil
 	}
 	l.publish()
@@ -438,6 +439,7 @@ func (l *loop) drain() {
 func (l *loop) run() {
 	r := l.r
 	defer func() {
+		l.flush()
 		l.timer.Stop()
 		l.closePlayers()
 		// The players that watch hear the end before the game is done with
@@ -464,10 +466,12 @@ func (l *loop) run() {
 		}
 		l.subs = map[chan Event]*sub{}
 		l.drain()
+		l.flush()
 	}()
 	for !l.over && l.halted == nil {
 		if l.prompt() {
 			l.publish()
+			l.flush()
 		}
 		l.arm()
 		// Each change is published before anyone hears it is done.
@@ -476,6 +480,7 @@ func (l *loop) run() {
 			err := m.do(l)
 			l.next()
 			l.publish()
+			l.flush()
 			if m.reply != nil {
 				m.reply <- err
 			}
@@ -483,10 +488,12 @@ func (l *loop) run() {
 			l.answered(a)
 			l.next()
 			l.publish()
+			l.flush()
 		case <-l.timer.C:
 			l.tick()
 			l.next()
 			l.publish()
+			l.flush()
 		case <-l.ctx.Done():
 			l.log.Info("game stopped unfinished", "game", r.id, "moves", l.g.Len())
 			return
@@ -544,7 +551,7 @@ func (l *loop) prompt() bool {
 		l.cancel = cancel
 		st.ask.move(ctx, l.g.Clone(), clock, seat, l.gen)
 	case st.Bot && st.conn != nil:
-		st.conn.SendMsg(line.Turn{PerMove: clock.PerMove, Remaining: clock.Remaining, Position: l.g.Position()}.Msg())
+		st.conn.Queue(line.Turn{PerMove: clock.PerMove, Remaining: clock.Remaining, Position: l.g.Position()}.Msg())
 	}
 	return true
 }
@@ -731,25 +738,27 @@ func (l *loop) nextTurn() {
 // with AsyncMoves, before the game's end is stored.
 func (l *loop) storeMove(rm kalah.RecordMove) error {
 	ply := l.g.Len() - 1
-	done := l.host.AddMoveAsync(context.WithoutCancel(l.ctx), l.r.id, ply, rm)
-	if l.cfg.AsyncMoves {
-		l.pending = append(l.pending, done)
-		for len(l.pending) > 0 {
-			select {
-			case err := <-l.pending[0]:
-				if err != nil {
-					return l.retry(err, func() error { return l.host.AddMove(context.WithoutCancel(l.ctx), l.r.id, ply, rm) })
-				}
-				l.pending = l.pending[1:]
-				continue
-			default:
-			}
-			break
+	ctx := context.WithoutCancel(l.ctx)
+	if !l.cfg.AsyncMoves {
+		// Committed most often by this goroutine itself, with no wake of
+		// another between the move and its confirmation.
+		if err := l.host.AddMove(ctx, l.r.id, ply, rm); err != nil {
+			return l.retry(err, func() error { return l.host.AddMove(ctx, l.r.id, ply, rm) })
 		}
 		return nil
 	}
-	if err := <-done; err != nil {
-		return l.retry(err, func() error { return l.host.AddMove(context.WithoutCancel(l.ctx), l.r.id, ply, rm) })
+	l.pending = append(l.pending, l.host.AddMoveAsync(ctx, l.r.id, ply, rm))
+	for len(l.pending) > 0 {
+		select {
+		case err := <-l.pending[0]:
+			if err != nil {
+				return l.retry(err, func() error { return l.host.AddMove(ctx, l.r.id, ply, rm) })
+			}
+			l.pending = l.pending[1:]
+			continue
+		default:
+		}
+		break
 	}
 	return nil
 }
@@ -1006,20 +1015,34 @@ type RequestReason string
 
 func (r RequestReason) Error() string { return string(r) }
 
-// broadcast sends lines to the seats' bots and the spectators on our
-// protocol.
+// broadcast queues lines for the seats' bots and the spectators on our
+// protocol; they go out when the loop has done with the message that made
+// them (flush), together with the next turn's "go".
 func (l *loop) broadcast(msgs ...line.Msg) {
 	for _, st := range l.seats {
 		if st.conn != nil {
 			for _, m := range msgs {
-				st.conn.SendMsg(m)
+				st.conn.Queue(m)
 			}
 		}
 	}
 	for c := range l.watchers {
 		for _, m := range msgs {
-			c.SendMsg(m)
+			c.Queue(m)
 		}
+	}
+}
+
+// flush sends what broadcast and prompt queued: one write a connection
+// for a move, its new position and the next turn.
+func (l *loop) flush() {
+	for _, st := range l.seats {
+		if st.conn != nil {
+			st.conn.Flush()
+		}
+	}
+	for c := range l.watchers {
+		c.Flush()
 	}
 }
 
