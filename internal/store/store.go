@@ -316,7 +316,16 @@ func Open(path string) (*Store, error) {
 		// page_size here never applied (the WAL fixes the page size).
 		dsn = "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=busy_timeout(5000)"
 	}
-	wdb, err := sql.Open("sqlite", dsn)
+	wdsn := dsn
+	if path != ":memory:" {
+		// The writer's transactions take the write lock as they begin
+		// (BEGIN IMMEDIATE), waiting for it as busy_timeout allows: a
+		// deferred one that read first and then wrote could be refused
+		// at once (SQLITE_BUSY) if the log changed under its snapshot,
+		// which under load failed a game's rating now and then.
+		wdsn += "&_txlock=immediate"
+	}
+	wdb, err := sql.Open("sqlite", wdsn)
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
