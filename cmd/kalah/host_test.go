@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"os"
 	"path/filepath"
@@ -34,12 +35,22 @@ func (s *syncBuffer) String() string {
 }
 
 func freePort(t *testing.T) int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	// A port below the kernel's ephemeral range (32768 and up on Linux):
+	// one the kernel handed out for port 0 is soon handed out again, to
+	// another test's listener or to an outgoing connection of the other
+	// packages' tests, before the server started here binds it (a server
+	// that "did not start" on a busy machine).
+	for range 100 {
+		port := 20000 + rand.IntN(12000)
+		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			continue
+		}
+		l.Close()
+		return port
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	t.Fatal("no free port between 20000 and 32000")
+	return 0
 }
 
 // TestHostAndJoin plays a person at the host's terminal (typing every house

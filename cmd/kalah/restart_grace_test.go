@@ -74,13 +74,13 @@ func TestKillNineGraceForEverySeat(t *testing.T) {
 		gates[i] = newGate(t, fmt.Sprintf("127.0.0.1:%d", botPort))
 		gates[i].open()
 	}
-	cmd, exited, _ := start()
+	cmd, exited, first := start()
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		if _, ok := live(); ok {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("the server did not start")
+			t.Fatalf("the server did not start\n%s", first.String())
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
