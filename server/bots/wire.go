@@ -145,14 +145,7 @@ func (w *Wire) write(batch []string) {
 			go w.drain(bytes.Clone((*bp)[n:]), nil)
 			return
 		}
-		var closing bool
-		if batch, closing = w.out.next(batch); len(batch) == 0 {
-			if closing {
-				w.shut()
-			}
-			return
-		} else if closing {
-			go w.drain(nil, batch)
+		if batch, ok = w.more(batch); !ok {
 			return
 		}
 	}
@@ -183,14 +176,25 @@ func (w *Wire) drain(rest []byte, batch []string) {
 			w.shut()
 			return
 		}
-		var closing bool
-		if batch, closing = w.out.next(batch); len(batch) == 0 {
-			if closing {
-				w.shut()
-			}
+		var ok bool
+		if batch, ok = w.more(batch); !ok {
 			return
 		}
 	}
+}
+
+// more is the pen's holder, done with its lines, taking those queued
+// meanwhile; with none it puts the pen down, or closes the connection if
+// it is closing, and reports false.
+func (w *Wire) more(batch []string) ([]string, bool) {
+	batch, closing := w.out.next(batch)
+	if len(batch) == 0 {
+		if closing {
+			w.shut()
+		}
+		return nil, false
+	}
+	return batch, true
 }
 
 // closingTimeout bounds the last writes to a connection that is closing.
