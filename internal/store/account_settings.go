@@ -107,6 +107,7 @@ func (s *Store) DeleteUser(ctx context.Context, user, password string) ([]string
 		}
 		return nil
 	})
+	s.owners.forget()
 	return bots, err
 }
 

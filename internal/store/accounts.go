@@ -116,6 +116,10 @@ func (s *Store) Identity(ctx context.Context, name string) (identity.ID, error) 
 // BotOwner returns the account that owns bot name, or "" for a bot that
 // registered itself by its first login.
 func (s *Store) BotOwner(ctx context.Context, name string) (string, error) {
+	cached, ok, gen := s.owners.get(name)
+	if ok {
+		return cached, nil
+	}
 	var owner sql.NullString
 	err := s.queryRow(ctx, `SELECT owner FROM bots WHERE name=? COLLATE NOCASE`, name).Scan(&owner)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -124,6 +128,7 @@ func (s *Store) BotOwner(ctx context.Context, name string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("store: bot %q: %w", name, err)
 	}
+	s.owners.put(name, owner.String, gen)
 	return owner.String, nil
 }
 

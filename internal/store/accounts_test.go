@@ -98,3 +98,39 @@ func TestAccounts(t *testing.T) {
 		t.Fatalf("stored hash %x", hash)
 	}
 }
+
+// TestBotOwnerIsForgottenWithTheOwner: BotOwner's answers are kept
+// (owners.go), in any case of the name, but never past a write that
+// deletes the bot: a bot of a deleted account, registered again by its
+// first login, answers for itself.
+func TestBotOwnerIsForgottenWithTheOwner(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(filepath.Join(t.TempDir(), "k.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.CreateUser(ctx, "alice", "correct horse"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CreateBot(ctx, "alice", "AliceBot"); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"AliceBot", "alicebot", "ALICEBOT"} {
+		if owner, err := s.BotOwner(ctx, name); err != nil || owner != "alice" {
+			t.Fatalf("owner of %s: %q, %v; want alice", name, owner, err)
+		}
+	}
+	if _, err := s.DeleteUser(ctx, "alice", "correct horse"); err != nil {
+		t.Fatal(err)
+	}
+	if owner, err := s.BotOwner(ctx, "alicebot"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("owner of a deleted bot: %q, %v; want ErrNotFound", owner, err)
+	}
+	if _, _, err := s.BotLogin(ctx, "AliceBot", "a-new-token-0123456789"); err != nil {
+		t.Fatal(err)
+	}
+	if owner, err := s.BotOwner(ctx, "AliceBot"); err != nil || owner != "" {
+		t.Fatalf("owner of a bot that registered itself: %q, %v; want none", owner, err)
+	}
+}

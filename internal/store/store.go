@@ -130,6 +130,8 @@ type Store struct {
 	hashers chan struct{}
 	// failing, if set, fails every write with it (FailWrites).
 	failing atomic.Pointer[error]
+	// owners caches BotOwner (owners.go).
+	owners ownerCache
 }
 
 // FailWrites makes every write fail with err, as the database would with

@@ -4,9 +4,11 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"hash/maphash"
 	"net/http"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"kalah"
@@ -41,11 +43,15 @@ func pairOf(ids [2]identity.ID) [2]string {
 // daily limit, and how many rated games they have played (or play) with
 // each other in the last 24 hours. If ok, release must be called once the
 // game is stored (or not started), so that games started at once do not
-// all pass the limit.
+// all pass the limit. The count and the reservation are one step for a
+// pair (its stripe's lock is held across the store's count), and games
+// of other pairs start meanwhile: a lock held by every game start across
+// a query of the store made the starts of a busy moment wait in one line.
 func (m *Ratings) Reserve(ctx context.Context, ids [2]identity.ID) (ok bool, n int, release func()) {
 	key := pairOf(ids)
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	st := m.stripe(key)
+	st.mu.Lock()
+	defer st.mu.Unlock()
 	n, err := m.st.RatedGamesBetween(ctx, ids[0], ids[1], time.Now().Add(-Day))
 	if err != nil {
 		// Not known now: rated, as before the limit; the admin's list
@@ -53,18 +59,41 @@ func (m *Ratings) Reserve(ctx context.Context, ids [2]identity.ID) (ok bool, n i
 		m.log.Warn("cannot count a pair's rated games", "err", err)
 		return true, 0, func() {}
 	}
-	n += m.pending[key]
+	n += st.pending[key]
 	if n >= MaxPerDay {
 		return false, n, func() {}
 	}
-	m.pending[key]++
+	if st.pending == nil {
+		st.pending = map[[2]string]int{}
+	}
+	st.pending[key]++
 	return true, n, func() {
-		m.mu.Lock()
-		defer m.mu.Unlock()
-		if m.pending[key]--; m.pending[key] <= 0 {
-			delete(m.pending, key)
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		if st.pending[key]--; st.pending[key] <= 0 {
+			delete(st.pending, key)
 		}
 	}
+}
+
+// pairStripes is how many locks the pairs are spread over.
+const pairStripes = 64
+
+// pairStripe holds, for the pairs whose key hashes to it, the rated games
+// being created now, which the store does not list yet.
+type pairStripe struct {
+	mu      sync.Mutex // guards pending, and nothing else
+	pending map[[2]string]int
+}
+
+// stripe returns the stripe of a pair's key.
+func (m *Ratings) stripe(key [2]string) *pairStripe {
+	var h maphash.Hash
+	h.SetSeed(m.seed)
+	h.WriteString(key[0])
+	h.WriteByte(0)
+	h.WriteString(key[1])
+	return &m.stripes[h.Sum64()%pairStripes]
 }
 
 // CasualNote says, to viewer, why a game asked to be rated is played

@@ -8,8 +8,9 @@
 // not rated, a pair plays at most MaxPerDay rated games in a day, and the
 // admin lists the lopsided pairs.
 //
-// Ratings owns the rated games being created, by pair, under a lock that
-// guards nothing else and is never held while it calls its Host. It knows
+// Ratings owns the rated games being created, by pair, under locks (one a
+// stripe of pairs) that guard nothing else and are never held while it
+// calls its Host. It knows
 // the games it rates only as plain values (Game): the round that plays one
 // tells it what it needs.
 package ratings
@@ -18,10 +19,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"log/slog"
 	"net/http"
 	"strconv"
-	"sync"
 	"time"
 
 	"kalah"
@@ -57,11 +58,10 @@ type Ratings struct {
 	st   *store.Store
 	log  *slog.Logger
 
-	// mu guards pending, and nothing else.
-	mu sync.Mutex
-	// pending counts, by pair, the rated games being created now, which
-	// the store does not list yet.
-	pending map[[2]string]int
+	// stripes hold the rated games being created now, by pair, each
+	// stripe under a lock of its own (Reserve); seed spreads the pairs.
+	stripes [pairStripes]pairStripe
+	seed    maphash.Seed
 }
 
 // New returns the ratings on cfg.Store.
@@ -69,7 +69,7 @@ func New(host Host, cfg Config) *Ratings {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	return &Ratings{host: host, st: cfg.Store, log: cfg.Log, pending: map[[2]string]int{}}
+	return &Ratings{host: host, st: cfg.Store, log: cfg.Log, seed: maphash.MakeSeed()}
 }
 
 // Pool names the ladder of a game: its rule preset ("custom" for other

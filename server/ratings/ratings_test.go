@@ -149,10 +149,13 @@ func TestReserve(t *testing.T) {
 	for _, release := range releases[1:] {
 		release()
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if len(m.pending) != 0 {
-		t.Errorf("released, still pending: %v", m.pending)
+	for i := range m.stripes {
+		st := &m.stripes[i]
+		st.mu.Lock()
+		if len(st.pending) != 0 {
+			t.Errorf("released, still pending: %v", st.pending)
+		}
+		st.mu.Unlock()
 	}
 }
 
