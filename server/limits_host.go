@@ -100,12 +100,13 @@ type (
 
 func (s *Server) newMetrics() *metrics {
 	return limits.NewMetrics(limits.Sources{
-		Live:    func() float64 { return float64(s.live.Len()) },
-		Conns:   func() float64 { return float64(s.bots.Conns()) },
-		Commits: func() float64 { return float64(s.st.Commits()) },
-		Writes:  func() float64 { return float64(s.st.Writes()) },
-		WALSize: func() float64 { return float64(s.st.WALSize()) },
-		Streams: s.streams.Count,
+		Live:       func() float64 { return float64(s.live.Len()) },
+		Conns:      func() float64 { return float64(s.bots.Conns()) },
+		Commits:    func() float64 { return float64(s.st.Commits()) },
+		Writes:     func() float64 { return float64(s.st.Writes()) },
+		WALSize:    func() float64 { return float64(s.st.WALSize()) },
+		WriteWaits: func() float64 { return float64(s.bots.WriteWaits()) },
+		Streams:    s.streams.Count,
 	})
 }
 

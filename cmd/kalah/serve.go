@@ -223,6 +223,11 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer st.Close()
+	if moves, torn := st.Replayed(); moves > 0 || torn != nil {
+		// A crash left live games' moves in the journal: they are in the
+		// database now, up to a last line the crash cut short.
+		e.log.Info("moves of live games put back from the journal", "moves", moves, "last line cut short", torn)
+	}
 	st.SetCommitDelay(*commitDelay)
 	cfg := server.Config{
 		Store: st, Rules: r, PerMove: *perMove, Budget: *budget, Increment: *increment, Delay: *delay,

@@ -124,6 +124,7 @@ func TestServeOperatorEndpoints(t *testing.T) {
 		`kalah_streams_open{kind="board"}`:                   0,
 		"kalah_store_commits_total":                          1,
 		"kalah_store_wal_bytes":                              0,
+		"kalah_line_write_waits_total":                       0,
 		`kalah_refusals_total{reason="streams-per-address"}`: 0,
 		`kalah_refusals_total{reason="login-rate"}`:          0,
 		"go_goroutines":                                      1,

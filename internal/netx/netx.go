@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"kalah/internal/httpapi"
@@ -184,6 +185,16 @@ type released struct {
 	g    *Guarded
 	key  string
 	once sync.Once
+}
+
+// SyscallConn gives the socket underneath (syscall.Conn), so that what
+// serves the connection can write to it without waiting (line.TryWriter):
+// without it, every line to a bot waited in a goroutine of its own.
+func (c *released) SyscallConn() (syscall.RawConn, error) {
+	if sc, ok := c.Conn.(syscall.Conn); ok {
+		return sc.SyscallConn()
+	}
+	return nil, errors.ErrUnsupported
 }
 
 func (c *released) Close() error {

@@ -33,14 +33,13 @@ func TestCommitDelayGathersWrites(t *testing.T) {
 	s.SetCommitDelay(time.Hour)
 	id := newGame(t, s) // the first commit: nothing recent, no wait
 	before := s.Commits()
+	_ = id
 	var wg sync.WaitGroup
-	for ply := range 512 {
+	for range 512 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := s.AddMove(context.Background(), id, ply, kalah.RecordMove{Side: kalah.South, House: 1}); err != nil {
-				t.Error(err)
-			}
+			newGame(t, s)
 		}()
 	}
 	wg.Wait()
@@ -54,12 +53,10 @@ func TestCommitDelayGathersWrites(t *testing.T) {
 	}
 	defer q.Close()
 	q.SetCommitDelay(100 * time.Millisecond)
-	id = newGame(t, q)
+	newGame(t, q)
 	time.Sleep(150 * time.Millisecond)
 	start := time.Now()
-	if err := q.AddMove(context.Background(), id, 0, kalah.RecordMove{Side: kalah.South, House: 1}); err != nil {
-		t.Fatal(err)
-	}
+	newGame(t, q)
 	if d := time.Since(start); d >= 100*time.Millisecond {
 		t.Errorf("a write after a quiet moment took %v: it waited for the commit delay", d)
 	}
@@ -77,11 +74,8 @@ func TestTruncateWALDoesNotStallTheWriter(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	id := newGame(t, s)
-	for ply := range 50 {
-		if err := s.AddMove(context.Background(), id, ply, kalah.RecordMove{Side: kalah.South, House: 1}); err != nil {
-			t.Fatal(err)
-		}
+	for range 50 {
+		newGame(t, s)
 	}
 	// A reader in the middle of reading the log.
 	tx, err := s.db.BeginTx(context.Background(), &sql.TxOptions{ReadOnly: true})
@@ -89,25 +83,23 @@ func TestTruncateWALDoesNotStallTheWriter(t *testing.T) {
 		t.Fatal(err)
 	}
 	var n int
-	if err := tx.QueryRow("SELECT count(*) FROM moves").Scan(&n); err != nil {
+	if err := tx.QueryRow("SELECT count(*) FROM games").Scan(&n); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.AddMove(context.Background(), id, 50, kalah.RecordMove{Side: kalah.South, House: 1}); err != nil {
-		t.Fatal(err)
-	}
+	newGame(t, s)
 	var slowest time.Duration
 	stop := make(chan struct{})
 	wrote := make(chan struct{})
 	go func() {
 		defer close(wrote)
-		for ply := 51; ; ply++ {
+		for {
 			select {
 			case <-stop:
 				return
 			default:
 			}
 			start := time.Now()
-			if err := s.AddMove(context.Background(), id, ply, kalah.RecordMove{Side: kalah.South, House: 1}); err != nil {
+			if _, err := s.CreateGame(context.Background(), NewGame{Rules: kalah.Standard()}); err != nil {
 				t.Error(err)
 				return
 			}

@@ -36,14 +36,18 @@ func (s *Store) ReadDB() *sql.DB { return s.db }
 func (s *Store) QueuedWrites() int { return s.q.len() }
 
 // LimitSize bounds the database file to about bytes (SQLite's
-// max_page_count; zero lifts the bound): past it every write fails as on a
-// full disk, which is how an operator caps the store and how the tests
-// make a disk fill up.
+// max_page_count; zero lifts the bound), and the journal of the live
+// games' moves to as much: past it every write fails as on a full disk,
+// which is how an operator caps the store and how the tests make a disk
+// fill up.
 func (s *Store) LimitSize(ctx context.Context, bytes int64) error {
 	pages := int64(4294967294) // SQLite's most
 	if bytes > 0 {
 		pages = max(bytes/s.pageSizeOr4K(), 1)
 	}
+	s.j.mu.Lock()
+	s.j.limit = max(bytes, 0)
+	s.j.mu.Unlock()
 	_, err := s.wdb.ExecContext(ctx, fmt.Sprintf("PRAGMA max_page_count=%d", pages))
 	return err
 }

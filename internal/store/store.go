@@ -112,9 +112,6 @@ type Store struct {
 	once       sync.Once
 	// checkpoints is closed when the checkpointer has stopped.
 	checkpoints chan struct{}
-	// insertMove inserts one move, prepared once on the writer's
-	// connection.
-	insertMove *sql.Stmt
 	// wstmts and reads are the statements prepared once on the writer's
 	// connection and on the readers' pool (stmts.go).
 	wstmts, reads *stmtCache
@@ -132,6 +129,11 @@ type Store struct {
 	failing atomic.Pointer[error]
 	// owners caches BotOwner (owners.go).
 	owners ownerCache
+	// j holds the live games' moves until their end (journal.go).
+	j *journal
+	// replayed and torn say what Open found in the journal (Replayed).
+	replayed int
+	torn     error
 }
 
 // FailWrites makes every write fail with err, as the database would with
@@ -240,8 +242,7 @@ func (s *Store) tryTruncate() (bool, error) {
 func (s *Store) SetCommitDelay(d time.Duration) { s.commitDelay = max(d, 0) }
 
 type writeReq struct {
-	fn    func(tx *Tx) error // a write of its own, or
-	move  *moveRow           // a move, inserted with the batch's other moves
+	fn    func(tx *Tx) error
 	reply chan error
 }
 
@@ -377,20 +378,52 @@ func Open(path string) (*Store, error) {
 		}
 		go s.checkpointer()
 	}
-	if s.insertMove, err = wdb.Prepare(`INSERT INTO moves(game, ply, side, house, swap, ms) VALUES(?,?,?,?,?,?)`); err != nil {
+	jpath := ""
+	if path != ":memory:" {
+		jpath = journalPath(path)
+	}
+	if s.j, err = openJournal(jpath); err != nil {
+		s.stopCheckpoints()
 		db.Close()
 		wdb.Close()
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
 	go s.writer()
+	if s.replayed, s.torn, err = replayJournal(context.Background(), s, s.j); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
 	return s, nil
 }
 
-// Close waits for pending writes and closes the database.
-func (s *Store) Close() error {
+// Replayed says what the store found in the moves' journal as it opened:
+// how many moves of live games it put into the database (a crash left them
+// there), and, if the journal ended in a line cut short, where.
+func (s *Store) Replayed() (moves int, torn error) { return s.replayed, s.torn }
+
+// stopCheckpoints stops the checkpointer, if it runs.
+func (s *Store) stopCheckpoints() {
 	s.once.Do(func() { close(s.done) })
+	if s.checkpoints != nil {
+		<-s.checkpoints
+	}
+}
+
+// Close waits for pending writes, puts the moves of games still live into
+// the database, and closes it.
+func (s *Store) Close() error {
+	s.once.Do(func() {
+		flushed, n := s.flushJournal()
+		close(s.done) // the writer commits what is queued, at once
+		if flushed != nil && <-flushed == nil {
+			s.j.resetIf(n)
+		}
+	})
 	<-s.closed
-	s.insertMove.Close()
+	var jerr error
+	if s.j != nil {
+		jerr = s.j.close()
+	}
 	s.wstmts.close()
 	s.reads.close()
 	if s.checkpoints != nil {
@@ -398,9 +431,26 @@ func (s *Store) Close() error {
 		s.wdb.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
 	}
 	if s.db == s.wdb {
-		return s.wdb.Close()
+		return errors.Join(jerr, s.wdb.Close())
 	}
-	return errors.Join(s.db.Close(), s.wdb.Close())
+	return errors.Join(jerr, s.db.Close(), s.wdb.Close())
+}
+
+// flushJournal queues the moves the journal holds for the database, as
+// the store closes; the journal is emptied once they are committed, unless
+// a move came meanwhile (it then keeps them all, for the next Open).
+func (s *Store) flushJournal() (committed <-chan error, n int) {
+	if s.j == nil {
+		return nil, 0
+	}
+	rows, n := s.j.all()
+	if n == 0 {
+		return nil, 0
+	}
+	r := writeReq{fn: func(tx *Tx) error { return insertMoves(tx, rows) }, reply: make(chan error, 1)}
+	s.slots <- struct{}{}
+	s.q.push(r)
+	return r.reply, n
 }
 
 // maxQueued bounds the writes waiting for a commit: past it a writer
@@ -559,44 +609,8 @@ func (s *Store) commit(batch []writeReq) {
 	// Once the batch is answered and the connection free.
 	defer s.wstmts.prepareWanted()
 	errs := make([]error, len(batch))
-	var moves []int
 	for i, r := range batch {
-		if r.move != nil {
-			moves = append(moves, i)
-			continue
-		}
 		errs[i] = atomically(tx, r.fn)
-	}
-	// Moves go in with one statement a chunk: a statement is atomic by
-	// itself in SQLite, so a failed one (a duplicate) leaves nothing and
-	// needs no savepoint; its rows are then tried one by one, so only the
-	// bad row fails. One move, the common case under load, takes the
-	// statement prepared once.
-	for len(moves) > 0 {
-		chunk := moves[:min(len(moves), 150)]
-		moves = moves[len(chunk):]
-		if len(chunk) == 1 {
-			m := batch[chunk[0]].move
-			_, errs[chunk[0]] = tx.Stmt(s.insertMove).Exec(m.game, m.ply, m.side, m.house, m.swap, m.ms)
-			continue
-		}
-		var q strings.Builder
-		q.WriteString("INSERT INTO moves(game, ply, side, house, swap, ms) VALUES ")
-		args := make([]any, 0, 6*len(chunk))
-		for j, i := range chunk {
-			if j > 0 {
-				q.WriteByte(',')
-			}
-			q.WriteString("(?,?,?,?,?,?)")
-			m := batch[i].move
-			args = append(args, m.game, m.ply, m.side, m.house, m.swap, m.ms)
-		}
-		if _, err := tx.Exec(q.String(), args...); err != nil {
-			for _, i := range chunk {
-				m := batch[i].move
-				_, errs[i] = tx.Stmt(s.insertMove).Exec(m.game, m.ply, m.side, m.house, m.swap, m.ms)
-			}
-		}
 	}
 	err = tx.Commit()
 	if err == nil {
@@ -611,11 +625,7 @@ func (s *Store) commit(batch []writeReq) {
 		}
 	}
 	for i, r := range batch {
-		errs[i] = unavailable(errs[i])
-		if errs[i] != nil && r.move != nil {
-			errs[i] = fmt.Errorf("store: game %d move %d: %w", r.move.game, r.move.ply+1, errs[i])
-		}
-		s.answer(r, errs[i])
+		s.answer(r, unavailable(errs[i]))
 	}
 }
 
@@ -727,47 +737,57 @@ func (s *Store) CreateGame(ctx context.Context, ng NewGame) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("store: create game: %w", err)
 	}
+	s.j.started(id)
 	return id, nil
 }
 
-// AddMove stores move ply (0 for the first) of game id and returns once it
-// is committed: most often by the caller itself (commitInline).
+// AddMove stores move ply (0 for the first) of live game id: it returns
+// once the move is in the moves' journal (journal.go), where a crash of
+// the process does not lose it; the game's end puts it into the database.
+// A ply that is not the game's next is refused (ErrMoveOrder).
 func (s *Store) AddMove(ctx context.Context, id int64, ply int, m kalah.RecordMove) error {
-	r := moveReq(id, ply, m)
-	if err := s.enqueue(ctx, r); err != nil {
-		return fmt.Errorf("store: game %d move %d: %w", id, ply+1, err)
+	if f := s.failing.Load(); f != nil {
+		return fmt.Errorf("store: game %d move %d: %w", id, ply+1, *f)
 	}
-	s.commitInline()
-	return <-r.reply
-}
-
-func moveReq(id int64, ply int, m kalah.RecordMove) writeReq {
+	select {
+	case <-s.done:
+		return ErrClosed
+	default:
+	}
 	swap := 0
 	if m.Swap {
 		swap = 1
 	}
-	return writeReq{move: &moveRow{game: id, ply: ply, side: m.Side.Letter(), house: m.House, swap: swap, ms: m.Millis}, reply: make(chan error, 1)}
+	row := moveRow{game: id, ply: ply, side: m.Side.Letter(), house: m.House, swap: swap, ms: m.Millis}
+	err := s.j.add(row, func() (int, error) {
+		var n int
+		err := s.queryRow(ctx, `SELECT count(*) FROM moves WHERE game=?`, id).Scan(&n)
+		return n, err
+	})
+	if err != nil {
+		return fmt.Errorf("store: game %d move %d: %w", id, ply+1, err)
+	}
+	return nil
 }
 
-// AddMoveAsync queues move ply of game id and returns a channel that
-// receives nil once it is committed, or the error. Writes are committed in
-// the order they are queued, so a later FinishGame of the same game
-// commits after the move.
+// AddMoveAsync is AddMove, its answer sent on the channel returned.
 func (s *Store) AddMoveAsync(ctx context.Context, id int64, ply int, m kalah.RecordMove) <-chan error {
-	r := moveReq(id, ply, m)
-	if err := s.enqueue(ctx, r); err != nil {
-		r.reply <- fmt.Errorf("store: game %d move %d: %w", id, ply+1, err)
-		return r.reply
-	}
-	s.wake()
-	return r.reply
+	done := make(chan error, 1)
+	done <- s.AddMove(ctx, id, ply, m)
+	return done
 }
 
 // FinishGame marks game id finished with rec's result, termination and
-// final score, adding rec's tags to the game's. The moves must already be
-// stored.
+// final score, adding rec's tags to the game's, and puts its moves into
+// the database from the journal, in the same transaction. The moves must
+// already be stored (AddMove).
 func (s *Store) FinishGame(ctx context.Context, id int64, rec kalah.Record) error {
 	err := s.write(ctx, func(tx *Tx) error {
+		if moves, _, ok := s.j.held(id); ok {
+			if err := insertMoves(tx, moves); err != nil {
+				return err
+			}
+		}
 		res, err := tx.Exec(`UPDATE games SET status=?, result=?, termination=?, south_score=?, north_score=?, finished=? WHERE id=? AND status=?`,
 			string(Finished), rec.Result.String(), rec.Termination.String(), rec.Final.South, rec.Final.North, time.Now().UnixMilli(), id, string(Live))
 		if err != nil {
@@ -799,6 +819,7 @@ func (s *Store) FinishGame(ctx context.Context, id int64, rec kalah.Record) erro
 	if err != nil {
 		return fmt.Errorf("store: finish game %d: %w", id, err)
 	}
+	s.j.stored(id)
 	return nil
 }
 
@@ -868,6 +889,16 @@ func (s *Store) Game(ctx context.Context, id int64) (Game, error) {
 	}
 	if err := rows.Err(); err != nil {
 		return g, err
+	}
+	// A live game's later moves are in the journal (those the database
+	// has already, its end committed meanwhile, are not taken twice).
+	if held, next, ok := s.j.held(id); ok {
+		for _, m := range held {
+			if m.ply == len(g.Record.Moves) {
+				g.Record.Moves = append(g.Record.Moves, m.recordMove())
+			}
+		}
+		g.Plies = max(g.Plies, next)
 	}
 	// The record seats the players as at the end (the seats are by the
 	// side each started on): a pie-rule swap exchanges them.
@@ -961,6 +992,9 @@ func (s *Store) Games(ctx context.Context, f Filter) ([]Game, error) {
 		g, err := scanGame(rows)
 		if err != nil {
 			return nil, err
+		}
+		if _, next, ok := s.j.held(g.ID); ok {
+			g.Plies = max(g.Plies, next) // its moves in the journal
 		}
 		out = append(out, g)
 	}
@@ -1315,6 +1349,12 @@ func (s *Store) TakeBack(ctx context.Context, id int64, ply int, taken string) e
 	})
 	if err != nil {
 		return fmt.Errorf("store: take back in game %d: %w", id, err)
+	}
+	// The database's moves from ply on are gone; the journal's go too,
+	// and it notes so for a replay. A crash between the two would bring
+	// back the moves taken back, never lose one.
+	if err := s.j.takenBack(id, ply); err != nil {
+		return fmt.Errorf("store: take back in game %d: %w: the moves' journal: %w", id, ErrUnavailable, err)
 	}
 	return nil
 }

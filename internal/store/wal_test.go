@@ -12,7 +12,7 @@ import (
 	"kalah"
 )
 
-// TestWALStaysBounded writes moves from many writers for a few seconds
+// TestWALStaysBounded plays games from many writers for a few seconds
 // while readers keep querying (which keeps a passive checkpoint from
 // finishing), and checks that the write-ahead log never grows far past its
 // limit and ends within it.
@@ -45,6 +45,11 @@ func TestWALStaysBounded(t *testing.T) {
 						return
 					}
 					moves.Add(1)
+				}
+				// Its end puts its moves into the database.
+				if err := s.FinishGame(context.Background(), id, kalah.Record{Result: kalah.SouthWins, Termination: kalah.Normal}); err != nil {
+					t.Error(err)
+					return
 				}
 			}
 		}()

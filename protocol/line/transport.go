@@ -92,7 +92,9 @@ type tcpTransport struct {
 func NewTCP(c net.Conn, max int) Transport {
 	t := &tcpTransport{c: c, r: NewReader(c, max)}
 	if sc, ok := c.(syscall.Conn); ok {
-		t.raw, _ = sc.SyscallConn()
+		if raw, err := sc.SyscallConn(); err == nil {
+			t.raw = raw
+		}
 	}
 	return t
 }

@@ -102,6 +102,9 @@ type Bots struct {
 	busyLogins limits.EveryMinute
 	// houseGames counts the house games started (house.go).
 	houseGames atomic.Uint64
+	// writeWaits counts the writes to connections that had to wait for
+	// the client (WireConfig.Waits).
+	writeWaits atomic.Uint64
 }
 
 // New returns the bots' side of a server on host.
@@ -112,10 +115,18 @@ func New(cfg Config, host Host) *Bots {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	return &Bots{cfg: cfg, host: host, returning: netx.NewLimiter(1, 3),
+	b := &Bots{cfg: cfg, host: host, returning: netx.NewLimiter(1, 3),
 		hub:   hub{conns: map[*Conn]struct{}{}, listeners: map[net.Listener]struct{}{}},
 		chals: challenges{by: map[string]*challenge{}}}
+	if b.cfg.Wire.Waits == nil {
+		b.cfg.Wire.Waits = &b.writeWaits
+	}
+	return b
 }
+
+// WriteWaits returns how many writes to the connections had to wait for
+// their client: clients that fell behind, and WebSockets.
+func (b *Bots) WriteWaits() uint64 { return b.cfg.Wire.Waits.Load() }
 
 // Logins is the token bucket for logins by address.
 func (b *Bots) Logins() *netx.Limiter { return b.cfg.Logins }

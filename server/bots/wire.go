@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"kalah/protocol/line"
@@ -21,6 +22,10 @@ type WireConfig struct {
 	HandshakeTimeout, IdleTimeout, WriteTimeout time.Duration
 	// Log is told of the clients dropped for not reading.
 	Log *slog.Logger
+	// Waits, if set, counts the writes that had to wait for a client's
+	// socket (drain): a client that falls behind, or a transport that
+	// cannot write without waiting.
+	Waits *atomic.Uint64
 }
 
 // Handler is what a connection's reader hands the lines it reads to.
@@ -155,6 +160,9 @@ func (w *Wire) write(batch []string) {
 // come meanwhile, waiting at most WriteTimeout on each write (a client
 // that takes nothing for that long is dropped), then puts the pen down.
 func (w *Wire) drain(rest []byte, batch []string) {
+	if w.cfg.Waits != nil {
+		w.cfg.Waits.Add(1)
+	}
 	for {
 		timeout := w.cfg.WriteTimeout
 		select {

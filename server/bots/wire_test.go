@@ -12,17 +12,20 @@ import (
 	"testing"
 	"time"
 
+	"kalah/internal/netx"
 	"kalah/protocol/line"
 )
 
-// wirePair returns a Wire over one end of a loopback TCP connection, and
-// the other end, as a client would hold it.
+// wirePair returns a Wire over one end of a loopback TCP connection,
+// accepted as the server accepts its bots (netx.Guard), and the other end,
+// as a client would hold it.
 func wirePair(t *testing.T, cfg WireConfig) (*Wire, net.Conn, *atomic.Int32) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	tcp, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
+	ln := netx.Guard(tcp, 10, slog.New(slog.DiscardHandler), "bots")
 	defer ln.Close()
 	client, err := net.Dial("tcp", ln.Addr().String())
 	if err != nil {
@@ -46,7 +49,13 @@ func wirePair(t *testing.T, cfg WireConfig) (*Wire, net.Conn, *atomic.Int32) {
 // goroutine that sends them, in order, lines queued together in one write,
 // with no goroutine of the connection's left behind.
 func TestWireWritesFromTheSender(t *testing.T) {
-	w, client, _ := wirePair(t, WireConfig{IdleTimeout: time.Hour, WriteTimeout: time.Second})
+	var waits atomic.Uint64
+	w, client, _ := wirePair(t, WireConfig{IdleTimeout: time.Hour, WriteTimeout: time.Second, Waits: &waits})
+	defer func() {
+		if n := waits.Load(); n != 0 {
+			t.Errorf("%d writes waited for a client that reads", n)
+		}
+	}()
 	before := runtime.NumGoroutine()
 	for i := range 100 {
 		w.SendMsg(line.Msg{Cmd: "n", Args: []string{fmt.Sprint(i)}})
@@ -151,6 +160,12 @@ func TestWireCloseSendsTheLastLine(t *testing.T) {
 	if got := string(b); !strings.HasPrefix(got, "error") || !strings.Contains(got, "the server is stopping") || strings.Contains(got, "after") {
 		t.Fatalf("read %q, want the last error alone", got)
 	}
+	// The client sees the end as the transport closes; finished is
+	// called right after.
+	for deadline := time.Now().Add(time.Second); finished.Load() == 0 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(10 * time.Millisecond)
 	if n := finished.Load(); n != 1 {
 		t.Fatalf("transport closed %d times, want 1", n)
 	}

@@ -25,7 +25,10 @@ type Metrics struct {
 // commits, writes and WAL size, and the streams open of a kind.
 type Sources struct {
 	Live, Conns, Commits, Writes, WALSize func() float64
-	Streams                               func(kind string) int
+	// WriteWaits counts the writes to line-protocol connections that
+	// waited for their client.
+	WriteWaits func() float64
+	Streams    func(kind string) int
 }
 
 // Refusal reasons counted in kalah_refusals_total.
@@ -66,6 +69,8 @@ func NewMetrics(src Sources) *Metrics {
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "kalah_store_writes_total",
 			Help: "Writes the store committed (moves, games, sessions), in all batches."}, src.Writes),
 		gauge("kalah_store_wal_bytes", "Size of the database's write-ahead log file.", src.WALSize),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "kalah_line_write_waits_total",
+			Help: "Writes to line-protocol connections that waited for the client (a goroutine each): clients that fall behind, and WebSockets; TCP clients that read keep it still."}, src.WriteWaits),
 	)
 	for _, kind := range Kinds {
 		m.Reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "kalah_streams_open",
