@@ -714,6 +714,10 @@ func (l *loop) play(seat int, m kalah.Move) error {
 	l.broadcast(line.Moved(last), line.State(pos))
 	l.publishEvent(Event{Kind: "move", Ply: l.g.Len() - 1, Move: &rm, Position: pos.String()})
 	if l.g.Over() {
+		// The last move is stored: its players hear of it now, not after
+		// the game's end and ratings are committed (which wait their turn
+		// behind every game ending at that moment).
+		l.flush()
 		l.finish(nil)
 		return nil
 	}
