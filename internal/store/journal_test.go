@@ -33,6 +33,17 @@ func crashImage(t *testing.T, dir string) string {
 	return filepath.Join(to, "k.db")
 }
 
+// openAt opens the store at path, closed when the test ends.
+func openAt(t *testing.T, path string) *Store {
+	t.Helper()
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
 func addMoves(t *testing.T, s *Store, id int64, from, to int) {
 	t.Helper()
 	for ply := from; ply < to; ply++ {
@@ -61,11 +72,7 @@ func plies(t *testing.T, s *Store, id int64) []int {
 // and a line cut short by the crash is where it stops.
 func TestJournalSurvivesACrash(t *testing.T) {
 	dir := t.TempDir()
-	s, err := Open(filepath.Join(dir, "k.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openAt(t, filepath.Join(dir, "k.db"))
 	ctx := context.Background()
 	live := newGame(t, s)
 	addMoves(t, s, live, 0, 5)
@@ -100,11 +107,7 @@ func TestJournalSurvivesACrash(t *testing.T) {
 	f.WriteString("m 1 5 S 2 0")
 	f.Close()
 
-	r, err := Open(image)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := openAt(t, image)
 	moves, torn := r.Replayed()
 	if moves != 5+5+1 || torn == nil {
 		t.Errorf("replayed %d moves (torn: %v), want 11 (the finished game's none) and the torn line", moves, torn)
@@ -157,11 +160,7 @@ func TestCloseFlushesTheJournal(t *testing.T) {
 		t.Fatalf("the journal after Close: %v, %v", fi.Size(), err)
 	}
 	os.Remove(path + "-moves")
-	r, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := openAt(t, path)
 	if got := plies(t, r, id); len(got) != 6 {
 		t.Errorf("the moves after Close, from the database alone: %v", got)
 	}
@@ -176,11 +175,7 @@ func TestJournalCompacts(t *testing.T) {
 	defer func(v int64) { journalCompactAt = v }(journalCompactAt)
 	journalCompactAt = 64 << 10
 	dir := t.TempDir()
-	s, err := Open(filepath.Join(dir, "k.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openAt(t, filepath.Join(dir, "k.db"))
 	ctx := context.Background()
 	live := newGame(t, s)
 	addMoves(t, s, live, 0, 3)
@@ -195,11 +190,7 @@ func TestJournalCompacts(t *testing.T) {
 		t.Fatalf("the journal holds %d bytes after compacting", s.j.size)
 	}
 	addMoves(t, s, live, 3, 4)
-	r, err := Open(crashImage(t, dir))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := openAt(t, crashImage(t, dir))
 	if got := plies(t, r, live); len(got) != 4 {
 		t.Errorf("the live game from a compacted journal: %v", got)
 	}
@@ -211,11 +202,7 @@ func TestJournalCompacts(t *testing.T) {
 // replay.
 func TestJournalWriteFailureLosesNothing(t *testing.T) {
 	dir := t.TempDir()
-	s, err := Open(filepath.Join(dir, "k.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openAt(t, filepath.Join(dir, "k.db"))
 	id := newGame(t, s)
 	addMoves(t, s, id, 0, 2)
 	good := s.j.f
@@ -234,11 +221,7 @@ func TestJournalWriteFailureLosesNothing(t *testing.T) {
 	s.j.mu.Unlock()
 	ro.Close()
 	addMoves(t, s, id, 2, 4)
-	r, err := Open(crashImage(t, dir))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := openAt(t, crashImage(t, dir))
 	if got := plies(t, r, id); len(got) != 4 {
 		t.Errorf("moves after the failed write: %v", got)
 	}
