@@ -78,6 +78,17 @@ func openJournal(path string) (*journal, error) {
 	if err != nil {
 		return nil, err
 	}
+	// One store a journal: another process with the database open (a
+	// server, while a command reads its tournaments) keeps it. This one
+	// then holds its moves in memory until their games end, and neither
+	// replays nor empties the other's file.
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return &journal{live: map[int64]*liveMoves{}}, nil
+		}
+		return nil, err
+	}
 	j.f = f
 	return j, nil
 }
@@ -302,6 +313,11 @@ func (j *journal) compactIfLarge() {
 		for _, m := range lm.moves {
 			b = appendLine(b, journalOp{m: m})
 		}
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return
 	}
 	if _, err := f.Write(b); err != nil || os.Rename(tmp, j.path) != nil {
 		f.Close()

@@ -263,3 +263,31 @@ func FuzzJournalLine(f *testing.F) {
 		}
 	})
 }
+
+// TestJournalHasOneStore: a second store open on the same database (a
+// command beside a running server) neither replays nor empties the first
+// one's journal; its own moves wait in memory for their game's end.
+func TestJournalHasOneStore(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "k.db")
+	s := openAt(t, path)
+	id := newGame(t, s)
+	addMoves(t, s, id, 0, 3)
+	other := openAt(t, path)
+	if moves, _ := other.Replayed(); moves != 0 {
+		t.Errorf("the second store replayed %d moves of the first's live game", moves)
+	}
+	own := newGame(t, other)
+	addMoves(t, other, own, 0, 2)
+	if err := other.Close(); err != nil {
+		t.Fatal(err)
+	}
+	addMoves(t, s, id, 3, 4)
+	r := openAt(t, crashImage(t, dir))
+	if got := plies(t, r, id); len(got) != 4 {
+		t.Errorf("the first store's live game after the second came and went: %v", got)
+	}
+	if got := plies(t, r, own); len(got) != 2 {
+		t.Errorf("the second store's game, closed: %v", got)
+	}
+}
