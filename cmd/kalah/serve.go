@@ -87,7 +87,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	loginBurst := fs.Int("login-burst", 20, "logins allowed in a burst from one address")
 	signupRate := fs.Float64("signup-rate", 0.5, "sign-ups a second allowed on the whole server, from any address")
 	signupBurst := fs.Int("signup-burst", 60, "sign-ups allowed in a burst on the whole server")
-	asyncMoves := fs.Bool("async-moves", false, "ask for the next move while the last is still being committed (faster under load; a crash may lose the last moment's moves)")
+	asyncMoves := fs.Bool("async-moves", false, "ask for the next move while the last is still being stored (no faster since moves are appended to a journal at once; kept for configurations that set it)")
 	maxTT := fs.Int("max-table-mb", player.NetworkLimits.TableMB, "most transposition table (MiB) a player started over the network may ask for (tt=)")
 	maxThreads := fs.Int("max-threads", player.NetworkLimits.Threads, "most search threads a player started over the network may ask for (threads=)")
 	maxThink := fs.Duration("max-think", player.NetworkLimits.Time, "most thinking time a move a player started over the network may ask for (time=)")

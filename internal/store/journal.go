@@ -263,6 +263,16 @@ func (j *journal) held(game int64) (moves []moveRow, next int, ok bool) {
 	return append([]moveRow(nil), lm.moves...), lm.next, true
 }
 
+// next returns game's next ply, if the journal holds the game.
+func (j *journal) next(game int64) (int, bool) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if lm := j.live[game]; lm != nil {
+		return lm.next, true
+	}
+	return 0, false
+}
+
 // stored forgets game's moves: they are in the database (its end was
 // committed with them).
 func (j *journal) stored(game int64) {
@@ -300,6 +310,8 @@ func (j *journal) takenBack(game int64, ply int) error {
 // once it is large and mostly moves of games that have ended: a new file,
 // renamed over the old. The caller holds j.mu.
 func (j *journal) compactIfLarge() {
+	// A line is about 30-40 bytes: compact once what is held would take
+	// under a quarter of the file.
 	if j.f == nil || j.size < journalCompactAt || int64(j.n)*40 > j.size/4 {
 		return
 	}

@@ -561,10 +561,9 @@ const inlineBatches = 2
 
 // commitInline commits what is queued, the caller's write among it, from
 // the caller's goroutine, unless someone is committing already (who then
-// commits it, or leaves it to the writer goroutine). Under load most
-// moves are committed by the round that made them, so that neither a
-// wake of the writer nor one of the round lies between a move and its
-// confirmation. With a commit delay the writer gathers every write.
+// commits it, or leaves it to the writer goroutine), so that no wake of
+// the writer lies between a write and its answer. With a commit delay the
+// writer gathers every write.
 func (s *Store) commitInline() {
 	if s.commitDelay > 0 || !s.committing.TryLock() {
 		s.wake()
@@ -993,7 +992,7 @@ func (s *Store) Games(ctx context.Context, f Filter) ([]Game, error) {
 		if err != nil {
 			return nil, err
 		}
-		if _, next, ok := s.j.held(g.ID); ok {
+		if next, ok := s.j.next(g.ID); ok {
 			g.Plies = max(g.Plies, next) // its moves in the journal
 		}
 		out = append(out, g)

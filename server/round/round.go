@@ -744,8 +744,9 @@ func (l *loop) storeMove(rm kalah.RecordMove) error {
 	ply := l.g.Len() - 1
 	ctx := context.WithoutCancel(l.ctx)
 	if !l.cfg.AsyncMoves {
-		// Committed most often by this goroutine itself, with no wake of
-		// another between the move and its confirmation.
+		// Appended to the store's journal by this goroutine itself (one
+		// write), with no wake of another between the move and its
+		// confirmation.
 		if err := l.host.AddMove(ctx, l.r.id, ply, rm); err != nil {
 			return l.retry(err, func() error { return l.host.AddMove(ctx, l.r.id, ply, rm) })
 		}
