@@ -35,12 +35,16 @@ func TestClosedConnectionNeverPaired(t *testing.T) {
 					t.Error("the server did not see the socket close")
 				}
 			}
+			// fired is closed once the hook has run: the bot hears "ok queue"
+			// before its pairing, so the hooks are cleared only after it.
+			fired := make(chan struct{})
 			if when == "waiting" {
-				bots.SetTestHooks(func(string) { leave() }, nil)
+				bots.SetTestHooks(func(string) { leave(); close(fired) }, nil)
 			} else {
 				bots.SetTestHooks(nil, func(waited, came *bots.Entry) {
 					if waited.Gone() == gone {
 						leave()
+						close(fired)
 					}
 				})
 			}
@@ -48,6 +52,11 @@ func TestClosedConnectionNeverPaired(t *testing.T) {
 			b.login("stayer", "stayer-token-123")
 			b.send("queue")
 			b.expect("ok")
+			select {
+			case <-fired:
+			case <-time.After(5 * time.Second):
+				t.Fatal("the hook never ran")
+			}
 			bots.SetTestHooks(nil, nil)
 			e.waitQueue(1)
 			waiting := e.ts.srv.bots.Queued()[0].Seat().St.Name
