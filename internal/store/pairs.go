@@ -14,10 +14,18 @@ import (
 // that count on the ladders: rated and live, or rated when they ended (a
 // rated game aborted, adjudicated or ended too early to count is not).
 func (s *Store) RatedGamesBetween(ctx context.Context, a, b identity.ID, since time.Time) (int, error) {
+	if s.pairs.none(a.Key(), b.Key(), since.UnixMilli()) {
+		return 0, nil
+	}
+	return s.ratedGamesBetween(ctx, a, b, since)
+}
+
+// ratedGamesBetween is RatedGamesBetween asked of the database.
+func (s *Store) ratedGamesBetween(ctx context.Context, a, b identity.ID, since time.Time) (int, error) {
 	var n int
 	err := s.queryRow(ctx, `SELECT count(*) FROM games WHERE created >= ?
 		AND ((south_id=? AND north_id=?) OR (south_id=? AND north_id=?))
-		AND json_extract(tags, '$.Rated') = 'yes'
+		AND json_extract(tags, '$.`+ratedTag+`') = 'yes'
 		AND (status=? OR EXISTS (SELECT 1 FROM rating_history h WHERE h.game = games.id))`,
 		since.UnixMilli(), a.Key(), b.Key(), b.Key(), a.Key(), string(Live)).Scan(&n)
 	if err != nil {

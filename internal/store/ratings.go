@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -30,6 +31,9 @@ func ratingOf(tx *Tx, id identity.ID, pool string) (rating.Rating, error) {
 	return r, err
 }
 
+// errRatedBefore rolls back a rating of a game rated before.
+var errRatedBefore = errors.New("store: rated before")
+
 // RateGame rates finished game id between ids (South's first) in pool,
 // South scoring score (1, 0.5 or 0), once: a game rated before is not
 // rated again. It returns both changes. Ratings are kept by identity,
@@ -39,37 +43,59 @@ func (s *Store) RateGame(ctx context.Context, id int64, pool string, ids [2]iden
 	if !ids[0].Rated() || !ids[1].Rated() || ids[0].Is(ids[1]) {
 		return out, fmt.Errorf("store: rate game %d: %v against %v: %w", id, ids[0], ids[1], ErrBadAccount)
 	}
+	keys := [2]string{ids[0].Key(), ids[1].Key()}
 	err := s.write(ctx, func(tx *Tx) error {
-		var n int
-		if err := tx.QueryRow(`SELECT count(*) FROM rating_history WHERE game=?`, id).Scan(&n); err != nil || n > 0 {
+		before := [2]rating.Rating{rating.New(), rating.New()}
+		rows, err := tx.Query(`SELECT id, rating, rd, vol, games FROM ratings WHERE pool=? AND id IN (?,?)`, pool, keys[0], keys[1])
+		if err != nil {
 			return err
 		}
-		var before [2]rating.Rating
-		for i, who := range ids {
-			r, err := ratingOf(tx, who, pool)
-			if err != nil {
+		for rows.Next() {
+			var key string
+			var r rating.Rating
+			if err := rows.Scan(&key, &r.Rating, &r.RD, &r.Vol, &r.Games); err != nil {
+				rows.Close()
 				return err
 			}
-			before[i] = r
+			for i := range keys {
+				if keys[i] == key {
+					before[i] = r
+				}
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
 		}
 		after := [2]rating.Rating{}
 		after[0], after[1] = rating.Game(before[0], before[1], score)
 		now := time.Now().UnixMilli()
+		// The history first: a game rated before has its rows (the
+		// primary key is the game's and the identity's), and is not
+		// rated again.
+		res, err := tx.Exec(`INSERT OR IGNORE INTO rating_history(game, id, name, pool, before, after, rd, at) VALUES(?,?,?,?,?,?,?,?), (?,?,?,?,?,?,?,?)`,
+			id, keys[0], ids[0].Name, pool, before[0].Rating, after[0].Rating, after[0].RD, now,
+			id, keys[1], ids[1].Name, pool, before[1].Rating, after[1].Rating, after[1].RD, now)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n != 2 {
+			return cmp.Or(err, errRatedBefore)
+		}
+		if _, err := tx.Exec(`INSERT INTO ratings(id, name, pool, rating, rd, vol, games, updated) VALUES(?,?,?,?,?,?,?,?), (?,?,?,?,?,?,?,?)
+			ON CONFLICT(id, pool) DO UPDATE SET name=excluded.name, rating=excluded.rating, rd=excluded.rd, vol=excluded.vol, games=excluded.games, updated=excluded.updated`,
+			keys[0], ids[0].Name, pool, after[0].Rating, after[0].RD, after[0].Vol, after[0].Games, now,
+			keys[1], ids[1].Name, pool, after[1].Rating, after[1].RD, after[1].Vol, after[1].Games, now); err != nil {
+			return err
+		}
 		for i, who := range ids {
-			a := after[i]
-			if _, err := tx.Exec(`INSERT INTO ratings(id, name, pool, rating, rd, vol, games, updated) VALUES(?,?,?,?,?,?,?,?)
-				ON CONFLICT(id, pool) DO UPDATE SET name=excluded.name, rating=excluded.rating, rd=excluded.rd, vol=excluded.vol, games=excluded.games, updated=excluded.updated`,
-				who.Key(), who.Name, pool, a.Rating, a.RD, a.Vol, a.Games, now); err != nil {
-				return err
-			}
-			if _, err := tx.Exec(`INSERT INTO rating_history(game, id, name, pool, before, after, rd, at) VALUES(?,?,?,?,?,?,?,?)`,
-				id, who.Key(), who.Name, pool, before[i].Rating, a.Rating, a.RD, now); err != nil {
-				return err
-			}
-			out[i] = RatingChange{ID: who, Name: who.Name, Pool: pool, Before: before[i].Rating, After: a}
+			out[i] = RatingChange{ID: who, Name: who.Name, Pool: pool, Before: before[i].Rating, After: after[i]}
 		}
 		return nil
 	})
+	if errors.Is(err, errRatedBefore) {
+		return [2]RatingChange{}, nil
+	}
 	if err != nil {
 		return out, fmt.Errorf("store: rate game %d: %w", id, err)
 	}

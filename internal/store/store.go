@@ -129,6 +129,11 @@ type Store struct {
 	failing atomic.Pointer[error]
 	// owners caches BotOwner (owners.go).
 	owners ownerCache
+	// pairs answers RatedGamesBetween for the pairs with no recent rated
+	// game (recent_pairs.go); dataVersion is the writer connection's
+	// PRAGMA data_version, which another process's commit changes.
+	pairs       recentPairs
+	dataVersion int64
 	// j holds the live games' moves until their end (journal.go).
 	j *journal
 	// replayed and torn say what Open found in the journal (Replayed).
@@ -317,7 +322,10 @@ func Open(path string) (*Store, error) {
 		// SQLite's default 4 KiB pages: the driver runs the _pragma list
 		// in lexicographic order, journal_mode before page_size, so a
 		// page_size here never applied (the WAL fixes the page size).
-		dsn = "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=busy_timeout(5000)"
+		// Statement journals (each write's savepoint keeps the pages it
+		// changes) in memory, not in a temporary file written page by
+		// page: they never outlive their transaction.
+		dsn = "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=busy_timeout(5000)&_pragma=temp_store(MEMORY)"
 	}
 	wdsn := dsn
 	if path != ":memory:" {
@@ -327,6 +335,10 @@ func Open(path string) (*Store, error) {
 		// at once (SQLITE_BUSY) if the log changed under its snapshot,
 		// which under load failed a game's rating now and then.
 		wdsn += "&_txlock=immediate"
+		// The writer's pages stay cached between its commits (SQLite's
+		// default is 2 MiB): the tables' and indexes' upper pages that
+		// every commit touches are read from memory, not the file.
+		wdsn += "&_pragma=cache_size(-32768)"
 	}
 	wdb, err := sql.Open("sqlite", wdsn)
 	if err != nil {
@@ -388,6 +400,23 @@ func Open(path string) (*Store, error) {
 		wdb.Close()
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
+	// What the database holds now is this store's: another process's
+	// commit from here on changes the writer's data_version.
+	if err := wdb.QueryRow("PRAGMA data_version").Scan(&s.dataVersion); err != nil {
+		s.j.close()
+		s.stopCheckpoints()
+		db.Close()
+		wdb.Close()
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	if err := s.loadRecentPairs(context.Background()); err != nil {
+		s.j.close()
+		s.stopCheckpoints()
+		db.Close()
+		wdb.Close()
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	s.pairs.seen()
 	go s.writer()
 	if s.replayed, s.torn, err = replayJournal(context.Background(), s, s.j); err != nil {
 		s.Close()
@@ -607,6 +636,7 @@ func (s *Store) commit(batch []writeReq) {
 	tx := &Tx{Tx: stx, stmts: s.wstmts}
 	// Once the batch is answered and the connection free.
 	defer s.wstmts.prepareWanted()
+	s.checkForeign(tx)
 	errs := make([]error, len(batch))
 	for i, r := range batch {
 		errs[i] = atomically(tx, r.fn)
@@ -626,6 +656,22 @@ func (s *Store) commit(batch []writeReq) {
 	for i, r := range batch {
 		s.answer(r, unavailable(errs[i]))
 	}
+}
+
+// checkForeign notes whether another process committed to the database
+// since the writer's last transaction (its data_version changed), for
+// recentPairs, whose notes know only this store's writes.
+func (s *Store) checkForeign(tx *Tx) {
+	var v int64
+	if err := tx.QueryRow("PRAGMA data_version").Scan(&v); err != nil {
+		return
+	}
+	if v != s.dataVersion {
+		s.dataVersion = v
+		s.pairs.foreign()
+		return
+	}
+	s.pairs.seen()
 }
 
 // answer tells a write's writer how it went, and frees its slot.
@@ -724,9 +770,14 @@ func (s *Store) CreateGame(ctx context.Context, ng NewGame) (int64, error) {
 	seats, _ := json.Marshal(ng.Seats)
 	tags, _ := json.Marshal(ng.Tags)
 	var id int64
+	south, north := ng.Seats[0].ID.Key(), ng.Seats[1].ID.Key()
 	err = s.write(ctx, func(tx *Tx) error {
+		now := time.Now().UnixMilli()
+		if ng.Tags[ratedTag] == "yes" {
+			s.pairs.note(south, north, now) // before it commits
+		}
 		res, err := tx.Exec(`INSERT INTO games(rules, seats, south, north, south_id, north_id, start, tags, status, created) VALUES(?,?,?,?,?,?,?,?,?,?)`,
-			string(rules), string(seats), ng.Seats[0].Name, ng.Seats[1].Name, ng.Seats[0].ID.Key(), ng.Seats[1].ID.Key(), ng.Start, string(tags), string(Live), time.Now().UnixMilli())
+			string(rules), string(seats), ng.Seats[0].Name, ng.Seats[1].Name, south, north, ng.Start, string(tags), string(Live), now)
 		if err != nil {
 			return err
 		}
@@ -781,39 +832,36 @@ func (s *Store) AddMoveAsync(ctx context.Context, id int64, ply int, m kalah.Rec
 // the database from the journal, in the same transaction. The moves must
 // already be stored (AddMove).
 func (s *Store) FinishGame(ctx context.Context, id int64, rec kalah.Record) error {
+	tags := []byte("{}")
+	if len(rec.Tags) > 0 {
+		tags, _ = json.Marshal(rec.Tags)
+	}
 	err := s.write(ctx, func(tx *Tx) error {
 		if moves, _, ok := s.j.held(id); ok {
 			if err := insertMoves(tx, moves); err != nil {
 				return err
 			}
 		}
-		res, err := tx.Exec(`UPDATE games SET status=?, result=?, termination=?, south_score=?, north_score=?, finished=? WHERE id=? AND status=?`,
-			string(Finished), rec.Result.String(), rec.Termination.String(), rec.Final.South, rec.Final.North, time.Now().UnixMilli(), id, string(Live))
+		// The record's tags join those stored with the game (json_patch:
+		// a tag of the record replaces the stored one of its name; tags
+		// stored as null become the record's).
+		var south, north string
+		var created int64
+		var rated sql.NullString
+		err := tx.QueryRow(`UPDATE games SET status=?, result=?, termination=?, south_score=?, north_score=?, finished=?, tags=json_patch(tags, ?)
+			WHERE id=? AND status=? RETURNING south_id, north_id, created, json_extract(tags, '$.`+ratedTag+`')`,
+			string(Finished), rec.Result.String(), rec.Termination.String(), rec.Final.South, rec.Final.North, time.Now().UnixMilli(), string(tags),
+			id, string(Live)).Scan(&south, &north, &created, &rated)
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("%w: live game %d", ErrNotFound, id)
+		}
 		if err != nil {
 			return err
 		}
-		if n, _ := res.RowsAffected(); n != 1 {
-			return fmt.Errorf("%w: live game %d", ErrNotFound, id)
+		if rated.String == "yes" {
+			s.pairs.note(south, north, created) // before it commits
 		}
-		if len(rec.Tags) == 0 {
-			return nil
-		}
-		// The record's tags join those stored with the game.
-		var tags string
-		if err := tx.QueryRow(`SELECT tags FROM games WHERE id=?`, id).Scan(&tags); err != nil {
-			return err
-		}
-		m := map[string]string{}
-		json.Unmarshal([]byte(tags), &m)
-		if m == nil { // stored as null
-			m = map[string]string{}
-		}
-		for k, v := range rec.Tags {
-			m[k] = v
-		}
-		b, _ := json.Marshal(m)
-		_, err = tx.Exec(`UPDATE games SET tags=? WHERE id=?`, string(b), id)
-		return err
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("store: finish game %d: %w", id, err)
@@ -1296,15 +1344,20 @@ func (s *Store) botLogin(ctx context.Context, name, token string, check bool) (s
 func (s *Store) SetSeats(ctx context.Context, id int64, seats [2]Seat) error {
 	b, _ := json.Marshal(seats)
 	err := s.write(ctx, func(tx *Tx) error {
-		res, err := tx.Exec(`UPDATE games SET seats=?, south=?, north=?, south_id=?, north_id=? WHERE id=?`, string(b),
-			seats[0].Name, seats[1].Name, seats[0].ID.Key(), seats[1].ID.Key(), id)
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n != 1 {
+		var created int64
+		var rated sql.NullString
+		err := tx.QueryRow(`UPDATE games SET seats=?, south=?, north=?, south_id=?, north_id=? WHERE id=? RETURNING created, json_extract(tags, '$.`+ratedTag+`')`, string(b),
+			seats[0].Name, seats[1].Name, seats[0].ID.Key(), seats[1].ID.Key(), id).Scan(&created, &rated)
+		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("%w: game %d", ErrNotFound, id)
 		}
-		return nil
+		if err == nil && rated.String == "yes" {
+			// A new pair: noted before it commits. (A pair noted too
+			// soon, if the write fails, only sends a question to the
+			// database.)
+			s.pairs.note(seats[0].ID.Key(), seats[1].ID.Key(), created)
+		}
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("store: seats of game %d: %w", id, err)
@@ -1372,12 +1425,16 @@ func (s *Store) GameByTag(ctx context.Context, key, value string) (int64, error)
 // SetTag sets one tag of game id, live or finished.
 func (s *Store) SetTag(ctx context.Context, id int64, key, value string) error {
 	err := s.write(ctx, func(tx *Tx) error {
-		var tags string
-		if err := tx.QueryRow(`SELECT tags FROM games WHERE id=?`, id).Scan(&tags); err != nil {
+		var tags, south, north string
+		var created int64
+		if err := tx.QueryRow(`SELECT tags, south_id, north_id, created FROM games WHERE id=?`, id).Scan(&tags, &south, &north, &created); err != nil {
 			if errors.Is(err, sql.ErrNoRows) {
 				return fmt.Errorf("%w: game %d", ErrNotFound, id)
 			}
 			return err
+		}
+		if key == ratedTag && value == "yes" {
+			s.pairs.note(south, north, created) // before it commits
 		}
 		m := map[string]string{}
 		json.Unmarshal([]byte(tags), &m)

@@ -468,6 +468,12 @@ func (l *loop) run() {
 		l.drain()
 		l.flush()
 	}()
+	// What Register's attach queued for the bots goes out with the first
+	// turn, in one write a bot, or alone if the turn waits.
+	if l.prompt() {
+		l.publish()
+	}
+	l.flush()
 	for !l.over && l.halted == nil {
 		if l.prompt() {
 			l.publish()

@@ -120,7 +120,8 @@ func safeObserve(ctx context.Context, o player.Observer, g *kalah.Game) (err err
 }
 
 // attach gives bot seat i its connection (the bot logged in): it is told
-// the game, the position and, if it is to move, its turn.
+// the game, the position and, if it is to move, its turn, in the one
+// write of the loop's next flush.
 func (l *loop) attach(i int, c Link) {
 	st := l.seats[i]
 	if !st.Bot || l.g.Over() || l.ended || st.conn == c {
@@ -131,8 +132,8 @@ func (l *loop) attach(i int, c Link) {
 	c.SetGame(l.r)
 	side := l.g.PlayerSide(i)
 	opp := l.seats[1-i].St.Name
-	c.SendMsg(line.Start{Game: fmt.Sprint(l.r.id), Side: side, Opponent: opp, Rules: l.g.Rules()}.Msg())
-	c.SendMsg(line.State(l.g.Position()))
+	c.Queue(line.Start{Game: fmt.Sprint(l.r.id), Side: side, Opponent: opp, Rules: l.g.Rules()}.Msg())
+	c.Queue(line.State(l.g.Position()))
 	if l.asked && l.mover() == i {
 		// Its turn goes on: it is told the time left of it.
 		clock := l.clocks.For(i)
@@ -143,7 +144,7 @@ func (l *loop) attach(i int, c Link) {
 		if clock.Remaining > 0 {
 			clock.Remaining = max(clock.Remaining-el, time.Millisecond)
 		}
-		c.SendMsg(line.Turn{PerMove: clock.PerMove, Remaining: clock.Remaining, Position: l.g.Position()}.Msg())
+		c.Queue(line.Turn{PerMove: clock.PerMove, Remaining: clock.Remaining, Position: l.g.Position()}.Msg())
 	}
 	if old == nil && !st.present {
 		l.presence(i, true)
@@ -184,11 +185,11 @@ func (l *loop) presence(i int, back bool) {
 	msg := line.Msg{Cmd: kind, Args: []string{l.g.PlayerSide(i).Letter()}}
 	for j, o := range l.seats {
 		if j != i && o.conn != nil {
-			o.conn.SendMsg(msg)
+			o.conn.Queue(msg)
 		}
 	}
 	for c := range l.watchers {
-		c.SendMsg(msg)
+		c.Queue(msg)
 	}
 	l.publishEvent(Event{Kind: kind, Seat: i, Ply: l.g.Len(), Position: l.g.Position().String()})
 }
@@ -269,11 +270,11 @@ func (l *loop) watch(c Link) error {
 	}
 	l.watchers[c] = struct{}{}
 	l.spectated()
-	c.SendMsg(line.Msg{Cmd: "watching", Args: []string{fmt.Sprint(l.r.id), l.seats[0].St.Name, l.seats[1].St.Name, line.RulesToken(l.g.Rules())}})
+	c.Queue(line.Msg{Cmd: "watching", Args: []string{fmt.Sprint(l.r.id), l.seats[0].St.Name, l.seats[1].St.Name, line.RulesToken(l.g.Rules())}})
 	for _, p := range l.g.Moves() {
-		c.SendMsg(line.Moved(p))
+		c.Queue(line.Moved(p))
 	}
-	c.SendMsg(line.State(l.g.Position()))
+	c.Queue(line.State(l.g.Position()))
 	return nil
 }
 
