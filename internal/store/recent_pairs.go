@@ -25,9 +25,10 @@ const ratedTag = "Rated"
 // floor remembers the latest time dropped; a pair it does not hold is
 // known to have nothing only since floor. As the store opens it reads the
 // pairs of the rated games of the last day (loadRecentPairs); another
-// process that writes the database meanwhile is seen at the store's next
-// commit or within a second (foreign), and the pairs are then unknown
-// until a day after it.
+// process that writes the database meanwhile is seen by the writer, which
+// looks every tenth of a second while it commits, or within a second
+// (none asks the database after that long without a look); the pairs
+// are then unknown until a day after it (foreign).
 type recentPairs struct {
 	mu    sync.Mutex
 	last  map[[2]string]int64 // pair (sorted keys): latest created, ms
@@ -106,6 +107,18 @@ func (p *recentPairs) none(a, b string, since int64) bool {
 		return since > p.floor
 	}
 	return t < since
+}
+
+// recentLookEvery is how often the writer looks for another process's
+// writes while it commits.
+const recentLookEvery = 100 * time.Millisecond
+
+// stale reports whether the last look for another process's writes is
+// older than recentLookEvery.
+func (p *recentPairs) stale() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return time.Now().UnixMilli()-p.checked >= recentLookEvery.Milliseconds()
 }
 
 // seen notes that the database was not written by another process up to

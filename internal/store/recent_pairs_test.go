@@ -162,8 +162,9 @@ func TestRecentPairsAfterReopen(t *testing.T) {
 }
 
 // TestRecentPairsSeeAnotherProcess: games another process (here another
-// store on the same file) writes are counted from this store's next
-// commit, or once its last look at the database is a second old.
+// store on the same file) writes are counted from this store's first
+// commit a tenth of a second later, or once its last look at the
+// database is a second old.
 func TestRecentPairsSeeAnotherProcess(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "k.db")
@@ -179,7 +180,8 @@ func TestRecentPairsSeeAnotherProcess(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	newGame(t, s) // a commit of its own
+	time.Sleep(recentLookEvery)
+	newGame(t, s) // a commit of its own, its look at the database due
 	if n, err := s.RatedGamesBetween(ctx, a, b, day); err != nil || n != 1 {
 		t.Errorf("after a commit: %d of another process's rated games (%v), want 1", n, err)
 	}

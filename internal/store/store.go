@@ -659,9 +659,13 @@ func (s *Store) commit(batch []writeReq) {
 }
 
 // checkForeign notes whether another process committed to the database
-// since the writer's last transaction (its data_version changed), for
-// recentPairs, whose notes know only this store's writes.
+// since the writer's last look (its data_version changed), for
+// recentPairs, whose notes know only this store's writes; it looks once
+// its last look is a tenth of a second old, not at every commit.
 func (s *Store) checkForeign(tx *Tx) {
+	if !s.pairs.stale() {
+		return
+	}
 	var v int64
 	if err := tx.QueryRow("PRAGMA data_version").Scan(&v); err != nil {
 		return
