@@ -335,10 +335,6 @@ func Open(path string) (*Store, error) {
 		// at once (SQLITE_BUSY) if the log changed under its snapshot,
 		// which under load failed a game's rating now and then.
 		wdsn += "&_txlock=immediate"
-		// The writer's pages stay cached between its commits (SQLite's
-		// default is 2 MiB): the tables' and indexes' upper pages that
-		// every commit touches are read from memory, not the file.
-		wdsn += "&_pragma=cache_size(-32768)"
 	}
 	wdb, err := sql.Open("sqlite", wdsn)
 	if err != nil {
