@@ -166,3 +166,5 @@ func (h roundHost) Release(r *round, seats [2]*seat) { h.s.live.Release(r, seats
 func (h roundHost) Exited() { h.s.games.Done() }
 
 func (h roundHost) CountMove(d time.Duration) { h.s.stats.Add(d) }
+
+func (h roundHost) MoveConfirmed(d time.Duration) { h.s.metrics.Confirm.Observe(d.Seconds()) }

@@ -86,6 +86,22 @@ func (ts *testServer) stop() {
 	ts.srv = nil
 }
 
+// confirmCount returns how many moves kalah_move_confirm_seconds holds.
+func confirmCount(t *testing.T, ts *testServer) uint64 {
+	t.Helper()
+	mfs, err := ts.srv.metrics.Reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == "kalah_move_confirm_seconds" {
+			return mf.GetMetric()[0].GetHistogram().GetSampleCount()
+		}
+	}
+	t.Fatal("no kalah_move_confirm_seconds in the metrics")
+	return 0
+}
+
 // client is a raw protocol client for tests.
 type client struct {
 	t  *testing.T
@@ -242,6 +258,7 @@ func TestTwoBotsPlayOverTCPAndWebSocket(t *testing.T) {
 			if via == "ws" {
 				addr = "ws" + strings.TrimPrefix(ts.http.URL, "http") + "/ws/bot"
 			}
+			confirmed := confirmCount(t, ts)
 			a, b := dial(t, addr), dial(t, addr)
 			a.login("alice-"+via, "ta")
 			b.login("bob-"+via, "tb")
@@ -270,6 +287,10 @@ func TestTwoBotsPlayOverTCPAndWebSocket(t *testing.T) {
 			rec := checkStored(t, ts.st, id, &ends[0])
 			if rec.Players.South != "alice-"+via || len(rec.Moves) == 0 {
 				t.Fatalf("record %+v", rec)
+			}
+			// Every move's confirmation was timed from its line read.
+			if n := confirmCount(t, ts) - confirmed; n != uint64(len(rec.Moves)) {
+				t.Errorf("kalah_move_confirm_seconds counted %d moves, the game has %d", n, len(rec.Moves))
 			}
 			// Both may play again at once.
 			a.send("queue")

@@ -21,7 +21,12 @@ import (
 // of net/http/pprof under /debug/pprof/.
 func operatorMux(srv *server.Server) http.Handler {
 	reg := srv.Metrics()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	// The scheduler's metrics too: go_sched_latencies_seconds, how long
+	// goroutines wait to run once runnable, is the part of a move's time
+	// that kalah_move_confirm_seconds cannot see (a bot's reader waiting
+	// for a core after the network woke it).
+	reg.MustRegister(collectors.NewGoCollector(collectors.WithGoCollectorRuntimeMetrics(collectors.MetricsScheduler)),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {

@@ -118,6 +118,8 @@ func TestServeOperatorEndpoints(t *testing.T) {
 	for sample, min := range map[string]float64{
 		"kalah_move_seconds_count":                           1,
 		`kalah_move_seconds_bucket{le="+Inf"}`:               1,
+		"kalah_move_confirm_seconds_count":                   0,
+		"go_sched_latencies_seconds_count":                   1,
 		"kalah_games_live":                                   0,
 		`kalah_connections_open{listener="http"}`:            0,
 		`kalah_connections_open{listener="bots"}`:            0,

@@ -250,7 +250,7 @@ func (c *Conn) Handle(m line.Msg) bool {
 			}
 		}
 		ctx, cancel := context.WithTimeout(b.host.Context(), 10*time.Second)
-		err := game.BotMove(ctx, c, m.Cmd == "resign", mv)
+		err := game.BotMove(ctx, c, m.Cmd == "resign", mv, c.readAt)
 		cancel()
 		if err != nil {
 			errf(line.CodeState, "%v", err)

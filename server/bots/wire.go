@@ -55,6 +55,9 @@ type Wire struct {
 	ping *time.Timer
 	// finished is called once the transport is closed.
 	finished func()
+	// readAt is when ReadLoop read the line it is handling (read and
+	// written by ReadLoop's goroutine only).
+	readAt time.Time
 }
 
 // NewWire returns the connection over t of a client at host; Start and
@@ -269,6 +272,7 @@ func (w *Wire) ReadLoop(h Handler) {
 			}
 		}
 		s, err := w.t.ReadLine(timeout)
+		w.readAt = time.Now()
 		if err != nil {
 			switch {
 			case errors.Is(err, line.ErrTooLong):

@@ -16,6 +16,9 @@ import (
 type Metrics struct {
 	Reg      *prometheus.Registry
 	Move     prometheus.Histogram
+	// Confirm is a bot's move's whole time in the server (our line
+	// protocol): from its line read to its confirmation written.
+	Confirm  prometheus.Histogram
 	refusals *prometheus.CounterVec
 	tlsFails prometheus.Counter
 }
@@ -46,6 +49,11 @@ func NewMetrics(src Sources) *Metrics {
 			// 50µs to about 6.5s, doubling.
 			Buckets: prometheus.ExponentialBuckets(50e-6, 2, 18),
 		}),
+		Confirm: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "kalah_move_confirm_seconds",
+			Help: "A bot's move on our line protocol, from its line read off the connection to its confirmation written to the players: the server's whole share of what the bot waits, the wait for its round's loop included.",
+			Buckets: prometheus.ExponentialBuckets(50e-6, 2, 18),
+		}),
 		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "kalah_refusals_total",
 			Help: "Requests refused by a limit, by the limit's name.",
@@ -61,7 +69,7 @@ func NewMetrics(src Sources) *Metrics {
 	gauge := func(name, help string, f func() float64) prometheus.Collector {
 		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, f)
 	}
-	m.Reg.MustRegister(m.Move, m.refusals, m.tlsFails,
+	m.Reg.MustRegister(m.Move, m.Confirm, m.refusals, m.tlsFails,
 		gauge("kalah_games_live", "Games being played.", src.Live),
 		gauge("kalah_line_connections", "Connections on our line protocol, over TCP and WebSocket.", src.Conns),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "kalah_store_commits_total",

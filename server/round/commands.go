@@ -265,10 +265,11 @@ func (r *Round) EndLeft() bool {
 	})
 }
 
-// BotMove plays the move (or the resignation) of the bot connected by c.
+// BotMove plays the move (or the resignation) of the bot connected by c,
+// whose line was read at read (zero: not known), for the metrics.
 // A bot's illegal move loses the game at once.
-func (r *Round) BotMove(ctx context.Context, c Link, resign bool, m kalah.Move) error {
-	return r.send(ctx, func(l *loop) error { return l.botMove(c, resign, m) })
+func (r *Round) BotMove(ctx context.Context, c Link, resign bool, m kalah.Move, read time.Time) error {
+	return r.send(ctx, func(l *loop) error { return l.botMove(c, resign, m, read) })
 }
 
 // BotDraw is a draw message from the bot connected by c.
@@ -492,7 +493,7 @@ func (l *loop) take(i int, who identity.ID) (int, string, error) {
 
 // botMove plays the move (or the resignation) of the bot connected by c.
 // A bot's illegal move loses the game at once.
-func (l *loop) botMove(c Link, resign bool, m kalah.Move) error {
+func (l *loop) botMove(c Link, resign bool, m kalah.Move, read time.Time) error {
 	seat := -1
 	for i, st := range l.seats {
 		if st.Bot && st.conn == c {
@@ -514,7 +515,9 @@ func (l *loop) botMove(c Link, resign bool, m kalah.Move) error {
 		l.forfeit(seat, fmt.Errorf("%w: %s by %s in %s", kalah.ErrIllegalMove, m, l.g.ToMove(), l.g.Position()))
 		return nil
 	}
+	l.readAt = read
 	if err := l.play(seat, m); err != nil && l.halted == nil {
+		l.readAt = time.Time{}
 		return err
 	}
 	return nil // or the game stops for its store, which both bots are told

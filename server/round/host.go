@@ -57,6 +57,9 @@ type Host interface {
 
 	// CountMove counts a move and how long it waited, for the metrics.
 	CountMove(d time.Duration)
+	// MoveConfirmed counts a bot's move confirmed d after its line was
+	// read, for the metrics.
+	MoveConfirmed(d time.Duration)
 }
 
 // Rated is a finished game, stored, as its Host rates it.

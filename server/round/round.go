@@ -297,6 +297,9 @@ type loop struct {
 	halted error
 	// lastAt is when the last move arrived (for the referee's own time).
 	lastAt time.Time
+	// readAt is when the line of the bot's move being played was read
+	// (zero: none, or not known); confirmed counts it once it is out.
+	readAt time.Time
 	// draw is the draw offer standing, if any (draw.go).
 	draw drawOffer
 }
@@ -487,6 +490,7 @@ func (l *loop) run() {
 			l.next()
 			l.publish()
 			l.flush()
+			l.confirmed()
 			if m.reply != nil {
 				m.reply <- err
 			}
@@ -724,6 +728,7 @@ func (l *loop) play(seat int, m kalah.Move) error {
 		// the game's end and ratings are committed (which wait their turn
 		// behind every game ending at that moment).
 		l.flush()
+		l.confirmed()
 		l.finish(nil)
 		return nil
 	}
@@ -1041,6 +1046,15 @@ func (l *loop) broadcast(msgs ...line.Msg) {
 		for _, m := range msgs {
 			c.Queue(m)
 		}
+	}
+}
+
+// confirmed counts a bot's move whose confirmation the last flush wrote,
+// from its line read (kalah_move_confirm_seconds).
+func (l *loop) confirmed() {
+	if !l.readAt.IsZero() {
+		l.host.MoveConfirmed(time.Since(l.readAt))
+		l.readAt = time.Time{}
 	}
 }
 

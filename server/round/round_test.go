@@ -45,6 +45,7 @@ func (h *testHost) Unregister(*Round)                                           
 func (h *testHost) Release(*Round, [2]*Seat)                                    {}
 func (h *testHost) Exited()                                                     { close(h.exited) }
 func (h *testHost) CountMove(time.Duration)                                     {}
+func (h *testHost) MoveConfirmed(time.Duration)                                 {}
 func (h *testHost) ReserveRated(context.Context, [2]identity.ID) (bool, int, func()) {
 	return false, 0, func() {}
 }
