@@ -22,15 +22,6 @@ type RatingChange struct {
 	After  rating.Rating `json:"after"`
 }
 
-func ratingOf(tx *Tx, id identity.ID, pool string) (rating.Rating, error) {
-	r := rating.New()
-	err := tx.QueryRow(`SELECT rating, rd, vol, games FROM ratings WHERE id=? AND pool=?`, id.Key(), pool).Scan(&r.Rating, &r.RD, &r.Vol, &r.Games)
-	if errors.Is(err, sql.ErrNoRows) {
-		return rating.New(), nil
-	}
-	return r, err
-}
-
 // errRatedBefore rolls back a rating of a game rated before.
 var errRatedBefore = errors.New("store: rated before")
 
