@@ -25,7 +25,7 @@ func (s *Store) ratedGamesBetween(ctx context.Context, a, b identity.ID, since t
 	var n int
 	err := s.queryRow(ctx, `SELECT count(*) FROM games WHERE created >= ?
 		AND ((south_id=? AND north_id=?) OR (south_id=? AND north_id=?))
-		AND json_extract(tags, '$.`+ratedTag+`') = 'yes'
+		AND `+ratedSQL+` = 'yes'
 		AND (status=? OR EXISTS (SELECT 1 FROM rating_history h WHERE h.game = games.id))`,
 		since.UnixMilli(), a.Key(), b.Key(), b.Key(), a.Key(), string(Live)).Scan(&n)
 	if err != nil {

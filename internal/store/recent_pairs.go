@@ -11,6 +11,10 @@ import (
 // the games table's JSON holds it.
 const ratedTag = "Rated"
 
+// ratedSQL is a game's rated tag in SQL, NULL for tags that are not JSON
+// (a database edited by hand): json_extract would fail the statement.
+const ratedSQL = `CASE WHEN json_valid(tags) THEN json_extract(tags, '$.` + ratedTag + `') END`
+
 // recentPairs lets RatedGamesBetween skip the database for the pairs that
 // cannot have a rated game created since the moment asked about: every
 // game start asks, hundreds of times a second under load, and nearly every
@@ -147,7 +151,7 @@ const maxRecentScan = 1 << 18
 // older are unknown (floor).
 func (s *Store) loadRecentPairs(ctx context.Context) error {
 	cutoff := time.Now().Add(-25 * time.Hour).UnixMilli()
-	rows, err := s.db.QueryContext(ctx, `SELECT south_id, north_id, created, coalesce(json_extract(tags, '$.`+ratedTag+`') = 'yes', 0) FROM games ORDER BY id DESC`)
+	rows, err := s.db.QueryContext(ctx, `SELECT south_id, north_id, created, coalesce(`+ratedSQL+` = 'yes', 0) FROM games ORDER BY id DESC`)
 	if err != nil {
 		return err
 	}

@@ -220,3 +220,39 @@ func TestRecentPairsBound(t *testing.T) {
 		t.Error("after another process wrote, an unknown pair is answered from memory")
 	}
 }
+
+// TestCorruptTagsDoNotStopTheStore: a game whose tags are not JSON (a
+// database edited by hand, a disk's fault) does not stop the store from
+// opening, nor the game from being reseated and finished (its tags then
+// the record's), nor a pair's count.
+func TestCorruptTagsDoNotStopTheStore(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "k.db")
+	s := openAt(t, path)
+	a, b, c := pairBots[0], pairBots[1], pairBots[2]
+	id, err := s.CreateGame(ctx, NewGame{Rules: kalah.Standard(), Seats: seatsOf(a, b), Tags: map[string]string{ratedTag: "yes"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.wdb.Exec(`UPDATE games SET tags='{"Rated": yes' WHERE id=?`, id); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s = openAt(t, path)
+	if _, err := s.RatedGamesBetween(ctx, a, b, time.Now().Add(-time.Hour)); err != nil {
+		t.Errorf("count: %v", err)
+	}
+	if err := s.SetSeats(ctx, id, seatsOf(a, c)); err != nil {
+		t.Errorf("reseat: %v", err)
+	}
+	if err := s.FinishGame(ctx, id, kalah.Record{Result: kalah.Draw, Termination: kalah.Normal, Tags: map[string]string{"Event": "x"}}); err != nil {
+		t.Fatalf("finish: %v", err)
+	}
+	g, err := s.Game(ctx, id)
+	if err != nil || g.Status != Finished || g.Record.Tags["Event"] != "x" {
+		t.Errorf("game after its end: %+v %v", g, err)
+	}
+	if _, err := s.GameByTag(ctx, "Event", "x"); err != nil {
+		t.Errorf("by tag: %v", err)
+	}
+}

@@ -844,12 +844,12 @@ func (s *Store) FinishGame(ctx context.Context, id int64, rec kalah.Record) erro
 		}
 		// The record's tags join those stored with the game (json_patch:
 		// a tag of the record replaces the stored one of its name; tags
-		// stored as null become the record's).
+		// stored as null, or not JSON, become the record's).
 		var south, north string
 		var created int64
 		var rated sql.NullString
-		err := tx.QueryRow(`UPDATE games SET status=?, result=?, termination=?, south_score=?, north_score=?, finished=?, tags=json_patch(tags, ?)
-			WHERE id=? AND status=? RETURNING south_id, north_id, created, json_extract(tags, '$.`+ratedTag+`')`,
+		err := tx.QueryRow(`UPDATE games SET status=?, result=?, termination=?, south_score=?, north_score=?, finished=?, tags=json_patch(CASE WHEN json_valid(tags) THEN tags ELSE '{}' END, ?)
+			WHERE id=? AND status=? RETURNING south_id, north_id, created, `+ratedSQL,
 			string(Finished), rec.Result.String(), rec.Termination.String(), rec.Final.South, rec.Final.North, time.Now().UnixMilli(), string(tags),
 			id, string(Live)).Scan(&south, &north, &created, &rated)
 		if errors.Is(err, sql.ErrNoRows) {
@@ -1346,7 +1346,7 @@ func (s *Store) SetSeats(ctx context.Context, id int64, seats [2]Seat) error {
 	err := s.write(ctx, func(tx *Tx) error {
 		var created int64
 		var rated sql.NullString
-		err := tx.QueryRow(`UPDATE games SET seats=?, south=?, north=?, south_id=?, north_id=? WHERE id=? RETURNING created, json_extract(tags, '$.`+ratedTag+`')`, string(b),
+		err := tx.QueryRow(`UPDATE games SET seats=?, south=?, north=?, south_id=?, north_id=? WHERE id=? RETURNING created, `+ratedSQL, string(b),
 			seats[0].Name, seats[1].Name, seats[0].ID.Key(), seats[1].ID.Key(), id).Scan(&created, &rated)
 		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("%w: game %d", ErrNotFound, id)
@@ -1415,7 +1415,7 @@ func (s *Store) TakeBack(ctx context.Context, id int64, ply int, taken string) e
 // game imported from elsewhere, found by its old id).
 func (s *Store) GameByTag(ctx context.Context, key, value string) (int64, error) {
 	var id int64
-	err := s.queryRow(ctx, `SELECT id FROM games WHERE json_extract(tags, '$.' || ?) = ? ORDER BY id DESC LIMIT 1`, key, value).Scan(&id)
+	err := s.queryRow(ctx, `SELECT id FROM games WHERE CASE WHEN json_valid(tags) THEN json_extract(tags, '$.' || ?) END = ? ORDER BY id DESC LIMIT 1`, key, value).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, fmt.Errorf("store: game tagged %s=%s: %w", key, value, ErrNotFound)
 	}
