@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -612,5 +613,47 @@ func TestRemoteClient(t *testing.T) {
 	}
 	for _, g := range games {
 		checkStored(t, ts.st, g.ID, nil)
+	}
+}
+
+// TestGameStartIsOneWrite: a bot that is to move hears its game, the
+// position and its first turn in one write (one read of its socket), not
+// three; the other bot hears the game and the position together.
+func TestGameStartIsOneWrite(t *testing.T) {
+	ts := newTestServer(t, "", Config{})
+	raw := func(name string) (net.Conn, *bufio.Reader) {
+		c, err := net.Dial("tcp", ts.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		r := bufio.NewReader(c)
+		fmt.Fprintf(c, "login %s tok-%s-123\nqueue\n", name, name)
+		for _, want := range []string{"kalah", "ok login", "ok queue"} {
+			c.SetReadDeadline(time.Now().Add(10 * time.Second))
+			l, err := r.ReadString('\n')
+			if err != nil || !strings.HasPrefix(l, want) {
+				t.Fatalf("%s: %q %v, want %s", name, l, err, want)
+			}
+		}
+		return c, r
+	}
+	south, sr := raw("onewrite-s")
+	north, nr := raw("onewrite-n")
+	// What a bot is sent next arrives in one write: read it whole (a
+	// loopback write of a few lines lands in the socket at once).
+	chunk := func(c net.Conn, r *bufio.Reader) string {
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		if _, err := r.Peek(1); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := r.Peek(r.Buffered())
+		return string(b)
+	}
+	if got := chunk(south, sr); !strings.HasPrefix(got, "start ") || !strings.Contains(got, "\nstate ") || !strings.Contains(got, "\ngo ") {
+		t.Errorf("South's first read: %q, want its start, state and go together", got)
+	}
+	if got := chunk(north, nr); !strings.HasPrefix(got, "start ") || !strings.Contains(got, "\nstate ") {
+		t.Errorf("North's first read: %q, want its start and state together", got)
 	}
 }

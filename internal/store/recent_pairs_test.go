@@ -21,6 +21,16 @@ func seatsOf(a, b identity.ID) [2]Seat {
 	return [2]Seat{{Name: a.Name, Kind: "bot", ID: a}, {Name: b.Name, Kind: "bot", ID: b}}
 }
 
+// gameOf creates a live game of a (South) and b on st, its Rated tag rated.
+func gameOf(t *testing.T, st *Store, a, b identity.ID, rated string) int64 {
+	t.Helper()
+	id, err := st.CreateGame(context.Background(), NewGame{Rules: kalah.Standard(), Seats: seatsOf(a, b), Tags: map[string]string{ratedTag: rated}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
 // checkPairs compares RatedGamesBetween, which may answer from memory,
 // with the database's own count, for every pair and each moment of since.
 func checkPairs(t *testing.T, s *Store, sinces []time.Time, step string) {
@@ -68,13 +78,10 @@ func TestRatedGamesBetweenAgreesWithTheDatabase(t *testing.T) {
 		switch op := rng.IntN(6); {
 		case op <= 1 || len(live) == 0:
 			a, b := pair()
-			tags := map[string]string{ratedTag: yesNo()}
-			id, err := s.CreateGame(ctx, NewGame{Rules: kalah.Standard(), Seats: seatsOf(a, b), Tags: tags})
-			if err != nil {
-				t.Fatal(err)
-			}
+			rated := yesNo()
+			id := gameOf(t, s, a, b, rated)
 			live = append(live, id)
-			what = fmt.Sprintf("create %d %v-%v %v", id, a, b, tags)
+			what = fmt.Sprintf("create %d %v-%v rated %s", id, a, b, rated)
 		case op == 2:
 			k := rng.IntN(len(live))
 			id := live[k]
@@ -141,12 +148,8 @@ func TestRecentPairsAfterReopen(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "k.db")
 	s := openAt(t, path)
 	a, b, c := pairBots[0], pairBots[1], pairBots[2]
-	if _, err := s.CreateGame(ctx, NewGame{Rules: kalah.Standard(), Seats: seatsOf(a, b), Tags: map[string]string{ratedTag: "yes"}}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.CreateGame(ctx, NewGame{Rules: kalah.Standard(), Seats: seatsOf(a, c), Tags: map[string]string{ratedTag: "no"}}); err != nil {
-		t.Fatal(err)
-	}
+	gameOf(t, s, a, b, "yes")
+	gameOf(t, s, a, c, "no")
 	s.Close()
 	s = openAt(t, path)
 	day := time.Now().Add(-24 * time.Hour)
@@ -176,18 +179,14 @@ func TestRecentPairsSeeAnotherProcess(t *testing.T) {
 		if n, _ := s.RatedGamesBetween(ctx, p[0], p[1], day); n != 0 {
 			t.Fatalf("%v: %d games before any", p, n)
 		}
-		if _, err := other.CreateGame(ctx, NewGame{Rules: kalah.Standard(), Seats: seatsOf(p[0], p[1]), Tags: map[string]string{ratedTag: "yes"}}); err != nil {
-			t.Fatal(err)
-		}
+		gameOf(t, other, p[0], p[1], "yes")
 	}
 	time.Sleep(recentLookEvery)
 	newGame(t, s) // a commit of its own, its look at the database due
 	if n, err := s.RatedGamesBetween(ctx, a, b, day); err != nil || n != 1 {
 		t.Errorf("after a commit: %d of another process's rated games (%v), want 1", n, err)
 	}
-	if _, err := other.CreateGame(ctx, NewGame{Rules: kalah.Standard(), Seats: seatsOf(b, c), Tags: map[string]string{ratedTag: "yes"}}); err != nil {
-		t.Fatal(err)
-	}
+	gameOf(t, other, b, c, "yes")
 	time.Sleep(recentCheckEvery + 100*time.Millisecond)
 	if n, err := s.RatedGamesBetween(ctx, b, c, day); err != nil || n != 1 {
 		t.Errorf("a second later: %d of another process's rated games (%v), want 1", n, err)
@@ -230,10 +229,7 @@ func TestCorruptTagsDoNotStopTheStore(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "k.db")
 	s := openAt(t, path)
 	a, b, c := pairBots[0], pairBots[1], pairBots[2]
-	id, err := s.CreateGame(ctx, NewGame{Rules: kalah.Standard(), Seats: seatsOf(a, b), Tags: map[string]string{ratedTag: "yes"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	id := gameOf(t, s, a, b, "yes")
 	if _, err := s.wdb.Exec(`UPDATE games SET tags='{"Rated": yes' WHERE id=?`, id); err != nil {
 		t.Fatal(err)
 	}

@@ -398,14 +398,11 @@ func Open(path string) (*Store, error) {
 	}
 	// What the database holds now is this store's: another process's
 	// commit from here on changes the writer's data_version.
-	if err := wdb.QueryRow("PRAGMA data_version").Scan(&s.dataVersion); err != nil {
-		s.j.close()
-		s.stopCheckpoints()
-		db.Close()
-		wdb.Close()
-		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	err = wdb.QueryRow("PRAGMA data_version").Scan(&s.dataVersion)
+	if err == nil {
+		err = s.loadRecentPairs(context.Background())
 	}
-	if err := s.loadRecentPairs(context.Background()); err != nil {
+	if err != nil {
 		s.j.close()
 		s.stopCheckpoints()
 		db.Close()

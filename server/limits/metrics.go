@@ -14,8 +14,8 @@ import (
 // live in a registry of the server's own, so servers in one process (tests)
 // do not share counters.
 type Metrics struct {
-	Reg      *prometheus.Registry
-	Move     prometheus.Histogram
+	Reg  *prometheus.Registry
+	Move prometheus.Histogram
 	// Confirm is a bot's move's whole time in the server (our line
 	// protocol): from its line read to its confirmation written.
 	Confirm  prometheus.Histogram
@@ -50,8 +50,8 @@ func NewMetrics(src Sources) *Metrics {
 			Buckets: prometheus.ExponentialBuckets(50e-6, 2, 18),
 		}),
 		Confirm: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name: "kalah_move_confirm_seconds",
-			Help: "A bot's move on our line protocol, from its line read off the connection to its confirmation written to the players: the server's whole share of what the bot waits, the wait for its round's loop included.",
+			Name:    "kalah_move_confirm_seconds",
+			Help:    "A bot's move on our line protocol, from its line read off the connection to its confirmation written to the players: the server's whole share of what the bot waits, the wait for its round's loop included.",
 			Buckets: prometheus.ExponentialBuckets(50e-6, 2, 18),
 		}),
 		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{
