@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"time"
@@ -105,8 +106,18 @@ func (h roundHost) AddMove(ctx context.Context, id int64, ply int, rm kalah.Reco
 	return h.s.st.AddMove(ctx, id, ply, rm)
 }
 
-func (h roundHost) FinishGame(ctx context.Context, id int64, rec kalah.Record) error {
-	return h.s.st.FinishGame(ctx, id, rec)
+func (h roundHost) FinishGame(ctx context.Context, rec kalah.Record, g rnd.Rated) error {
+	r, ok := ratings.Rating(ratings.Game{ID: g.ID, Tags: g.Tags, Seats: g.Seats, Rules: g.G.Rules(), Referee: g.Ref, Finished: true,
+		Termination: g.G.Termination(), Result: g.G.Result(), Swapped: g.G.Swapped(), BothMoved: g.BothMoved})
+	if !ok {
+		return h.s.st.FinishGame(ctx, g.ID, rec)
+	}
+	err := h.s.st.FinishRated(ctx, g.ID, rec, r)
+	if errors.Is(err, store.ErrNotRated) {
+		h.s.log.Error("cannot rate game", "game", g.ID, "err", err)
+		return nil
+	}
+	return err
 }
 
 func (h roundHost) TakeBack(ctx context.Context, id int64, ply int, what string) error {
@@ -119,11 +130,6 @@ func (h roundHost) SetTag(ctx context.Context, id int64, tag, value string) erro
 
 func (h roundHost) SetSeats(ctx context.Context, id int64, seats [2]store.Seat) error {
 	return h.s.st.SetSeats(ctx, id, seats)
-}
-
-func (h roundHost) Rate(ctx context.Context, g rnd.Rated, retry func(first error, write func() error) error) {
-	h.s.ratings.Rate(ctx, ratings.Game{ID: g.ID, Tags: g.Tags, Seats: g.Seats, Rules: g.G.Rules(), Referee: g.Ref, Finished: true,
-		Termination: g.G.Termination(), Result: g.G.Result(), Swapped: g.G.Swapped(), BothMoved: g.BothMoved}, retry)
 }
 
 func (h roundHost) UnratedWhy(g *kalah.Game, opening int, tags map[string]string) string {

@@ -30,65 +30,91 @@ var errRatedBefore = errors.New("store: rated before")
 // rated again. It returns both changes. Ratings are kept by identity,
 // never by the name's text.
 func (s *Store) RateGame(ctx context.Context, id int64, pool string, ids [2]identity.ID, score float64) ([2]RatingChange, error) {
-	var out [2]RatingChange
-	if !ids[0].Rated() || !ids[1].Rated() || ids[0].Is(ids[1]) {
-		return out, fmt.Errorf("store: rate game %d: %v against %v: %w", id, ids[0], ids[1], ErrBadAccount)
+	r := Rate{Pool: pool, IDs: ids, Score: score}
+	if err := r.check(); err != nil {
+		return [2]RatingChange{}, fmt.Errorf("store: rate game %d: %w", id, err)
 	}
-	keys := [2]string{ids[0].Key(), ids[1].Key()}
-	err := s.write(ctx, func(tx *Tx) error {
-		before := [2]rating.Rating{rating.New(), rating.New()}
-		rows, err := tx.Query(`SELECT id, rating, rd, vol, games FROM ratings WHERE pool=? AND id IN (?,?)`, pool, keys[0], keys[1])
-		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			var key string
-			var r rating.Rating
-			if err := rows.Scan(&key, &r.Rating, &r.RD, &r.Vol, &r.Games); err != nil {
-				rows.Close()
-				return err
-			}
-			for i := range keys {
-				if keys[i] == key {
-					before[i] = r
-				}
-			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		after := [2]rating.Rating{}
-		after[0], after[1] = rating.Game(before[0], before[1], score)
-		now := time.Now().UnixMilli()
-		// The history first: a game rated before has its rows (the
-		// primary key is the game's and the identity's), and is not
-		// rated again.
-		res, err := tx.Exec(`INSERT OR IGNORE INTO rating_history(game, id, name, pool, before, after, rd, at) VALUES(?,?,?,?,?,?,?,?), (?,?,?,?,?,?,?,?)`,
-			id, keys[0], ids[0].Name, pool, before[0].Rating, after[0].Rating, after[0].RD, now,
-			id, keys[1], ids[1].Name, pool, before[1].Rating, after[1].Rating, after[1].RD, now)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil || n != 2 {
-			return cmp.Or(err, errRatedBefore)
-		}
-		if _, err := tx.Exec(`INSERT INTO ratings(id, name, pool, rating, rd, vol, games, updated) VALUES(?,?,?,?,?,?,?,?), (?,?,?,?,?,?,?,?)
-			ON CONFLICT(id, pool) DO UPDATE SET name=excluded.name, rating=excluded.rating, rd=excluded.rd, vol=excluded.vol, games=excluded.games, updated=excluded.updated`,
-			keys[0], ids[0].Name, pool, after[0].Rating, after[0].RD, after[0].Vol, after[0].Games, now,
-			keys[1], ids[1].Name, pool, after[1].Rating, after[1].RD, after[1].Vol, after[1].Games, now); err != nil {
-			return err
-		}
-		for i, who := range ids {
-			out[i] = RatingChange{ID: who, Name: who.Name, Pool: pool, Before: before[i].Rating, After: after[i]}
-		}
-		return nil
+	var out [2]RatingChange
+	err := s.write(ctx, func(tx *Tx) (err error) {
+		out, err = rateGame(tx, id, r)
+		return err
 	})
 	if errors.Is(err, errRatedBefore) {
 		return [2]RatingChange{}, nil
 	}
 	if err != nil {
 		return out, fmt.Errorf("store: rate game %d: %w", id, err)
+	}
+	return out, nil
+}
+
+// Rate is a finished game's rating: its pool, its seats (South's first)
+// and South's score (1, 0.5 or 0).
+type Rate struct {
+	Pool  string
+	IDs   [2]identity.ID
+	Score float64
+}
+
+// check refuses a rating between seats that cannot be rated, or one
+// identity against itself.
+func (r Rate) check() error {
+	if !r.IDs[0].Rated() || !r.IDs[1].Rated() || r.IDs[0].Is(r.IDs[1]) {
+		return fmt.Errorf("%v against %v: %w", r.IDs[0], r.IDs[1], ErrBadAccount)
+	}
+	return nil
+}
+
+// rateGame rates game id in tx: it fails with errRatedBefore, having
+// written nothing, if the game was rated before.
+func rateGame(tx *Tx, id int64, r Rate) ([2]RatingChange, error) {
+	var out [2]RatingChange
+	ids, pool := r.IDs, r.Pool
+	keys := [2]string{ids[0].Key(), ids[1].Key()}
+	before := [2]rating.Rating{rating.New(), rating.New()}
+	rows, err := tx.Query(`SELECT id, rating, rd, vol, games FROM ratings WHERE pool=? AND id IN (?,?)`, pool, keys[0], keys[1])
+	if err != nil {
+		return out, err
+	}
+	for rows.Next() {
+		var key string
+		var x rating.Rating
+		if err := rows.Scan(&key, &x.Rating, &x.RD, &x.Vol, &x.Games); err != nil {
+			rows.Close()
+			return out, err
+		}
+		for i := range keys {
+			if keys[i] == key {
+				before[i] = x
+			}
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return out, err
+	}
+	after := [2]rating.Rating{}
+	after[0], after[1] = rating.Game(before[0], before[1], r.Score)
+	now := time.Now().UnixMilli()
+	// The history first: a game rated before has its rows (the primary
+	// key is the game's and the identity's), and is not rated again.
+	res, err := tx.Exec(`INSERT OR IGNORE INTO rating_history(game, id, name, pool, before, after, rd, at) VALUES(?,?,?,?,?,?,?,?), (?,?,?,?,?,?,?,?)`,
+		id, keys[0], ids[0].Name, pool, before[0].Rating, after[0].Rating, after[0].RD, now,
+		id, keys[1], ids[1].Name, pool, before[1].Rating, after[1].Rating, after[1].RD, now)
+	if err != nil {
+		return out, err
+	}
+	if n, err := res.RowsAffected(); err != nil || n != 2 {
+		return out, cmp.Or(err, errRatedBefore)
+	}
+	if _, err := tx.Exec(`INSERT INTO ratings(id, name, pool, rating, rd, vol, games, updated) VALUES(?,?,?,?,?,?,?,?), (?,?,?,?,?,?,?,?)
+		ON CONFLICT(id, pool) DO UPDATE SET name=excluded.name, rating=excluded.rating, rd=excluded.rd, vol=excluded.vol, games=excluded.games, updated=excluded.updated`,
+		keys[0], ids[0].Name, pool, after[0].Rating, after[0].RD, after[0].Vol, after[0].Games, now,
+		keys[1], ids[1].Name, pool, after[1].Rating, after[1].RD, after[1].Vol, after[1].Games, now); err != nil {
+		return out, err
+	}
+	for i, who := range ids {
+		out[i] = RatingChange{ID: who, Name: who.Name, Pool: pool, Before: before[i].Rating, After: after[i]}
 	}
 	return out, nil
 }

@@ -829,9 +829,31 @@ func (s *Store) AddMoveAsync(ctx context.Context, id int64, ply int, m kalah.Rec
 // the database from the journal, in the same transaction. The moves must
 // already be stored (AddMove).
 func (s *Store) FinishGame(ctx context.Context, id int64, rec kalah.Record) error {
+	return s.finish(ctx, id, rec, nil)
+}
+
+// ErrNotRated says that a game's end was stored without its rating
+// (FinishRated), and why.
+var ErrNotRated = errors.New("store: the game is stored as finished, but not rated")
+
+// FinishRated is FinishGame and RateGame in one write, so that a game
+// never ends without the rating it earned, whatever stops the server: a
+// game rated before is not rated again. If the rating alone cannot be
+// written (the seats cannot be rated, say), the game's end is stored
+// without it and the error is ErrNotRated's; if the database cannot be
+// written now, neither is.
+func (s *Store) FinishRated(ctx context.Context, id int64, rec kalah.Record, r Rate) error {
+	return s.finish(ctx, id, rec, &r)
+}
+
+func (s *Store) finish(ctx context.Context, id int64, rec kalah.Record, r *Rate) error {
 	tags := []byte("{}")
 	if len(rec.Tags) > 0 {
 		tags, _ = json.Marshal(rec.Tags)
+	}
+	var notRated error
+	if r != nil {
+		notRated = r.check()
 	}
 	err := s.write(ctx, func(tx *Tx) error {
 		if moves, _, ok := s.j.held(id); ok {
@@ -858,12 +880,31 @@ func (s *Store) FinishGame(ctx context.Context, id int64, rec kalah.Record) erro
 		if rated.String == "yes" {
 			s.pairs.note(south, north, created) // before it commits
 		}
+		if r == nil || notRated != nil {
+			return nil
+		}
+		// The rating in a savepoint of its own: if it fails, the game's
+		// end is stored without it, unless the database is away.
+		err = atomically(tx, func(tx *Tx) error {
+			_, err := rateGame(tx, id, *r)
+			return err
+		})
+		switch {
+		case errors.Is(unavailable(err), ErrUnavailable):
+			return err
+		case errors.Is(err, errRatedBefore):
+		case err != nil:
+			notRated = err
+		}
 		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("store: finish game %d: %w", id, err)
 	}
 	s.j.stored(id)
+	if notRated != nil {
+		return fmt.Errorf("%w: game %d: %w", ErrNotRated, id, notRated)
+	}
 	return nil
 }
 

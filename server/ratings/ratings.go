@@ -129,14 +129,14 @@ type Game struct {
 	BothMoved bool
 }
 
-// Rate rates a finished rated game: one both sides played (not aborted,
-// adjudicated or forfeited before both moved) between identities that may
-// be rated against each other. A failed write is handed to retry with
-// the write to try again, as the game's other writes are.
-func (m *Ratings) Rate(ctx context.Context, g Game, retry func(first error, write func() error) error) {
+// Rating says how a finished game is rated, and whether it is: it is if
+// it was rated when it began and both sides played it (not aborted,
+// adjudicated or forfeited before both moved). The store writes it with
+// the game's end (store.FinishRated).
+func Rating(g Game) (store.Rate, bool) {
 	switch t := g.Termination; {
 	case g.Tags[core.TagRated] != "yes", t == kalah.Aborted, t == kalah.Adjudicated, !g.BothMoved:
-		return
+		return store.Rate{}, false
 	}
 	// Scores by seat: the seat that started South is Seats[0].
 	south := 0.5
@@ -149,14 +149,7 @@ func (m *Ratings) Rate(ctx context.Context, g Game, retry func(first error, writ
 	if g.Swapped {
 		south = 1 - south
 	}
-	pool := Pool(g.Rules, g.Referee)
-	write := func() error {
-		_, err := m.st.RateGame(context.WithoutCancel(ctx), g.ID, pool, g.Seats, south)
-		return err
-	}
-	if err := retry(write(), write); err != nil {
-		m.log.Error("cannot rate game", "game", g.ID, "err", err)
-	}
+	return store.Rate{Pool: Pool(g.Rules, g.Referee), IDs: g.Seats, Score: south}, true
 }
 
 // SeatRating is a seat's rating as a board shows it: now, or for a

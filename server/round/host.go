@@ -26,16 +26,16 @@ type Host interface {
 	// AddMove stores it and waits.
 	AddMoveAsync(ctx context.Context, id int64, ply int, rm kalah.RecordMove) <-chan error
 	AddMove(ctx context.Context, id int64, ply int, rm kalah.RecordMove) error
-	// FinishGame stores the game's end.
-	FinishGame(ctx context.Context, id int64, rec kalah.Record) error
+	// FinishGame stores the game's end and, if it counts, its rating, in
+	// one write: a game never ends without the rating it earned. That the
+	// rating alone could not be written is the Host's to log, not an
+	// error.
+	FinishGame(ctx context.Context, rec kalah.Record, g Rated) error
 	// TakeBack stores the moves from ply on (what) as taken back.
 	TakeBack(ctx context.Context, id int64, ply int, what string) error
 	SetTag(ctx context.Context, id int64, tag, value string) error
 	SetSeats(ctx context.Context, id int64, seats [2]store.Seat) error
 
-	// Rate rates a finished game if it counts, handing a failed write to
-	// retry with the write to try again, as the round's other writes are.
-	Rate(ctx context.Context, g Rated, retry func(first error, write func() error) error)
 	// UnratedWhy says why a finished game asked to be rated is not ("": it
 	// counts, or was never rated).
 	UnratedWhy(g *kalah.Game, opening int, tags map[string]string) string
@@ -62,7 +62,7 @@ type Host interface {
 	MoveConfirmed(d time.Duration)
 }
 
-// Rated is a finished game, stored, as its Host rates it.
+// Rated is a finished game as its Host stores and rates it.
 type Rated struct {
 	ID    int64
 	G     *kalah.Game

@@ -931,8 +931,13 @@ func (l *loop) finish(why error) {
 		l.tags[core.TagRated], l.tags[core.TagUnrated] = "no", why
 		l.tagsChanged = true
 	}
-	if err := l.retry(l.host.FinishGame(context.WithoutCancel(l.ctx), l.r.id, stored), func() error {
-		err := l.host.FinishGame(context.WithoutCancel(l.ctx), l.r.id, stored)
+	rated := Rated{ID: l.r.id, G: l.g, Tags: l.tags, Ref: l.ref, BothMoved: l.bothMoved(),
+		Seats: [2]identity.ID{l.seats[0].St.ID, l.seats[1].St.ID}}
+	finish := func() error {
+		return l.host.FinishGame(context.WithoutCancel(l.ctx), stored, rated)
+	}
+	if err := l.retry(finish(), func() error {
+		err := finish()
 		if errors.Is(err, store.ErrNotFound) {
 			return nil // stored by the try before, which only seemed to fail
 		}
@@ -941,7 +946,6 @@ func (l *loop) finish(why error) {
 		l.log.Error("game not stored as finished", "game", l.r.id, "err", err)
 		return // the server stops: the next one resumes it
 	}
-	l.rate()
 	l.over = true
 	// The bots are free for their next game before they hear this one
 	// ended.
@@ -973,12 +977,6 @@ func (l *loop) release() {
 			st.conn.ClearGame(l.r)
 		}
 	}
-}
-
-// rate has the Host rate the finished game, if it counts.
-func (l *loop) rate() {
-	l.host.Rate(l.ctx, Rated{ID: l.r.id, G: l.g, Tags: l.tags, Ref: l.ref, BothMoved: l.bothMoved(),
-		Seats: [2]identity.ID{l.seats[0].St.ID, l.seats[1].St.ID}}, l.retry)
 }
 
 // reasonFor says in words why seat lost by term: who ran out of time,

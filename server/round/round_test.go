@@ -34,7 +34,7 @@ func (h *testHost) AddMoveAsync(ctx context.Context, id int64, ply int, rm kalah
 	return ch
 }
 func (h *testHost) AddMove(context.Context, int64, int, kalah.RecordMove) error { return nil }
-func (h *testHost) FinishGame(context.Context, int64, kalah.Record) error       { return nil }
+func (h *testHost) FinishGame(context.Context, kalah.Record, Rated) error       { return nil }
 func (h *testHost) TakeBack(context.Context, int64, int, string) error          { return nil }
 func (h *testHost) SetTag(context.Context, int64, string, string) error         { return nil }
 func (h *testHost) SetSeats(context.Context, int64, [2]store.Seat) error        { return nil }
@@ -49,7 +49,6 @@ func (h *testHost) MoveConfirmed(time.Duration)                                 
 func (h *testHost) ReserveRated(context.Context, [2]identity.ID) (bool, int, func()) {
 	return false, 0, func() {}
 }
-func (h *testHost) Rate(context.Context, Rated, func(error, func() error) error) {}
 
 // startPeople starts a round between two people on h.
 func startPeople(t *testing.T, h *testHost) *Round {
