@@ -1073,6 +1073,9 @@ func (l *loop) flush() {
 // the view shows what it tells, so that a subscriber who looks at the
 // view on hearing of it sees the change.
 func (l *loop) publishEvent(e Event) {
+	if len(l.subs) == 0 {
+		return // nobody to hand it to: a bot game's moves make none
+	}
 	e.Game = l.r.id
 	l.outbox = append(l.outbox, e)
 }
