@@ -50,27 +50,6 @@ type journal struct {
 	compactions int
 	// limit, if positive, is the most the file may hold (LimitSize).
 	limit int64
-
-	// Moves are written in groups (group commit): a move's line joins
-	// pend, the lines of batch, and its add waits until a writer has
-	// written them, with one write at the end of the file made without
-	// holding mu. The writer is the first add to find nobody writing; the
-	// moves that come meanwhile make the next batch. So no lock is held
-	// across a write: a reader of the journal, or a game starting or
-	// ending, never waits for one, and a busy moment's moves cost one
-	// write, not one each, in line behind each other.
-	pend    []byte
-	batch   *journalBatch // the batch pend holds; nil: none
-	writing bool          // a writer is writing, mu not held
-	wrote   sync.Cond     // on mu: a batch was written
-	// writes counts the writes of moves' batches (for tests).
-	writes int
-}
-
-// journalBatch is a group of moves' lines written together.
-type journalBatch struct {
-	done bool
-	err  error
 }
 
 // liveMoves are a live game's moves not yet in the database.
@@ -89,7 +68,6 @@ func journalPath(path string) string { return path + "-moves" }
 // openJournal opens (creating) the journal at path; "" keeps it in memory.
 func openJournal(path string) (*journal, error) {
 	j := &journal{path: path, live: map[int64]*liveMoves{}}
-	j.wrote.L = &j.mu
 	if path == "" {
 		return j, nil
 	}
@@ -107,9 +85,7 @@ func openJournal(path string) (*journal, error) {
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			j := &journal{live: map[int64]*liveMoves{}}
-			j.wrote.L = &j.mu
-			return j, nil
+			return &journal{live: map[int64]*liveMoves{}}, nil
 		}
 		return nil, err
 	}
@@ -210,7 +186,6 @@ func (j *journal) appendOps(ops ...journalOp) error {
 	if j.f == nil {
 		return nil
 	}
-	j.settle()
 	j.buf = j.buf[:0]
 	for _, op := range ops {
 		j.buf = appendLine(j.buf, op)
@@ -229,10 +204,9 @@ func (j *journal) appendOps(ops ...journalOp) error {
 	return nil
 }
 
-// add journals move m of a live game: it returns once the move's line is
-// written (in a batch with the moves that came with it). The next ply of a
-// game the journal does not hold (one that was live when the store
-// opened) is counted in the database, without the journal's lock.
+// add journals move m of a live game. The next ply of a game the journal
+// does not hold (one that was live when the store opened) is counted in
+// the database, without the journal's lock.
 func (j *journal) add(m moveRow, count func() (int, error)) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -254,83 +228,15 @@ func (j *journal) add(m moveRow, count func() (int, error)) error {
 	if m.ply > lm.next {
 		return fmt.Errorf("%w: move %d of game %d before move %d", ErrMoveOrder, m.ply+1, m.game, lm.next+1)
 	}
-	if j.f != nil {
-		// A game's next move waits for this one's answer, so nothing
-		// else of the game changes while its line waits to be written.
-		if err := j.queue(journalOp{m: m}); err != nil {
-			return fmt.Errorf("%w: the moves' journal: %w", ErrUnavailable, err)
-		}
+	if err := j.appendOps(journalOp{m: m}); err != nil {
+		return fmt.Errorf("%w: the moves' journal: %w", ErrUnavailable, err)
 	}
 	j.live[m.game] = lm
 	lm.moves = append(lm.moves, m)
 	lm.next++
 	j.n++
-	if !j.writing && j.batch == nil {
-		j.compactIfLarge()
-	}
+	j.compactIfLarge()
 	return nil
-}
-
-// queue adds op's line to the batch being gathered and waits until the
-// batch is written, writing it if nobody is writing. The caller holds mu.
-func (j *journal) queue(op journalOp) error {
-	start := len(j.pend)
-	j.pend = appendLine(j.pend, op)
-	if j.limit > 0 && j.size+int64(len(j.pend)) > j.limit {
-		j.pend = j.pend[:start]
-		return fmt.Errorf("the store's size limit: %w", syscall.ENOSPC)
-	}
-	if j.batch == nil {
-		j.batch = &journalBatch{}
-	}
-	b := j.batch
-	for !b.done {
-		if j.writing {
-			j.wrote.Wait()
-			continue
-		}
-		j.writeBatch()
-	}
-	return b.err
-}
-
-// writeBatch writes the batch gathered at the end of the file, without
-// holding mu meanwhile; on a failed write the file is cut back to its
-// whole lines, and each of the batch's moves fails. The caller holds mu,
-// nobody is writing and there is a batch.
-func (j *journal) writeBatch() {
-	b, buf, off := j.batch, j.pend, j.size
-	j.batch, j.pend = nil, nil
-	j.writing = true
-	j.mu.Unlock()
-	n, err := j.f.WriteAt(buf, off)
-	if err != nil && n > 0 {
-		j.f.Truncate(off)
-	}
-	j.mu.Lock()
-	j.writing = false
-	j.writes++
-	if err == nil {
-		j.size += int64(n)
-		if j.pend == nil && cap(buf) <= 64<<10 {
-			j.pend = buf[:0] // the next batch's, if none began meanwhile
-		}
-	}
-	b.done, b.err = true, err
-	j.wrote.Broadcast()
-}
-
-// settle waits until no batch is being written or waits to be, writing
-// the one that waits: the file's end is then j.size, for a write made
-// under mu. The caller holds mu.
-func (j *journal) settle() {
-	for j.writing || j.batch != nil {
-		if j.writing {
-			j.wrote.Wait()
-			continue
-		}
-		j.writeBatch()
-	}
 }
 
 // ErrMoveOrder refuses a move whose ply is not the game's next.
@@ -402,8 +308,7 @@ func (j *journal) takenBack(game int64, ply int) error {
 
 // compactIfLarge writes the journal again with only the moves it holds,
 // once it is large and mostly moves of games that have ended: a new file,
-// renamed over the old. The caller holds j.mu, and no batch is being
-// written or waits to be.
+// renamed over the old. The caller holds j.mu.
 func (j *journal) compactIfLarge() {
 	// A line is about 30-40 bytes: compact once what is held would take
 	// under a quarter of the file.
@@ -455,7 +360,6 @@ func (j *journal) resetIf(n int) error {
 }
 
 func (j *journal) resetLocked() error {
-	j.settle()
 	j.live, j.n = map[int64]*liveMoves{}, 0
 	if j.f == nil {
 		return nil
@@ -479,12 +383,9 @@ func (j *journal) all() ([]moveRow, int) {
 }
 
 func (j *journal) close() error {
-	j.mu.Lock()
-	defer j.mu.Unlock()
 	if j.f == nil {
 		return nil
 	}
-	j.settle()
 	return j.f.Close()
 }
 
