@@ -188,12 +188,18 @@ func (c *Conn) Handle(m line.Msg) bool {
 			errf(line.CodeBusy, "waiting for the server's games; send leave first")
 			return false
 		}
+		// "ok queue" is queued under the queue's lock, before anything
+		// of a game it pairs into, and written once the lock is let go
+		// (by the game's first flush if it pairs at once, else below):
+		// no write to a socket under a lock every bot takes.
 		e := &Entry{seat: round.BotSeat(id), rules: rules, conn: c, key: id.Key(), result: make(chan error, 1),
-			queued: func() { c.SendMsg(line.Msg{Cmd: "ok", Args: []string{"queue"}}) }}
+			queued: func() { c.Queue(line.Msg{Cmd: "ok", Args: []string{"queue"}}) }}
 		c.mu.Lock()
 		c.queued = e
 		c.mu.Unlock()
-		if err := b.enqueue(e); err != nil {
+		err := b.enqueue(e)
+		c.Flush()
+		if err != nil {
 			c.mu.Lock()
 			c.queued = nil
 			c.mu.Unlock()
