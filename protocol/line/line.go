@@ -69,11 +69,24 @@ type Msg struct {
 // (a line break above all, which would forge a message of its own) are
 // written as spaces.
 func (m Msg) String() string {
-	s := m.Cmd
-	if len(m.Args) > 0 {
-		s += " " + strings.Join(m.Args, " ")
+	if len(m.Args) == 0 && plain(m.Cmd) {
+		return m.Cmd
 	}
-	if strings.IndexFunc(s, isControl) < 0 {
+	// One allocation for the line: a move's lines are written for every
+	// move of every game.
+	n := len(m.Cmd)
+	for _, a := range m.Args {
+		n += 1 + len(a)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	b.WriteString(m.Cmd)
+	for _, a := range m.Args {
+		b.WriteByte(' ')
+		b.WriteString(a)
+	}
+	s := b.String()
+	if plain(s) {
 		return s
 	}
 	return strings.Map(func(r rune) rune {
@@ -82,6 +95,21 @@ func (m Msg) String() string {
 		}
 		return r
 	}, s)
+}
+
+// plain reports whether s holds no control character (isControl) to
+// replace: ASCII is looked at a byte at a time.
+func plain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x80 {
+			return strings.IndexFunc(s[i:], isControl) < 0
+		}
+		if c < ' ' && c != '\t' || c == 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 // isControl reports whether r may not appear inside a line.

@@ -187,3 +187,32 @@ func FuzzReader(f *testing.F) {
 		}
 	})
 }
+
+// FuzzMsgString: a message formats as its command and arguments joined by
+// spaces, every control character (isControl) made a space (and, then, a
+// byte that is not UTF-8 the replacement character), whatever the
+// arguments hold.
+func FuzzMsgString(f *testing.F) {
+	for _, s := range []string{"moved\x00S 3", "state 4,4/4,4 0-0 S", "error\x7f x", "a\u0085b c\u2028", "\xff\x01 z", "ping", "x\ty"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		fields := strings.Split(s, " ")
+		m := Msg{Cmd: fields[0], Args: fields[1:]}
+		if len(m.Args) == 0 {
+			m.Args = nil
+		}
+		want := strings.Join(fields, " ")
+		if strings.IndexFunc(want, isControl) >= 0 {
+			want = strings.Map(func(r rune) rune {
+				if isControl(r) {
+					return ' '
+				}
+				return r
+			}, want)
+		}
+		if got := m.String(); got != want {
+			t.Fatalf("%#v.String() = %q, want %q", m, got, want)
+		}
+	})
+}

@@ -55,6 +55,8 @@ type Wire struct {
 	ping *time.Timer
 	// finished is called once the transport is closed.
 	finished func()
+	// onClose, if set, is called once when the connection starts closing.
+	onClose func()
 	// readAt is when ReadLoop read the line it is handling (read and
 	// written by ReadLoop's goroutine only).
 	readAt time.Time
@@ -109,7 +111,18 @@ func (w *Wire) Queue(m line.Msg) {
 		return
 	default:
 	}
-	if !w.out.put(m.String()) {
+	w.QueueLine(m.String())
+}
+
+// QueueLine is Queue of a message already formatted (Msg.String): a line
+// that goes to several connections is formatted once.
+func (w *Wire) QueueLine(s string) {
+	select {
+	case <-w.done:
+		return
+	default:
+	}
+	if !w.out.put(s) {
 		w.cfg.Log.Warn("dropping a client that does not read", "addr", w.Host)
 		w.Close()
 	}
@@ -225,6 +238,9 @@ func (w *Wire) shut() {
 func (w *Wire) Close() {
 	w.once.Do(func() {
 		close(w.done)
+		if w.onClose != nil {
+			w.onClose()
+		}
 		if w.ping != nil {
 			w.ping.Stop()
 		}

@@ -104,6 +104,8 @@ type Link interface {
 	// that the lines of one change go out in one write; Flush sends
 	// them, without waiting.
 	Queue(m line.Msg)
+	// QueueLine is Queue of a message formatted already (Msg.String).
+	QueueLine(s string)
 	Flush()
 	// SetGame notes the round the bot now plays in; ClearGame forgets r,
 	// which has ended.

@@ -1033,16 +1033,21 @@ func (r RequestReason) Error() string { return string(r) }
 // protocol; they go out when the loop has done with the message that made
 // them (flush), together with the next turn's "go".
 func (l *loop) broadcast(msgs ...line.Msg) {
+	var lines [4]string // formatted once for every connection
+	text := lines[:0]
+	for _, m := range msgs {
+		text = append(text, m.String())
+	}
 	for _, st := range l.seats {
 		if st.conn != nil {
-			for _, m := range msgs {
-				st.conn.Queue(m)
+			for _, s := range text {
+				st.conn.QueueLine(s)
 			}
 		}
 	}
 	for c := range l.watchers {
-		for _, m := range msgs {
-			c.Queue(m)
+		for _, s := range text {
+			c.QueueLine(s)
 		}
 	}
 }
