@@ -40,6 +40,10 @@ type Conn struct {
 	// retired: the bot's owner replaced the token it logged in with
 	// (tokens.go); it finishes its game and is closed.
 	retired bool
+	// ctx is the server's, ended too when the connection closes: a move
+	// waits for its round's answer as long as both last, with no timer
+	// of its own (the round answers every message it takes).
+	ctx context.Context
 }
 
 // StartConn serves a new connection in the background.
@@ -49,6 +53,9 @@ func (b *Bots) StartConn(t line.Transport) {
 		host = h
 	}
 	c := &Conn{Wire: NewWire(t, host, b.cfg.Wire), b: b, watching: map[int64]*round.Round{}}
+	var cancel context.CancelFunc
+	c.ctx, cancel = context.WithCancel(b.host.Context())
+	c.onClose = cancel
 	h := &b.hub
 	h.mu.Lock()
 	if h.closed || len(h.conns) >= b.cfg.MaxConns {
@@ -59,6 +66,7 @@ func (b *Bots) StartConn(t line.Transport) {
 			code, text = line.CodeShutdown, "the server is stopping"
 		}
 		Refuse(t, code, text)
+		cancel()
 		return
 	}
 	h.conns[c] = struct{}{}
@@ -255,9 +263,7 @@ func (c *Conn) Handle(m line.Msg) bool {
 				return false
 			}
 		}
-		ctx, cancel := context.WithTimeout(b.host.Context(), 10*time.Second)
-		err := game.BotMove(ctx, c, m.Cmd == "resign", mv, c.readAt)
-		cancel()
+		err := game.BotMove(c.ctx, c, m.Cmd == "resign", mv, c.readAt)
 		if err != nil {
 			errf(line.CodeState, "%v", err)
 		}
@@ -276,9 +282,7 @@ func (c *Conn) Handle(m line.Msg) bool {
 			errf(line.CodeSyntax, "draw offer|accept|decline|cancel")
 			return false
 		}
-		ctx, cancel := context.WithTimeout(b.host.Context(), 10*time.Second)
-		err := game.BotDraw(ctx, c, m.Arg(0))
-		cancel()
+		err := game.BotDraw(c.ctx, c, m.Arg(0))
 		if err != nil {
 			errf(line.CodeState, "%v", err)
 		}
