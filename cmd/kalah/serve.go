@@ -119,7 +119,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	maxAnalysis := fs.Duration("max-analysis", 10*time.Second, "longest an analysis request may ask for")
 	gcPercent := fs.Int("gc-percent", serveGCPercent, "the collector's target (GOGC): the heap may grow this many percent over what is live before a collection; fewer collections make a shorter tail of move confirmations ($GOGC, if set, wins; -1: off)")
 	commitDelay := fs.Duration("commit-delay", serveCommitDelay, "the least time between two commits of the store while writes keep coming: a move that comes sooner waits, gathered into one commit with those of the moment (fewer pages of the log written a move); a move after a quiet moment waits for nothing (0: commit each at once)")
-	memLimit := fs.Int("memory-limit-mb", 0, "a soft limit of the process's memory (GOMEMLIMIT), near which the collector runs more often whatever --gc-percent says (0: none; $GOMEMLIMIT, if set, wins)")
+	memLimit := fs.Int("memory-limit-mb", serveMemoryLimitMB(os.DirFS("/")), "a soft limit of the process's memory (GOMEMLIMIT), near which the collector runs more often whatever --gc-percent says (default: half the memory of the machine, or of its container if less; 0: none; $GOMEMLIMIT, if set, wins)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -490,19 +490,24 @@ func loadAdminToken(dir string) (string, error) {
 	return t, nil
 }
 
-// serveGCPercent is kalah serve's default collector target: Go's own. A
-// server's live heap is its connections and games, which change slowly, so
-// a higher target (fewer collections, a heap that many percent over what
-// is live) is an operator's trade of memory for a shorter tail: in the
-// server's in-process benchmark at 4,000 games 400 cut the p99 of a
-// move's confirmation from 7-12 ms to 3.5 ms, but with the load generator
-// on the same 2 cores (docs/PERFORMANCE.md, S4) the tail is the saturated
-// machine's and 400 only doubled the memory.
-const serveGCPercent = 100
+// serveGCPercent is kalah serve's default collector target (GOGC): the
+// heap may grow to five times what is live before a collection, not
+// Go's twice. A server's live heap is its connections and games, which
+// change slowly, and the collector's mark phases (a quarter of the
+// processors and the assists of every goroutine that allocates, for a
+// fifth of a second and more under load) make most of the tail of move
+// confirmations on a busy machine: fewer of them, a shorter tail, for
+// more resident memory (docs/PERFORMANCE.md, S4). The soft memory limit
+// (serveMemoryLimitMB) keeps the heap within the machine.
+const serveGCPercent = 400
 
-// serveCommitDelay is kalah serve's --commit-delay: set from the load
-// generator's runs in docs/PERFORMANCE.md, S4.
-const serveCommitDelay = 0
+// serveCommitDelay is kalah serve's --commit-delay: under load a game's
+// start or end waits at most this long, gathered into one commit with
+// the others of the moment (about 90 commits a second where there were
+// 500 at 4,000 games, and a twentieth less of the server's CPU a move:
+// docs/PERFORMANCE.md, S4). A write after a quiet moment waits for
+// nothing, and a move never waits for it (the moves' journal).
+const serveCommitDelay = 10 * time.Millisecond
 
 // tuneGC sets the collector's target and the soft memory limit, unless the
 // environment's GOGC or GOMEMLIMIT says otherwise (the runtime has read those
