@@ -103,3 +103,44 @@ func TestChallengesBounded(t *testing.T) {
 		t.Fatal("a challenge outlived its bot's connection")
 	}
 }
+
+// TestHouseWaitEndsWithTheWait: an entry that waits alone has a house
+// game arranged (HouseBotAfter); once it leaves the queue, paired, taken
+// out or at the queue's close, that is called off, so that the entry, and
+// the game it went to, are not held until the wait would have ended.
+func TestHouseWaitEndsWithTheWait(t *testing.T) {
+	h := &fakeHost{}
+	b := New(Config{Rules: kalah.Standard(), HouseBotAfter: time.Hour}, h)
+	kgp := func(key string) *Entry {
+		e := entry(key, nil)
+		e.seat.St.Kind = "kgp"
+		return e
+	}
+	a, c, d, e := kgp("a"), kgp("c"), kgp("d"), kgp("e")
+	for _, step := range []struct {
+		name    string
+		do      func()
+		waiting *Entry // has a house game arranged
+		gone    []*Entry
+	}{
+		{"a waits alone", func() { b.enqueue(a) }, a, nil},
+		{"c pairs with a", func() { b.enqueue(c) }, nil, []*Entry{a, c}},
+		{"d waits alone", func() { b.enqueue(d) }, d, nil},
+		{"d taken out", func() { b.queue.remove(d) }, nil, []*Entry{d}},
+		{"e waits alone", func() { b.enqueue(e) }, e, nil},
+		{"the queue closes", func() { b.Close() }, nil, []*Entry{e}},
+	} {
+		step.do()
+		if step.waiting != nil && step.waiting.house == nil {
+			t.Errorf("%s: no house game arranged for %s", step.name, step.waiting.key)
+		}
+		for _, g := range step.gone {
+			if g.house != nil {
+				t.Errorf("%s: %s's house game still arranged", step.name, g.key)
+			}
+		}
+	}
+	if len(h.started) != 1 || h.started[0] != [2]*Entry{a, c} {
+		t.Fatalf("games %v, want a against c", h.started)
+	}
+}

@@ -24,13 +24,23 @@ import (
 const DefaultHouseBot = "medium"
 
 // houseWait arranges a house game for e if it still waits alone once
-// Config.HouseBotAfter has passed. The queue calls it for every entry
-// that found no one to play.
+// Config.HouseBotAfter has passed. The queue calls it, under its lock,
+// for every entry that found no one to play; taking e out of the queue
+// stops it (stopHouse).
 func (b *Bots) houseWait(e *Entry) {
 	if b.cfg.HouseBotAfter <= 0 || !(e.conn != nil || e.seat.St.Kind == "kgp") {
 		return
 	}
-	time.AfterFunc(b.cfg.HouseBotAfter, func() { b.houseGame(e) })
+	e.house = time.AfterFunc(b.cfg.HouseBotAfter, func() { b.houseGame(e) })
+}
+
+// stopHouse calls off e's house game, under the queue's lock: e left
+// the queue (paired, gone, or taken by the house game itself).
+func (e *Entry) stopHouse() {
+	if e.house != nil {
+		e.house.Stop()
+		e.house = nil
+	}
 }
 
 // houseBot returns the spec of the house player.

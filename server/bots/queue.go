@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"kalah"
 	"kalah/internal/identity"
@@ -37,6 +38,10 @@ type Entry struct {
 	// client's connection closes); a line-protocol bot's is its
 	// connection's done.
 	gone <-chan struct{}
+	// house, while e waits alone, starts its house game (house.go); it
+	// is stopped once e leaves the queue, so that an entry paired at
+	// once is not kept, with its game, for the rest of the wait.
+	house *time.Timer
 }
 
 // Seat is the seat e plays in.
@@ -119,8 +124,19 @@ func (q *queue) close() []*Entry {
 	defer q.mu.Unlock()
 	q.closed = true
 	es := q.entries
+	for _, e := range es {
+		e.stopHouse()
+	}
 	q.entries = nil
 	return es
+}
+
+// take takes the i-th entry out of the queue, which is locked.
+func (qu *queue) take(i int) *Entry {
+	e := qu.entries[i]
+	qu.entries = slices.Delete(qu.entries, i, i+1)
+	e.stopHouse()
+	return e
 }
 
 // Queued returns the entries waiting in the queue, oldest first.
@@ -163,13 +179,13 @@ func (b *Bots) enqueue(e *Entry) error {
 		q := qu.entries[i]
 		if q.left() {
 			// Gone while it waited, not yet taken out: never paired.
-			qu.entries = append(qu.entries[:i], qu.entries[i+1:]...)
+			qu.take(i)
 			i--
 			q.Fail(errLeft)
 			continue
 		}
 		if q.rules == nil || e.rules == nil || *q.rules == *e.rules {
-			qu.entries = append(qu.entries[:i], qu.entries[i+1:]...)
+			qu.take(i)
 			qu.mu.Unlock()
 			r := b.cfg.Rules
 			switch {
@@ -201,9 +217,9 @@ func (b *Bots) enqueue(e *Entry) error {
 			return err
 		}
 	}
+	b.houseWait(e) // a lone bot plays the house (house.go)
 	qu.entries = append(qu.entries, e)
 	qu.mu.Unlock()
-	b.houseWait(e) // a lone bot plays the house (house.go)
 	return nil
 }
 
@@ -237,7 +253,7 @@ func (qu *queue) remove(e *Entry) bool {
 	defer qu.mu.Unlock()
 	for i, q := range qu.entries {
 		if q == e {
-			qu.entries = append(qu.entries[:i], qu.entries[i+1:]...)
+			qu.take(i)
 			return true
 		}
 	}
