@@ -118,8 +118,8 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	analyses := fs.Int("analyses", 0, "analyses run at once for everyone (default: half the cores, at least 1)")
 	maxAnalysis := fs.Duration("max-analysis", 10*time.Second, "longest an analysis request may ask for")
 	gcPercent := fs.Int("gc-percent", serveGCPercent, "the collector's target (GOGC): the heap may grow this many percent over what is live before a collection; fewer collections make a shorter tail of move confirmations ($GOGC, if set, wins; -1: off)")
-	commitDelay := fs.Duration("commit-delay", serveCommitDelay, "the least time between two commits of the store while writes keep coming: a move that comes sooner waits, gathered into one commit with those of the moment (fewer pages of the log written a move); a move after a quiet moment waits for nothing (0: commit each at once)")
-	memLimit := fs.Int("memory-limit-mb", serveMemoryLimitMB(os.DirFS("/")), "a soft limit of the process's memory (GOMEMLIMIT), near which the collector runs more often whatever --gc-percent says (default: half the memory of the machine, or of its container if less; 0: none; $GOMEMLIMIT, if set, wins)")
+	commitDelay := fs.Duration("commit-delay", serveCommitDelay, "the least time between two commits of the store while writes keep coming: a write (a game's start or end, a sign-up) that comes sooner waits, gathered into one commit with those of the moment; a write after a quiet moment waits for nothing, and moves, kept in the moves' journal, never wait (0: commit each at once)")
+	memLimit := fs.Int("memory-limit-mb", serveMemoryLimitMB(os.DirFS("/")), "a soft limit of the process's memory (GOMEMLIMIT), near which the collector runs more often whatever --gc-percent says; by default half the memory of the machine, or of its container if less (0: none; $GOMEMLIMIT, if set, wins)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
