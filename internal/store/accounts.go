@@ -253,8 +253,11 @@ func (s *Store) CreateBot(ctx context.Context, owner, name string) (string, erro
 	token := hex.EncodeToString(b)
 	salt := make([]byte, 16)
 	rand.Read(salt)
-	hash := hashToken(token, salt)
-	err := s.write(ctx, func(tx *Tx) error {
+	hash, err := s.hash(ctx, token, salt)
+	if err != nil {
+		return "", fmt.Errorf("store: new bot %q: %w", name, err)
+	}
+	err = s.write(ctx, func(tx *Tx) error {
 		if err := claimName(tx, name, identity.Bot); err != nil {
 			return err
 		}

@@ -87,6 +87,11 @@ func (s *Store) RotateBotToken(ctx context.Context, owner, name string) (canon, 
 	token = hex.EncodeToString(b)
 	salt := make([]byte, 16)
 	rand.Read(salt)
+	// Hashed before the write, not in it: the writer commits for everyone.
+	hash, err := s.hash(ctx, token, salt)
+	if err != nil {
+		return "", "", fmt.Errorf("store: new token of bot %q: %w", name, err)
+	}
 	err = s.write(ctx, func(tx *Tx) error {
 		var who sql.NullString
 		var old []byte
@@ -102,7 +107,7 @@ func (s *Store) RotateBotToken(ctx context.Context, owner, name string) (canon, 
 				return err
 			}
 		}
-		_, err = tx.Exec(`UPDATE bots SET salt=?, hash=?, lookup=? WHERE name=?`, salt, hashToken(token, salt), tokenLookup(token), canon)
+		_, err = tx.Exec(`UPDATE bots SET salt=?, hash=?, lookup=? WHERE name=?`, salt, hash, tokenLookup(token), canon)
 		return err
 	})
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -102,6 +103,10 @@ type Store struct {
 	// bounds it (a writer queues only with a slot free).
 	q     writeQueue
 	slots chan struct{}
+	// hashing bounds the tokens hashed at once (hashToken: PBKDF2, a
+	// millisecond of a core each): a burst of bots logging in takes at
+	// most half the processors, and the games in play keep the rest.
+	hashing chan struct{}
 	// committing is held by whoever commits: a caller that found nobody
 	// committing (commitInline), or the writer goroutine, kicked by
 	// those that did not commit theirs.
@@ -365,7 +370,7 @@ func Open(path string) (*Store, error) {
 		}
 		db.SetMaxOpenConns(4)
 	}
-	s := &Store{db: db, wdb: wdb, slots: make(chan struct{}, maxQueued), kick: make(chan struct{}, 1), done: make(chan struct{}), closed: make(chan struct{}),
+	s := &Store{db: db, wdb: wdb, slots: make(chan struct{}, maxQueued), hashing: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2)), kick: make(chan struct{}, 1), done: make(chan struct{}), closed: make(chan struct{}),
 		path: path, hashers: make(chan struct{}, DefaultHashers), wstmts: newStmtCache(wdb, true), reads: newStmtCache(db, db == wdb)}
 	if db != wdb {
 		// Checkpoint the WAL in the background, so no commit waits for one
@@ -1119,6 +1124,19 @@ func (s *Store) Unfinished(ctx context.Context) ([]Game, error) {
 	return out, nil
 }
 
+// hash is hashToken once a place among those hashing is free (hashing),
+// or ctx's error if ctx ends first: a login that waits that long is told
+// the server is busy.
+func (s *Store) hash(ctx context.Context, token string, salt []byte) ([]byte, error) {
+	select {
+	case s.hashing <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { <-s.hashing }()
+	return hashToken(token, salt), nil
+}
+
 // hashToken derives the stored hash of a token.
 func hashToken(token string, salt []byte) []byte {
 	h, err := pbkdf2.Key(sha256.New, token, salt, 4096, 32)
@@ -1332,7 +1350,11 @@ func (s *Store) botLogin(ctx context.Context, name, token string, check bool) (s
 	err := s.queryRow(ctx, `SELECT name, salt, hash FROM bots WHERE name=? COLLATE NOCASE`, name).Scan(&canon, &salt, &hash)
 	switch {
 	case err == nil:
-		if subtle.ConstantTimeCompare(hashToken(token, salt), hash) != 1 {
+		h, err := s.hash(ctx, token, salt)
+		if err != nil {
+			return canon, false, fmt.Errorf("store: bot %q: %w", canon, err)
+		}
+		if subtle.ConstantTimeCompare(h, hash) != 1 {
 			return canon, false, fmt.Errorf("bot %q: %w", canon, ErrBadToken)
 		}
 		return canon, false, s.setLookup(ctx, canon, token)
@@ -1352,7 +1374,9 @@ func (s *Store) botLogin(ctx context.Context, name, token string, check bool) (s
 	}
 	salt = make([]byte, 16)
 	rand.Read(salt)
-	hash = hashToken(token, salt)
+	if hash, err = s.hash(ctx, token, salt); err != nil {
+		return "", false, fmt.Errorf("store: register bot %q: %w", name, err)
+	}
 	err = s.write(ctx, func(tx *Tx) error {
 		if err := claimName(tx, name, identity.Bot); err != nil {
 			return err
@@ -1365,7 +1389,11 @@ func (s *Store) botLogin(ctx context.Context, name, token string, check bool) (s
 		// logs in with its own token.
 		var salt2, hash2 []byte
 		if qerr := s.queryRow(ctx, `SELECT name, salt, hash FROM bots WHERE name=? COLLATE NOCASE`, name).Scan(&canon, &salt2, &hash2); qerr == nil {
-			if subtle.ConstantTimeCompare(hashToken(token, salt2), hash2) == 1 {
+			h, herr := s.hash(ctx, token, salt2)
+			if herr != nil {
+				return canon, false, fmt.Errorf("store: bot %q: %w", canon, herr)
+			}
+			if subtle.ConstantTimeCompare(h, hash2) == 1 {
 				return canon, false, nil
 			}
 			return canon, false, fmt.Errorf("bot %q: %w", canon, ErrBadToken)
