@@ -42,8 +42,9 @@ const (
 // collector let it grow to several times that).
 var DefaultHashers = min(max(runtime.GOMAXPROCS(0), 2), 4)
 
-// ErrHashBusy is returned when a sign-up or sign-in waited for a free
-// hasher until its context ended.
+// ErrHashBusy is returned when a sign-up, a sign-in or a bot's token
+// (a login, a new bot, a new token) waited for a free hasher until its
+// context ended.
 var ErrHashBusy = errors.New("too many sign-ins at once; try again in a moment")
 
 // SetHashers sets how many password hashes the store computes at once
@@ -58,13 +59,21 @@ func (s *Store) SetHashers(n int) {
 // hashPassword derives a password's hash in one of the store's hashers,
 // waiting for one as long as ctx allows.
 func (s *Store) hashPassword(ctx context.Context, password string, salt []byte) ([]byte, error) {
+	return hashIn(ctx, s.hashers, func() []byte {
+		return argon2.IDKey([]byte(password), salt, argonTime, argonMemory, 1, argonKey)
+	})
+}
+
+// hashIn runs hash once one of the places of sem is free, waiting as
+// long as ctx allows (ErrHashBusy, wrapping ctx's error, then).
+func hashIn(ctx context.Context, sem chan struct{}, hash func() []byte) ([]byte, error) {
 	select {
-	case s.hashers <- struct{}{}:
+	case sem <- struct{}{}:
 	case <-ctx.Done():
 		return nil, fmt.Errorf("%w (%w)", ErrHashBusy, ctx.Err())
 	}
-	defer func() { <-s.hashers }()
-	return argon2.IDKey([]byte(password), salt, argonTime, argonMemory, 1, argonKey), nil
+	defer func() { <-sem }()
+	return hash(), nil
 }
 
 // ValidUserName reports whether name may name a new account or bot:

@@ -19,22 +19,22 @@ func TestTokenHashesBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if got, want := cap(s.hashing), max(1, runtime.GOMAXPROCS(0)/2); got != want {
+	if got, want := cap(s.tokenHashers), max(1, runtime.GOMAXPROCS(0)/2); got != want {
 		t.Fatalf("%d hashes at once, want %d", got, want)
 	}
 	ctx := context.Background()
 	if _, _, err := s.BotLogin(ctx, "known", "token-of-known-0123"); err != nil {
 		t.Fatal(err)
 	}
-	for range cap(s.hashing) { // every place taken
-		s.hashing <- struct{}{}
+	for range cap(s.tokenHashers) { // every place taken
+		s.tokenHashers <- struct{}{}
 	}
 	for _, name := range []string{"known", "newcomer"} {
 		short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 		_, _, err := s.BotLogin(short, name, "token-of-"+name+"-0123")
 		cancel()
-		if !errors.Is(err, context.DeadlineExceeded) {
-			t.Errorf("login of %s with every hasher busy: %v, want the context's deadline", name, err)
+		if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, ErrHashBusy) {
+			t.Errorf("login of %s with every hasher busy: %v, want ErrHashBusy and the context's deadline", name, err)
 		}
 	}
 	// A login that waits gets in once a place is free.
@@ -51,8 +51,8 @@ func TestTokenHashesBounded(t *testing.T) {
 		t.Fatalf("a login hashed with every place taken: %v", err)
 	case <-time.After(50 * time.Millisecond):
 	}
-	for range cap(s.hashing) {
-		<-s.hashing
+	for range cap(s.tokenHashers) {
+		<-s.tokenHashers
 	}
 	if err := <-done; err != nil {
 		t.Fatal(err)

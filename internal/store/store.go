@@ -103,10 +103,11 @@ type Store struct {
 	// bounds it (a writer queues only with a slot free).
 	q     writeQueue
 	slots chan struct{}
-	// hashing bounds the tokens hashed at once (hashToken: PBKDF2, a
-	// millisecond of a core each): a burst of bots logging in takes at
-	// most half the processors, and the games in play keep the rest.
-	hashing chan struct{}
+	// tokenHashers bounds the tokens hashed at once (hashToken: PBKDF2,
+	// a millisecond of a core each), as hashers does the passwords: a
+	// burst of bots logging in takes at most half the processors, and
+	// the games in play keep the rest.
+	tokenHashers chan struct{}
 	// committing is held by whoever commits: a caller that found nobody
 	// committing (commitInline), or the writer goroutine, kicked by
 	// those that did not commit theirs.
@@ -370,7 +371,7 @@ func Open(path string) (*Store, error) {
 		}
 		db.SetMaxOpenConns(4)
 	}
-	s := &Store{db: db, wdb: wdb, slots: make(chan struct{}, maxQueued), hashing: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2)), kick: make(chan struct{}, 1), done: make(chan struct{}), closed: make(chan struct{}),
+	s := &Store{db: db, wdb: wdb, slots: make(chan struct{}, maxQueued), tokenHashers: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2)), kick: make(chan struct{}, 1), done: make(chan struct{}), closed: make(chan struct{}),
 		path: path, hashers: make(chan struct{}, DefaultHashers), wstmts: newStmtCache(wdb, true), reads: newStmtCache(db, db == wdb)}
 	if db != wdb {
 		// Checkpoint the WAL in the background, so no commit waits for one
@@ -1124,17 +1125,11 @@ func (s *Store) Unfinished(ctx context.Context) ([]Game, error) {
 	return out, nil
 }
 
-// hash is hashToken once a place among those hashing is free (hashing),
-// or ctx's error if ctx ends first: a login that waits that long is told
-// the server is busy.
+// hash is hashToken in one of the store's token hashers (tokenHashers),
+// waiting for one as long as ctx allows: a login that waits that long is
+// told the server is busy.
 func (s *Store) hash(ctx context.Context, token string, salt []byte) ([]byte, error) {
-	select {
-	case s.hashing <- struct{}{}:
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	defer func() { <-s.hashing }()
-	return hashToken(token, salt), nil
+	return hashIn(ctx, s.tokenHashers, func() []byte { return hashToken(token, salt) })
 }
 
 // hashToken derives the stored hash of a token.

@@ -106,11 +106,6 @@ func (w *Wire) SendMsg(m line.Msg) {
 // Queue queues a line to go out with the next Flush, so that lines made
 // together go out in one write.
 func (w *Wire) Queue(m line.Msg) {
-	select {
-	case <-w.done:
-		return
-	default:
-	}
 	w.QueueLine(m.String())
 }
 
