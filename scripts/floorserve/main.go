@@ -72,7 +72,7 @@ type conn struct {
 	wmu sync.Mutex // guards w
 	w   *bufio.Writer
 
-	game *game // set when paired, under floor.mu; read by its own reader
+	game *game // set when paired and cleared at the end, read by its reader: all under floor.mu
 }
 
 // send writes lines in one write.
