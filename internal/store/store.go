@@ -639,6 +639,11 @@ func (s *Store) commit(batch []writeReq) {
 	errs := make([]error, len(batch))
 	for i, r := range batch {
 		errs[i] = atomically(tx, r.fn)
+		// A batch is milliseconds of CPU (a game's end is about half of
+		// one): the writer lets the goroutines waiting for a processor
+		// run between its writes, rather than hold one the whole batch
+		// while the moves of the games in play wait behind it.
+		runtime.Gosched()
 	}
 	err = tx.Commit()
 	if err == nil {
