@@ -19,6 +19,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -46,20 +47,30 @@ func run(in io.Reader, out io.Writer) error {
 	onSince := map[string]int64{} // goroutine -> when it started running
 	held := map[string][]int64{}  // goroutine -> its stretches on a processor over a millisecond
 	name := map[string]string{}   // goroutine -> its outermost function of the module
-	stackOf := ""                 // the goroutine whose stack the lines below the transition show
+	// The stack lines below a transition: "TransitionStack=" is the
+	// transitioning goroutine's, "Stack=" the one that made the event's
+	// (another, when it wakes it).
+	var transOf, eventOf, stackOf string
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
 		m := transition.FindStringSubmatch(sc.Text())
 		if m == nil {
-			if f := frame.FindStringSubmatch(sc.Text()); f != nil && stackOf != "" {
-				name[stackOf] = f[1] // stacks list the innermost first: the last is the outermost
+			switch line := sc.Text(); {
+			case strings.HasPrefix(line, "TransitionStack="):
+				stackOf = transOf
+			case strings.HasPrefix(line, "Stack="):
+				stackOf = eventOf
+			default:
+				if f := frame.FindStringSubmatch(line); f != nil && stackOf != "" && stackOf != "-1" {
+					name[stackOf] = f[1] // stacks list the innermost first: the last is the outermost
+				}
 			}
 			continue
 		}
 		by, gid, from, to, why := m[1], m[3], m[4], m[5], m[6]
 		at, _ := strconv.ParseInt(m[2], 10, 64)
-		stackOf = gid
+		transOf, eventOf, stackOf = gid, by, ""
 		switch {
 		case to == "Running":
 			onSince[gid] = at
