@@ -37,7 +37,7 @@ func main() {
 		os.Exit(1)
 	}
 	slog.Info("floorserve listening", "addr", ln.Addr().String())
-	newFloor().serve(ln)
+	(&floor{}).serve(ln)
 }
 
 // perMove is the limit a "go" names, as kalah serve's default; nothing
@@ -50,8 +50,6 @@ type floor struct {
 	waiting *conn
 	games   int
 }
-
-func newFloor() *floor { return &floor{} }
 
 // serve accepts connections until ln is closed.
 func (f *floor) serve(ln net.Listener) {

@@ -21,7 +21,7 @@ func TestTwoBotsPlayAGameToItsEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	go newFloor().serve(ln)
+	go (&floor{}).serve(ln)
 
 	type result struct {
 		moved int
