@@ -52,3 +52,12 @@ func memoryMB(root fs.FS) int {
 func serveMemoryLimitMB(root fs.FS) int {
 	return memoryMB(root) / 2
 }
+
+// serveHeapFloorMB is kalah serve's default --heap-floor-mb: a sixteenth
+// of the memory the process may use (memoryMB), 1.5 GiB on a 24 GiB
+// machine. At 4,000 bot games the live heap is about 60 MB and the server
+// allocates about 25 MB a second: GOGC=400 alone collects every 12 s, the
+// floor about once a minute (docs/PERFORMANCE.md, S4).
+func serveHeapFloorMB(root fs.FS) int {
+	return memoryMB(root) / 16
+}

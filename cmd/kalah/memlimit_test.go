@@ -29,6 +29,9 @@ func TestMemoryMB(t *testing.T) {
 			if got, want := serveMemoryLimitMB(tc.files), tc.want/2; got != want {
 				t.Errorf("serveMemoryLimitMB = %d, want %d", got, want)
 			}
+			if got, want := serveHeapFloorMB(tc.files), tc.want/16; got != want {
+				t.Errorf("serveHeapFloorMB = %d, want %d", got, want)
+			}
 		})
 	}
 }

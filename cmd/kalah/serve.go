@@ -22,6 +22,7 @@ import (
 
 	"kalah"
 	"kalah/internal/datadir"
+	"kalah/internal/gcfloor"
 	"kalah/internal/netx"
 	"kalah/internal/store"
 	"kalah/player"
@@ -119,6 +120,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	maxAnalysis := fs.Duration("max-analysis", 10*time.Second, "longest an analysis request may ask for")
 	gcPercent := fs.Int("gc-percent", serveGCPercent, "the collector's target (GOGC): the heap may grow this many percent over what is live before a collection; fewer collections make a shorter tail of move confirmations ($GOGC, if set, wins; -1: off)")
 	commitDelay := fs.Duration("commit-delay", serveCommitDelay, "the least time between two commits of the store while writes keep coming: a write (a game's start or end, a sign-up) that comes sooner waits, gathered into one commit with those of the moment; a write after a quiet moment waits for nothing, and moves, kept in the moves' journal, never wait (0: commit each at once)")
+	heapFloor := fs.Int("heap-floor-mb", serveHeapFloorMB(os.DirFS("/")), "the heap may grow to this many MiB before a collection, however little is live (--gc-percent sets the goal above it): rarer collections, a shorter tail, for resident memory; by default a sixteenth of the memory of the machine, or of its container if less (0: none)")
 	memLimit := fs.Int("memory-limit-mb", serveMemoryLimitMB(os.DirFS("/")), "a soft limit of the process's memory (GOMEMLIMIT), near which the collector runs more often whatever --gc-percent says; by default half the memory of the machine, or of its container if less (0: none; $GOMEMLIMIT, if set, wins)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -138,7 +140,10 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		"login-burst", *loginBurst, "max-table-mb", *maxTT, "max-threads", *maxThreads); err != nil {
 		return err
 	}
-	tuneGC(*gcPercent, *memLimit)
+	if err := atLeast(0, "heap-floor-mb", *heapFloor); err != nil {
+		return err
+	}
+	tuneGC(ctx, *gcPercent, *memLimit, *heapFloor)
 	if *maxLine < 64 {
 		return usagef("--max-line %d: want at least 64 (a login must fit)", *maxLine)
 	}
@@ -509,12 +514,19 @@ const serveGCPercent = 400
 // nothing, and a move never waits for it (the moves' journal).
 const serveCommitDelay = 10 * time.Millisecond
 
-// tuneGC sets the collector's target and the soft memory limit, unless the
-// environment's GOGC or GOMEMLIMIT says otherwise (the runtime has read those
-// already, and they win).
-func tuneGC(percent, limitMB int) {
+// tuneGC sets the collector's target, its heap floor (until ctx ends) and
+// the soft memory limit, unless the environment's GOGC or GOMEMLIMIT says
+// otherwise (the runtime has read those already, and they win; with GOGC
+// set there is no floor). The floor is at most half the limit.
+func tuneGC(ctx context.Context, percent, limitMB, floorMB int) {
 	if _, set := os.LookupEnv("GOGC"); !set {
 		debug.SetGCPercent(percent)
+		if limitMB > 0 {
+			floorMB = min(floorMB, limitMB/2)
+		}
+		if percent >= 0 && floorMB > 0 {
+			go gcfloor.Run(ctx, percent, uint64(floorMB)<<20, 100*time.Millisecond)
+		}
 	}
 	if _, set := os.LookupEnv("GOMEMLIMIT"); !set && limitMB > 0 {
 		debug.SetMemoryLimit(int64(limitMB) << 20)

@@ -1,13 +1,16 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"strings"
 	"testing"
 	"time"
@@ -86,14 +89,40 @@ func TestServeTunesTheCollector(t *testing.T) {
 	old := debug.SetGCPercent(100)
 	oldLimit := debug.SetMemoryLimit(-1)
 	t.Cleanup(func() { debug.SetGCPercent(old); debug.SetMemoryLimit(oldLimit) })
-	tuneGC(250, 0)
+	tuneGC(t.Context(), 250, 0, 0)
 	if got := debug.SetGCPercent(100); got != 250 {
 		t.Errorf("GC percent %d, want 250", got)
 	}
 	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
-		tuneGC(400, 512)
+		tuneGC(t.Context(), 400, 512, 0)
 		if got := debug.SetMemoryLimit(-1); got != 512<<20 {
 			t.Errorf("memory limit %d, want %d", got, 512<<20)
+		}
+	}
+	// A floor over what is live raises GOGC until the context ends, held
+	// at half the limit: 128 MiB here, asked for 1 GiB.
+	runtime.GC() // the floor holds from the first collection
+	ctx, cancel := context.WithCancel(t.Context())
+	tuneGC(ctx, 100, 256, 1024)
+	s := []metrics.Sample{{Name: "/gc/heap/goal:bytes"}}
+	deadline := time.Now().Add(5 * time.Second)
+	for metrics.Read(s); s[0].Value.Uint64() < 100<<20; metrics.Read(s) {
+		if time.Now().After(deadline) {
+			t.Fatalf("heap goal %d MiB with a floor of 128, want about 128", s[0].Value.Uint64()>>20)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if g := s[0].Value.Uint64(); g > 200<<20 {
+		t.Errorf("heap goal %d MiB, want the floor held at half the limit, 128", g>>20)
+	}
+	cancel()
+	s = []metrics.Sample{{Name: "/gc/gogc:percent"}}
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if metrics.Read(s); s[0].Value.Uint64() == 100 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("GOGC %d five seconds after the context ended, want 100 again", s[0].Value.Uint64())
 		}
 	}
 }

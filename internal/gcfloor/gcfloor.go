@@ -1,0 +1,80 @@
+// Package gcfloor keeps the collector's heap goal from falling below a
+// floor: a server whose live heap is small next to its machine's memory
+// collects as often as its allocations fill live×(1+GOGC/100), and each
+// collection is a burst of marking (and of the goroutines' assists) that
+// the moves of that moment wait behind. With a floor the heap may grow to
+// the floor before a collection, so collections are rarer by the ratio of
+// the floor to that goal, for the resident memory the floor costs. Once the
+// live heap outgrows the floor, GOGC alone sets the goal again; a soft
+// memory limit (GOMEMLIMIT) still wins over both.
+//
+// Go has a ceiling for the heap (the memory limit) but no floor: Run
+// watches the collections (runtime/metrics) and, after each, sets GOGC to
+// the percentage that puts the next goal at the floor.
+package gcfloor
+
+import (
+	"context"
+	"runtime/debug"
+	"runtime/metrics"
+	"time"
+)
+
+// Percent returns the GOGC that puts the next heap goal at
+// max(floor, what percent alone gives). The runtime's goal is
+// live + scannable × GOGC/100, scannable being the live heap's scannable
+// bytes, the stacks' and the globals', and at least 4 MiB × GOGC/100 (the
+// runtime's least heap), which the GOGC returned keeps under the floor.
+// Before the first collection (nothing live) it is percent: the first
+// collection comes soon, and the floor holds from then on.
+func Percent(percent int, floor, live, scannable uint64) int {
+	if percent < 0 || live == 0 || scannable == 0 || floor <= live {
+		return percent
+	}
+	p := (floor - live) * 100 / scannable
+	p = min(p, floor*100/(4<<20))
+	return max(percent, int(p))
+}
+
+var names = []string{
+	"/gc/cycles/total:gc-cycles",
+	"/gc/heap/live:bytes",
+	"/gc/scan/heap:bytes",
+	"/gc/scan/stack:bytes",
+	"/gc/scan/globals:bytes",
+}
+
+// Run keeps the heap goal at or above floor bytes, with percent the GOGC
+// to use above it, looking at the collections every poll, until ctx ends;
+// it then leaves GOGC at percent.
+func Run(ctx context.Context, percent int, floor uint64, poll time.Duration) {
+	if percent < 0 || floor == 0 {
+		return
+	}
+	samples := make([]metrics.Sample, len(names))
+	for i, n := range names {
+		samples[i].Name = n
+	}
+	t := time.NewTicker(poll)
+	defer t.Stop()
+	defer debug.SetGCPercent(percent)
+	var cycles uint64
+	set := percent
+	for first := true; ; first = false {
+		metrics.Read(samples)
+		if c := samples[0].Value.Uint64(); first || c != cycles {
+			cycles = c
+			live := samples[1].Value.Uint64()
+			scannable := samples[2].Value.Uint64() + samples[3].Value.Uint64() + samples[4].Value.Uint64()
+			if p := Percent(percent, floor, live, scannable); p != set {
+				debug.SetGCPercent(p)
+				set = p
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
