@@ -12,6 +12,7 @@ import (
 
 	"kalah"
 	kboard "kalah/internal/board"
+	"kalah/internal/cores"
 	"kalah/internal/hugemem"
 	"kalah/internal/prefetch"
 )
@@ -95,7 +96,7 @@ func Build(ctx context.Context, r kalah.Rules, k int, o BuildOptions) (*DB, erro
 	db.setVals(db.off[k+1])
 	workers := o.Workers
 	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
+		workers = cores.N()
 	}
 	b := &builder{db: db, v: db.v, g: db.v.game(), m: m}
 	total := db.off[k+1]

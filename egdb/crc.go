@@ -2,8 +2,9 @@ package egdb
 
 import (
 	"hash/crc32"
-	"runtime"
 	"sync"
+
+	"kalah/internal/cores"
 )
 
 // The payload's checksum is CRC-32C. Databases run to gigabytes, so the
@@ -13,7 +14,7 @@ import (
 // checksum returns the CRC-32C of p, on up to GOMAXPROCS goroutines.
 func checksum(p []byte) uint32 {
 	const least = 8 << 20 // below, one goroutine
-	return checksumParts(p, min(runtime.GOMAXPROCS(0), max(1, len(p)/least)))
+	return checksumParts(p, min(cores.N(), max(1, len(p)/least)))
 }
 
 // checksumParts is checksum in parts (at least one) taken together.

@@ -7,12 +7,12 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
-	"runtime"
 	"sync"
 	"syscall"
 	"unsafe"
 
 	"kalah"
+	"kalah/internal/cores"
 	"kalah/internal/datadir"
 	"kalah/internal/hugemem"
 	"kalah/internal/prefetch"
@@ -249,7 +249,7 @@ func Load(path string) (*DB, error) {
 // time on two cores (docs/ENGINE.md).
 func readAll(f *os.File, mem []byte) error {
 	const least = 16 << 20 // below, one read
-	parts := min(runtime.GOMAXPROCS(0), max(1, len(mem)/least))
+	parts := min(cores.N(), max(1, len(mem)/least))
 	size := (len(mem) + parts - 1) / parts
 	errs := make([]error, parts)
 	var wg sync.WaitGroup

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"sync"
@@ -15,6 +14,7 @@ import (
 
 	"kalah"
 	"kalah/egdb"
+	"kalah/internal/cores"
 	"kalah/internal/datadir"
 )
 
@@ -349,7 +349,7 @@ func buildAuto(ctx context.Context, r kalah.Rules, st DBBuild, report, tell func
 	tenth := uint64(0)
 	saveWarned := false
 	db, err := egdb.Build(ctx, r, st.Seeds, egdb.BuildOptions{
-		Workers:         max(1, runtime.GOMAXPROCS(0)/2),
+		Workers:         max(1, cores.N()/2),
 		Checkpoints:     path,
 		CheckpointEvery: autoCheckpointEvery,
 		Saved: func(seeds int, done uint64, err error) {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -14,6 +13,7 @@ import (
 	"kalah"
 	"kalah/book"
 	"kalah/egdb"
+	"kalah/internal/cores"
 )
 
 // ErrTooLarge is returned for positions the engine's compact board cannot
@@ -111,7 +111,7 @@ func New(r kalah.Rules, o Options) (*Engine, error) {
 		o.TableMB = 256
 	}
 	if o.Threads <= 0 {
-		o.Threads = min(runtime.GOMAXPROCS(0), 2)
+		o.Threads = min(cores.N(), 2)
 	}
 	if o.MaxDepth < 0 {
 		o.MaxDepth = 0

@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"runtime"
 	"sync"
 	"time"
+
+	"kalah/internal/cores"
 )
 
 // Executor plays jobs and hands their results to commit, one or more at a
@@ -35,7 +36,7 @@ type Local struct {
 func (l Local) Execute(ctx context.Context, jobs []Job, commit func([]Result) error) error {
 	n := l.Workers
 	if n <= 0 {
-		n = runtime.GOMAXPROCS(0)
+		n = cores.N()
 	}
 	n = min(n, len(jobs))
 	name := l.Name

@@ -14,13 +14,13 @@ import (
 	"mime"
 	"net/http"
 	"path"
-	"runtime"
 	"strings"
 	"sync"
 	"time"
 
 	"kalah"
 	"kalah/engine"
+	"kalah/internal/cores"
 	"kalah/internal/httpapi"
 	"kalah/internal/netx"
 	"kalah/player"
@@ -137,7 +137,7 @@ func New(ctx context.Context, o Options) (*Handler, error) {
 		o.DBBuilds = engine.DBBuilds
 	}
 	if o.Analyses <= 0 {
-		o.Analyses = max(runtime.GOMAXPROCS(0)/2, 1)
+		o.Analyses = max(cores.N()/2, 1)
 	}
 	h := &Handler{ctx: ctx, opts: o, mux: http.NewServeMux(), errs: errorsOf(o.Server), files: map[string]*asset{},
 		analysisRate: netx.NewLimiter(o.AnalysisRate, o.AnalysisBurst), analyses: make(chan struct{}, o.Analyses), analysing: map[string]int{}}

@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"kalah"
+	"kalah/internal/cores"
 )
 
 func init() {
@@ -169,7 +169,7 @@ func runPerft(ctx context.Context, e *env, args []string) error {
 	divide := fs.Bool("divide", false, "show the count below each first move")
 	posText := fs.String("position", "", "start from this position (docs/NOTATION.md) instead of the rules' start")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
-	threads := fs.Int("threads", runtime.GOMAXPROCS(0), "goroutines to count with")
+	threads := fs.Int("threads", cores.N(), "goroutines to count with")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

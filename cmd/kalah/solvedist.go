@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -19,6 +18,7 @@ import (
 	"kalah"
 	"kalah/egdb"
 	solvedist "kalah/engine/dist"
+	"kalah/internal/cores"
 	"kalah/internal/datadir"
 	"kalah/tournament"
 	"kalah/tournament/dist"
@@ -115,7 +115,7 @@ func solveDistributed(ctx context.Context, e *env, r kalah.Rules, ef *engineFlag
 	// Workers in this process share one endgame database.
 	slots := d.workers
 	if slots < 0 {
-		slots = runtime.GOMAXPROCS(0)
+		slots = cores.N()
 	}
 	if slots > 0 {
 		seeds := *ef.egdbSeeds

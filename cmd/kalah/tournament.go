@@ -8,17 +8,17 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"kalah/internal/datadir"
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"text/tabwriter"
 	"time"
 
+	"kalah/internal/cores"
+	"kalah/internal/datadir"
 	"kalah/player"
 	"kalah/server"
 	"kalah/tournament"
@@ -729,7 +729,7 @@ func (d *distFlags) externalExecutor(ctx context.Context, e *env) (tournament.Ex
 		defer close(done)
 		slots := d.jobs
 		if slots <= 0 {
-			slots = runtime.GOMAXPROCS(0)
+			slots = cores.N()
 		}
 		(&dist.Worker{Conn: wc, Slots: slots}).Run(wctx)
 	}()

@@ -3,12 +3,12 @@ package main
 import (
 	"context"
 	"os"
-	"runtime"
 	"strings"
 	"sync"
 	"time"
 
 	"kalah/egdb"
+	"kalah/internal/cores"
 	"kalah/tournament"
 	"kalah/tournament/dist"
 )
@@ -71,7 +71,7 @@ See docs/SCALING.md.`)
 	}
 	slots := *jobs
 	if slots <= 0 {
-		slots = runtime.GOMAXPROCS(0)
+		slots = cores.N()
 	}
 	e.note("joined %s as %s, %s at a time; Ctrl-C stops", url, *name, count(slots, "job"))
 	var wg sync.WaitGroup

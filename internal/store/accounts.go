@@ -9,13 +9,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"runtime"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"golang.org/x/crypto/argon2"
 
+	"kalah/internal/cores"
 	"kalah/internal/identity"
 )
 
@@ -40,7 +40,7 @@ const (
 // it runs: a flood of sign-ups waits its turn instead of taking the
 // machine's memory (48 at once took 0.9 GB of live heap, and the garbage
 // collector let it grow to several times that).
-var DefaultHashers = min(max(runtime.GOMAXPROCS(0), 2), 4)
+var DefaultHashers = min(max(cores.N(), 2), 4)
 
 // ErrHashBusy is returned when a sign-up, a sign-in or a bot's token
 // (a login, a new bot, a new token) waited for a free hasher until its

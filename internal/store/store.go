@@ -29,6 +29,7 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"kalah"
+	"kalah/internal/cores"
 	"kalah/internal/datadir"
 	"kalah/internal/identity"
 )
@@ -371,7 +372,7 @@ func Open(path string) (*Store, error) {
 		}
 		db.SetMaxOpenConns(4)
 	}
-	s := &Store{db: db, wdb: wdb, slots: make(chan struct{}, maxQueued), tokenHashers: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2)), kick: make(chan struct{}, 1), done: make(chan struct{}), closed: make(chan struct{}),
+	s := &Store{db: db, wdb: wdb, slots: make(chan struct{}, maxQueued), tokenHashers: make(chan struct{}, max(1, cores.N()/2)), kick: make(chan struct{}, 1), done: make(chan struct{}), closed: make(chan struct{}),
 		path: path, hashers: make(chan struct{}, DefaultHashers), wstmts: newStmtCache(wdb, true), reads: newStmtCache(db, db == wdb)}
 	if db != wdb {
 		// Checkpoint the WAL in the background, so no commit waits for one

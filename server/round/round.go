@@ -964,8 +964,12 @@ func (l *loop) finish(why error) {
 		Result: e.Result, Termination: e.Termination, Score: kalah.Score{South: e.South, North: e.North}})
 	rec.Tags = maps.Clone(l.tags)
 	l.r.outcome = &Outcome{Record: rec, Reason: l.reason}
-	l.log.Info("game over", "game", l.r.id, "south", l.seats[0].St.Name, "north", l.seats[1].St.Name,
-		"result", l.g.Result(), "termination", l.g.Termination())
+	// At debug: a busy server ends hundreds of games a second, each in
+	// the store and counted in the metrics.
+	if l.log.Enabled(l.ctx, slog.LevelDebug) {
+		l.log.Debug("game over", "game", l.r.id, "south", l.seats[0].St.Name, "north", l.seats[1].St.Name,
+			"result", l.g.Result(), "termination", l.g.Termination())
+	}
 	l.publish()
 }
 

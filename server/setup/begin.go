@@ -2,6 +2,7 @@ package setup
 
 import (
 	"context"
+	"log/slog"
 	"strconv"
 
 	"kalah"
@@ -90,7 +91,10 @@ func (m *Service) Begin(ctx context.Context, g *kalah.Game, seats [2]*round.Seat
 	if rd == nil {
 		return nil, core.ErrClosed
 	}
-	m.log.Info("game started", "game", id, "south", stored[0].Name, "north", stored[1].Name, "rules", g.Rules().String())
+	// At debug, as a game's end (the store and the metrics have both).
+	if m.log.Enabled(ctx, slog.LevelDebug) {
+		m.log.Debug("game started", "game", id, "south", stored[0].Name, "north", stored[1].Name, "rules", g.Rules().String())
+	}
 	return rd, nil
 }
 

@@ -4,12 +4,13 @@ import (
 	"cmp"
 	"context"
 	"log/slog"
-	"runtime"
 	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"kalah/internal/cores"
 )
 
 // EmbeddedConfig configures a coordinator with its own NATS server.
@@ -64,7 +65,7 @@ func StartEmbedded(ctx context.Context, cfg EmbeddedConfig) (*Embedded, error) {
 	e.cancel = cancel
 	slots := cfg.Slots
 	if slots == 0 {
-		slots = runtime.GOMAXPROCS(0)
+		slots = cores.N()
 	}
 	if slots > 0 {
 		wc, err := srv.Connect(cfg.Token)
