@@ -522,6 +522,16 @@ const serveGCPercent = 400
 // nothing, and a move never waits for it (the moves' journal).
 const serveCommitDelay = 10 * time.Millisecond
 
+// heapFloorMB is the heap floor kept with a soft memory limit: at most
+// half of it, so that the collections the floor spares are not made up
+// near the limit.
+func heapFloorMB(floorMB, limitMB int) int {
+	if limitMB > 0 {
+		return min(floorMB, limitMB/2)
+	}
+	return floorMB
+}
+
 // serveProcs is kalah serve's default --procs: four processors a core. The
 // server shares its cores with other processes (a proxy, backups, here the
 // load generator); with a processor a core, a core the kernel gives to one
@@ -548,10 +558,7 @@ func serveProcs() int {
 func tuneGC(ctx context.Context, percent, limitMB, floorMB int) {
 	if _, set := os.LookupEnv("GOGC"); !set {
 		debug.SetGCPercent(percent)
-		if limitMB > 0 {
-			floorMB = min(floorMB, limitMB/2)
-		}
-		if percent >= 0 && floorMB > 0 {
+		if floorMB = heapFloorMB(floorMB, limitMB); percent >= 0 && floorMB > 0 {
 			go gcfloor.Run(ctx, percent, uint64(floorMB)<<20, 100*time.Millisecond)
 		}
 	}
