@@ -121,7 +121,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	maxAnalysis := fs.Duration("max-analysis", 10*time.Second, "longest an analysis request may ask for")
 	gcPercent := fs.Int("gc-percent", serveGCPercent, "the collector's target (GOGC): the heap may grow this many percent over what is live before a collection; fewer collections make a shorter tail of move confirmations ($GOGC, if set, wins; -1: off)")
 	commitDelay := fs.Duration("commit-delay", serveCommitDelay, "the least time between two commits of the store while writes keep coming: a write (a game's start or end, a sign-up) that comes sooner waits, gathered into one commit with those of the moment; a write after a quiet moment waits for nothing, and moves, kept in the moves' journal, never wait (0: commit each at once)")
-	procs := fs.Int("procs", serveProcs(), "processors the Go scheduler runs goroutines on (GOMAXPROCS); by default four a core, unless the process's CPUs are limited (a container's quota): more than the cores, so that a core the kernel gives to another process does not hold back the goroutines queued on its processor ($GOMAXPROCS, if set, wins)")
+	procs := fs.Int("procs", serveProcs(), "processors the Go scheduler runs goroutines on (GOMAXPROCS); by default two a core, unless the process's CPUs are limited (a container's quota): more than the cores, so that a core the kernel gives to another process does not hold back the goroutines queued on its processor ($GOMAXPROCS, if set, wins)")
 	heapFloor := fs.Int("heap-floor-mb", serveHeapFloorMB(os.DirFS("/")), "the heap may grow to this many MiB before a collection, however little is live (--gc-percent sets the goal above it): rarer collections, a shorter tail, for resident memory; by default a sixteenth of the memory of the machine, or of its container if less (0: none)")
 	memLimit := fs.Int("memory-limit-mb", serveMemoryLimitMB(os.DirFS("/")), "a soft limit of the process's memory (GOMEMLIMIT), near which the collector runs more often whatever --gc-percent says; by default half the memory of the machine, or of its container if less (0: none; $GOMEMLIMIT, if set, wins)")
 	if err := parseFlags(fs, args); err != nil {
@@ -532,13 +532,16 @@ func heapFloorMB(floorMB, limitMB int) int {
 	return floorMB
 }
 
-// serveProcs is kalah serve's default --procs: four processors a core. The
+// serveProcs is kalah serve's default --procs: two processors a core. The
 // server shares its cores with other processes (a proxy, backups, here the
 // load generator); with a processor a core, a core the kernel gives to one
 // of them for its time slice (milliseconds) takes the goroutines queued on
 // its processor out of play until it comes back. With more processors
 // than cores the kernel runs whichever thread is ready: at 4,000 bot games
-// on two cores, a p99 of 7.8-8.8 ms with eight against 15-21 ms with two
+// on two cores, a p99 of 9.1-13.3 ms with four against 15-21 ms with two.
+// Eight were as good between collections but twice as slow through one
+// (its mark takes two processors of eight, and the assists the rest):
+// p99 55-82 ms against 24-38 with a collection in the window
 // (docs/PERFORMANCE.md, S4). Where the runtime found the CPUs limited (a
 // container's quota: GOMAXPROCS under the CPUs), more threads than the
 // quota would be throttled, so its choice stays. The pools sized by the
@@ -548,7 +551,7 @@ func serveProcs() int {
 	if p := runtime.GOMAXPROCS(0); p < runtime.NumCPU() {
 		return p
 	}
-	return 4 * runtime.NumCPU()
+	return 2 * runtime.NumCPU()
 }
 
 // tuneGC sets the collector's target, its heap floor (until ctx ends) and
