@@ -151,7 +151,10 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if _, set := os.LookupEnv("GOMAXPROCS"); !set {
 		runtime.GOMAXPROCS(*procs)
 	}
-	tuneGC(ctx, *gcPercent, *memLimit, *heapFloor)
+	// The floor is let go when serve returns, whichever way.
+	gcCtx, stopGC := context.WithCancel(ctx)
+	defer stopGC()
+	tuneGC(gcCtx, *gcPercent, *memLimit, *heapFloor)
 	if *maxLine < 64 {
 		return usagef("--max-line %d: want at least 64 (a login must fit)", *maxLine)
 	}
@@ -558,14 +561,22 @@ func serveProcs() int {
 // the soft memory limit, unless the environment's GOGC or GOMEMLIMIT says
 // otherwise (the runtime has read those already, and they win; with GOGC
 // set there is no floor). The floor is at most half the limit.
-func tuneGC(ctx context.Context, percent, limitMB, floorMB int) {
+//
+// The channel returned is closed once the floor is let go (nil: no floor).
+func tuneGC(ctx context.Context, percent, limitMB, floorMB int) <-chan struct{} {
+	var floored chan struct{}
 	if _, set := os.LookupEnv("GOGC"); !set {
 		debug.SetGCPercent(percent)
 		if floorMB = heapFloorMB(floorMB, limitMB); percent >= 0 && floorMB > 0 {
-			go gcfloor.Run(ctx, percent, uint64(floorMB)<<20, 100*time.Millisecond)
+			floored = make(chan struct{})
+			go func() {
+				defer close(floored)
+				gcfloor.Run(ctx, percent, uint64(floorMB)<<20, 100*time.Millisecond)
+			}()
 		}
 	}
 	if _, set := os.LookupEnv("GOMEMLIMIT"); !set && limitMB > 0 {
 		debug.SetMemoryLimit(int64(limitMB) << 20)
 	}
+	return floored
 }

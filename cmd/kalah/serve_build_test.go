@@ -115,7 +115,7 @@ func TestServeTunesTheCollector(t *testing.T) {
 	// A floor over what is live raises GOGC until the context ends.
 	runtime.GC() // the floor holds from the first collection
 	ctx, cancel := context.WithCancel(t.Context())
-	tuneGC(ctx, 100, 4096, 512)
+	floored := tuneGC(ctx, 100, 4096, 512)
 	s := []metrics.Sample{{Name: "/gc/heap/goal:bytes"}}
 	deadline := time.Now().Add(5 * time.Second)
 	for metrics.Read(s); s[0].Value.Uint64() < 500<<20; metrics.Read(s) {
@@ -124,14 +124,15 @@ func TestServeTunesTheCollector(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+	// It lets go when the context ends (gcfloor's own test sees GOGC back
+	// at its percent: here other tests' servers set it too).
 	cancel()
-	s = []metrics.Sample{{Name: "/gc/gogc:percent"}}
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if metrics.Read(s); s[0].Value.Uint64() == 100 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("GOGC %d five seconds after the context ended, want 100 again", s[0].Value.Uint64())
-		}
+	select {
+	case <-floored:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the heap floor still held five seconds after the context ended")
+	}
+	if tuneGC(t.Context(), 100, 4096, 0) != nil {
+		t.Error("a floor with --heap-floor-mb 0")
 	}
 }
