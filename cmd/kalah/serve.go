@@ -149,7 +149,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if _, set := os.LookupEnv("GOMAXPROCS"); !set {
-		runtime.GOMAXPROCS(*procs)
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(*procs))
 	}
 	// The floor is let go when serve returns, whichever way.
 	gcCtx, stopGC := context.WithCancel(ctx)
