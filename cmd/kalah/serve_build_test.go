@@ -136,3 +136,19 @@ func TestServeTunesTheCollector(t *testing.T) {
 		t.Error("a floor with --heap-floor-mb 0")
 	}
 }
+
+// TestServeProcs: two processors a core, unless the runtime found fewer
+// processors than CPUs (a container's quota), whose choice stays.
+func TestServeProcs(t *testing.T) {
+	old := runtime.GOMAXPROCS(runtime.NumCPU())
+	defer runtime.GOMAXPROCS(old)
+	if got, want := serveProcs(), 2*runtime.NumCPU(); got != want {
+		t.Errorf("serveProcs() = %d with a processor a CPU, want %d", got, want)
+	}
+	if runtime.NumCPU() > 1 {
+		runtime.GOMAXPROCS(1)
+		if got := serveProcs(); got != 1 {
+			t.Errorf("serveProcs() = %d with the CPUs limited to 1, want 1", got)
+		}
+	}
+}
