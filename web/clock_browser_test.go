@@ -16,13 +16,15 @@ import (
 func TestBrowserLostOnTime(t *testing.T) {
 	browserParallel(t)
 	srv, _ := browserServer(t)
-	c := startAs(t, srv.URL, "Ann", NewGame{Rules: kalah.Standard(), South: Human, North: "first", ClockMS: 8000, IncrementMS: 1000})
+	// 15 s: the pages, a spectator's among them, open before Ann's first
+	// move on a loaded machine (with 8 s the clock ran out first on CI's).
+	c := startAs(t, srv.URL, "Ann", NewGame{Rules: kalah.Standard(), South: Human, North: "first", ClockMS: 15000, IncrementMS: 1000})
 	ctx := browser(t, 900, 800)
 	open(t, ctx, srv.URL+"/#/play")
 	takeSeat(t, ctx, c.ID, 0, c.Tokens[0])
 	open(t, ctx, srv.URL+"/#/game/"+c.ID)
 	waitJS(t, ctx, `!document.querySelector("#clockbottom").hidden && document.querySelector("#clockbottom").classList.contains("running")`)
-	if top := eval[string](t, ctx, `document.querySelector("#clocktop").textContent`); top != "8.0" {
+	if top := eval[string](t, ctx, `document.querySelector("#clocktop").textContent`); top != "0:15" {
 		t.Errorf("the computer's clock shows %q before its first move", top)
 	}
 	// A spectator sees the same clocks, Ann's running.
@@ -30,8 +32,10 @@ func TestBrowserLostOnTime(t *testing.T) {
 	defer cancel()
 	open(t, watcher, srv.URL+"/#/game/"+c.ID)
 	waitJS(t, watcher, `document.querySelector("#clockbottom").classList.contains("running") && !document.querySelector("#clocktop").classList.contains("running")`)
-	first := eval[float64](t, watcher, `parseFloat(document.querySelector("#clockbottom").textContent)`)
-	waitJS(t, watcher, fmt.Sprintf(`parseFloat(document.querySelector("#clockbottom").textContent) < %f`, first))
+	// A clock reads m:ss from ten seconds up, seconds and tenths below.
+	const secs = `((s) => s.includes(":") ? 60*parseInt(s) + parseFloat(s.split(":")[1]) : parseFloat(s))(document.querySelector("#clockbottom").textContent)`
+	first := eval[float64](t, watcher, secs)
+	waitJS(t, watcher, fmt.Sprintf(`%s < %f`, secs, first))
 	// Ann moves once and first replies (before both have moved, running
 	// out of time only aborts the game); then she lets her time run out:
 	// low-time colours, then the loss, in words.
