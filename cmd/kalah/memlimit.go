@@ -44,20 +44,3 @@ func memoryMB(root fs.FS) int {
 	}
 	return int(least >> 20)
 }
-
-// serveMemoryLimitMB is kalah serve's default --memory-limit-mb: half the
-// memory the process may use (memoryMB), the soft limit that keeps the
-// collector's target (serveGCPercent) from growing the heap past what the
-// machine holds; 0 (none) if it cannot be read.
-func serveMemoryLimitMB(root fs.FS) int {
-	return memoryMB(root) / 2
-}
-
-// serveHeapFloorMB is kalah serve's default --heap-floor-mb: a sixteenth
-// of the memory the process may use (memoryMB), 1.5 GiB on a 24 GiB
-// machine. At 4,000 bot games the live heap is about 60 MB and the server
-// allocates about 25 MB a second: GOGC=400 alone collects every 12 s, the
-// floor about once a minute (docs/PERFORMANCE.md, S4).
-func serveHeapFloorMB(root fs.FS) int {
-	return memoryMB(root) / 16
-}

@@ -26,12 +26,6 @@ func TestMemoryMB(t *testing.T) {
 			if got := memoryMB(tc.files); got != tc.want {
 				t.Errorf("memoryMB = %d, want %d", got, tc.want)
 			}
-			if got, want := serveMemoryLimitMB(tc.files), tc.want/2; got != want {
-				t.Errorf("serveMemoryLimitMB = %d, want %d", got, want)
-			}
-			if got, want := serveHeapFloorMB(tc.files), tc.want/16; got != want {
-				t.Errorf("serveHeapFloorMB = %d, want %d", got, want)
-			}
 		})
 	}
 }

@@ -122,8 +122,17 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	gcPercent := fs.Int("gc-percent", serveGCPercent, "the collector's target (GOGC): the heap may grow this many percent over what is live before a collection; fewer collections make a shorter tail of move confirmations ($GOGC, if set, wins; -1: off)")
 	commitDelay := fs.Duration("commit-delay", serveCommitDelay, "the least time between two commits of the store while writes keep coming: a write (a game's start or end, a sign-up) that comes sooner waits, gathered into one commit with those of the moment; a write after a quiet moment waits for nothing, and moves, kept in the moves' journal, never wait (0: commit each at once)")
 	procs := fs.Int("procs", serveProcs(), "processors the Go scheduler runs goroutines on (GOMAXPROCS); by default two a core, unless the process's CPUs are limited (a container's quota): more than the cores, so that a core the kernel gives to another process does not hold back the goroutines queued on its processor ($GOMAXPROCS, if set, wins)")
-	heapFloor := fs.Int("heap-floor-mb", serveHeapFloorMB(os.DirFS("/")), "the heap may grow to this many MiB before a collection, however little is live (--gc-percent sets the goal above it): rarer collections, a shorter tail, for resident memory; by default a sixteenth of the memory of the machine, or of its container if less (0: none)")
-	memLimit := fs.Int("memory-limit-mb", serveMemoryLimitMB(os.DirFS("/")), "a soft limit of the process's memory (GOMEMLIMIT), near which the collector runs more often whatever --gc-percent says; by default half the memory of the machine, or of its container if less (0: none; $GOMEMLIMIT, if set, wins)")
+	// The memory the process may use (memoryMB), read once: the heap's
+	// floor is a sixteenth of it, 1.5 GiB on a 24 GiB machine (at 4,000
+	// bot games the live heap is about 60 MB and the server allocates
+	// about 25 MB a second: GOGC=400 alone collects every 12 s, the floor
+	// about every 75 s; docs/PERFORMANCE.md, S4), and the soft limit half
+	// of it, which keeps the collector's target (serveGCPercent) from
+	// growing the heap past what the machine holds (0, none, if it cannot
+	// be read).
+	memMB := memoryMB(os.DirFS("/"))
+	heapFloor := fs.Int("heap-floor-mb", memMB/16, "the heap may grow to this many MiB before a collection, however little is live (--gc-percent sets the goal above it): rarer collections, a shorter tail, for resident memory; by default a sixteenth of the memory of the machine, or of its container if less (0: none)")
+	memLimit := fs.Int("memory-limit-mb", memMB/2, "a soft limit of the process's memory (GOMEMLIMIT), near which the collector runs more often whatever --gc-percent says; by default half the memory of the machine, or of its container if less (0: none; $GOMEMLIMIT, if set, wins)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -514,7 +523,7 @@ func loadAdminToken(dir string) (string, error) {
 // fifth of a second and more under load) make most of the tail of move
 // confirmations on a busy machine: fewer of them, a shorter tail, for
 // more resident memory (docs/PERFORMANCE.md, S4). The soft memory limit
-// (serveMemoryLimitMB) keeps the heap within the machine.
+// (--memory-limit-mb, half the machine's) keeps the heap within the machine.
 const serveGCPercent = 400
 
 // serveCommitDelay is kalah serve's --commit-delay: under load a game's
