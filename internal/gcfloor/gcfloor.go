@@ -22,16 +22,17 @@ import (
 
 // Percent returns the GOGC that puts the next heap goal at
 // max(floor, what percent alone gives). The runtime's goal is
-// live + scannable × GOGC/100, scannable being the live heap's scannable
-// bytes, the stacks' and the globals', and at least 4 MiB × GOGC/100 (the
-// runtime's least heap), which the GOGC returned keeps under the floor.
-// Before the first collection (nothing live) it is percent: the first
-// collection comes soon, and the floor holds from then on.
-func Percent(percent int, floor, live, scannable uint64) int {
-	if percent < 0 || live == 0 || scannable == 0 || floor <= live {
+// live + (live + roots) × GOGC/100, roots being the stacks' and the
+// globals' scannable bytes (the pacer's gcPercentHeapGoal), and at least
+// 4 MiB × GOGC/100 (the runtime's least heap), which the GOGC returned
+// keeps under the floor. Before the first collection (nothing live) it is
+// percent: the first collection comes soon, and the floor holds from then
+// on.
+func Percent(percent int, floor, live, roots uint64) int {
+	if percent < 0 || live == 0 || floor <= live {
 		return percent
 	}
-	p := (floor - live) * 100 / scannable
+	p := (floor - live) * 100 / (live + roots)
 	p = min(p, floor*100/(4<<20))
 	return max(percent, int(p))
 }
@@ -39,7 +40,6 @@ func Percent(percent int, floor, live, scannable uint64) int {
 var names = []string{
 	"/gc/cycles/total:gc-cycles",
 	"/gc/heap/live:bytes",
-	"/gc/scan/heap:bytes",
 	"/gc/scan/stack:bytes",
 	"/gc/scan/globals:bytes",
 }
@@ -65,8 +65,8 @@ func Run(ctx context.Context, percent int, floor uint64, poll time.Duration) {
 		if c := samples[0].Value.Uint64(); first || c != cycles {
 			cycles = c
 			live := samples[1].Value.Uint64()
-			scannable := samples[2].Value.Uint64() + samples[3].Value.Uint64() + samples[4].Value.Uint64()
-			if p := Percent(percent, floor, live, scannable); p != set {
+			roots := samples[2].Value.Uint64() + samples[3].Value.Uint64()
+			if p := Percent(percent, floor, live, roots); p != set {
 				debug.SetGCPercent(p)
 				set = p
 			}

@@ -12,30 +12,32 @@ import (
 func TestPercent(t *testing.T) {
 	const mb = 1 << 20
 	for _, tc := range []struct {
-		name                   string
-		percent                int
-		floor, live, scannable uint64
-		want                   int
+		name               string
+		percent            int
+		floor, live, roots uint64
+		want               int
 	}{
-		{"off stays off", -1, 1024 * mb, 60 * mb, 75 * mb, -1},
-		{"no floor", 400, 0, 60 * mb, 75 * mb, 400},
-		{"live over the floor", 400, 50 * mb, 60 * mb, 75 * mb, 400},
-		{"floor under percent's goal", 400, 300 * mb, 60 * mb, 75 * mb, 400},
-		// 60 + 75 × p/100 = 1024: p = 1285.
-		{"floor over percent's goal", 400, 1024 * mb, 60 * mb, 75 * mb, 1285},
+		{"off stays off", -1, 1024 * mb, 60 * mb, 15 * mb, -1},
+		{"no floor", 400, 0, 60 * mb, 15 * mb, 400},
+		{"live over the floor", 400, 50 * mb, 60 * mb, 15 * mb, 400},
+		{"floor under percent's goal", 400, 300 * mb, 60 * mb, 15 * mb, 400},
+		// 60 + (60 + 15) × p/100 = 1024: p = 1285.
+		{"floor over percent's goal", 400, 1024 * mb, 60 * mb, 15 * mb, 1285},
 		{"nothing live yet", 100, 1024 * mb, 0, 2 * mb, 100},
 		// 4 MiB × p/100 may not pass the floor: p at most 3200.
-		{"almost nothing live", 100, 128 * mb, 1 * mb, 1 * mb, 3200},
+		{"almost nothing live", 100, 128 * mb, 1 * mb, 0, 3200},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := Percent(tc.percent, tc.floor, tc.live, tc.scannable)
+			got := Percent(tc.percent, tc.floor, tc.live, tc.roots)
 			if got != tc.want {
-				t.Errorf("Percent(%d, %d, %d, %d) = %d, want %d", tc.percent, tc.floor, tc.live, tc.scannable, got, tc.want)
+				t.Errorf("Percent(%d, %d, %d, %d) = %d, want %d", tc.percent, tc.floor, tc.live, tc.roots, got, tc.want)
 			}
 			if got > tc.percent && tc.live > 1*mb {
-				// The goal the runtime computes from it reaches the floor.
-				if goal := tc.live + tc.scannable*uint64(got)/100; goal+tc.scannable/100 < tc.floor {
-					t.Errorf("goal %d under the floor %d", goal, tc.floor)
+				// The goal the runtime computes from it (gcPercentHeapGoal)
+				// is the floor, to within a percent of what it scales.
+				goal := tc.live + (tc.live+tc.roots)*uint64(got)/100
+				if goal > tc.floor || goal+(tc.live+tc.roots)/100 < tc.floor {
+					t.Errorf("goal %d, want the floor %d", goal, tc.floor)
 				}
 			}
 		})
@@ -57,11 +59,18 @@ func churn(n int) uint64 {
 	return s[0].Value.Uint64() - before
 }
 
+// kept is live through TestRunMakesCollectionsRarer: 32 MiB of bytes,
+// live but not scanned, as a server's buffers are.
+var kept []byte
+
 // TestRunMakesCollectionsRarer: with a floor of 256 MiB over a live heap
-// of a few MiB, allocating 1 GiB collects a few times, not the hundred
-// that GOGC=100 alone gives; once stopped, GOGC is the percent again.
+// of 32 MiB, allocating 1 GiB collects a few times, not the dozens that
+// GOGC=100 alone gives, and the runtime's goal is the floor, not over it;
+// once stopped, GOGC is the percent again.
 func TestRunMakesCollectionsRarer(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	kept = make([]byte, 32<<20)
+	defer func() { kept = nil }()
 	runtime.GC()
 	without := churn(1 << 30)
 
@@ -77,12 +86,15 @@ func TestRunMakesCollectionsRarer(t *testing.T) {
 		}
 		time.Sleep(time.Millisecond)
 	}
+	if g := s[0].Value.Uint64(); g > 260<<20 {
+		t.Errorf("heap goal %d MiB, want the floor's 256", g>>20)
+	}
 	with := churn(1 << 30)
 	cancel()
 	<-done
 	t.Logf("collections allocating 1 GiB: %d without the floor, %d with", without, with)
-	if with*4 > without {
-		t.Errorf("with a 256 MiB floor %d collections, without %d: want at most a quarter", with, without)
+	if with*3 > without {
+		t.Errorf("with a 256 MiB floor %d collections, without %d: want at most a third", with, without)
 	}
 	if p := debug.SetGCPercent(100); p != 100 {
 		t.Errorf("GOGC after Run is %d, want 100", p)
