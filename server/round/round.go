@@ -38,7 +38,9 @@ import (
 // its View.
 type Round struct {
 	id int64
-	// inbox holds the messages for the loop, in arrival order.
+	// inbox holds the messages for the loop, in arrival order: a few, as
+	// each sender but the posts waits for its answer (a message buffered
+	// is 16 bytes the collector scans in every live game).
 	inbox chan message
 	// view is what readers see: replaced, never changed, by the loop.
 	view atomic.Pointer[View]
@@ -64,10 +66,13 @@ type Outcome struct {
 	Reason string       // why, in words, for a forfeit, an abort or an adjudication
 }
 
+// inboxSize is the messages a round's inbox holds before a sender waits.
+const inboxSize = 16
+
 // New returns a round not yet started (Start starts it), for game id
 // (0: set by Start from its Setup).
 func New(id int64) *Round {
-	return &Round{id: id, inbox: make(chan message, 64), done: make(chan struct{})}
+	return &Round{id: id, inbox: make(chan message, inboxSize), done: make(chan struct{})}
 }
 
 // ID returns the round's game.
@@ -283,7 +288,7 @@ type loop struct {
 	takebackAsk int
 	reason      string
 	trouble     string
-	answers     chan answer
+	answers     chan answer // nil in a game with no program in a seat
 	subs        map[chan Event]*sub
 	outbox      []Event // events for subscribers, told once the view shows them
 	watchers    map[Link]struct{}
@@ -348,7 +353,7 @@ func Start(host Host, r *Round, su Setup) *Round {
 	ctx, cancel := context.WithCancel(host.Context())
 	now := time.Now()
 	l := &loop{r: r, host: host, cfg: cfg, log: host.Log(), ctx: ctx, g: su.G, seats: su.Seats, ref: su.Ref, casual: su.Casual, tags: su.Tags,
-		millis: su.Millis, opening: su.Opening, takebackAsk: -1, draw: newDrawOffer(), answers: make(chan answer, 8),
+		millis: su.Millis, opening: su.Opening, takebackAsk: -1, draw: newDrawOffer(),
 		subs: map[chan Event]*sub{}, watchers: map[Link]struct{}{}, started: now, created: su.Created}
 	if l.tags == nil {
 		l.tags = map[string]string{}
@@ -368,6 +373,11 @@ func Start(host Host, r *Round, su Setup) *Round {
 	for _, st := range l.seats {
 		st.since = now
 		if st.P != nil && st.ask == nil {
+			if l.answers == nil {
+				// Only a game with a program in a seat has answers to
+				// wait for: a channel of them a round is a kilobyte.
+				l.answers = make(chan answer, 8)
+			}
 			st.ask = newAsker(st.P, l.answers)
 		}
 		if st.P != nil && !st.Bot {

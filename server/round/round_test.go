@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"kalah/player"
+
 	"kalah"
 	"kalah/internal/identity"
 	"kalah/internal/store"
@@ -174,4 +176,50 @@ func TestPeoplePlayToTheEnd(t *testing.T) {
 	if last.Kind != "end" {
 		t.Fatalf("the last event is %q, want end", last.Kind)
 	}
+}
+
+// TestAnswersOnlyWithAProgram: a round waits for a program's answers on a
+// channel it makes only when a program plays a seat; a game of two people
+// (or two bots) has none, for the kilobyte it would hold in every live game.
+func TestAnswersOnlyWithAProgram(t *testing.T) {
+	hasAnswers := func(r *Round) bool {
+		var has bool
+		if err := r.send(t.Context(), func(l *loop) error { has = l.answers != nil; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		return has
+	}
+	h := &testHost{ctx: t.Context(), exited: make(chan struct{})}
+	r := startPeople(t, h)
+	if hasAnswers(r) {
+		t.Error("two people's round has a channel for a program's answers")
+	}
+	r.Abandon(t.Context(), "the test ends it")
+	<-h.exited
+
+	g, err := kalah.NewGame(kalah.Rules{Houses: 4, Seeds: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h = &testHost{ctx: t.Context(), exited: make(chan struct{})}
+	seats := [2]*Seat{
+		{Human: true, St: store.Seat{Kind: "human", Name: "ann", TokenHash: TokenHash("ann")}},
+		{P: firstHouse{}, St: store.Seat{Kind: "program", Name: "first"}},
+	}
+	r = Start(h, New(2), Setup{ID: 2, G: g, Seats: seats})
+	if r == nil {
+		t.Fatal("the round did not start")
+	}
+	if !hasAnswers(r) {
+		t.Error("a round with a program in a seat has no channel for its answers")
+	}
+	r.Abandon(t.Context(), "the test ends it")
+	<-h.exited
+}
+
+// firstHouse is a program that plays its first legal move.
+type firstHouse struct{}
+
+func (firstHouse) Move(_ context.Context, g *kalah.Game, _ player.Clock) (kalah.Move, error) {
+	return g.Legal()[0], nil
 }
