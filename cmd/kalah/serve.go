@@ -123,15 +123,16 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	commitDelay := fs.Duration("commit-delay", serveCommitDelay, "the least time between two commits of the store while writes keep coming: a write (a game's start or end, a sign-up) that comes sooner waits, gathered into one commit with those of the moment; a write after a quiet moment waits for nothing, and moves, kept in the moves' journal, never wait (0: commit each at once)")
 	procs := fs.Int("procs", serveProcs(), "processors the Go scheduler runs goroutines on (GOMAXPROCS); by default two a core, unless the process's CPUs are limited (a container's quota): more than the cores, so that a core the kernel gives to another process does not hold back the goroutines queued on its processor ($GOMAXPROCS, if set, wins)")
 	// The memory the process may use (memoryMB), read once: the heap's
-	// floor is a sixteenth of it, 1.5 GiB on a 24 GiB machine (at 4,000
-	// bot games the live heap is about 60 MB and the server allocates
-	// about 25 MB a second: GOGC=400 alone collects every 12 s, the floor
-	// about every 75 s; docs/PERFORMANCE.md, S4), and the soft limit half
-	// of it, which keeps the collector's target (serveGCPercent) from
-	// growing the heap past what the machine holds (0, none, if it cannot
-	// be read).
+	// floor is at most an eighth of it, 3 GiB on a 24 GiB machine, and
+	// what the server allocates in --gc-interval below that (at 4,000 bot
+	// games the live heap is about 55 MB and the server allocates about
+	// 25 MB a second: GOGC=400 alone collects every 12 s, the floor every
+	// two minutes; docs/PERFORMANCE.md, S4); the soft limit is half of it,
+	// which keeps the collector's target (serveGCPercent) from growing the
+	// heap past what the machine holds (0, none, if it cannot be read).
 	memMB := memoryMB(os.DirFS("/"))
-	heapFloor := fs.Int("heap-floor-mb", memMB/16, "the heap may grow to this many MiB before a collection, however little is live (--gc-percent sets the goal above it): rarer collections, a shorter tail, for resident memory; by default a sixteenth of the memory of the machine, or of its container if less (0: none)")
+	heapFloor := fs.Int("heap-floor-mb", memMB/8, "the most the heap may grow to before a collection, however little is live (--gc-percent sets the goal above it): rarer collections, a shorter tail, for resident memory; by default an eighth of the memory of the machine, or of its container if less (0: none)")
+	gcInterval := fs.Duration("gc-interval", 2*time.Minute, "the heap's floor is what the server allocates in this time, at the rate of the last collection's cycle, up to --heap-floor-mb: under load a collection about this often, idle a small heap (0: the floor is --heap-floor-mb whatever the load)")
 	memLimit := fs.Int("memory-limit-mb", memMB/2, "a soft limit of the process's memory (GOMEMLIMIT), near which the collector runs more often whatever --gc-percent says; by default half the memory of the machine, or of its container if less (0: none; $GOMEMLIMIT, if set, wins)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -154,6 +155,9 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if err := atLeast(0, "heap-floor-mb", *heapFloor); err != nil {
 		return err
 	}
+	if *gcInterval < 0 {
+		return usagef("--gc-interval must not be negative")
+	}
 	if err := atLeast(1, "procs", *procs); err != nil {
 		return err
 	}
@@ -163,7 +167,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	// The floor is let go when serve returns, whichever way.
 	gcCtx, stopGC := context.WithCancel(ctx)
 	defer stopGC()
-	tuneGC(gcCtx, *gcPercent, *memLimit, *heapFloor)
+	tuneGC(gcCtx, *gcPercent, *memLimit, *heapFloor, *gcInterval)
 	if *maxLine < 64 {
 		return usagef("--max-line %d: want at least 64 (a login must fit)", *maxLine)
 	}
@@ -569,10 +573,11 @@ func serveProcs() int {
 // tuneGC sets the collector's target, its heap floor (until ctx ends) and
 // the soft memory limit, unless the environment's GOGC or GOMEMLIMIT says
 // otherwise (the runtime has read those already, and they win; with GOGC
-// set there is no floor). The floor is at most half the limit.
+// set there is no floor). The floor is what the server allocates in every
+// (all of floorMB with every 0), at most floorMB and half the limit.
 //
 // The channel returned is closed once the floor is let go (nil: no floor).
-func tuneGC(ctx context.Context, percent, limitMB, floorMB int) <-chan struct{} {
+func tuneGC(ctx context.Context, percent, limitMB, floorMB int, every time.Duration) <-chan struct{} {
 	var floored chan struct{}
 	if _, set := os.LookupEnv("GOGC"); !set {
 		debug.SetGCPercent(percent)
@@ -580,7 +585,7 @@ func tuneGC(ctx context.Context, percent, limitMB, floorMB int) <-chan struct{} 
 			floored = make(chan struct{})
 			go func() {
 				defer close(floored)
-				gcfloor.Run(ctx, percent, uint64(floorMB)<<20, 100*time.Millisecond)
+				gcfloor.Run(ctx, percent, uint64(floorMB)<<20, every, 100*time.Millisecond)
 			}()
 		}
 	}

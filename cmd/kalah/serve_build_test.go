@@ -102,12 +102,12 @@ func TestServeTunesTheCollector(t *testing.T) {
 	old := debug.SetGCPercent(100)
 	oldLimit := debug.SetMemoryLimit(-1)
 	t.Cleanup(func() { debug.SetGCPercent(old); debug.SetMemoryLimit(oldLimit) })
-	tuneGC(t.Context(), 250, 0, 0)
+	tuneGC(t.Context(), 250, 0, 0, 0)
 	if got := debug.SetGCPercent(100); got != 250 {
 		t.Errorf("GC percent %d, want 250", got)
 	}
 	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
-		tuneGC(t.Context(), 400, 512, 0)
+		tuneGC(t.Context(), 400, 512, 0, 0)
 		if got := debug.SetMemoryLimit(-1); got != 512<<20 {
 			t.Errorf("memory limit %d, want %d", got, 512<<20)
 		}
@@ -115,7 +115,7 @@ func TestServeTunesTheCollector(t *testing.T) {
 	// A floor over what is live raises GOGC until the context ends.
 	runtime.GC() // the floor holds from the first collection
 	ctx, cancel := context.WithCancel(t.Context())
-	floored := tuneGC(ctx, 100, 4096, 512)
+	floored := tuneGC(ctx, 100, 4096, 512, 0)
 	s := []metrics.Sample{{Name: "/gc/heap/goal:bytes"}}
 	deadline := time.Now().Add(5 * time.Second)
 	for metrics.Read(s); s[0].Value.Uint64() < 500<<20; metrics.Read(s) {
@@ -132,7 +132,7 @@ func TestServeTunesTheCollector(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the heap floor still held five seconds after the context ended")
 	}
-	if tuneGC(t.Context(), 100, 4096, 0) != nil {
+	if tuneGC(t.Context(), 100, 4096, 0, time.Minute) != nil {
 		t.Error("a floor with --heap-floor-mb 0")
 	}
 }

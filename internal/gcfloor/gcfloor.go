@@ -8,6 +8,11 @@
 // live heap outgrows the floor, GOGC alone sets the goal again; a soft
 // memory limit (GOMEMLIMIT) still wins over both.
 //
+// The floor may follow the load: what the process allocates in an
+// interval, at the rate measured over the last collection's cycle, up to
+// a most (Floor). A busy server then collects about once an interval, and
+// an idle one keeps a small heap.
+//
 // Go has a ceiling for the heap (the memory limit) but no floor: Run
 // watches the collections (runtime/metrics) and, after each, sets GOGC to
 // the percentage that puts the next goal at the floor.
@@ -42,13 +47,28 @@ var names = []string{
 	"/gc/heap/live:bytes",
 	"/gc/scan/stack:bytes",
 	"/gc/scan/globals:bytes",
+	"/gc/heap/allocs:bytes",
 }
 
-// Run keeps the heap goal at or above floor bytes, with percent the GOGC
+// Floor returns the floor for a process allocating rate bytes a second:
+// what it allocates in every, at most most; with every 0, most.
+func Floor(rate float64, every time.Duration, most uint64) uint64 {
+	if every <= 0 {
+		return most
+	}
+	f := rate * every.Seconds()
+	if f >= float64(most) {
+		return most
+	}
+	return uint64(max(f, 0))
+}
+
+// Run keeps the heap goal at or above the floor, with percent the GOGC
 // to use above it, looking at the collections every poll, until ctx ends;
-// it then leaves GOGC at percent.
-func Run(ctx context.Context, percent int, floor uint64, poll time.Duration) {
-	if percent < 0 || floor == 0 {
+// it then leaves GOGC at percent. The floor is Floor(rate, every, most),
+// rate measured from one collection to the next.
+func Run(ctx context.Context, percent int, most uint64, every, poll time.Duration) {
+	if percent < 0 || most == 0 {
 		return
 	}
 	samples := make([]metrics.Sample, len(names))
@@ -58,12 +78,21 @@ func Run(ctx context.Context, percent int, floor uint64, poll time.Duration) {
 	t := time.NewTicker(poll)
 	defer t.Stop()
 	defer debug.SetGCPercent(percent)
-	var cycles uint64
+	var cycles, allocs uint64
+	var at time.Time
 	set := percent
 	for first := true; ; first = false {
 		metrics.Read(samples)
 		if c := samples[0].Value.Uint64(); first || c != cycles {
-			cycles = c
+			now, a := time.Now(), samples[4].Value.Uint64()
+			floor := most
+			if every > 0 {
+				floor = 0 // no rate yet: GOGC alone until the first collection
+				if !first {
+					floor = Floor(float64(a-allocs)/now.Sub(at).Seconds(), every, most)
+				}
+			}
+			cycles, allocs, at = c, a, now
 			live := samples[1].Value.Uint64()
 			roots := samples[2].Value.Uint64() + samples[3].Value.Uint64()
 			if p := Percent(percent, floor, live, roots); p != set {

@@ -76,7 +76,7 @@ func TestRunMakesCollectionsRarer(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { Run(ctx, 100, 256<<20, time.Millisecond); close(done) }()
+	go func() { Run(ctx, 100, 256<<20, 0, time.Millisecond); close(done) }()
 	// Let it see the state before the churn.
 	s := []metrics.Sample{{Name: "/gc/heap/goal:bytes"}}
 	deadline := time.Now().Add(5 * time.Second)
@@ -98,5 +98,56 @@ func TestRunMakesCollectionsRarer(t *testing.T) {
 	}
 	if p := debug.SetGCPercent(100); p != 100 {
 		t.Errorf("GOGC after Run is %d, want 100", p)
+	}
+}
+
+func TestFloor(t *testing.T) {
+	const mb = 1 << 20
+	for _, tc := range []struct {
+		name  string
+		rate  float64
+		every time.Duration
+		most  uint64
+		want  uint64
+	}{
+		{"no interval: the most", 25 * mb, 0, 3072 * mb, 3072 * mb},
+		{"two minutes at 4,000 games", 20 * mb, 2 * time.Minute, 3072 * mb, 2400 * mb},
+		{"held at the most", 40 * mb, 2 * time.Minute, 3072 * mb, 3072 * mb},
+		{"idle", 0.1 * mb, 2 * time.Minute, 3072 * mb, 12 * mb},
+		{"nothing allocated", 0, 2 * time.Minute, 3072 * mb, 0},
+	} {
+		if got := Floor(tc.rate, tc.every, tc.most); got != tc.want {
+			t.Errorf("%s: Floor(%g, %v, %d) = %d, want %d", tc.name, tc.rate, tc.every, tc.most, got, tc.want)
+		}
+	}
+}
+
+// TestRunFollowsTheRate: with an interval, the floor is what the process
+// allocates in it: allocating 1 GiB as fast as it can, an hour's worth is
+// the most (256 MiB here), and collections are as rare as with a fixed
+// floor; a nanosecond's worth is nothing, and they are as many as without.
+func TestRunFollowsTheRate(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	kept = make([]byte, 32<<20)
+	defer func() { kept = nil }()
+	runtime.GC()
+	without := churn(1 << 30)
+	run := func(every time.Duration) uint64 {
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { Run(ctx, 100, 256<<20, every, time.Millisecond); close(done) }()
+		time.Sleep(10 * time.Millisecond) // Run's first look, before the churn
+		n := churn(1 << 30)
+		cancel()
+		<-done
+		return n
+	}
+	hour, ns := run(time.Hour), run(time.Nanosecond)
+	t.Logf("collections allocating 1 GiB: %d without a floor, %d with an hour's allocations, %d with a nanosecond's", without, hour, ns)
+	if hour*3 > without {
+		t.Errorf("an hour's allocations as the floor: %d collections, without %d: want at most a third", hour, without)
+	}
+	if ns*2 < without {
+		t.Errorf("a nanosecond's allocations as the floor: %d collections, without %d: want at least half", ns, without)
 	}
 }
