@@ -63,10 +63,25 @@ func Floor(rate float64, every time.Duration, most uint64) uint64 {
 	return uint64(max(f, 0))
 }
 
+// raise returns the floor raised for the rate since the last collection,
+// allocated bytes in elapsed, when that rate's floor is over the floor by
+// an eighth (the load grew since: a server's first minutes); it looks at
+// a second or more.
+func raise(floor, most uint64, every time.Duration, allocated uint64, elapsed time.Duration) (uint64, bool) {
+	if every <= 0 || elapsed < time.Second || floor >= most {
+		return floor, false
+	}
+	if f := Floor(float64(allocated)/elapsed.Seconds(), every, most); f > floor+floor/8 {
+		return f, true
+	}
+	return floor, false
+}
+
 // Run keeps the heap goal at or above the floor, with percent the GOGC
 // to use above it, looking at the collections every poll, until ctx ends;
 // it then leaves GOGC at percent. The floor is Floor(rate, every, most),
-// rate measured from one collection to the next.
+// rate measured from one collection to the next; between two, it is raised
+// (by an eighth or more) when the rate since the last has grown.
 func Run(ctx context.Context, percent int, most uint64, every, poll time.Duration) {
 	if percent < 0 || most == 0 {
 		return
@@ -78,14 +93,18 @@ func Run(ctx context.Context, percent int, most uint64, every, poll time.Duratio
 	t := time.NewTicker(poll)
 	defer t.Stop()
 	defer debug.SetGCPercent(percent)
-	var cycles, allocs uint64
+	var cycles, allocs, floor, live, roots uint64
 	var at time.Time
 	set := percent
 	for first := true; ; first = false {
 		metrics.Read(samples)
-		if c := samples[0].Value.Uint64(); first || c != cycles {
-			now, a := time.Now(), samples[4].Value.Uint64()
-			floor := most
+		now, a := time.Now(), samples[4].Value.Uint64()
+		c := samples[0].Value.Uint64()
+		retune := false
+		switch {
+		case first || c != cycles:
+			retune = true
+			floor = most
 			if every > 0 {
 				floor = 0 // no rate yet: GOGC alone until the first collection
 				if !first {
@@ -93,12 +112,14 @@ func Run(ctx context.Context, percent int, most uint64, every, poll time.Duratio
 				}
 			}
 			cycles, allocs, at = c, a, now
-			live := samples[1].Value.Uint64()
-			roots := samples[2].Value.Uint64() + samples[3].Value.Uint64()
-			if p := Percent(percent, floor, live, roots); p != set {
-				debug.SetGCPercent(p)
-				set = p
-			}
+			live = samples[1].Value.Uint64()
+			roots = samples[2].Value.Uint64() + samples[3].Value.Uint64()
+		default:
+			floor, retune = raise(floor, most, every, a-allocs, now.Sub(at))
+		}
+		if p := Percent(percent, floor, live, roots); retune && p != set {
+			debug.SetGCPercent(p)
+			set = p
 		}
 		select {
 		case <-ctx.Done():

@@ -151,3 +151,30 @@ func TestRunFollowsTheRate(t *testing.T) {
 		t.Errorf("a nanosecond's allocations as the floor: %d collections, without %d: want at least half", ns, without)
 	}
 }
+
+func TestRaise(t *testing.T) {
+	const mb = 1 << 20
+	for _, tc := range []struct {
+		name        string
+		floor, most uint64
+		every       time.Duration
+		allocated   uint64
+		elapsed     time.Duration
+		want        uint64
+		wantRaised  bool
+	}{
+		// The floor set from a server's start (14 MB/s), then 9,000 games
+		// allocating 22 MB/s for 10 s: two minutes of that.
+		{"the load grew", 1680 * mb, 3072 * mb, 2 * time.Minute, 220 * mb, 10 * time.Second, 2640 * mb, true},
+		{"up to the most", 1680 * mb, 2048 * mb, 2 * time.Minute, 220 * mb, 10 * time.Second, 2048 * mb, true},
+		{"under an eighth more", 2400 * mb, 3072 * mb, 2 * time.Minute, 210 * mb, 10 * time.Second, 2400 * mb, false},
+		{"the load fell: not lowered", 2400 * mb, 3072 * mb, 2 * time.Minute, 10 * mb, 10 * time.Second, 2400 * mb, false},
+		{"too soon to tell", 100 * mb, 3072 * mb, 2 * time.Minute, 100 * mb, 500 * time.Millisecond, 100 * mb, false},
+		{"a fixed floor", 1024 * mb, 1024 * mb, 0, 220 * mb, 10 * time.Second, 1024 * mb, false},
+	} {
+		got, raised := raise(tc.floor, tc.most, tc.every, tc.allocated, tc.elapsed)
+		if got != tc.want || raised != tc.wantRaised {
+			t.Errorf("%s: raise = %d MiB, %v; want %d MiB, %v", tc.name, got/mb, raised, tc.want/mb, tc.wantRaised)
+		}
+	}
+}
