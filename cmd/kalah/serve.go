@@ -155,9 +155,6 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if err := atLeast(0, "heap-floor-mb", *heapFloor); err != nil {
 		return err
 	}
-	if *gcInterval < 0 {
-		return usagef("--gc-interval must not be negative")
-	}
 	if err := atLeast(1, "procs", *procs); err != nil {
 		return err
 	}

@@ -59,20 +59,26 @@ func churn(n int) uint64 {
 	return s[0].Value.Uint64() - before
 }
 
-// kept is live through TestRunMakesCollectionsRarer: 32 MiB of bytes,
-// live but not scanned, as a server's buffers are.
+// kept is live through a test of Run: 32 MiB of bytes, live but not
+// scanned, as a server's buffers are.
 var kept []byte
+
+// baseline keeps 32 MiB live at GOGC=100 for the rest of the test and
+// returns the collections of allocating 1 GiB without a floor.
+func baseline(t *testing.T) uint64 {
+	old := debug.SetGCPercent(100)
+	kept = make([]byte, 32<<20)
+	t.Cleanup(func() { kept = nil; debug.SetGCPercent(old) })
+	runtime.GC()
+	return churn(1 << 30)
+}
 
 // TestRunMakesCollectionsRarer: with a floor of 256 MiB over a live heap
 // of 32 MiB, the runtime's goal is the floor, not over it, and allocating
 // 1 GiB collects fewer times than GOGC=100 alone (on a quiet machine 5
 // against 30); once stopped, GOGC is the percent again.
 func TestRunMakesCollectionsRarer(t *testing.T) {
-	defer debug.SetGCPercent(debug.SetGCPercent(100))
-	kept = make([]byte, 32<<20)
-	defer func() { kept = nil }()
-	runtime.GC()
-	without := churn(1 << 30)
+	without := baseline(t)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -130,11 +136,7 @@ func TestFloor(t *testing.T) {
 // with a fixed floor (logged); a nanosecond's worth is nothing, and GOGC
 // stays.
 func TestRunFollowsTheRate(t *testing.T) {
-	defer debug.SetGCPercent(debug.SetGCPercent(100))
-	kept = make([]byte, 32<<20)
-	defer func() { kept = nil }()
-	runtime.GC()
-	without := churn(1 << 30)
+	without := baseline(t)
 	// run churns 1 GiB with Run's interval every, and returns the
 	// collections and the highest GOGC meanwhile.
 	run := func(every time.Duration) (n uint64, gogc uint64) {
