@@ -260,13 +260,8 @@ func (s *Store) CreateBot(ctx context.Context, owner, name string) (string, erro
 	b := make([]byte, 24)
 	rand.Read(b)
 	token := hex.EncodeToString(b)
-	salt := make([]byte, 16)
-	rand.Read(salt)
-	hash, err := s.hash(ctx, token, salt)
-	if err != nil {
-		return "", fmt.Errorf("store: new bot %q: %w", name, err)
-	}
-	err = s.write(ctx, func(tx *Tx) error {
+	salt, hash := newCredential(token)
+	err := s.write(ctx, func(tx *Tx) error {
 		if err := claimName(tx, name, identity.Bot); err != nil {
 			return err
 		}

@@ -85,13 +85,7 @@ func (s *Store) RotateBotToken(ctx context.Context, owner, name string) (canon, 
 	b := make([]byte, 24)
 	rand.Read(b)
 	token = hex.EncodeToString(b)
-	salt := make([]byte, 16)
-	rand.Read(salt)
-	// Hashed before the write, not in it: the writer commits for everyone.
-	hash, err := s.hash(ctx, token, salt)
-	if err != nil {
-		return "", "", fmt.Errorf("store: new token of bot %q: %w", name, err)
-	}
+	salt, hash := newCredential(token)
 	err = s.write(ctx, func(tx *Tx) error {
 		var who sql.NullString
 		var old []byte

@@ -9,10 +9,7 @@ package store
 
 import (
 	"context"
-	"crypto/pbkdf2"
-	"crypto/rand"
 	"crypto/sha256"
-	"crypto/subtle"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -104,10 +101,10 @@ type Store struct {
 	// bounds it (a writer queues only with a slot free).
 	q     writeQueue
 	slots chan struct{}
-	// tokenHashers bounds the tokens hashed at once (hashToken: PBKDF2,
-	// a millisecond of a core each), as hashers does the passwords: a
-	// burst of bots logging in takes at most half the processors, and
-	// the games in play keep the rest.
+	// tokenHashers bounds the old credentials checked at once (tokens.go:
+	// PBKDF2, a millisecond of a core each), as hashers does the
+	// passwords: a burst of old bots logging in takes at most half the
+	// processors, and the games in play keep the rest.
 	tokenHashers chan struct{}
 	// committing is held by whoever commits: a caller that found nobody
 	// committing (commitInline), or the writer goroutine, kicked by
@@ -1131,22 +1128,6 @@ func (s *Store) Unfinished(ctx context.Context) ([]Game, error) {
 	return out, nil
 }
 
-// hash is hashToken in one of the store's token hashers (tokenHashers),
-// waiting for one as long as ctx allows: a login that waits that long is
-// told the server is busy.
-func (s *Store) hash(ctx context.Context, token string, salt []byte) ([]byte, error) {
-	return hashIn(ctx, s.tokenHashers, func() []byte { return hashToken(token, salt) })
-}
-
-// hashToken derives the stored hash of a token.
-func hashToken(token string, salt []byte) []byte {
-	h, err := pbkdf2.Key(sha256.New, token, salt, 4096, 32)
-	if err != nil {
-		panic(err) // only for impossible parameters
-	}
-	return h
-}
-
 // schemaVersion is the PRAGMA user_version of a database this release
 // writes; migrate brings older ones up to it, one step at a time.
 const schemaVersion = 8
@@ -1312,10 +1293,25 @@ func (s *Store) ForgetToken(ctx context.Context, token string) error {
 	})
 }
 
-// setLookup records the lookup hash of a bot's checked token.
-func (s *Store) setLookup(ctx context.Context, name, token string) error {
+// checked records, after a login checked token against bot name's
+// credential stored, the token's lookup if the bot has none, and the
+// credential as v2 if it was v1 (tokens.go). Neither is written if the
+// credential changed meanwhile (a new token).
+func (s *Store) checked(ctx context.Context, name, token string, stored []byte) error {
+	lookup := tokenLookup(token)
+	var salt, hash []byte
+	if len(stored) == tokenV1Len {
+		salt, hash = newCredential(token)
+	}
 	return s.write(ctx, func(tx *Tx) error {
-		_, err := tx.Exec(`UPDATE bots SET lookup=? WHERE name=? AND lookup IS NULL AND NOT EXISTS (SELECT 1 FROM bots WHERE lookup=?)`, tokenLookup(token), name, tokenLookup(token))
+		now := stored
+		if hash != nil {
+			if _, err := tx.Exec(`UPDATE bots SET salt=?, hash=? WHERE name=? AND hash=?`, salt, hash, name, stored); err != nil {
+				return err
+			}
+			now = hash
+		}
+		_, err := tx.Exec(`UPDATE bots SET lookup=? WHERE name=? AND hash=? AND lookup IS NULL AND NOT EXISTS (SELECT 1 FROM bots WHERE lookup=?)`, lookup, name, now, lookup)
 		return err
 	})
 }
@@ -1348,17 +1344,21 @@ func (s *Store) BotLoginMade(ctx context.Context, name, token string) (canon str
 func (s *Store) botLogin(ctx context.Context, name, token string, check bool) (string, bool, error) {
 	var canon string
 	var salt, hash []byte
-	err := s.queryRow(ctx, `SELECT name, salt, hash FROM bots WHERE name=? COLLATE NOCASE`, name).Scan(&canon, &salt, &hash)
+	var noLookup bool
+	err := s.queryRow(ctx, `SELECT name, salt, hash, lookup IS NULL FROM bots WHERE name=? COLLATE NOCASE`, name).Scan(&canon, &salt, &hash, &noLookup)
 	switch {
 	case err == nil:
-		h, err := s.hash(ctx, token, salt)
+		ok, old, err := s.checkToken(ctx, token, salt, hash)
 		if err != nil {
 			return canon, false, fmt.Errorf("store: bot %q: %w", canon, err)
 		}
-		if subtle.ConstantTimeCompare(h, hash) != 1 {
+		if !ok {
 			return canon, false, fmt.Errorf("bot %q: %w", canon, ErrBadToken)
 		}
-		return canon, false, s.setLookup(ctx, canon, token)
+		if !noLookup && !old {
+			return canon, false, nil // nothing to write
+		}
+		return canon, false, s.checked(ctx, canon, token, hash)
 	case !errors.Is(err, sql.ErrNoRows):
 		return "", false, fmt.Errorf("store: bot %q: %w", name, err)
 	}
@@ -1373,11 +1373,7 @@ func (s *Store) botLogin(ctx context.Context, name, token string, check bool) (s
 		}
 		return "", false, fmt.Errorf("bot %q: %w", name, err)
 	}
-	salt = make([]byte, 16)
-	rand.Read(salt)
-	if hash, err = s.hash(ctx, token, salt); err != nil {
-		return "", false, fmt.Errorf("store: register bot %q: %w", name, err)
-	}
+	salt, hash = newCredential(token)
 	err = s.write(ctx, func(tx *Tx) error {
 		if err := claimName(tx, name, identity.Bot); err != nil {
 			return err
@@ -1390,11 +1386,11 @@ func (s *Store) botLogin(ctx context.Context, name, token string, check bool) (s
 		// logs in with its own token.
 		var salt2, hash2 []byte
 		if qerr := s.queryRow(ctx, `SELECT name, salt, hash FROM bots WHERE name=? COLLATE NOCASE`, name).Scan(&canon, &salt2, &hash2); qerr == nil {
-			h, herr := s.hash(ctx, token, salt2)
-			if herr != nil {
-				return canon, false, fmt.Errorf("store: bot %q: %w", canon, herr)
+			ok, _, cerr := s.checkToken(ctx, token, salt2, hash2)
+			if cerr != nil {
+				return canon, false, fmt.Errorf("store: bot %q: %w", canon, cerr)
 			}
-			if subtle.ConstantTimeCompare(h, hash2) == 1 {
+			if ok {
 				return canon, false, nil
 			}
 			return canon, false, fmt.Errorf("bot %q: %w", canon, ErrBadToken)
