@@ -3,12 +3,13 @@ package store
 import (
 	"context"
 	"fmt"
-	"kalah/internal/identity"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"kalah/internal/identity"
 
 	"kalah"
 )
