@@ -35,11 +35,7 @@ func credential(t *testing.T, s *Store, name string) []byte {
 // error (told "busy, retry" by the bots' login). A first login, and one
 // against a v2 credential, hash once and wait for no hasher.
 func TestTokenHashesBounded(t *testing.T) {
-	s, err := Open(filepath.Join(t.TempDir(), "k.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openAt(t, filepath.Join(t.TempDir(), "k.db"))
 	if got, want := cap(s.tokenHashers), max(1, runtime.GOMAXPROCS(0)/2); got != want {
 		t.Fatalf("%d hashes at once, want %d", got, want)
 	}
@@ -54,7 +50,7 @@ func TestTokenHashesBounded(t *testing.T) {
 		s.tokenHashers <- struct{}{}
 	}
 	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
-	_, _, err = s.BotLogin(short, "old", "token-of-old-0123")
+	_, _, err := s.BotLogin(short, "old", "token-of-old-0123")
 	cancel()
 	if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, ErrHashBusy) {
 		t.Errorf("login against a v1 credential with every hasher busy: %v, want ErrHashBusy and the context's deadline", err)
@@ -86,17 +82,14 @@ func TestTokenHashesBounded(t *testing.T) {
 	}
 }
 
-// TestTokenCredentials: a bot's credential is written as v2; a v1 one
+// TestTokenCredentials: a bot's credential is written as v2, and a login
+// against it with a lookup writes nothing; a v1 one
 // (an older release's store) still logs its bot in, by name and token
 // and then by the token alone, and is rewritten as v2 by that login; a
 // wrong token is refused against either; a credential of no known
 // format refuses every token with an error.
 func TestTokenCredentials(t *testing.T) {
-	s, err := Open(filepath.Join(t.TempDir(), "k.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openAt(t, filepath.Join(t.TempDir(), "k.db"))
 	ctx := context.Background()
 	const tok = "a-token-of-thirty-two-characters"
 	if _, created, err := s.BotLogin(ctx, "anna", tok); err != nil || !created {
@@ -106,6 +99,15 @@ func TestTokenCredentials(t *testing.T) {
 		t.Fatalf("new credential of %d bytes (%x), want v2", len(h), h)
 	}
 	v2 := credential(t, s, "anna")
+	// A login with nothing to record (a v2 credential, a lookup) writes
+	// nothing.
+	before := s.committed.Load()
+	if _, _, err := s.BotLogin(ctx, "anna", tok); err != nil {
+		t.Fatal(err)
+	}
+	if n := s.committed.Load() - before; n != 0 {
+		t.Errorf("a login with nothing to record wrote %d times", n)
+	}
 	for _, format := range []string{"v2", "v1"} {
 		if format == "v1" {
 			oldCredential(t, s, "anna", tok)
